@@ -1,0 +1,144 @@
+// `lqsim`: the command-line edge. Parses arguments (commander), gets a Redis server, runs a
+// scenario and prints it. Typed errors become one-line messages here and nowhere else:
+// exit 2 for bad input, 1 for a failed run.
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { renderNdjson } from './output/ndjson.ts';
+import { colourLevel, makeChalk } from './output/colour.ts';
+import { renderStepText, renderTextFooter, renderTextHeader } from './output/text.ts';
+import { RedisUnavailableError } from './redis/errors.ts';
+import { runCleanups } from './redis/cleanup.ts';
+import type { RedisServer } from './redis/server.ts';
+import { acquireRedis } from './redis/server.ts';
+import { listScenarios, resolveScenario } from './scenarios/catalog.ts';
+import { ScenarioError } from './scenarios/errors.ts';
+import { loadScenarioFile } from './scenarios/load.ts';
+import { runScenario } from './scenarios/runner.ts';
+import { PROFILE_NAMES } from './scenarios/schema.ts';
+import type { Timeline } from './scenarios/timeline.ts';
+
+const FORMATS = ['text', 'ndjson'] as const;
+type Format = (typeof FORMATS)[number];
+
+/** Bad input: exit 2. */
+class UsageError extends Error {}
+
+function oneOf<T extends string>(values: readonly T[], what: string) {
+  return (value: string): T => {
+    if (!(values as readonly string[]).includes(value)) throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
+    return value as T;
+  };
+}
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number >= 0');
+  return n;
+}
+
+const out = (s: string) => process.stdout.write(s);
+const err = (s: string) => process.stderr.write(s);
+
+async function withRedis<T>(fn: (server: RedisServer) => Promise<T>): Promise<T> {
+  const server = await acquireRedis({ log: (m) => err(`lqsim: ${m}\n`) });
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function runCommand(scenario: string, o: { format: Format; full?: boolean; laravel?: string; pace?: number }): Promise<number> {
+  const file = await resolveScenario(scenario);
+  const loaded = await loadScenarioFile(file);
+  const chalk = makeChalk(o.format === 'text' ? colourLevel(process.stdout, process.env) : 0);
+  const textOpts = { chalk, full: o.full ?? false, width: process.stdout.columns || 100 };
+  const timeline: Timeline = await withRedis(async (server) => {
+    let headerShown = false;
+    return runScenario(loaded.spec, {
+      redis: server,
+      laravel: o.laravel,
+      file,
+      paceMs: o.pace,
+      onStep: (step, sofar) => {
+        if (o.format === 'ndjson') {
+          out(renderNdjson({ steps: [step] }));
+          return;
+        }
+        if (!headerShown) {
+          out(renderTextHeader(sofar, textOpts));
+          headerShown = true;
+        }
+        out(renderStepText(step, sofar, textOpts));
+      },
+    });
+  });
+  if (o.format === 'text') out(renderTextFooter(timeline, textOpts));
+  if (timeline.error) {
+    err(`lqsim: run ended early after ${timeline.steps.length} steps: ${timeline.error}\n`);
+    return 1;
+  }
+  return 0;
+}
+
+async function listCommand(): Promise<number> {
+  const entries = await listScenarios();
+  const width = Math.max(...entries.map((e) => e.name.length));
+  for (const e of entries) out(`${e.name.padEnd(width)}  [${e.laravel}]  ${e.title}\n`);
+  return 0;
+}
+
+function program(setExit: (code: number) => void): Command {
+  const cmd = new Command('lqsim')
+    .description("Replays Laravel's Redis queue against a real Redis and shows the MONITOR trace.")
+    .exitOverride()
+    .configureOutput({ writeErr: err, writeOut: out });
+
+  cmd
+    .command('list')
+    .description('list the shipped scenarios')
+    .action(async () => setExit(await listCommand()));
+
+  cmd
+    .command('run')
+    .description('replay a scenario (a name from `lqsim list`, or a path to a YAML file) and print its trace')
+    .argument('<scenario>', 'scenario name or path')
+    .option('-f, --format <format>', `output: ${FORMATS.join(' | ')}`, oneOf(FORMATS, '--format'), 'text')
+    .option('--full', 'text: print every argument verbatim (scripts and payloads included)')
+    .option('--laravel <version>', `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`, oneOf(PROFILE_NAMES, '--laravel'))
+    .option('--pace <ms>', 'wait this many real milliseconds after each step', nonNegativeInt)
+    .action(async (scenario: string, o: { format: Format; full?: boolean; laravel?: string; pace?: number }) =>
+      setExit(await runCommand(scenario, o)),
+    );
+  return cmd;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let code = 0;
+  try {
+    await program((c) => (code = c)).parseAsync(argv, { from: 'user' });
+  } catch (e) {
+    code = report(e);
+  } finally {
+    await runCleanups();
+  }
+  return code;
+}
+
+/** The only place an error becomes text: one line, never a stack trace. */
+function report(e: unknown): number {
+  if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+  if (e instanceof ScenarioError || e instanceof UsageError) {
+    err(`lqsim: ${e.message}\n`);
+    return 2;
+  }
+  if (e instanceof RedisUnavailableError) {
+    err(`lqsim: ${e.message.split('\n').join(' ')}\n`);
+    return 1;
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  err(`lqsim: ${message.split('\n')[0]}\n`);
+  if (process.env.LQSIM_DEBUG && e instanceof Error) err(`${e.stack}\n`);
+  return 1;
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));

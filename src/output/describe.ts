@@ -1,0 +1,103 @@
+// Pure helpers that turn timeline data into short display strings, shared by the text view and
+// the TUI. Everything returned here is already terminal-safe.
+import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
+import { quoteArg, quoteBytes, terminalSafe } from './terminal-safe.ts';
+
+export interface PayloadSummary {
+  /** The job instance's label (SendEmail#1), or ShortClass#first-6-of-id when the timeline does not know it. */
+  label: string;
+  attempts: number | null;
+}
+
+/** job id -> label (SendEmail#1), for describePayload(). */
+export function jobLabels(timeline: Pick<Timeline, 'jobs'>): Map<string, string> {
+  return new Map(timeline.jobs.map((j) => [j.id, j.label]));
+}
+
+/**
+ * If `raw` is a Laravel job payload (a JSON object with a string `job` and a string `id` or
+ * `uuid`), its label and `attempts`; otherwise null. The label is raw (not terminal-safe).
+ * Both the dispatched payload and cjson's re-encoded reserved copy (keys reordered) match.
+ */
+export function describePayload(raw: string, labels: Map<string, string>): PayloadSummary | null {
+  if (raw.length < 2 || raw[0] !== '{') return null; // cheap reject before JSON.parse
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const p = value as Record<string, unknown>;
+  if (typeof p.job !== 'string') return null;
+  const id = typeof p.id === 'string' ? p.id : undefined;
+  const uuid = typeof p.uuid === 'string' ? p.uuid : undefined;
+  const key = id ?? uuid;
+  if (key === undefined) return null;
+  const known = (id !== undefined ? labels.get(id) : undefined) ?? (uuid !== undefined ? labels.get(uuid) : undefined);
+  const attempts = typeof p.attempts === 'number' && Number.isFinite(p.attempts) ? p.attempts : null;
+  return { label: known ?? `${shortClassName(payloadClass(p))}#${key.slice(0, 6)}`, attempts };
+}
+
+/** displayName, else data.commandName, else `job` (Illuminate\Queue\CallQueuedHandler@call). */
+function payloadClass(p: Record<string, unknown>): string {
+  if (typeof p.displayName === 'string' && p.displayName !== '') return p.displayName;
+  const data = p.data;
+  if (typeof data === 'object' && data !== null) {
+    const commandName = (data as Record<string, unknown>).commandName;
+    if (typeof commandName === 'string' && commandName !== '') return commandName;
+  }
+  return p.job as string;
+}
+
+/** App\Jobs\SendEmail → SendEmail; Foo\Handler@handle → Handler. */
+export function shortClassName(cls: string): string {
+  const last = cls.slice(cls.lastIndexOf('\\') + 1);
+  const at = last.indexOf('@');
+  const short = at > 0 ? last.slice(0, at) : last;
+  return short === '' ? cls : short;
+}
+
+/** `‹SendEmail#1 attempts:1›`, or `‹SendEmail#1›` when the payload has no attempts. */
+export function payloadTag(p: PayloadSummary): string {
+  return `‹${terminalSafe(p.label)}${p.attempts === null ? '' : ` attempts:${p.attempts}`}›`;
+}
+
+function isEval(cmd: TraceCommand): boolean {
+  return cmd.source === 'client' && cmd.args.length > 1 && cmd.args[0]!.toUpperCase() === 'EVAL';
+}
+
+/**
+ * The args for display, abbreviated: the command name as sent (EVAL, RPUSH; lua lines lower case);
+ * for EVAL the script text becomes `‹pop›` (its profile name) or `‹lua script›`; a job payload
+ * becomes `‹SendEmail#1 attempts:1›`; a non-UTF-8 arg is shown as bytes; the rest via quoteArg().
+ */
+export function summarizeArgs(cmd: TraceCommand, labels: Map<string, string>): string[] {
+  const binary = new Set(cmd.binaryArgs ?? []);
+  const evalScript = isEval(cmd);
+  return cmd.args.map((arg, i) => {
+    if (i === 1 && evalScript) return `‹${terminalSafe(cmd.script ?? 'lua script')}›`;
+    if (binary.has(i)) return quoteBytes(arg);
+    if (i > 0) {
+      const payload = describePayload(arg, labels);
+      if (payload !== null) return payloadTag(payload);
+    }
+    return quoteArg(arg);
+  });
+}
+
+/** Every arg verbatim (quoted where needed), for people who want the raw wire. */
+export function fullArgs(cmd: TraceCommand): string[] {
+  const binary = new Set(cmd.binaryArgs ?? []);
+  return cmd.args.map((arg, i) => (binary.has(i) ? quoteBytes(arg) : quoteArg(arg)));
+}
+
+/**
+ * A step's time relative to the scenario start, always in whole seconds: `t+0s`, `t+61s`,
+ * `t+3725s`. Seconds, not h/m/s, because scenarios (`at:`), `retry_after`, `--timeout` and
+ * `--sleep` are all written in seconds: a learner compares t+60s with retry_after 90 directly.
+ */
+export function relTime(t: number, start: number): string {
+  const d = t - start;
+  return d < 0 ? `t-${-d}s` : `t+${d}s`;
+}

@@ -1,0 +1,103 @@
+// Connections of a run. Every actor process gets its own TCP connection, so MONITOR's client
+// address says who sent what. Connections speak RESP2 with client info disabled, so node-redis
+// sends nothing but a CLIENT SETNAME when it connects; the name (unique to the run) lets the
+// observer find the connection's address and id in CLIENT LIST, and the SETNAME line is then
+// dropped from the trace as the tool's own.
+import { createClient } from 'redis';
+
+/** A RESP2 node-redis client (its type differs from the RESP3 default's). */
+export type Client = ReturnType<typeof newClient>;
+
+export interface ActorConnection {
+  actor: string;
+  client: Client;
+  /** CLIENT ID, for CLIENT UNBLOCK. */
+  id: string;
+  /** The address MONITOR shows for it ("127.0.0.1:54716"). */
+  addr: string;
+  name: string;
+}
+
+export function newClient(url: string, name?: string) {
+  const client = createClient({
+    url,
+    RESP: 2,
+    disableClientInfo: true,
+    ...(name ? { name } : {}),
+    // A dropped connection ends the run with an error instead of silently reconnecting.
+    socket: { reconnectStrategy: false, connectTimeout: 5000 },
+  });
+  // node-redis emits 'error' events; unhandled they would kill the process.
+  client.on('error', () => undefined);
+  return client;
+}
+
+/** Parses CLIENT LIST output into name → {id, addr, flags, cmd}. */
+export function parseClientList(text: string): Array<Record<string, string>> {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((line) => Object.fromEntries(line.trim().split(' ').map((kv) => {
+      const i = kv.indexOf('=');
+      return [kv.slice(0, i), kv.slice(i + 1)];
+    })));
+}
+
+export class ConnectionHub {
+  /** The tool's own connection for barriers, snapshots and CLIENT commands; filtered from the trace. */
+  readonly observer: Client;
+  observerAddr = '';
+  private readonly byAddr = new Map<string, string>();
+  private readonly open = new Set<Client>();
+  private counter = 0;
+
+  constructor(
+    private readonly url: string,
+    private readonly runId: string,
+  ) {
+    this.observer = newClient(url);
+  }
+
+  async start(): Promise<void> {
+    await this.observer.connect();
+    const info = String(await this.observer.sendCommand(['CLIENT', 'INFO']));
+    this.observerAddr = /addr=(\S+)/.exec(info)?.[1] ?? '';
+  }
+
+  /** Opens a new connection for an actor and learns its address before it sends anything. */
+  async connect(actor: string): Promise<ActorConnection> {
+    const name = `lqsim:${this.runId}:${actor}:${++this.counter}`;
+    const client = newClient(this.url, name);
+    await client.connect();
+    this.open.add(client);
+    const entry = parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST']))).find((c) => c.name === name);
+    if (!entry?.addr || !entry.id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
+    this.byAddr.set(entry.addr, actor);
+    return { actor, client, id: entry.id, addr: entry.addr, name };
+  }
+
+  actorOf(addr: string): string | undefined {
+    return this.byAddr.get(addr);
+  }
+
+  /** A handshake line of one of our connections (never Laravel's). */
+  isHandshake(args: readonly string[]): boolean {
+    return (
+      args.length === 3 &&
+      args[0]!.toUpperCase() === 'CLIENT' &&
+      args[1]!.toUpperCase() === 'SETNAME' &&
+      args[2]!.startsWith(`lqsim:${this.runId}:`)
+    );
+  }
+
+  async release(client: Client): Promise<void> {
+    this.open.delete(client);
+    client.destroy();
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.open) c.destroy();
+    this.open.clear();
+    this.observer.destroy();
+  }
+}

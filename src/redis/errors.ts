@@ -1,0 +1,36 @@
+// Typed errors of the Redis layer. The CLI edge turns them into messages; nothing here prints.
+
+const HOW_TO_GET_REDIS = [
+  'To get a Redis server, use one of:',
+  '  - Debian/Ubuntu: sudo apt-get install redis-server   (lqsim starts its own redis-server on a free port)',
+  '  - macOS: brew install redis',
+  '  - a running Docker engine (testcontainers will start redis:7.4-alpine)',
+  '  - an existing server: REDIS_URL=redis://host:port',
+  'LQSIM_REDIS=local or LQSIM_REDIS=docker picks one of the first two ways only.',
+].join('\n');
+
+/** No way of getting a Redis server worked; `tried` says what was attempted and why it failed. */
+export class RedisUnavailableError extends Error {
+  constructor(
+    readonly tried: string[],
+    message?: string,
+  ) {
+    const triedText = tried.length > 0 ? `Tried:\n${tried.map((t) => `  - ${t}`).join('\n')}\n` : '';
+    super(`${message ?? 'No Redis server available.'}\n${triedText}${HOW_TO_GET_REDIS}`);
+    this.name = 'RedisUnavailableError';
+  }
+}
+
+export type LocalRedisFailure = 'not-found' | 'port-in-use' | 'timeout' | 'exited' | 'spawn-failed';
+
+/** Starting the local redis-server binary failed; `output` holds its last stdout/stderr lines. */
+export class LocalRedisError extends Error {
+  constructor(
+    readonly reason: LocalRedisFailure,
+    message: string,
+    readonly output: string[] = [],
+  ) {
+    super(output.length > 0 ? `${message}\n  last output:\n${output.map((l) => `    ${l}`).join('\n')}` : message);
+    this.name = 'LocalRedisError';
+  }
+}

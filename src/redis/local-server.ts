@@ -1,0 +1,161 @@
+// Starts a throwaway redis-server binary on a free loopback port, with no persistence and its
+// own temp dir, and makes sure it dies with us (see cleanup.ts).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { registerCleanup } from './cleanup.ts';
+import { LocalRedisError } from './errors.ts';
+
+export interface LocalRedisServer {
+  host: '127.0.0.1';
+  port: number;
+  pid: number;
+  /** The binary that was run (REDIS_SERVER_BIN or "redis-server"). */
+  binary: string;
+  /** Temp dir passed as --dir; removed by stop(). */
+  dir: string;
+  /** SIGTERM, up to 2 s grace, then SIGKILL; then removes `dir`. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface LocalRedisOptions {
+  env?: NodeJS.ProcessEnv;
+  readyTimeoutMs?: number;
+}
+
+const HOST = '127.0.0.1';
+const READY = 'Ready to accept connections';
+const PORT_ATTEMPTS = 4;
+const STOP_GRACE_MS = 2000;
+const TAIL_LINES = 12;
+
+export function redisServerBinary(env: NodeJS.ProcessEnv = process.env): string {
+  return env.REDIS_SERVER_BIN || 'redis-server';
+}
+
+export async function startLocalRedisServer(opts: LocalRedisOptions = {}): Promise<LocalRedisServer> {
+  const env = opts.env ?? process.env;
+  const binary = redisServerBinary(env);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(binary, await freePort(), env, opts.readyTimeoutMs ?? 5000);
+    } catch (err) {
+      // The port was free when we looked; another process may have taken it since.
+      if (err instanceof LocalRedisError && err.reason === 'port-in-use' && attempt < PORT_ATTEMPTS) continue;
+      throw err;
+    }
+  }
+}
+
+/** Asks the kernel for a free port. `--port 0` would disable TCP in Redis, so we pick one. */
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  srv.listen(0, HOST);
+  await once(srv, 'listening');
+  const addr = srv.address();
+  srv.close();
+  await once(srv, 'close');
+  if (addr === null || typeof addr === 'string') throw new Error('could not determine a free port');
+  return addr.port;
+}
+
+/** A child whose spawn failed (e.g. ENOENT) has no pid and never runs. */
+function isRunning(child: ChildProcess): boolean {
+  return child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+}
+
+async function startOnce(binary: string, port: number, env: NodeJS.ProcessEnv, readyTimeoutMs: number): Promise<LocalRedisServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'lqsim-redis-'));
+  const args = ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
+  const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
+
+  // Keep reading both pipes for the server's whole life (a full pipe would block it) and keep
+  // the last lines for error messages.
+  const tail: string[] = [];
+  let partial = '';
+  let ready = false;
+  let onReady: (() => void) | undefined;
+  const collect = (chunk: Buffer): void => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = (lines.pop() ?? '').slice(-4096); // a line without end must not grow for ever
+    for (const l of lines) {
+      if (!ready && l.includes(READY)) {
+        ready = true;
+        onReady?.();
+      }
+      tail.push(l.trimEnd());
+      if (tail.length > TAIL_LINES) tail.shift();
+    }
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const lastOutput = (): string[] => (partial ? [...tail, partial] : [...tail]).filter((l) => l.length > 0);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      if (isRunning(child)) {
+        const exited = once(child, 'exit').catch(() => undefined);
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      removeDir();
+      unregister();
+    })());
+  const unregister = registerCleanup(stop, () => {
+    if (isRunning(child)) child.kill('SIGKILL');
+    removeDir();
+  });
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => settle(new LocalRedisError('timeout', `${binary} did not print "${READY}" within ${readyTimeoutMs} ms`, lastOutput())),
+        readyTimeoutMs,
+      );
+      const settle = (err?: LocalRedisError): void => {
+        clearTimeout(timer);
+        child.off('close', onClose);
+        onReady = undefined;
+        if (err) reject(err);
+        else resolve();
+      };
+      onReady = () => settle();
+      // 'error' stays attached for good: an unhandled 'error' event would crash the process.
+      child.on('error', (e: NodeJS.ErrnoException) => {
+        if (ready) return;
+        settle(
+          e.code === 'ENOENT'
+            ? new LocalRedisError('not-found', `redis-server binary not found: ${binary} (set REDIS_SERVER_BIN or put redis-server on PATH)`)
+            : new LocalRedisError('spawn-failed', `could not run ${binary}: ${e.message}`),
+        );
+      });
+      // 'close' rather than 'exit': it comes after the pipes are drained, so the output is complete.
+      const onClose = (code: number | null, signal: NodeJS.Signals | null): void => {
+        const out = lastOutput();
+        const inUse = out.some((l) => l.includes('Address already in use'));
+        settle(
+          new LocalRedisError(
+            inUse ? 'port-in-use' : 'exited',
+            `${binary} exited before it was ready (${signal ?? `code ${code}`}) on port ${port}`,
+            out,
+          ),
+        );
+      };
+      child.on('close', onClose);
+      if (ready) settle();
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+
+  if (child.pid === undefined) throw new LocalRedisError('spawn-failed', `${binary} has no pid`);
+  return { host: HOST, port, pid: child.pid, binary, dir, stop };
+}

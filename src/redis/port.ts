@@ -1,0 +1,74 @@
+// The model's RedisPort on a node-redis connection. Commands go out with sendCommand so the wire
+// carries exactly what Laravel's client sends: upper-case names, EVAL with the whole script text,
+// numbers as decimal strings. Predis (and phpredis for a non-zero db) sends SELECT first.
+import type { LuaScript } from '../sim/lua.ts';
+import type { PendingBlpop, RedisPort } from '../sim/redis-port.ts';
+import type { ActorConnection, Client, ConnectionHub } from './connections.ts';
+import { parseClientList } from './connections.ts';
+
+export class NodeRedisPort implements RedisPort {
+  private selected = false;
+
+  constructor(
+    private readonly conn: ActorConnection,
+    private readonly hub: ConnectionHub,
+    /** The db Laravel's client SELECTs when it connects, or null when it sends no SELECT. */
+    private readonly selectOnConnect: number | null,
+  ) {}
+
+  private async send(args: string[]): Promise<unknown> {
+    if (!this.selected) {
+      this.selected = true;
+      if (this.selectOnConnect !== null) await this.conn.client.sendCommand(['SELECT', String(this.selectOnConnect)]);
+    }
+    return this.conn.client.sendCommand(args);
+  }
+
+  eval(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    return this.send(['EVAL', script.source, String(script.numberOfKeys), ...keys, ...args.map(String)]);
+  }
+
+  async rpush(key: string, value: string): Promise<number> {
+    return Number(await this.send(['RPUSH', key, value]));
+  }
+
+  async zadd(key: string, score: number, member: string): Promise<number> {
+    return Number(await this.send(['ZADD', key, String(score), member]));
+  }
+
+  async zrem(key: string, member: string): Promise<number> {
+    return Number(await this.send(['ZREM', key, member]));
+  }
+
+  async blpop(key: string, timeout: number): Promise<PendingBlpop> {
+    let settled = false;
+    const result = this.send(['BLPOP', key, String(timeout)]).then((r) => {
+      settled = true;
+      return Array.isArray(r) && r.length === 2 ? ([String(r[0]), String(r[1])] as [string, string]) : null;
+    });
+    const stillBlocked = () => isBlocked(this.hub.observer, this.conn.id);
+    // Return only once the server has run the BLPOP (blocked, or already answered), so its
+    // MONITOR line belongs to this step and stillBlocked() is meaningful.
+    for (let i = 0; !settled && !(await stillBlocked()); i++) {
+      if (i > 5000) throw new Error('BLPOP did not reach the server');
+      await new Promise((r) => setImmediate(r));
+    }
+    return {
+      result,
+      stillBlocked: async () => !settled && (await stillBlocked()),
+      cancel: async () => {
+        if (!settled) await this.hub.observer.sendCommand(['CLIENT', 'UNBLOCK', this.conn.id, 'TIMEOUT']);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.hub.release(this.conn.client);
+  }
+}
+
+async function isBlocked(observer: Client, id: string): Promise<boolean> {
+  const text = String(await observer.sendCommand(['CLIENT', 'LIST', 'ID', id]));
+  const entry = parseClientList(text)[0];
+  return entry !== undefined && (entry.flags ?? '').includes('b');
+}

@@ -1,0 +1,201 @@
+// Finds a Redis to replay against, in this order:
+//   1. REDIS_URL (someone else's server: we never stop it);
+//   2. a testcontainers redis:7.4-alpine, if a Docker engine answers (skipped by LQSIM_REDIS=local);
+//   3. the local redis-server binary (skipped by LQSIM_REDIS=docker).
+// testcontainers is an optional dependency and heavy (~350 ms to import), so it is loaded
+// only on the Docker path.
+import { createClient } from 'redis';
+import { registerCleanup } from './cleanup.ts';
+import { RedisUnavailableError } from './errors.ts';
+import { redisServerBinary, startLocalRedisServer } from './local-server.ts';
+
+export type RedisServerKind = 'external' | 'docker' | 'local-binary';
+
+export interface RedisServer {
+  kind: RedisServerKind;
+  url: string;
+  host: string;
+  port: number;
+  version: string;
+  /** True when we started it and stop() ends it; false for REDIS_URL. */
+  owned: boolean;
+  /** Only for a local binary. */
+  pid?: number;
+  /** Only for a local binary: its temp --dir, removed by stop(). */
+  dataDir?: string;
+  describe(): string;
+  stop(): Promise<void>;
+}
+
+export interface AcquireRedisOptions {
+  env?: NodeJS.ProcessEnv;
+  log?: (msg: string) => void;
+  dockerProbeTimeoutMs?: number;
+}
+
+export const DOCKER_IMAGE = 'redis:7.4-alpine';
+const VERSION_TIMEOUT_MS = 3000;
+
+export async function acquireRedis(opts: AcquireRedisOptions = {}): Promise<RedisServer> {
+  const env = opts.env ?? process.env;
+  const log = opts.log ?? (() => {});
+
+  if (env.REDIS_URL) return external(env.REDIS_URL, log);
+
+  const mode = env.LQSIM_REDIS || undefined;
+  if (mode !== undefined && mode !== 'local' && mode !== 'docker') {
+    throw new RedisUnavailableError([`LQSIM_REDIS=${mode}: expected "local" or "docker" (or unset)`]);
+  }
+  const tried: string[] = [];
+
+  if (mode !== 'local') {
+    try {
+      return await docker(opts.dockerProbeTimeoutMs ?? 3000, log);
+    } catch (err) {
+      tried.push(`testcontainers (${DOCKER_IMAGE}): ${reason(err)}`);
+      log(`Docker not used: ${reason(err)}`);
+    }
+  }
+  if (mode !== 'docker') {
+    try {
+      return await localBinary(env, log);
+    } catch (err) {
+      tried.push(`local ${redisServerBinary(env)}: ${reason(err)}`);
+    }
+  }
+  throw new RedisUnavailableError(tried);
+}
+
+async function external(rawUrl: string, log: (msg: string) => void): Promise<RedisServer> {
+  const shown = redactUrl(rawUrl);
+  let host: string;
+  let port: number;
+  try {
+    const u = new URL(rawUrl);
+    host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+    port = u.port ? Number(u.port) : 6379;
+  } catch {
+    throw new RedisUnavailableError([`REDIS_URL=${shown}: not a valid URL`], 'REDIS_URL is not usable.');
+  }
+  let version: string;
+  try {
+    version = await serverVersion(rawUrl);
+  } catch (err) {
+    // The user named this server; falling back to another one would be a surprise.
+    throw new RedisUnavailableError([`REDIS_URL=${shown}: ${reason(err)}`], 'REDIS_URL is not reachable.');
+  }
+  log(`Using REDIS_URL ${shown} (Redis ${version})`);
+  return {
+    kind: 'external',
+    url: rawUrl,
+    host,
+    port,
+    version,
+    owned: false,
+    describe: () => `REDIS_URL ${shown} (Redis ${version})`,
+    stop: async () => {},
+  };
+}
+
+async function docker(probeTimeoutMs: number, log: (msg: string) => void): Promise<RedisServer> {
+  // A socket that accepts and never answers would hang the probe, hence the timeout.
+  await withTimeout(
+    (async () => {
+      const { getContainerRuntimeClient } = await import('testcontainers');
+      await getContainerRuntimeClient();
+    })(),
+    probeTimeoutMs,
+    `no container runtime answered within ${probeTimeoutMs} ms`,
+  );
+  log(`Starting ${DOCKER_IMAGE} with testcontainers (the first run pulls the image)`);
+  const { RedisContainer } = await import('@testcontainers/redis');
+  const container = await new RedisContainer(DOCKER_IMAGE).start();
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      unregister();
+      await container.stop();
+    })());
+  // No sync fallback: testcontainers' reaper (Ryuk) removes the container when we die.
+  const unregister = registerCleanup(stop);
+  try {
+    const url = container.getConnectionUrl();
+    const host = container.getHost();
+    const port = container.getPort();
+    const version = await serverVersion(url);
+    const describe = (): string => `testcontainers ${DOCKER_IMAGE} (Redis ${version}) on ${host}:${port}`;
+    log(`Using ${describe()}`);
+    return { kind: 'docker', url, host, port, version, owned: true, describe, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function localBinary(env: NodeJS.ProcessEnv, log: (msg: string) => void): Promise<RedisServer> {
+  const local = await startLocalRedisServer({ env });
+  const url = `redis://${local.host}:${local.port}`;
+  try {
+    const version = await serverVersion(url);
+    const describe = (): string => `local redis-server ${version} on ${local.host}:${local.port} (pid ${local.pid})`;
+    log(`Using ${describe()}`);
+    return {
+      kind: 'local-binary',
+      url,
+      host: local.host,
+      port: local.port,
+      version,
+      owned: true,
+      pid: local.pid,
+      dataDir: local.dir,
+      describe,
+      stop: local.stop,
+    };
+  } catch (err) {
+    await local.stop();
+    throw err;
+  }
+}
+
+/** redis_version from INFO server, over a short-lived RESP2 client that never reconnects. */
+export async function serverVersion(url: string): Promise<string> {
+  const client = createClient({
+    url,
+    RESP: 2,
+    disableClientInfo: true,
+    socket: { reconnectStrategy: false, connectTimeout: VERSION_TIMEOUT_MS },
+  });
+  // Without a listener an 'error' event would crash the process; failures reach us as rejections.
+  client.on('error', () => {});
+  try {
+    await withTimeout(client.connect(), VERSION_TIMEOUT_MS, `no answer within ${VERSION_TIMEOUT_MS} ms`);
+    const info = await withTimeout(client.info('server'), VERSION_TIMEOUT_MS, `INFO got no answer within ${VERSION_TIMEOUT_MS} ms`);
+    return /^redis_version:(\S+)/m.exec(info)?.[1] ?? 'unknown';
+  } finally {
+    client.destroy();
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  p.catch(() => {}); // a late rejection after the timeout must not become unhandled
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Hides a password in a URL before it is logged or shown. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//***@');
+  }
+}
+
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

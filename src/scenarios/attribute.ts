@@ -1,0 +1,64 @@
+// Turns the raw MONITOR lines of one step into trace commands: each client line goes to the actor
+// whose connection has that address; each [lua] line to the EVAL just before it (scripts are
+// atomic, and EVAL is fed to monitors before the script runs). The tool's own connections, the
+// handshake of ours, and any other client's traffic are dropped. Pure.
+import { parseMonitorLine } from '../redis/monitor-line.ts';
+import type { TraceCommand } from './timeline.ts';
+
+export interface AddressBook {
+  actorOf(addr: string): string | undefined;
+  isHandshake(args: readonly string[]): boolean;
+}
+
+export interface Attribution {
+  commands: TraceCommand[];
+  /** Lines from connections that are not the scenario's actors (the tool's own, or foreign). */
+  dropped: number;
+}
+
+export function attributeLines(
+  lines: readonly string[],
+  book: AddressBook,
+  step: { index: number; t: number },
+  scriptNames: ReadonlyMap<string, string>,
+): Attribution {
+  const commands: TraceCommand[] = [];
+  let dropped = 0;
+  let owner: string | undefined;
+  for (const raw of lines) {
+    if (raw === 'OK') continue;
+    const line = parseMonitorLine(raw);
+    if (line.client === 'lua') {
+      if (owner === undefined) {
+        dropped++;
+        continue;
+      }
+      commands.push(toCommand(line, owner, 'lua', step));
+      continue;
+    }
+    owner = book.actorOf(line.client);
+    if (owner === undefined || book.isHandshake(line.args)) {
+      owner = undefined;
+      dropped++;
+      continue;
+    }
+    const cmd = toCommand(line, owner, 'client', step);
+    if (/^eval$/i.test(line.args[0] ?? '')) {
+      const name = scriptNames.get(line.args[1] ?? '');
+      if (name) cmd.script = name;
+    }
+    commands.push(cmd);
+  }
+  return { commands, dropped };
+}
+
+function toCommand(
+  line: ReturnType<typeof parseMonitorLine>,
+  actor: string,
+  source: 'client' | 'lua',
+  step: { index: number; t: number },
+): TraceCommand {
+  const cmd: TraceCommand = { step: step.index, t: step.t, actor, source, db: line.db, args: line.args, time: line.time };
+  if (line.binaryArgs && line.binaryArgs.length > 0) cmd.binaryArgs = line.binaryArgs;
+  return cmd;
+}

@@ -1,0 +1,289 @@
+// The runner: builds the actors of a scenario (a dispatcher that opens a connection per request,
+// worker processes with their own connections), plays them on the virtual clock against a real
+// Redis, and after every step collects that step's MONITOR lines and a snapshot of the queues.
+// It produces a Timeline and formats nothing.
+import { randomBytes } from 'node:crypto';
+import { ConnectionHub } from '../redis/connections.ts';
+import { MonitorCapture } from '../redis/monitor.ts';
+import { NodeRedisPort } from '../redis/port.ts';
+import type { QueueKeys } from '../sim/keys.ts';
+import { queueKeys } from '../sim/keys.ts';
+import { phpJsonEncode } from '../sim/php.ts';
+import { getProfile } from '../sim/profiles/index.ts';
+import { seededRandom, strRandom } from '../sim/random.ts';
+import type { ConnectionFactory } from '../sim/redis-port.ts';
+import type { QueueConfig } from '../sim/redis-queue.ts';
+import { RedisQueue } from '../sim/redis-queue.ts';
+import { JobRegistry } from '../sim/registry.ts';
+import type { ActorContext } from '../sim/scheduler.ts';
+import { Scheduler } from '../sim/scheduler.ts';
+import { WorkerModel } from '../sim/worker.ts';
+import { attributeLines } from './attribute.ts';
+import type { ScenarioSpec, TimelineEntrySpec } from './schema.ts';
+import { queuesAreEmpty, snapshotQueues } from './snapshot.ts';
+import type { QueueState, Step, Timeline } from './timeline.ts';
+
+export interface RedisTarget {
+  url: string;
+  /** The tool started this server: it may flush it. */
+  owned: boolean;
+  kind: string;
+  version: string;
+  describe(): string;
+}
+
+export interface RunOptions {
+  redis: RedisTarget;
+  /** Laravel profile overriding the scenario's. */
+  laravel?: string;
+  file?: string;
+  /** Called as each step completes, with the timeline so far (for live views). */
+  onStep?: (step: Step, timeline: Timeline) => void | Promise<void>;
+  /** Real milliseconds to wait after each step (demos, and tests that need a run in progress). */
+  paceMs?: number;
+}
+
+type DispatchEntry = Extract<TimelineEntrySpec, { dispatch: string }>;
+type StopEntry = Extract<TimelineEntrySpec, { stop: string }>;
+type NoteEntry = Exclude<TimelineEntrySpec, DispatchEntry | StopEntry>;
+
+export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise<Timeline> {
+  const profile = getProfile(opts.laravel ?? spec.laravel);
+  const client = spec.redis.client ?? profile.defaultClient;
+  const db = spec.redis.database;
+  const selectDb = profile.worker.selectOnConnect(client, db) ? db : null;
+  const prefix = spec.redis.prefix;
+  const connectionNames = Object.keys(spec.connections);
+  const defaultConnection = connectionNames[0]!;
+  const connections: Record<string, QueueConfig> = Object.fromEntries(
+    Object.entries(spec.connections).map(([name, c]) => [
+      name,
+      { connectionName: name, default: c.queue, retryAfter: c.retry_after, blockFor: c.block_for, prefix },
+    ]),
+  );
+  const queues = queuesOf(spec, connections, prefix);
+  const registry = new JobRegistry();
+  const jobNameOf = new Map<string, string>();
+  const random = seededRandom(spec.seed);
+  const scriptNames = new Map(Object.values(profile.scripts).map((s) => [s.source, s.name]));
+
+  const timeline: Timeline = {
+    scenario: { name: spec.name, title: spec.title, description: spec.description, file: opts.file },
+    profile: profile.name,
+    start: spec.start,
+    server: { kind: opts.redis.kind, version: opts.redis.version, describe: opts.redis.describe() },
+    steps: [],
+    jobs: registry.list,
+    failed: registry.failed,
+    warnings: [],
+  };
+
+  const hub = new ConnectionHub(opts.redis.url, randomBytes(4).toString('hex'));
+  let capture: MonitorCapture | null = null;
+  try {
+    await hub.start();
+    if (db !== 0) await hub.observer.sendCommand(['SELECT', String(db)]);
+    await prepareKeyspace(hub, opts.redis.owned, queues);
+
+    const connect: ConnectionFactory = async (actor) => new NodeRedisPort(await hub.connect(actor), hub, selectDb);
+    const workers = spec.workers.map(
+      (w) =>
+        new WorkerModel({ ...w, connection: w.connection ?? defaultConnection }, {
+          profile,
+          connect,
+          connections,
+          registry,
+          start: spec.start,
+          behaviourOf: (id, attempt) => {
+            const attempts = spec.jobs[jobNameOf.get(id) ?? '']?.attempts ?? ['succeed'];
+            return attempts[Math.min(attempt, attempts.length) - 1] ?? attempts[attempts.length - 1]!;
+          },
+        }),
+    );
+    const workerByName = new Map(workers.map((w) => [w.name, w]));
+
+    let pendingEntries = spec.timeline.filter((e) => 'dispatch' in e || 'stop' in e).length + workers.length;
+    let lastQueues: QueueState[] | null = null;
+    const totalJobs = spec.timeline.reduce((n, e) => n + ('dispatch' in e ? e.count : 0), 0);
+    const scheduler = new Scheduler({
+      start: spec.start,
+      until: spec.until ?? null,
+      maxSteps: 10_000 + 50 * totalJobs,
+      isDone: () => pendingEntries === 0 && lastQueues !== null && queuesAreEmpty(lastQueues) && !workers.some((w) => w.busy()),
+    });
+
+    for (const entry of spec.timeline) {
+      const at = spec.start + entry.at;
+      if ('dispatch' in entry) {
+        scheduler.spawn('dispatcher', at, async (ctx) => {
+          pendingEntries--;
+          await dispatch(ctx, entry);
+        });
+      } else if ('stop' in entry) {
+        scheduler.spawn(entry.stop, at, async (ctx) => {
+          pendingEntries--;
+          workerByName.get(entry.stop)!.shouldQuit = true;
+          ctx.describe({
+            kind: 'stop',
+            title: `SIGTERM to ${entry.stop}: it will quit after its current job`,
+            methods: ['Worker::listenForSignals'],
+            note: entry.note,
+          });
+        });
+      }
+    }
+    for (const w of workers) {
+      scheduler.spawn(w.name, spec.start + w.spec.start, async (ctx) => {
+        pendingEntries--;
+        await w.supervise(ctx);
+      });
+    }
+
+    async function dispatch(ctx: ActorContext, entry: DispatchEntry): Promise<void> {
+      const methods: string[] = [];
+      const port = await connect('dispatcher');
+      const connectionName = entry.connection ?? defaultConnection;
+      const queue = new RedisQueue(port, connections[connectionName]!, profile, () => ctx.now(), (m) => methods.push(m));
+      const job = spec.jobs[entry.dispatch]!;
+      const queueName = entry.queue ?? connections[connectionName]!.default;
+      const labels: string[] = [];
+      for (let i = 0; i < entry.count; i++) {
+        const id = strRandom(random, 32);
+        const payload = phpJsonEncode(
+          profile.buildPayload({
+            className: job.class,
+            tries: job.tries,
+            timeout: job.timeout,
+            timeoutAt: job.retry_until === null ? null : ctx.now() + job.retry_until,
+            properties: Object.entries(job.properties),
+            connection: entry.connection ?? null,
+            queue: entry.queue ?? null,
+            delay: entry.delay ?? null,
+            command: job.command,
+            id,
+          }),
+        );
+        jobNameOf.set(id, entry.dispatch);
+        labels.push(
+          registry.add({ id, class: job.class, dispatchedAt: ctx.now(), queue: queueName, connection: connectionName, baseName: entry.dispatch }).label,
+        );
+        // Bus\Dispatcher::pushCommandToQueue: a job with a delay (even 0) goes through later().
+        if (entry.delay !== undefined) await queue.laterRaw(entry.delay, payload, queueName);
+        else await queue.pushRaw(payload, queueName);
+      }
+      await port.close();
+      const what = labels.length === 1 ? labels[0]! : `${labels.length} × ${entry.dispatch} (${labels[0]} … ${labels[labels.length - 1]})`;
+      const keys = queueKeys(queueName, prefix);
+      ctx.describe({
+        kind: 'dispatch',
+        title:
+          entry.delay !== undefined
+            ? `dispatch ${what} with delay ${entry.delay}s onto ${keys.delayed} (due t+${ctx.now() + entry.delay - spec.start}s)`
+            : `dispatch ${what} onto ${keys.ready}`,
+        methods: ['Bus\\Dispatcher::dispatchToQueue', ...dedupe(methods)],
+        explain:
+          entry.delay !== undefined
+            ? 'later() ZADDs the payload to :delayed, scored by the time it becomes due; a worker migrates it once that time has passed.'
+            : `push() RPUSHes the JSON payload (attempts ${profile.name === '5.3' ? 1 : 0}) onto the ready list.`,
+        note: entry.note,
+      });
+    }
+
+    const notes = new PendingNotes(spec);
+
+    capture = await MonitorCapture.start(opts.redis.url);
+    const cap = capture;
+    await scheduler.run(async (done) => {
+      const lines = await cap.barrier(hub.observer);
+      const index = timeline.steps.length;
+      const { commands } = attributeLines(lines, hub, { index, t: done.t }, scriptNames);
+      lastQueues = await snapshotQueues(hub.observer, queues, registry);
+      const d = done.description ?? { kind: 'process' as const, title: `${done.actor} continues` };
+      const step: Step = {
+        index,
+        t: done.t,
+        actor: done.actor,
+        kind: d.kind,
+        title: d.title,
+        methods: d.methods ?? [],
+        explain: d.explain,
+        note: d.note,
+        commands,
+        state: {
+          t: done.t,
+          queues: lastQueues,
+          workers: workers.map((w) => structuredClone(w.state)),
+          failed: registry.failed.slice(),
+          executions: registry.executions(),
+        },
+      };
+      notes.attach(step);
+      timeline.steps.push(step);
+      await opts.onStep?.(step, timeline);
+      if (opts.paceMs) await new Promise((r) => setTimeout(r, opts.paceMs));
+    });
+    timeline.warnings.push(...notes.unmatched());
+  } catch (e) {
+    timeline.error = e instanceof Error ? e.message : String(e);
+  } finally {
+    await capture?.stop().catch(() => undefined);
+    if (!opts.redis.owned) await deleteKeys(hub, queues).catch(() => undefined);
+    await hub.close().catch(() => undefined);
+  }
+  return timeline;
+}
+
+/** Note-only timeline entries attach to the first matching step at or after their time. */
+class PendingNotes {
+  private readonly pending: NoteEntry[];
+  constructor(private readonly spec: ScenarioSpec) {
+    this.pending = spec.timeline.filter((e): e is NoteEntry => !('dispatch' in e) && !('stop' in e));
+  }
+  attach(step: Step): void {
+    for (let i = 0; i < this.pending.length; i++) {
+      const n = this.pending[i]!;
+      if (step.t < this.spec.start + n.at) continue;
+      if (n.actor && n.actor !== step.actor) continue;
+      if (n.on && n.on !== step.kind) continue;
+      step.note = step.note ? `${step.note}\n${n.note}` : n.note;
+      this.pending.splice(i--, 1);
+    }
+  }
+  unmatched(): string[] {
+    return this.pending.map((n) => `note at t+${n.at}s${n.actor ? ` for ${n.actor}` : ''}${n.on ? ` on ${n.on}` : ''} matched no step: "${n.note}"`);
+  }
+}
+
+/** Every queue a worker polls or a dispatch targets, with the client prefix. */
+function queuesOf(spec: ScenarioSpec, connections: Record<string, QueueConfig>, prefix: string): QueueKeys[] {
+  const names = new Set<string>();
+  const first = Object.values(connections)[0]!;
+  for (const c of Object.values(connections)) names.add(c.default);
+  for (const w of spec.workers) {
+    const c = connections[w.connection ?? ''] ?? first;
+    for (const q of (w.queue ?? c.default).split(',')) names.add(q);
+  }
+  for (const e of spec.timeline) if ('dispatch' in e && e.queue) names.add(e.queue);
+  return [...names].map((n) => queueKeys(n, prefix));
+}
+
+/** A server the tool started is flushed; on anyone else's, the scenario's keys must be empty. */
+async function prepareKeyspace(hub: ConnectionHub, owned: boolean, queues: QueueKeys[]): Promise<void> {
+  if (owned) {
+    await hub.observer.sendCommand(['FLUSHALL']);
+    return;
+  }
+  const keys = queues.flatMap((q) => [q.ready, q.delayed, q.reserved, q.notify]);
+  const existing = Number(await hub.observer.sendCommand(['EXISTS', ...keys]));
+  if (existing > 0) {
+    throw new Error(`refusing to run: ${keys.join(', ')} already hold data on this server (REDIS_URL); use an empty db or a redis.prefix`);
+  }
+}
+
+async function deleteKeys(hub: ConnectionHub, queues: QueueKeys[]): Promise<void> {
+  await hub.observer.sendCommand(['DEL', ...queues.flatMap((q) => [q.ready, q.delayed, q.reserved, q.notify])]);
+}
+
+function dedupe(xs: string[]): string[] {
+  return [...new Set(xs)];
+}

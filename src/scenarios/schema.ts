@@ -1,0 +1,161 @@
+// The scenario format. zod is the single source of truth: the loader validates with it, the
+// JSON Schema shipped for editors is generated from it, and the runner uses its inferred types.
+import { z } from 'zod';
+
+const seconds = (what: string) =>
+  z.number().int().min(0).max(10 * 365 * 24 * 3600).describe(what);
+
+const name = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'use letters, digits, "_", "-" or "." and start with a letter');
+
+/** What one execution (attempt) of a job does: run for `run` virtual seconds, then end one way. */
+const AttemptObject = z
+  .object({
+    run: seconds('virtual seconds the handle() method runs before its outcome').default(0),
+    succeed: z.literal(true).optional().describe('handle() returns normally (the default outcome)'),
+    throw: z.string().min(1).optional().describe('handle() throws an exception with this message'),
+    release: seconds('the job calls $this->release(N)').optional(),
+    fail: z
+      .union([z.literal(true), z.string().min(1)])
+      .optional()
+      .describe('the job calls $this->fail() (a string becomes the exception message)'),
+    delete: z.literal(true).optional().describe('the job calls $this->delete()'),
+  })
+  .strict()
+  .refine(
+    (a) => ['succeed', 'throw', 'release', 'fail', 'delete'].filter((k) => a[k as keyof typeof a] !== undefined).length <= 1,
+    { message: 'an attempt has at most one outcome: succeed, throw, release, fail or delete' },
+  );
+
+const Attempt = z
+  .union([z.enum(['succeed', 'fail', 'delete']), AttemptObject])
+  .describe('succeed | fail | delete | { run, throw | release | fail | delete | succeed }');
+
+export const JobClass = z
+  .object({
+    class: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*(\\[A-Za-z_][A-Za-z0-9_]*)*$/, 'a PHP class name such as App\\Jobs\\SendEmail')
+      .describe('PHP class name (write it unquoted or single-quoted in YAML: backslashes are escapes in double quotes)'),
+    tries: z.number().int().min(0).max(1000).nullable().default(null).describe('public $tries (overrides --tries)'),
+    timeout: z.number().int().min(0).max(86400).nullable().default(null).describe('public $timeout (overrides --timeout)'),
+    retry_until: seconds('retryUntil(): seconds after dispatch; becomes the payload timeoutAt').nullable().default(null),
+    properties: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), z.number(), z.boolean(), z.null()]))
+      .default({})
+      .describe("the job's own public properties, serialized into data.command"),
+    command: z.string().nullable().default(null).describe('verbatim data.command (PHP serialize() output) instead of the generated one'),
+    attempts: z
+      .array(Attempt)
+      .min(1)
+      .default(['succeed'])
+      .describe('behaviour per attempt: attempt N uses entry N, the last entry repeats'),
+  })
+  .strict();
+
+export const Connection = z
+  .object({
+    queue: z.string().min(1).default('default').describe("the connection's default queue"),
+    retry_after: z
+      .number()
+      .int()
+      .min(0)
+      .max(86400)
+      .nullable()
+      .default(90)
+      .describe('seconds a reserved job may run before it is migrated back (null: never); 5.3 calls it expire'),
+    block_for: z.number().int().min(0).max(3600).nullable().default(null).describe('BLPOP timeout; null polls with the pop script'),
+  })
+  .strict();
+
+export const Worker = z
+  .object({
+    name,
+    connection: name.optional().describe('queue connection (default: the first one)'),
+    queue: z
+      .string()
+      .regex(/^[^,\s]+(,[^,\s]+)*$/, 'comma-separated queue names without spaces, e.g. high,default')
+      .optional()
+      .describe('--queue=high,default (default: the connection queue)'),
+    tries: z.number().int().min(0).max(1000).default(0).describe('--tries (0: unlimited)'),
+    timeout: z.number().int().min(0).max(86400).default(60).describe('--timeout (0: no alarm)'),
+    sleep: z.number().int().min(0).max(3600).default(3).describe('--sleep when no job is available'),
+    delay: z.number().int().min(0).max(86400).default(0).describe('--delay before a failed job is retried'),
+    once: z.boolean().default(false).describe('--once: process a single job (or none) and exit'),
+    start: seconds('virtual second at which the worker process starts').default(0),
+    restart: z.boolean().default(true).describe('a supervisor restarts the process after it is killed (a new connection)'),
+  })
+  .strict();
+
+const at = seconds('virtual seconds after the start');
+const note = z.string().min(1).optional().describe('teaching note shown with the step');
+
+const DispatchEntry = z
+  .object({
+    at,
+    dispatch: name.describe('a job from jobs:'),
+    delay: seconds('dispatch later: ZADD to :delayed with score now+delay').optional(),
+    queue: z.string().min(1).optional(),
+    connection: name.optional(),
+    count: z.number().int().min(1).max(100_000).default(1).describe('dispatch this many instances'),
+    note,
+  })
+  .strict();
+
+const StopEntry = z
+  .object({ at, stop: name.describe('a worker: SIGTERM, it quits after its current job'), note })
+  .strict();
+
+const NoteEntry = z
+  .object({
+    at,
+    note: z.string().min(1),
+    actor: name.optional().describe('attach to the first step of this actor at or after `at`'),
+    on: z
+      .enum(['dispatch', 'pop', 'block', 'process', 'delete', 'release', 'fail', 'kill', 'restart', 'sleep', 'stop'])
+      .optional()
+      .describe('attach to the first step of this kind'),
+  })
+  .strict();
+
+export const TimelineEntry = z.union([DispatchEntry, StopEntry, NoteEntry]);
+
+export const PROFILE_NAMES = ['5.3', '5.7'] as const;
+
+export const Scenario = z
+  .object({
+    name: name.describe('scenario name, as used by lqsim run <name>'),
+    title: z.string().min(1).describe('one line shown in lqsim list'),
+    description: z.string().optional(),
+    laravel: z.enum(PROFILE_NAMES).default('5.7').describe('Laravel version profile'),
+    start: z.number().int().min(0).max(4_102_444_800).default(1_700_000_000).describe('virtual unix time of t=0'),
+    until: seconds('stop the simulation at this virtual second (default: when every job has finished)').optional(),
+    seed: z.number().int().min(0).default(1).describe('seed for the random job ids'),
+    redis: z
+      .object({
+        client: z.enum(['predis', 'phpredis']).optional().describe("Laravel's Redis client (default: the profile's)"),
+        database: z.number().int().min(0).max(15).default(0),
+        prefix: z.string().default('').describe('key prefix applied to every KEYS[] argument'),
+      })
+      .strict()
+      .default({ database: 0, prefix: '' }),
+    connections: z
+      .record(name, Connection)
+      .refine((c) => Object.keys(c).length > 0, 'define at least one connection')
+      .default({ redis: { queue: 'default', retry_after: 90, block_for: null } })
+      .describe('config/queue.php redis connections; the first is the default'),
+    workers: z.array(Worker).default([]),
+    jobs: z.record(name, JobClass).refine((j) => Object.keys(j).length > 0, 'define at least one job'),
+    timeline: z.array(TimelineEntry).min(1),
+  })
+  .strict();
+
+export type ScenarioInput = z.input<typeof Scenario>;
+export type ScenarioSpec = z.output<typeof Scenario>;
+export type JobClassSpec = z.output<typeof JobClass>;
+export type WorkerSpec = z.output<typeof Worker>;
+export type ConnectionSpec = z.output<typeof Connection>;
+export type TimelineEntrySpec = z.output<typeof TimelineEntry>;
+export type AttemptSpec = z.output<typeof Attempt>;
+export type StepKind = NonNullable<z.output<typeof NoteEntry>['on']>;

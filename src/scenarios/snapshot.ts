@@ -1,0 +1,53 @@
+// Reads the queue keys after a step (from the observer connection, which the trace ignores), so
+// every step carries the state it left behind and views can step backwards without re-running.
+import type { Client } from '../redis/connections.ts';
+import type { QueueKeys } from '../sim/keys.ts';
+import type { JobRegistry } from '../sim/registry.ts';
+import type { ListEntry, QueueState, ZsetEntry } from './timeline.ts';
+
+/** Entries kept per key in a snapshot; sizes are always exact. */
+export const SNAPSHOT_LIMIT = 50;
+
+export async function snapshotQueues(
+  observer: Client,
+  queues: readonly QueueKeys[],
+  registry: JobRegistry,
+  limit = SNAPSHOT_LIMIT,
+): Promise<QueueState[]> {
+  const last = String(limit - 1);
+  const reads = queues.map((q) =>
+    Promise.all([
+      observer.sendCommand(['LLEN', q.ready]),
+      observer.sendCommand(['LRANGE', q.ready, '0', last]),
+      observer.sendCommand(['ZCARD', q.delayed]),
+      observer.sendCommand(['ZRANGE', q.delayed, '0', last, 'WITHSCORES']),
+      observer.sendCommand(['ZCARD', q.reserved]),
+      observer.sendCommand(['ZRANGE', q.reserved, '0', last, 'WITHSCORES']),
+    ]),
+  );
+  const results = await Promise.all(reads);
+  return queues.map((q, i) => {
+    const [llen, ready, zdelayed, delayed, zreserved, reserved] = results[i]!;
+    return {
+      name: q.name,
+      keys: { ready: q.ready, delayed: q.delayed, reserved: q.reserved },
+      sizes: { ready: Number(llen), delayed: Number(zdelayed), reserved: Number(zreserved) },
+      ready: (ready as unknown as string[]).map((raw): ListEntry => ({ ...registry.labelOfPayload(raw), raw })),
+      delayed: zsetEntries(delayed as unknown as string[], registry),
+      reserved: zsetEntries(reserved as unknown as string[], registry),
+    };
+  });
+}
+
+function zsetEntries(flat: string[], registry: JobRegistry): ZsetEntry[] {
+  const out: ZsetEntry[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const raw = flat[i]!;
+    out.push({ ...registry.labelOfPayload(raw), raw, score: Number(flat[i + 1]) });
+  }
+  return out;
+}
+
+export function queuesAreEmpty(queues: readonly QueueState[]): boolean {
+  return queues.every((q) => q.sizes.ready === 0 && q.sizes.delayed === 0 && q.sizes.reserved === 0);
+}

@@ -1,0 +1,44 @@
+// Laravel 5.3: the version of the real MONITOR capture in seed 003. Payloads start at attempts 1,
+// the reservation window is called `expire`, and job-level tries/timeout do not exist yet.
+import { phpSerialize } from '../php.ts';
+import { migrateExpiredJobs53, pop53, release53, size53 } from './scripts-5.3.ts';
+import type { LaravelProfile, PayloadInput } from './types.ts';
+
+/** serialize(clone $job) with 5.3's Queueable (connection, queue, delay). */
+export function serializeJob53(input: PayloadInput): string {
+  return phpSerialize({
+    kind: 'object',
+    className: input.className,
+    properties: [
+      ...input.properties.map(([name, value]) => ({ name, visibility: 'public' as const, value })),
+      { name: 'job', visibility: 'protected', value: null },
+      { name: 'connection', visibility: 'public', value: input.connection },
+      { name: 'queue', visibility: 'public', value: input.queue },
+      { name: 'delay', visibility: 'public', value: input.delay },
+    ],
+  });
+}
+
+export const laravel53: LaravelProfile = {
+  name: '5.3',
+  title: 'Laravel 5.3 (first Lua scripts, expire, attempts start at 1)',
+  defaultClient: 'predis',
+  scripts: { pop: pop53, release: release53, migrateExpiredJobs: migrateExpiredJobs53, size: size53 },
+  retryAfterName: 'expire',
+  // Queue::createPayload, then RedisQueue::setMeta(id) and setMeta(attempts, 1).
+  buildPayload: (input) => ({
+    job: 'Illuminate\\Queue\\CallQueuedHandler@call',
+    data: { commandName: input.className, command: input.command ?? serializeJob53(input) },
+    id: input.id,
+    attempts: 1,
+  }),
+  worker: {
+    attemptsOf: (original) => original,
+    jobLevelOptions: false,
+    timeoutAt: false,
+    alarm: 'timeout-plus-sleep',
+    blockingPop: null,
+    maxAttemptsMessage: () => 'A queued job has been attempted too many times. The job may have previously timed out.',
+    selectOnConnect: (client, database) => client === 'predis' || database !== 0,
+  },
+};

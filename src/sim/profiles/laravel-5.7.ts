@@ -1,0 +1,57 @@
+// Laravel 5.7 (the wire of 5.4-5.7; the profile the seeds document).
+import type { PhpObject } from '../php.ts';
+import { phpSerialize } from '../php.ts';
+import { migrateExpiredJobs54, pop54, release54, size54 } from './scripts-5.4.ts';
+import type { LaravelProfile, PayloadInput } from './types.ts';
+
+/** serialize(clone $job) for a job using Dispatchable, InteractsWithQueue, Queueable, SerializesModels. */
+export function serializeJob57(input: PayloadInput): string {
+  const own: PhpObject['properties'] = [];
+  if (input.tries !== null) own.push({ name: 'tries', visibility: 'public', value: input.tries });
+  if (input.timeout !== null) own.push({ name: 'timeout', visibility: 'public', value: input.timeout });
+  for (const [name, value] of input.properties) own.push({ name, visibility: 'public', value });
+  // Trait properties follow the class's own, in `use` order: InteractsWithQueue, then Queueable.
+  return phpSerialize({
+    kind: 'object',
+    className: input.className,
+    properties: [
+      ...own,
+      { name: 'job', visibility: 'protected', value: null },
+      { name: 'connection', visibility: 'public', value: input.connection },
+      { name: 'queue', visibility: 'public', value: input.queue },
+      { name: 'chainConnection', visibility: 'public', value: null },
+      { name: 'chainQueue', visibility: 'public', value: null },
+      { name: 'delay', visibility: 'public', value: input.delay },
+      { name: 'chained', visibility: 'public', value: { kind: 'array', entries: [] } },
+    ],
+  });
+}
+
+export const laravel57: LaravelProfile = {
+  name: '5.7',
+  title: 'Laravel 5.7 (5.4-5.7 wire: 2-key scripts, retry_after, BLPOP with block_for)',
+  defaultClient: 'predis',
+  scripts: { pop: pop54, release: release54, migrateExpiredJobs: migrateExpiredJobs54, size: size54 },
+  retryAfterName: 'retry_after',
+  // Queue::createObjectPayload + RedisQueue::createPayloadArray (id, attempts 0).
+  buildPayload: (input) => ({
+    displayName: input.className,
+    job: 'Illuminate\\Queue\\CallQueuedHandler@call',
+    maxTries: input.tries,
+    timeout: input.timeout,
+    timeoutAt: input.timeoutAt,
+    data: { commandName: input.className, command: input.command ?? serializeJob57(input) },
+    id: input.id,
+    attempts: 0,
+  }),
+  worker: {
+    attemptsOf: (original) => original + 1,
+    jobLevelOptions: true,
+    timeoutAt: true,
+    alarm: 'job-timeout',
+    blockingPop: 'list',
+    maxAttemptsMessage: (displayName) =>
+      `${displayName} has been attempted too many times or run too long. The job may have previously timed out.`,
+    selectOnConnect: (client, database) => client === 'predis' || database !== 0,
+  },
+};

@@ -1,0 +1,27 @@
+// The only way the model reaches Redis: the few commands Laravel's queue sends, nothing else.
+// One port is one connection (one actor process); src/redis implements it with node-redis.
+import type { LuaScript } from './lua.ts';
+
+/** A BLPOP that may block: the scheduler, not the port, decides how long to wait in virtual time. */
+export interface PendingBlpop {
+  /** Resolves with [key, value], or null when unblocked without an element. */
+  readonly result: Promise<[string, string] | null>;
+  /** Whether the server still has this connection blocked. */
+  stillBlocked(): Promise<boolean>;
+  /** Unblock it as a timeout (CLIENT UNBLOCK ... TIMEOUT from another connection). */
+  cancel(): Promise<void>;
+}
+
+export interface RedisPort {
+  /** EVAL <script> <numkeys> <keys...> <args...>: Laravel sends the whole text, never EVALSHA. */
+  eval(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown>;
+  rpush(key: string, value: string): Promise<number>;
+  zadd(key: string, score: number, member: string): Promise<number>;
+  zrem(key: string, member: string): Promise<number>;
+  blpop(key: string, timeout: number): Promise<PendingBlpop>;
+  /** The process ends: the connection closes without a QUIT. */
+  close(): Promise<void>;
+}
+
+/** Opens a new connection for an actor (a worker process, a web request that dispatches). */
+export type ConnectionFactory = (actor: string) => Promise<RedisPort>;

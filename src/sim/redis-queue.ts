@@ -1,0 +1,128 @@
+// Illuminate\Queue\RedisQueue, modelled: the same methods sending the same commands with the
+// same arguments. Times come from the virtual clock (Laravel passes every time as an argument,
+// never from Redis' clock), so a scenario spanning minutes replays in milliseconds.
+import type { QueueKeys } from './keys.ts';
+import { queueKeys } from './keys.ts';
+import type { LaravelProfile } from './profiles/types.ts';
+import { phpJsonEncode } from './php.ts';
+import type { RedisPort } from './redis-port.ts';
+import { RedisJob } from './redis-job.ts';
+import type { ActorContext } from './scheduler.ts';
+
+export interface QueueConfig {
+  connectionName: string;
+  /** The connection's default queue name. */
+  default: string;
+  retryAfter: number | null;
+  blockFor: number | null;
+  /** Client key prefix (KEYS and plain-command keys only, never ARGV). */
+  prefix: string;
+}
+
+/** Collects the Laravel methods a step went through, for the narration. */
+export type Trail = (method: string) => void;
+
+export class RedisQueue {
+  constructor(
+    private readonly port: RedisPort,
+    readonly config: QueueConfig,
+    readonly profile: LaravelProfile,
+    private readonly now: () => number,
+    private readonly trail: Trail = () => undefined,
+  ) {}
+
+  /** RedisQueue::getQueue plus the client prefix. */
+  keys(queue?: string | null): QueueKeys {
+    return queueKeys(queue || this.config.default, this.config.prefix);
+  }
+
+  /** RedisQueue::availableAt($delay): an integer unix time. */
+  availableAt(delay: number | null): number {
+    return this.now() + (delay ?? 0);
+  }
+
+  /** RedisQueue::pushRaw: RPUSH queues:<q> <payload>. */
+  async pushRaw(payload: string, queue?: string | null): Promise<void> {
+    this.trail('RedisQueue::pushRaw');
+    await this.port.rpush(this.keys(queue).ready, payload);
+  }
+
+  /** RedisQueue::laterRaw: ZADD queues:<q>:delayed <now+delay> <payload>. */
+  async laterRaw(delay: number, payload: string, queue?: string | null): Promise<void> {
+    this.trail('RedisQueue::laterRaw');
+    await this.port.zadd(this.keys(queue).delayed, this.availableAt(delay), payload);
+  }
+
+  /** RedisQueue::pop: migrate, then retrieve the next job (pop script, or BLPOP when block_for is set). */
+  async pop(ctx: ActorContext, queue?: string | null, blockUntil?: number | null): Promise<RedisJob | null> {
+    this.trail('RedisQueue::pop');
+    const keys = this.keys(queue);
+    await this.migrate(keys);
+    const [job, reserved] = await this.retrieveNextJob(ctx, keys, blockUntil ?? null);
+    if (reserved === null || job === null) return null;
+    return new RedisJob(this, job, reserved, this.config.connectionName, keys.name);
+  }
+
+  /** RedisQueue::migrate: delayed jobs that are due, then (unless retry_after is null) expired reservations. */
+  async migrate(keys: QueueKeys): Promise<void> {
+    await this.migrateExpiredJobs(keys.delayed, keys.ready);
+    if (this.config.retryAfter !== null) await this.migrateExpiredJobs(keys.reserved, keys.ready);
+  }
+
+  /** RedisQueue::migrateExpiredJobs → LuaScripts::migrateExpiredJobs. */
+  async migrateExpiredJobs(from: string, to: string): Promise<void> {
+    this.trail('RedisQueue::migrateExpiredJobs → LuaScripts::migrateExpiredJobs');
+    await this.port.eval(this.profile.scripts.migrateExpiredJobs, [from, to], [this.now()]);
+  }
+
+  /** RedisQueue::retrieveNextJob. `blockUntil` bounds a blocking pop by the worker's alarm. */
+  async retrieveNextJob(ctx: ActorContext, keys: QueueKeys, blockUntil: number | null): Promise<[string | null, string | null]> {
+    if (this.config.blockFor !== null && this.profile.worker.blockingPop === 'list') {
+      return this.blockingPop(ctx, keys, blockUntil);
+    }
+    this.trail('RedisQueue::retrieveNextJob → LuaScripts::pop');
+    const reply = await this.port.eval(this.profile.scripts.pop, [keys.ready, keys.reserved], [this.availableAt(this.config.retryAfter)]);
+    return popReply(reply);
+  }
+
+  /**
+   * RedisQueue::blockingPop (5.6-5.7): BLPOP the ready list, then attempts++ and ZADD to :reserved
+   * from PHP. json_encode keeps PHP's key order, unlike the pop script's cjson.
+   */
+  async blockingPop(ctx: ActorContext, keys: QueueKeys, blockUntil: number | null): Promise<[string | null, string | null]> {
+    this.trail('RedisQueue::retrieveNextJob → RedisQueue::blockingPop');
+    const blockFor = this.config.blockFor ?? 0;
+    const pending = await this.port.blpop(keys.ready, blockFor);
+    // BLPOP's 0 means "forever"; the alarm, if armed, still ends the wait.
+    let limit: number | null = blockFor === 0 ? null : blockFor;
+    if (blockUntil !== null) limit = Math.min(limit ?? Infinity, Math.max(0, blockUntil - this.now()));
+    const popped = await ctx.block(pending, limit);
+    if (!popped) return [null, null];
+    const raw = popped[1];
+    const payload = JSON.parse(raw) as Record<string, unknown>;
+    payload.attempts = (typeof payload.attempts === 'number' ? payload.attempts : 0) + 1;
+    const reserved = phpJsonEncode(payload);
+    await this.port.zadd(keys.reserved, this.availableAt(this.config.retryAfter), reserved);
+    return [raw, reserved];
+  }
+
+  /** RedisQueue::deleteReserved: ZREM queues:<q>:reserved <the reserved payload>. */
+  async deleteReserved(queue: string, job: RedisJob): Promise<number> {
+    this.trail('RedisQueue::deleteReserved');
+    return this.port.zrem(this.keys(queue).reserved, job.getReservedJob());
+  }
+
+  /** RedisQueue::deleteAndRelease → LuaScripts::release: from :reserved to :delayed at now+delay. */
+  async deleteAndRelease(queue: string, job: RedisJob, delay: number): Promise<void> {
+    this.trail('RedisQueue::deleteAndRelease → LuaScripts::release');
+    const keys = this.keys(queue);
+    await this.port.eval(this.profile.scripts.release, [keys.delayed, keys.reserved], [job.getReservedJob(), this.availableAt(delay)]);
+  }
+}
+
+/** The pop script returns {job, reserved}; Lua false arrives as nil. */
+function popReply(reply: unknown): [string | null, string | null] {
+  if (!Array.isArray(reply)) return [null, null];
+  const [job, reserved] = reply as unknown[];
+  return [typeof job === 'string' ? job : null, typeof reserved === 'string' ? reserved : null];
+}

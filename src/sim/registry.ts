@@ -1,0 +1,58 @@
+// What the model knows beyond Redis: the dispatched job instances (by payload id), how often each
+// ran, and the failed_jobs table (Laravel keeps it in SQL, not in Redis).
+import type { FailedJob, JobInstance } from '../scenarios/timeline.ts';
+import type { JobException } from './exceptions.ts';
+
+export class JobRegistry {
+  private readonly byId = new Map<string, JobInstance>();
+  /** Every instance in dispatch order; live (outcomes and counts change as the run goes). */
+  readonly list: JobInstance[] = [];
+  private readonly counters = new Map<string, number>();
+  readonly failed: FailedJob[] = [];
+
+  add(instance: Omit<JobInstance, 'label' | 'outcome' | 'executions'> & { baseName: string }): JobInstance {
+    const n = (this.counters.get(instance.baseName) ?? 0) + 1;
+    this.counters.set(instance.baseName, n);
+    const { baseName, ...rest } = instance;
+    const job: JobInstance = { ...rest, label: `${baseName}#${n}`, outcome: 'pending', executions: 0 };
+    this.byId.set(job.id, job);
+    this.list.push(job);
+    return job;
+  }
+
+  get(id: string): JobInstance | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Label of the job a payload belongs to, or null for a payload the model did not create. */
+  labelOfPayload(raw: string): { job: string | null; attempts: number | null } {
+    try {
+      const p = JSON.parse(raw) as { id?: unknown; attempts?: unknown };
+      const job = typeof p.id === 'string' ? (this.byId.get(p.id)?.label ?? null) : null;
+      return { job, attempts: typeof p.attempts === 'number' ? p.attempts : null };
+    } catch {
+      return { job: null, attempts: null };
+    }
+  }
+
+  /** job label -> executions, for the jobs that have run at least once. */
+  executions(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const j of this.list) if (j.executions > 0) out[j.label] = j.executions;
+    return out;
+  }
+
+  recordFailure(job: JobInstance | undefined, f: { id: string; connection: string; queue: string; exception: JobException; failedAt: number; payload: string }) {
+    if (job) job.outcome = 'failed';
+    this.failed.push({
+      job: job?.label ?? f.id,
+      id: f.id,
+      connection: f.connection,
+      queue: f.queue,
+      exception: f.exception.className,
+      message: f.exception.message,
+      failedAt: f.failedAt,
+      payload: f.payload,
+    });
+  }
+}

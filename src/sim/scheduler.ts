@@ -1,0 +1,219 @@
+// A discrete-event scheduler over a virtual clock. Actors (the dispatcher, each worker process)
+// are coroutines; exactly one runs at a time, from the moment it is woken until it sleeps, blocks
+// or ends. Each such activation is one *step*. Equal times run in the order they were scheduled,
+// so a run is deterministic. No I/O here: a blocking operation (BLPOP) is handed in as a
+// BlockingOp whose real waiting the caller implements.
+import type { StepKind } from '../scenarios/schema.ts';
+
+export interface StepDescription {
+  kind: StepKind;
+  title: string;
+  /** Laravel methods, in call order. */
+  methods?: string[];
+  /** Why, in Laravel's terms. */
+  explain?: string;
+  /** The scenario author's note for this step. */
+  note?: string;
+}
+
+export interface BlockingOp<T> {
+  readonly result: Promise<T | null>;
+  stillBlocked(): Promise<boolean>;
+  cancel(): Promise<void>;
+}
+
+export interface ActorContext {
+  readonly actor: string;
+  now(): number;
+  /** What this activation did; the last description before the actor yields names the step. */
+  describe(d: StepDescription): void;
+  /** Yield until now + seconds (0: a new step at the same virtual time). */
+  sleep(seconds: number): Promise<void>;
+  /** Yield until `op` completes or `seconds` pass (null: no limit); null means it timed out. */
+  block<T>(op: BlockingOp<T>, seconds: number | null): Promise<T | null>;
+}
+
+export interface CompletedStep {
+  t: number;
+  actor: string;
+  description: StepDescription | null;
+}
+
+export class SimulationLimitError extends Error {}
+
+interface Event {
+  at: number;
+  seq: number;
+  actor: string;
+  fire: () => void | Promise<void>;
+  cancelled: boolean;
+}
+
+interface Blocked {
+  actor: string;
+  op: BlockingOp<unknown>;
+  resolve: (v: unknown) => void;
+  deadline: Event | null;
+}
+
+export interface SchedulerOptions {
+  /** Virtual unix time of t=0. */
+  start: number;
+  /** Stop before any event later than start + until; null runs until isDone() or nothing is left. */
+  until: number | null;
+  maxSteps: number;
+  /** Checked after every step when `until` is null: the scenario has played out. */
+  isDone?: () => boolean;
+}
+
+export class Scheduler {
+  private readonly heap: Event[] = [];
+  private seq = 0;
+  private clock: number;
+  private current: CompletedStep | null = null;
+  private yieldSignal: { resolve: () => void; reject: (e: unknown) => void } | null = null;
+  private readonly blocked = new Set<Blocked>();
+  private steps = 0;
+
+  constructor(private readonly opts: SchedulerOptions) {
+    this.clock = opts.start;
+  }
+
+  now(): number {
+    return this.clock;
+  }
+
+  /** Start a coroutine at virtual time `at` (absolute). */
+  spawn(actor: string, at: number, body: (ctx: ActorContext) => Promise<void>): void {
+    const ctx = this.contextFor(actor);
+    this.push(at, actor, () => {
+      body(ctx).then(
+        () => this.signalYield(),
+        (e: unknown) => this.signalError(e),
+      );
+    });
+  }
+
+  async run(onStep: (step: CompletedStep) => Promise<void>): Promise<void> {
+    const end = this.opts.until === null ? null : this.opts.start + this.opts.until;
+    try {
+      for (;;) {
+        if (end === null && this.opts.isDone?.()) break;
+        const ev = this.pop();
+        if (!ev || (end !== null && ev.at > end)) break;
+        if (++this.steps > this.opts.maxSteps) {
+          throw new SimulationLimitError(
+            `the scenario did not finish within ${this.opts.maxSteps} steps; set "until" to bound it`,
+          );
+        }
+        this.clock = ev.at;
+        this.current = { t: ev.at, actor: ev.actor, description: null };
+        const yielded = new Promise<void>((resolve, reject) => (this.yieldSignal = { resolve, reject }));
+        await ev.fire();
+        await yielded;
+        await onStep(this.current);
+        await this.wakeServedBlockers();
+      }
+    } finally {
+      // Whatever is still blocked at the end is released; those coroutines never resume.
+      for (const b of this.blocked) {
+        if (b.deadline) b.deadline.cancelled = true;
+        await b.op.cancel().catch(() => undefined);
+      }
+      this.blocked.clear();
+    }
+  }
+
+  private contextFor(actor: string): ActorContext {
+    return {
+      actor,
+      now: () => this.clock,
+      describe: (d) => {
+        if (this.current && this.current.actor === actor) this.current.description = d;
+      },
+      sleep: (seconds) =>
+        new Promise<void>((resolve) => {
+          this.push(this.clock + seconds, actor, resolve);
+          this.signalYield();
+        }),
+      block: <T>(op: BlockingOp<T>, seconds: number | null) =>
+        new Promise<T | null>((resolve) => {
+          const entry: Blocked = { actor, op, resolve: resolve as (v: unknown) => void, deadline: null };
+          if (seconds !== null) {
+            entry.deadline = this.push(this.clock + seconds, actor, async () => {
+              this.blocked.delete(entry);
+              await op.cancel();
+              resolve(await op.result);
+            });
+          }
+          this.blocked.add(entry);
+          this.signalYield();
+        }),
+    };
+  }
+
+  /** A blocked actor that the last step served (an RPUSH woke its BLPOP) resumes now. */
+  private async wakeServedBlockers(): Promise<void> {
+    for (const entry of [...this.blocked]) {
+      if (await entry.op.stillBlocked()) continue;
+      this.blocked.delete(entry);
+      if (entry.deadline) entry.deadline.cancelled = true;
+      const value = await entry.op.result;
+      this.push(this.clock, entry.actor, () => entry.resolve(value));
+    }
+  }
+
+  private signalYield(): void {
+    const s = this.yieldSignal;
+    this.yieldSignal = null;
+    s?.resolve();
+  }
+
+  private signalError(e: unknown): void {
+    const s = this.yieldSignal;
+    this.yieldSignal = null;
+    s?.reject(e);
+  }
+
+  private push(at: number, actor: string, fire: Event['fire']): Event {
+    const ev: Event = { at, seq: this.seq++, actor, fire, cancelled: false };
+    const h = this.heap;
+    h.push(ev);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!before(h[i]!, h[p]!)) break;
+      [h[i], h[p]] = [h[p]!, h[i]!];
+      i = p;
+    }
+    return ev;
+  }
+
+  private pop(): Event | undefined {
+    const h = this.heap;
+    while (h.length > 0) {
+      const top = h[0]!;
+      const last = h.pop()!;
+      if (h.length > 0) {
+        h[0] = last;
+        let i = 0;
+        for (;;) {
+          const l = 2 * i + 1;
+          const r = l + 1;
+          let m = i;
+          if (l < h.length && before(h[l]!, h[m]!)) m = l;
+          if (r < h.length && before(h[r]!, h[m]!)) m = r;
+          if (m === i) break;
+          [h[i], h[m]] = [h[m]!, h[i]!];
+          i = m;
+        }
+      }
+      if (!top.cancelled) return top;
+    }
+    return undefined;
+  }
+}
+
+function before(a: Event, b: Event): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+}

@@ -1,0 +1,377 @@
+// Illuminate\Queue\Worker, modelled: the daemon loop (getNextJob → registerTimeoutHandler →
+// process or sleep), the max-attempts rules, handleJobException, failJob and the timeout kill.
+// A worker *process* is one Redis connection; when the alarm kills it, the supervisor starts a new
+// process with a new connection (seed 002: "ワーカーはそのまま強制終了される").
+import type { AttemptSpec, WorkerSpec } from '../scenarios/schema.ts';
+import type { WorkerState } from '../scenarios/timeline.ts';
+import type { JobException } from './exceptions.ts';
+import { exception, manuallyFailed, maxAttemptsExceeded, shortClass } from './exceptions.ts';
+import type { LaravelProfile } from './profiles/types.ts';
+import type { ConnectionFactory } from './redis-port.ts';
+import type { RedisJob } from './redis-job.ts';
+import type { QueueConfig } from './redis-queue.ts';
+import { RedisQueue } from './redis-queue.ts';
+import type { JobRegistry } from './registry.ts';
+import type { ActorContext, StepDescription } from './scheduler.ts';
+
+/** A PHP exception in flight (thrown by the job or by the worker's own checks). */
+class Thrown extends Error {
+  constructor(readonly exception: JobException) {
+    super(exception.message);
+  }
+}
+
+export interface WorkerEnv {
+  profile: LaravelProfile;
+  connect: ConnectionFactory;
+  /** Queue connection config by name. */
+  connections: Record<string, QueueConfig>;
+  registry: JobRegistry;
+  /** Virtual unix time of t=0, for narration. */
+  start: number;
+  /** Behaviour of attempt N of the job with this payload id. */
+  behaviourOf(jobId: string, attempt: number): AttemptSpec;
+}
+
+type Outcome = 'done' | 'killed';
+
+export class WorkerModel {
+  readonly state: WorkerState;
+  /** Set by SIGTERM: quit after the current job (Worker::$shouldQuit). */
+  shouldQuit = false;
+  private readonly config: QueueConfig;
+  private methods: string[] = [];
+  /** When the job being processed was reserved (its :reserved score is this + retry_after). */
+  private poppedAt: number | null = null;
+
+  constructor(
+    readonly spec: WorkerSpec & { connection: string },
+    private readonly env: WorkerEnv,
+  ) {
+    const config = env.connections[spec.connection];
+    if (!config) throw new Error(`worker ${spec.name}: unknown connection ${spec.connection}`);
+    this.config = config;
+    this.state = {
+      name: spec.name,
+      generation: 0,
+      status: { kind: 'starting' },
+      connection: spec.connection,
+      queue: spec.queue ?? config.default,
+      options: { tries: spec.tries, timeout: spec.timeout, sleep: spec.sleep, delay: spec.delay, once: spec.once },
+      retryAfter: config.retryAfter,
+      blockFor: config.blockFor,
+      processed: 0,
+    };
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  /** True while a job's handle() is running: the scenario is not over yet. */
+  busy(): boolean {
+    return this.state.status.kind === 'running';
+  }
+
+  /** The supervisor: runs worker processes, restarting one the alarm killed. */
+  async supervise(ctx: ActorContext): Promise<void> {
+    for (;;) {
+      this.state.generation += 1;
+      const outcome = await this.daemon(ctx);
+      if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
+      await ctx.sleep(0);
+      this.describe(ctx, {
+        kind: 'restart',
+        title: `supervisor restarts ${this.name}: a new PHP process with a new Redis connection`,
+        methods: ['supervisord → php artisan queue:work'],
+        explain: 'The killed process never reached its catch/finally blocks, so nothing was sent to Redis; the job is still in :reserved.',
+      });
+      this.state.status = { kind: 'starting' };
+      await ctx.sleep(0);
+    }
+  }
+
+  /** Worker::daemon for one process. */
+  private async daemon(ctx: ActorContext): Promise<Outcome> {
+    const rules = this.env.profile.worker;
+    const port = await this.env.connect(this.name);
+    const queue = new RedisQueue(port, this.config, this.env.profile, () => ctx.now(), (m) => this.methods.push(m));
+    const o = this.spec;
+    let alarmAt: number | null = null;
+    try {
+      for (;;) {
+        if (this.shouldQuit) {
+          this.describe(ctx, { kind: 'stop', title: `${this.name} exits: SIGTERM was received (Worker::stop)`, methods: ['Worker::stop'] });
+          this.state.status = { kind: 'stopped', reason: 'SIGTERM' };
+          return 'done';
+        }
+        // 5.3 arms the alarm at the top of the loop, for timeout + sleep.
+        if (rules.alarm === 'timeout-plus-sleep') alarmAt = o.timeout > 0 ? ctx.now() + o.timeout + o.sleep : null;
+
+        this.state.status = { kind: 'polling' };
+        this.methods.push('Worker::getNextJob');
+        const job = await this.getNextJob(ctx, queue, alarmAt);
+        if (alarmAt !== null && ctx.now() >= alarmAt) return this.kill(ctx, null);
+
+        // 5.4+: registerTimeoutHandler after the pop, with the job's timeout (Worker::timeoutForJob).
+        if (rules.alarm === 'job-timeout') {
+          const seconds = job && job.timeout() !== null ? job.timeout()! : o.timeout;
+          alarmAt = seconds > 0 ? ctx.now() + seconds : null;
+        }
+
+        if (job) {
+          this.poppedAt = ctx.now();
+          const label = this.label(job);
+          this.describe(ctx, {
+            kind: 'pop',
+            title: `pop: reserved ${label} (attempts ${job.attempts()}) until ${this.untilText(ctx)}`,
+            explain: this.config.blockFor !== null && rules.blockingPop
+              ? 'BLPOP took the payload; PHP incremented attempts, re-encoded it and ZADDed it to :reserved (not atomic: a crash in between loses the job).'
+              : 'The pop script moved the payload to :reserved with attempts + 1, re-encoded by cjson (key order changes).',
+          });
+          await ctx.sleep(0);
+          if ((await this.process(ctx, job, alarmAt)) === 'killed') return 'killed';
+          this.state.processed += 1;
+          // The job's outcome (delete, release, fail) closes its own step.
+          await ctx.sleep(0);
+        } else {
+          const sleepUntil = ctx.now() + o.sleep;
+          this.describe(ctx, { kind: 'pop', title: `pop: no job on ${this.state.queue}; sleeping ${o.sleep}s (--sleep)` });
+          this.state.status = { kind: 'idle', until: sleepUntil };
+          if (alarmAt !== null && alarmAt <= sleepUntil) {
+            await ctx.sleep(alarmAt - ctx.now());
+            return this.kill(ctx, null);
+          }
+          await ctx.sleep(o.sleep);
+        }
+        if (o.once) {
+          this.describe(ctx, { kind: 'stop', title: `${this.name} exits after one job (--once)`, methods: ['Worker::runNextJob'] });
+          this.state.status = { kind: 'stopped', reason: '--once' };
+          return 'done';
+        }
+      }
+    } finally {
+      await port.close();
+    }
+  }
+
+  /** Worker::getNextJob: each queue of --queue=a,b in order until one yields a job. */
+  private async getNextJob(ctx: ActorContext, queue: RedisQueue, alarmAt: number | null): Promise<RedisJob | null> {
+    for (const name of this.state.queue.split(',')) {
+      if (this.config.blockFor !== null && this.env.profile.worker.blockingPop) {
+        this.state.status = { kind: 'blocked', queue: name, until: this.config.blockFor === 0 ? null : ctx.now() + this.config.blockFor };
+      }
+      const job = await queue.pop(ctx, name, alarmAt);
+      if (alarmAt !== null && ctx.now() >= alarmAt) return null;
+      if (job) return job;
+    }
+    return null;
+  }
+
+  /** Worker::process → markJobAsFailedIfAlreadyExceedsMaxAttempts → fire → handleJobException. */
+  private async process(ctx: ActorContext, job: RedisJob, alarmAt: number | null): Promise<Outcome> {
+    this.methods.push('Worker::process');
+    const label = this.label(job);
+    try {
+      await this.markJobAsFailedIfAlreadyExceedsMaxAttempts(ctx, job);
+      // $job->fire(): the job's handle() runs for its virtual duration.
+      const attempt = job.attempts();
+      const behaviour = normalise(this.env.behaviourOf(job.getJobId(), attempt));
+      const instance = this.env.registry.get(job.getJobId());
+      if (instance) instance.executions += 1;
+      this.state.status = { kind: 'running', job: label, since: ctx.now(), attempt };
+      if (behaviour.run > 0) {
+        const killAt = alarmAt !== null && alarmAt <= ctx.now() + behaviour.run ? alarmAt : null;
+        this.describe(ctx, {
+          kind: 'process',
+          title: `process: ${label} attempt ${attempt} starts; handle() runs ${behaviour.run}s` +
+            (killAt !== null ? ` (the ${killAt - ctx.now()}s alarm fires first)` : ''),
+          methods: ['Job::fire → CallQueuedHandler::call'],
+        });
+        if (killAt !== null) {
+          await ctx.sleep(killAt - ctx.now());
+          return this.kill(ctx, job);
+        }
+        await ctx.sleep(behaviour.run);
+      }
+      await this.finishAttempt(ctx, job, behaviour);
+    } catch (e) {
+      if (!(e instanceof Thrown)) throw e;
+      await this.handleJobException(ctx, job, e);
+    }
+    return 'done';
+  }
+
+  /** What handle() did, then CallQueuedHandler::call's delete unless deleted or released. */
+  private async finishAttempt(ctx: ActorContext, job: RedisJob, b: NormalAttempt): Promise<void> {
+    const label = this.label(job);
+    this.state.status = { kind: 'polling' };
+    switch (b.outcome) {
+      case 'throw':
+        throw new Thrown(exception(b.message ?? 'Exception'));
+      case 'release': {
+        this.methods.push('InteractsWithQueue::release → RedisJob::release');
+        await job.release(b.release ?? 0);
+        this.describe(ctx, {
+          kind: 'release',
+          title: `${label} calls $this->release(${b.release ?? 0}): back to :delayed, due at ${this.rel(ctx.now() + (b.release ?? 0))}`,
+        });
+        return;
+      }
+      case 'fail': {
+        this.methods.push('InteractsWithQueue::fail');
+        await this.failJob(ctx, job, manuallyFailed(b.message));
+        this.describe(ctx, { kind: 'fail', title: `${label} calls $this->fail(): deleted and recorded as failed` });
+        return;
+      }
+      case 'delete': {
+        this.methods.push('InteractsWithQueue::delete → RedisJob::delete');
+        const removed = await job.delete();
+        this.settle(job, 'deleted');
+        this.describe(ctx, { kind: 'delete', title: `${label} calls $this->delete(): ZREM removed ${removed}` });
+        return;
+      }
+      case 'succeed': {
+        this.methods.push('CallQueuedHandler::call → RedisJob::delete');
+        const removed = await job.delete();
+        this.settle(job, 'succeeded');
+        this.describe(ctx, {
+          kind: 'delete',
+          title: `${label} succeeded: delete from :reserved (ZREM removed ${removed})`,
+          explain: removed === 0
+            ? 'ZREM removed nothing: the reserved copy this worker holds is no longer there (it was migrated back and re-reserved by another pop).'
+            : 'ZREM names the reserved copy, the cjson re-encoded string, not the payload that was pushed.',
+        });
+        return;
+      }
+    }
+  }
+
+  /** Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts: the check that catches a job a timeout killed. */
+  private async markJobAsFailedIfAlreadyExceedsMaxAttempts(ctx: ActorContext, job: RedisJob): Promise<void> {
+    const maxTries = job.maxTries() ?? this.spec.tries;
+    const timeoutAt = job.timeoutAt();
+    if (timeoutAt && ctx.now() <= timeoutAt) return;
+    if (!timeoutAt && (maxTries === 0 || job.attempts() <= maxTries)) return;
+    this.methods.push('Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts');
+    const e = maxAttemptsExceeded(this.env.profile.worker.maxAttemptsMessage(job.resolveName()));
+    await this.failJob(ctx, job, e);
+    this.describe(ctx, {
+      kind: 'fail',
+      title: `${this.label(job)} attempt ${job.attempts()} > tries ${maxTries}: MaxAttemptsExceededException before it runs`,
+      explain: timeoutAt
+        ? `retryUntil (timeoutAt ${this.rel(timeoutAt)}) has passed.`
+        : 'This is how a job killed by the timeout finally fails: its reservation expired, it was migrated back and popped again.',
+    });
+    throw new Thrown(e);
+  }
+
+  /** Worker::handleJobException: fail if this was the last try, otherwise release with --delay. */
+  private async handleJobException(ctx: ActorContext, job: RedisJob, thrown: Thrown): Promise<void> {
+    this.methods.push('Worker::handleJobException');
+    const rules = this.env.profile.worker;
+    const label = this.label(job);
+    const maxTries = job.maxTries() ?? this.spec.tries;
+    if (!job.failed) {
+      this.methods.push(rules.jobLevelOptions ? 'Worker::markJobAsFailedIfWillExceedMaxAttempts' : 'Worker::markJobAsFailedIfHasExceededMaxAttempts');
+      // markJobAsFailedIfWillExceedMaxAttempts (5.3: markJobAsFailedIfHasExceededMaxAttempts).
+      const timeoutAt = job.timeoutAt();
+      if (timeoutAt && timeoutAt <= ctx.now()) await this.failJob(ctx, job, thrown.exception);
+      if (maxTries > 0 && job.attempts() >= maxTries) await this.failJob(ctx, job, thrown.exception);
+    }
+    const alreadyDescribed = job.failed && thrown.exception.className.endsWith('MaxAttemptsExceededException');
+    if (!job.deleted && !job.released && !job.failed) {
+      const delay = this.spec.delay;
+      this.methods.push('RedisJob::release');
+      await job.release(delay);
+      this.describe(ctx, {
+        kind: 'release',
+        title: `${label} threw "${thrown.exception.message}": released to :delayed for ${delay}s (--delay), attempt ${job.attempts()} of ${maxTries || 'unlimited'}`,
+      });
+    } else if (!alreadyDescribed) {
+      this.describe(ctx, {
+        kind: 'fail',
+        title: `${label} threw "${thrown.exception.message}" on attempt ${job.attempts()} of ${maxTries}: failed`,
+      });
+    }
+  }
+
+  /** FailingJob::handle: mark failed, delete from :reserved, log to failed_jobs (JobFailed). */
+  private async failJob(ctx: ActorContext, job: RedisJob, e: JobException): Promise<void> {
+    job.markAsFailed();
+    if (job.deleted) return;
+    this.methods.push('FailingJob::handle → RedisJob::delete');
+    await job.delete();
+    const instance = this.env.registry.get(job.getJobId());
+    this.env.registry.recordFailure(instance, {
+      id: job.getJobId(),
+      connection: job.connectionName,
+      queue: job.queue,
+      exception: e,
+      failedAt: ctx.now(),
+      payload: job.getRawBody(),
+    });
+  }
+
+  /** SIGALRM → Worker::kill: the process dies on the spot; nothing more reaches Redis. */
+  private kill(ctx: ActorContext, job: RedisJob | null): Outcome {
+    const label = job ? this.label(job) : null;
+    const timeout = job?.timeout() ?? this.spec.timeout;
+    this.describe(ctx, {
+      kind: 'kill',
+      title: label
+        ? `SIGALRM after ${timeout}s (--timeout): ${this.name} is killed while running ${label}; it stays in :reserved`
+        : `SIGALRM after ${timeout}s (--timeout): ${this.name} is killed while idle`,
+      methods: ['Worker::registerTimeoutHandler', 'Worker::kill → posix_kill(SIGKILL)'],
+      explain: label
+        ? `The reservation expires at ${this.reservedUntil()}; only then will a pop migrate it back. Its attempts already count this run.`
+        : undefined,
+    });
+    this.state.status = label ? { kind: 'killed', job: label } : { kind: 'killed' };
+    return 'killed';
+  }
+
+  private settle(job: RedisJob, outcome: 'succeeded' | 'deleted'): void {
+    const instance = this.env.registry.get(job.getJobId());
+    if (instance && instance.outcome === 'pending') instance.outcome = outcome;
+  }
+
+  private describe(ctx: ActorContext, d: StepDescription): void {
+    ctx.describe({ ...d, methods: [...new Set([...this.methods.splice(0), ...(d.methods ?? [])])] });
+  }
+
+  private label(job: RedisJob): string {
+    return this.env.registry.get(job.getJobId())?.label ?? `${shortClass(job.resolveName())}#${job.getJobId().slice(0, 6)}`;
+  }
+
+  private untilText(ctx: ActorContext): string {
+    const r = this.config.retryAfter;
+    return r === null ? 'forever (retry_after is null)' : `${this.rel(ctx.now() + r)} (retry_after ${r}s)`;
+  }
+
+  private reservedUntil(): string {
+    const r = this.config.retryAfter;
+    return r === null || this.poppedAt === null ? 'never (retry_after is null)' : this.rel(this.poppedAt + r);
+  }
+
+  private rel(t: number): string {
+    return `t+${t - this.env.start}s`;
+  }
+}
+
+interface NormalAttempt {
+  run: number;
+  outcome: 'succeed' | 'throw' | 'release' | 'fail' | 'delete';
+  message?: string;
+  release?: number;
+}
+
+function normalise(a: AttemptSpec): NormalAttempt {
+  if (typeof a === 'string') return { run: 0, outcome: a };
+  const run = a.run ?? 0;
+  if (a.throw !== undefined) return { run, outcome: 'throw', message: a.throw };
+  if (a.release !== undefined) return { run, outcome: 'release', release: a.release };
+  if (a.fail !== undefined) return { run, outcome: 'fail', message: typeof a.fail === 'string' ? a.fail : undefined };
+  if (a.delete !== undefined) return { run, outcome: 'delete' };
+  return { run, outcome: 'succeed' };
+}

@@ -1,0 +1,259 @@
+// acquireRedis against the real redis-server binary (/usr/bin/redis-server here), plus the
+// promise that a redis-server we started never outlives the Node process.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createClient } from 'redis';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { LocalRedisError, RedisUnavailableError } from '../../src/redis/errors.ts';
+import { startLocalRedisServer } from '../../src/redis/local-server.ts';
+import { acquireRedis, type RedisServer } from '../../src/redis/server.ts';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const fixture = fileURLToPath(new URL('../fixtures/hold-redis.ts', import.meta.url));
+
+/** The environment without anything that would choose a server for us. */
+function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.REDIS_URL;
+  delete env.LQSIM_REDIS;
+  delete env.REDIS_SERVER_BIN;
+  return { ...env, ...extra };
+}
+
+async function ping(url: string): Promise<string> {
+  const client = createClient({ url, RESP: 2, disableClientInfo: true, socket: { reconnectStrategy: false } });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return await client.ping();
+  } finally {
+    client.destroy();
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Gone, or a zombie waiting for a reaper (an orphan's parent is then not ours to control). */
+function processEnded(pid: number): boolean {
+  if (!processExists(pid)) return true;
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return check();
+}
+
+async function closedPort(): Promise<number> {
+  const srv = createServer().listen(0, '127.0.0.1');
+  await once(srv, 'listening');
+  const { port } = srv.address() as { port: number };
+  srv.close();
+  await once(srv, 'close');
+  return port;
+}
+
+const started: RedisServer[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((s) => s.stop()));
+});
+
+describe('acquireRedis with LQSIM_REDIS=local', () => {
+  it('starts redis-server, answers PING, reports its version, and stop() ends it', async () => {
+    const logs: string[] = [];
+    const server = await acquireRedis({ env: cleanEnv({ LQSIM_REDIS: 'local' }), log: (m) => logs.push(m) });
+    started.push(server);
+    expect(server.kind).toBe('local-binary');
+    expect(server.owned).toBe(true);
+    expect(server.host).toBe('127.0.0.1');
+    expect(server.url).toBe(`redis://127.0.0.1:${server.port}`);
+    expect(server.version).toMatch(/^7\.\d+\.\d+/);
+    expect(server.describe()).toBe(`local redis-server ${server.version} on 127.0.0.1:${server.port} (pid ${server.pid})`);
+    expect(logs.join('\n')).toContain('local redis-server');
+    expect(await ping(server.url)).toBe('PONG');
+
+    const pid = server.pid!;
+    const dir = server.dataDir!;
+    expect(existsSync(dir)).toBe(true);
+    await server.stop();
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(existsSync(dir)).toBe(false);
+    await server.stop(); // a second stop is harmless
+  });
+
+  it('gives two servers two ports', async () => {
+    const [a, b] = await Promise.all([1, 2].map(() => acquireRedis({ env: cleanEnv({ LQSIM_REDIS: 'local' }) })));
+    started.push(a!, b!);
+    expect(a!.port).not.toBe(b!.port);
+    expect(await ping(a!.url)).toBe('PONG');
+    expect(await ping(b!.url)).toBe('PONG');
+  });
+
+  it('throws RedisUnavailableError that says how to get Redis when the binary is missing', async () => {
+    const err = await acquireRedis({ env: cleanEnv({ LQSIM_REDIS: 'local', REDIS_SERVER_BIN: '/nonexistent' }) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisUnavailableError);
+    const e = err as RedisUnavailableError;
+    expect(e.tried).toHaveLength(1);
+    expect(e.tried[0]).toContain('redis-server binary not found: /nonexistent');
+    for (const hint of ['apt-get install redis-server', 'brew install redis', 'Docker', 'redis:7.4-alpine', 'REDIS_URL=redis://host:port']) {
+      expect(e.message).toContain(hint);
+    }
+  });
+});
+
+describe('startLocalRedisServer with a misbehaving binary', () => {
+  const scripts = mkdtempSync(join(tmpdir(), 'lqsim-fake-redis-'));
+  afterAll(() => rmSync(scripts, { recursive: true, force: true }));
+  let n = 0;
+  /** A fake redis-server: a shell script (POSIX sh) that gets redis-server's arguments. */
+  function fakeBinary(body: string): string {
+    const file = join(scripts, `fake-${++n}.sh`);
+    writeFileSync(file, `#!/bin/sh\n${body}\n`);
+    chmodSync(file, 0o755);
+    return file;
+  }
+
+  it('reports an early exit with the last output lines', async () => {
+    const bin = fakeBinary('echo "starting"; echo "FATAL CONFIG FILE ERROR" >&2; exit 1');
+    const err = await startLocalRedisServer({ env: cleanEnv({ REDIS_SERVER_BIN: bin }) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LocalRedisError);
+    expect((err as LocalRedisError).reason).toBe('exited');
+    expect((err as LocalRedisError).output).toEqual(['starting', 'FATAL CONFIG FILE ERROR']);
+    expect((err as Error).message).toContain('FATAL CONFIG FILE ERROR');
+  });
+
+  it('gives up after the ready timeout, kills the process and removes its dir', async () => {
+    const bin = fakeBinary('echo "pid $$ dir ${10}"; exec sleep 30');
+    const err = await startLocalRedisServer({ env: cleanEnv({ REDIS_SERVER_BIN: bin }), readyTimeoutMs: 300 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LocalRedisError);
+    expect((err as LocalRedisError).reason).toBe('timeout');
+    const [, pid, dir] = /^pid (\d+) dir (\S+)$/.exec((err as LocalRedisError).output[0] ?? '') ?? [];
+    expect(dir).toContain('lqsim-redis-');
+    expect(() => process.kill(Number(pid), 0)).toThrow();
+    expect(existsSync(dir!)).toBe(false);
+  });
+
+  it('tries another port when the chosen one was taken in the meantime', async () => {
+    const count = join(scripts, 'attempts');
+    const bin = fakeBinary(
+      `echo x >> ${count}\n` +
+        `if [ $(wc -l < ${count}) -lt 3 ]; then echo "# Warning: Could not create server TCP listening socket 127.0.0.1:$2: bind: Address already in use"; exit 1; fi\n` +
+        'exec redis-server "$@"',
+    );
+    const server = await startLocalRedisServer({ env: cleanEnv({ REDIS_SERVER_BIN: bin }) });
+    try {
+      expect(readFileSync(count, 'utf8').trim().split('\n')).toHaveLength(3);
+      expect(await ping(`redis://127.0.0.1:${server.port}`)).toBe('PONG');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('acquireRedis with REDIS_URL', () => {
+  it('uses the given server, does not own it, and stop() leaves it running', async () => {
+    const local = await acquireRedis({ env: cleanEnv({ LQSIM_REDIS: 'local' }) });
+    started.push(local);
+    const ext = await acquireRedis({ env: cleanEnv({ REDIS_URL: local.url, LQSIM_REDIS: 'docker' }) });
+    expect(ext).toMatchObject({ kind: 'external', url: local.url, host: '127.0.0.1', port: local.port, owned: false, version: local.version });
+    expect(ext.pid).toBeUndefined();
+    expect(ext.describe()).toBe(`REDIS_URL ${local.url} (Redis ${local.version})`);
+    await ext.stop();
+    expect(await ping(local.url)).toBe('PONG');
+    expect(processExists(local.pid!)).toBe(true);
+  });
+
+  it('does not fall back to another server when REDIS_URL is unreachable, and hides its password', async () => {
+    const url = `redis://:s3cret@127.0.0.1:${await closedPort()}`;
+    const err = await acquireRedis({ env: cleanEnv({ REDIS_URL: url }) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisUnavailableError);
+    expect((err as Error).message).toContain('REDIS_URL');
+    expect((err as Error).message).not.toContain('s3cret');
+  });
+});
+
+const dockerConfigured = Boolean(process.env.DOCKER_HOST) || existsSync('/var/run/docker.sock');
+
+describe.skipIf(dockerConfigured)('acquireRedis without a Docker engine', () => {
+  it('falls back to the local binary within ~4 s', async () => {
+    const logs: string[] = [];
+    const t0 = Date.now();
+    const server = await acquireRedis({ env: cleanEnv(), log: (m) => logs.push(m) });
+    started.push(server);
+    expect(Date.now() - t0).toBeLessThan(4000);
+    expect(server.kind).toBe('local-binary');
+    expect(logs[0]).toMatch(/^Docker not used: /);
+  });
+
+  it('with LQSIM_REDIS=docker, says that testcontainers was tried and nothing else', async () => {
+    const err = await acquireRedis({ env: cleanEnv({ LQSIM_REDIS: 'docker' }) }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisUnavailableError);
+    expect((err as RedisUnavailableError).tried).toEqual([expect.stringMatching(/^testcontainers \(redis:7\.4-alpine\): /)]);
+  });
+});
+
+describe('a redis-server never outlives the Node process that started it', () => {
+  async function runFixture(mode: 'wait' | 'exit' | 'throw') {
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture, mode], {
+      cwd: repoRoot,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    let stdout = '';
+    const info = await new Promise<{ pid: number; dataDir: string }>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+        const nl = stdout.indexOf('\n');
+        if (nl >= 0) resolve(JSON.parse(stdout.slice(0, nl)) as { pid: number; dataDir: string });
+      });
+      void exited.then(() => reject(new Error(`fixture exited before printing its pid; stderr:\n${stderr}`)));
+    });
+    return { child, info, exited, stderr: () => stderr };
+  }
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)('on %s: stops redis-server, removes its dir, exits with %i', async (signal, code) => {
+    const { child, info, exited } = await runFixture('wait');
+    expect(processExists(info.pid)).toBe(true);
+    child.kill(signal);
+    const [exitCode] = await exited;
+    expect(exitCode).toBe(code);
+    // stop() waited for the server's exit, so it is reaped: not even a zombie is left.
+    expect(() => process.kill(info.pid, 0)).toThrow();
+    expect(existsSync(info.dataDir)).toBe(false);
+  }, 20_000);
+
+  it.each(['exit', 'throw'] as const)("on process %s without cleanup: the 'exit' fallback kills redis-server", async (mode) => {
+    const { info, exited, stderr } = await runFixture(mode);
+    const [exitCode] = await exited;
+    expect(exitCode).toBe(mode === 'exit' ? 0 : 1);
+    if (mode === 'throw') expect(stderr()).toContain('deliberate crash'); // not swallowed
+    expect(await waitFor(() => processEnded(info.pid), 3000)).toBe(true);
+    expect(existsSync(info.dataDir)).toBe(false);
+  }, 20_000);
+});

@@ -42,10 +42,18 @@ export class NodeRedisPort implements RedisPort {
 
   async blpop(key: string, timeout: number): Promise<PendingBlpop> {
     let settled = false;
-    const result = this.send(['BLPOP', key, String(timeout)]).then((r) => {
-      settled = true;
-      return Array.isArray(r) && r.length === 2 ? ([String(r[0]), String(r[1])] as [string, string]) : null;
-    });
+    // A run can end with this BLPOP still pending; destroying the connection then rejects it,
+    // and nobody is left to await it, so a rejection counts as "no element".
+    const result = this.send(['BLPOP', key, String(timeout)]).then(
+      (r) => {
+        settled = true;
+        return Array.isArray(r) && r.length === 2 ? ([String(r[0]), String(r[1])] as [string, string]) : null;
+      },
+      () => {
+        settled = true;
+        return null;
+      },
+    );
     const stillBlocked = () => isBlocked(this.hub.observer, this.conn.id);
     // Return only once the server has run the BLPOP (blocked, or already answered), so its
     // MONITOR line belongs to this step and stillBlocked() is meaningful.

@@ -96,6 +96,12 @@ export class RedisQueue {
     // BLPOP's 0 means "forever"; the alarm, if armed, still ends the wait.
     let limit: number | null = blockFor === 0 ? null : blockFor;
     if (blockUntil !== null) limit = Math.min(limit ?? Infinity, Math.max(0, blockUntil - this.now()));
+    ctx.describe({
+      kind: 'block',
+      title: `BLPOP ${keys.ready} ${blockFor}: blocked until a job is pushed${blockFor === 0 ? ' (0: forever)' : ` or ${blockFor}s pass (block_for)`}`,
+      methods: ['RedisQueue::pop', 'RedisQueue::migrate', 'RedisQueue::retrieveNextJob → RedisQueue::blockingPop'],
+      explain: 'The worker sleeps inside Redis instead of polling; MONITOR logs the BLPOP once, when it is issued, not when it is served.',
+    });
     const popped = await ctx.block(pending, limit);
     if (!popped) return [null, null];
     const raw = popped[1];

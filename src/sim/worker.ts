@@ -240,7 +240,7 @@ export class WorkerModel {
           title: `${label} succeeded: delete from :reserved (ZREM removed ${removed})`,
           explain: removed === 0
             ? 'ZREM removed nothing: the reserved copy this worker holds is no longer there (it was migrated back and re-reserved by another pop).'
-            : 'ZREM names the reserved copy, the cjson re-encoded string, not the payload that was pushed.',
+            : 'ZREM names the reserved copy (attempts + 1, re-encoded when it was reserved), not the payload that was pushed.',
         });
         return;
       }

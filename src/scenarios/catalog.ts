@@ -1,0 +1,87 @@
+// The shipped scenarios: `lqsim list` shows them, `lqsim run <name>` finds one by name.
+import { existsSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ScenarioError, closestNames } from './errors.ts';
+import { loadScenarioFile, scenarioErrorAt } from './load.ts';
+
+/**
+ * The package's scenarios/ folder. From src/scenarios/catalog.ts that is ../../scenarios; the
+ * build puts this file in dist/src/scenarios/, one level deeper, so look for the package root.
+ */
+export const SCENARIOS_DIR: string = findScenariosDir(dirname(fileURLToPath(import.meta.url)));
+
+export interface CatalogEntry {
+  name: string;
+  title: string;
+  file: string;
+  laravel: string;
+}
+
+const EXTENSION = '.yaml';
+const SCENARIO_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+
+/** Every scenario in `dir`, validated, sorted by name. An invalid file throws its ScenarioError. */
+export async function listScenarios(dir: string = SCENARIOS_DIR): Promise<CatalogEntry[]> {
+  const entries: CatalogEntry[] = [];
+  for (const file of (await scenarioFiles(dir)).map((f) => join(dir, f))) {
+    const loaded = await loadScenarioFile(file);
+    const stem = basename(file, EXTENSION);
+    // `lqsim run <name>` finds the file by its name, so the two must agree.
+    if (loaded.spec.name !== stem) {
+      throw scenarioErrorAt(loaded, ['name'], `the scenario is named "${loaded.spec.name}" but its file is ${stem}${EXTENSION}; make them match`);
+    }
+    entries.push({ name: loaded.spec.name, title: loaded.spec.title, file, laravel: loaded.spec.laravel });
+  }
+  return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The file to load for `lqsim run <nameOrPath>`: an existing file (relative to the working
+ * directory) wins; else `<dir>/<name>.yaml`.
+ */
+export async function resolveScenario(nameOrPath: string, dir: string = SCENARIOS_DIR): Promise<string> {
+  if (await isFile(nameOrPath)) return nameOrPath;
+  const name = nameOrPath.endsWith(EXTENSION) ? nameOrPath.slice(0, -EXTENSION.length) : nameOrPath;
+  if (SCENARIO_NAME.test(name)) {
+    const file = join(dir, `${name}${EXTENSION}`);
+    if (await isFile(file)) return file;
+  }
+  let known: string[] = [];
+  try {
+    known = (await scenarioFiles(dir)).map((f) => basename(f, EXTENSION));
+  } catch {
+    // No catalog to suggest from; the message below still says what to do.
+  }
+  const close = closestNames(basename(name), known);
+  const hint = close.length > 0 ? ` (did you mean ${close.map((n) => `"${n}"`).join(', ')}?)` : '';
+  throw new ScenarioError(nameOrPath, 0, 0, '', `no such scenario; run lqsim list${hint}`);
+}
+
+async function scenarioFiles(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err));
+    throw new ScenarioError(dir, 0, 0, '', `cannot read the scenarios folder (${code})`);
+  }
+  return names.filter((n) => n.endsWith(EXTENSION) && !n.startsWith('.')).sort();
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function findScenariosDir(from: string): string {
+  // The package root holds package.json and scenarios/ (a build may copy package.json alone).
+  for (let dir = from; dirname(dir) !== dir; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'scenarios'))) return join(dir, 'scenarios');
+  }
+  return resolve(from, '..', '..', 'scenarios');
+}

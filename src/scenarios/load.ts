@@ -1,0 +1,314 @@
+// Reads a scenario file: YAML → zod (schema.ts) → cross-reference checks. Every failure is a
+// ScenarioError pointing at the offending text, so an author can jump straight to it.
+import { readFile } from 'node:fs/promises';
+import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, visit } from 'yaml';
+import type { Document, YAMLError } from 'yaml';
+import { Scenario, type ScenarioSpec } from './schema.ts';
+import { ScenarioError, didYouMean, oneLine } from './errors.ts';
+import { schemaProblems, show, type Path, type Problem } from './schema-issues.ts';
+
+export interface LoadedScenario {
+  spec: ScenarioSpec;
+  file: string;
+  source: string;
+}
+
+/** Aliases may share a block or two; more expansions than this is an alias bomb. */
+const MAX_ALIAS_COUNT = 100;
+/** Sum of every dispatch entry's count. */
+const MAX_TOTAL_DISPATCHES = 100_000;
+/** Workers may not take the dispatcher's actor name. */
+const DISPATCHER = 'dispatcher';
+
+export async function loadScenarioFile(file: string): Promise<LoadedScenario> {
+  let source: string;
+  try {
+    source = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ScenarioError(file, 0, 0, '', `cannot read: ${describeFsError(err)}`);
+  }
+  return parseScenario(source, file);
+}
+
+export function parseScenario(source: string, file: string): LoadedScenario {
+  const parsed = parseYaml(source, file);
+  const result = Scenario.safeParse(parsed.data);
+  if (!result.success) {
+    throw parsed.locator.error(schemaProblems(result.error.issues, Scenario, parsed.data));
+  }
+  const problems = crossReferenceProblems(result.data);
+  if (problems.length > 0) throw parsed.locator.error(problems);
+  return { spec: result.data, file, source };
+}
+
+/** A ScenarioError for `path` in an already loaded scenario (for checks made by its callers). */
+export function scenarioErrorAt(loaded: LoadedScenario, path: Path, detail: string): ScenarioError {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(loaded.source, { lineCounter, prettyErrors: false });
+  return new Locator(loaded.file, loaded.source, doc, lineCounter).error([{ path, detail }]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// YAML
+
+function parseYaml(source: string, file: string): { data: unknown; locator: Locator } {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const locator = new Locator(file, source, doc, lineCounter);
+  // Warnings (an unresolved !tag, say) change what the file means: treat them as errors too.
+  if (doc.errors.length > 0) throw locator.syntaxError(doc.errors);
+  if (doc.warnings.length > 0) throw locator.syntaxError(doc.warnings);
+  const top = doc.contents;
+  if (top === null) {
+    throw new ScenarioError(file, 1, 1, '', 'the file is empty; expected a mapping with name, title, jobs and timeline');
+  }
+  if (!isMap(top)) {
+    const got = isSeq(top) ? 'a list' : isScalar(top) ? show(top.value) : 'something else';
+    const { line, col } = locator.offset(top.range?.[0] ?? 0);
+    throw new ScenarioError(file, line, col, '', `expected a mapping with name, title, jobs and timeline at the top level, got ${got}`);
+  }
+  // A list or mapping as a key (`? [a, b]`) has no JS object form (yaml would stringify it).
+  let complexKey: number | undefined;
+  visit(doc, {
+    Pair(_key, pair) {
+      if (isScalar(pair.key) || pair.key === null) return undefined;
+      complexKey = rangeStart(pair.key) ?? 0;
+      return visit.BREAK;
+    },
+  });
+  if (complexKey !== undefined) {
+    const { line, col } = locator.offset(complexKey);
+    throw new ScenarioError(file, line, col, '', 'a key must be a plain name, not a list, mapping or alias');
+  }
+  try {
+    return { data: doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }), locator };
+  } catch (err) {
+    // yaml throws a ReferenceError for an unresolved alias or an alias bomb; point at the alias.
+    let alias: { range?: [number, number, number] | null } | undefined;
+    visit(doc, {
+      Alias(_key, node) {
+        const unresolved = node.resolve(doc) === undefined;
+        if (alias === undefined || unresolved) alias = node;
+        return unresolved ? visit.BREAK : undefined;
+      },
+    });
+    const { line, col } = locator.offset(alias?.range?.[0] ?? 0);
+    const message = err instanceof Error ? err.message : String(err);
+    const detail = /excessive alias count/i.test(message)
+      ? `too many alias expansions (more than ${MAX_ALIAS_COUNT}); is this a YAML alias bomb?`
+      : message;
+    throw new ScenarioError(file, line, col, '', oneLine(detail));
+  }
+}
+
+/** Turns paths into positions in the YAML source. */
+class Locator {
+  constructor(
+    private readonly file: string,
+    private readonly source: string,
+    private readonly doc: Document.Parsed,
+    private readonly lineCounter: LineCounter,
+  ) {}
+
+  offset(offset: number): { line: number; col: number } {
+    return this.lineCounter.linePos(offset);
+  }
+
+  /**
+   * The error for the earliest problem in the file (ties: the first listed). Problems whose
+   * node is missing (a required field) sit at an ancestor's position and come after the rest:
+   * an unknown key `jobz` explains a missing `jobs` better than the other way round.
+   */
+  error(problems: Problem[]): ScenarioError {
+    let best: { problem: Problem; rank: number; offset: number } | undefined;
+    for (const problem of problems) {
+      const { offset, exact } = this.offsetOf(problem.path, problem.atKey === true);
+      const rank = exact ? 0 : 1;
+      if (best === undefined || rank < best.rank || (rank === best.rank && offset < best.offset)) best = { problem, rank, offset };
+    }
+    if (best === undefined) return new ScenarioError(this.file, 1, 1, '', 'invalid scenario');
+    const { line, col } = this.offset(best.offset);
+    return new ScenarioError(this.file, line, col, best.problem.path.join('.'), best.problem.detail);
+  }
+
+  /** The earliest of yaml's errors, once each points where the author should look. */
+  syntaxError(errors: readonly YAMLError[]): ScenarioError {
+    let best: { offset: number; detail: string } | undefined;
+    for (const e of errors) {
+      const placed = this.placeSyntaxError(e);
+      if (best === undefined || placed.offset < best.offset) best = placed;
+    }
+    const { line, col } = this.offset(best?.offset ?? 0);
+    return new ScenarioError(this.file, line, col, '', oneLine(best?.detail ?? 'invalid YAML'));
+  }
+
+  private placeSyntaxError(e: YAMLError): { offset: number; detail: string } {
+    let offset = e.pos[0];
+    let detail = e.message;
+    if (e.code === 'MISSING_CHAR' && /quote/i.test(e.message)) {
+      // yaml reports the end of the file (and complains about escapes on the way, e.g. a
+      // backslash in a class name); the opening quote is what the author needs to see.
+      visit(this.doc, {
+        Scalar(_key, node) {
+          const quoted = node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE';
+          if (quoted && node.range && node.range[1] >= e.pos[0]) {
+            offset = node.range[0];
+            detail = `${e.message} (the string that starts here is never closed)`;
+            return visit.BREAK;
+          }
+          return undefined;
+        },
+      });
+    } else if (e.code === 'DUPLICATE_KEY') {
+      const key = this.keyStartingAt(e.pos[0]);
+      if (key !== undefined) detail = `${e.message}: "${key}" appears twice in this mapping`;
+    } else if (e.code === 'BAD_INDENT') {
+      // yaml points at the start of the line; the misplaced item is after the blanks.
+      while (this.source[offset] === ' ') offset++;
+    } else if (e.code === 'BAD_DQ_ESCAPE') {
+      detail = `${e.message}; write PHP class names unquoted or in single quotes (backslashes are escapes in double quotes)`;
+    } else if (e.code === 'MULTIPLE_DOCS') {
+      detail = 'a scenario file holds one YAML document; remove the "---" separator';
+    } else if (e.code === 'TAB_AS_INDENT') {
+      detail = `${e.message}; indent with spaces`;
+    }
+    return { offset, detail };
+  }
+
+  private keyStartingAt(offset: number): string | undefined {
+    let found: string | undefined;
+    visit(this.doc, {
+      Pair(_key, pair) {
+        if (isScalar(pair.key) && pair.key.range?.[0] === offset) {
+          found = String(pair.key.value);
+          return visit.BREAK;
+        }
+        return undefined;
+      },
+    });
+    return found;
+  }
+
+  /**
+   * Offset of the node at `path`, else of its nearest existing ancestor. With `atKey`, the
+   * key that names the last segment (an unknown field is the key, not its value).
+   */
+  private offsetOf(path: Path, atKey: boolean): { offset: number; exact: boolean } {
+    let node: unknown = this.doc.contents;
+    let keyNode: unknown;
+    let depth = 0;
+    for (const segment of path) {
+      if (isAlias(node)) node = node.resolve(this.doc);
+      let next: unknown;
+      if (isMap(node)) {
+        const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment));
+        if (pair === undefined) break;
+        keyNode = pair.key;
+        next = pair.value ?? pair.key;
+      } else if (isSeq(node) && typeof segment === 'number' && segment < node.items.length) {
+        keyNode = undefined;
+        next = node.items[segment];
+      } else {
+        break;
+      }
+      node = next;
+      depth++;
+    }
+    const exact = depth === path.length;
+    const target = atKey && exact && keyNode !== undefined ? keyNode : node;
+    return { offset: rangeStart(target) ?? 0, exact };
+  }
+}
+
+function rangeStart(node: unknown): number | undefined {
+  if (typeof node !== 'object' || node === null || !('range' in node)) return undefined;
+  const range = (node as { range?: unknown }).range;
+  return Array.isArray(range) && typeof range[0] === 'number' ? range[0] : undefined;
+}
+
+function describeFsError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as NodeJS.ErrnoException).code;
+  // "ENOENT: no such file or directory, open 'x'" → "no such file or directory (ENOENT)"
+  const m = /^([A-Z0-9_]+): ([^,]+)/.exec(err.message);
+  return oneLine(m ? `${m[2]} (${m[1]})` : code ? `${err.message} (${code})` : err.message);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross references: what zod cannot see, because it spans fields.
+
+function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
+  const problems: Problem[] = [];
+  const connections = Object.keys(spec.connections);
+  const jobs = Object.keys(spec.jobs);
+  const unknown = (what: string, value: string, known: string[]): string => {
+    const hint = didYouMean(value, known);
+    return `unknown ${what} "${value}"${hint || (known.length > 0 ? ` (defined: ${known.join(', ')})` : '')}`;
+  };
+
+  for (const [name, connection] of Object.entries(spec.connections)) {
+    if (!isQueueName(connection.queue)) {
+      problems.push({ path: ['connections', name, 'queue'], detail: singleQueue(connection.queue) });
+    }
+  }
+
+  const workerIndex = new Map<string, number>();
+  spec.workers.forEach((worker, i) => {
+    if (worker.name === DISPATCHER) {
+      problems.push({ path: ['workers', i, 'name'], detail: `"${DISPATCHER}" is the actor that dispatches jobs; give the worker another name` });
+    } else if (workerIndex.has(worker.name)) {
+      problems.push({ path: ['workers', i, 'name'], detail: `duplicate worker name "${worker.name}" (also workers.${workerIndex.get(worker.name)})` });
+    } else {
+      workerIndex.set(worker.name, i);
+    }
+    if (worker.connection !== undefined && !connections.includes(worker.connection)) {
+      problems.push({ path: ['workers', i, 'connection'], detail: unknown('connection', worker.connection, connections) });
+    }
+    if (worker.queue !== undefined && !worker.queue.split(',').every(isQueueName)) {
+      problems.push({ path: ['workers', i, 'queue'], detail: `expected comma-separated queue names, got ${show(worker.queue)}` });
+    }
+  });
+  const workers = [...workerIndex.keys()];
+
+  let dispatched = 0;
+  let reportedTotal = false;
+  spec.timeline.forEach((entry, i) => {
+    if (spec.until !== undefined && entry.at > spec.until) {
+      problems.push({ path: ['timeline', i, 'at'], detail: `at ${entry.at} is after until (${spec.until}); the run stops before it` });
+    }
+    if ('dispatch' in entry) {
+      if (!jobs.includes(entry.dispatch)) {
+        problems.push({ path: ['timeline', i, 'dispatch'], detail: unknown('job', entry.dispatch, jobs) });
+      }
+      if (entry.connection !== undefined && !connections.includes(entry.connection)) {
+        problems.push({ path: ['timeline', i, 'connection'], detail: unknown('connection', entry.connection, connections) });
+      }
+      if (entry.queue !== undefined && !isQueueName(entry.queue)) {
+        problems.push({ path: ['timeline', i, 'queue'], detail: singleQueue(entry.queue) });
+      }
+      dispatched += entry.count;
+      if (dispatched > MAX_TOTAL_DISPATCHES && !reportedTotal) {
+        reportedTotal = true;
+        problems.push({
+          path: ['timeline', i, 'count'],
+          detail: `the timeline dispatches ${dispatched} jobs by here; at most ${MAX_TOTAL_DISPATCHES} in total`,
+        });
+      }
+    } else if ('stop' in entry) {
+      if (!workerIndex.has(entry.stop)) problems.push({ path: ['timeline', i, 'stop'], detail: unknown('worker', entry.stop, workers) });
+    } else if (entry.actor !== undefined && entry.actor !== DISPATCHER && !workerIndex.has(entry.actor)) {
+      const actors = [DISPATCHER, ...workers];
+      const hint = didYouMean(entry.actor, actors);
+      problems.push({ path: ['timeline', i, 'actor'], detail: `unknown actor "${entry.actor}"${hint}; use ${DISPATCHER} or a worker name (${actors.join(', ')})` });
+    }
+  });
+  return problems;
+}
+
+function isQueueName(queue: string): boolean {
+  return /^[^,\s]+$/.test(queue);
+}
+
+function singleQueue(queue: string): string {
+  return `expected one queue name without commas or spaces, got ${show(queue)}`;
+}

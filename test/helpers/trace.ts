@@ -1,0 +1,175 @@
+// Patterns for expected traces, written by hand in the tests from Laravel's behaviour. A pattern
+// names the command and the arguments that matter: keys exactly, times relative to the virtual
+// clock, payload fields, and bindings ("the same string the pop ZADDed").
+import { isDeepStrictEqual } from 'node:util';
+import type { ScriptName } from '../../src/sim/lua.ts';
+import type { LaravelProfile } from '../../src/sim/profiles/types.ts';
+import { laravel57 } from '../../src/sim/profiles/laravel-5.7.ts';
+import type { Step, Timeline, TraceCommand } from '../../src/scenarios/timeline.ts';
+
+/** Returns null when the argument matches, else what was expected. */
+export type ArgMatcher = (arg: string, ctx: MatchContext) => string | null;
+export type Arg = string | ArgMatcher;
+
+export interface MatchContext {
+  start: number;
+  bound: Map<string, string>;
+  profile: LaravelProfile;
+}
+
+export interface CmdPattern {
+  source: 'client' | 'lua';
+  args: Arg[];
+}
+
+export interface StepPattern {
+  actor: string;
+  /** Virtual seconds after the start. */
+  t: number;
+  kind?: Step['kind'];
+  commands: CmdPattern[];
+}
+
+export const c = (...args: Arg[]): CmdPattern => ({ source: 'client', args });
+export const lua = (...args: Arg[]): CmdPattern => ({ source: 'lua', args });
+
+/** The unix time `seconds` after the scenario start, as Laravel passes it. */
+export const at =
+  (seconds: number): ArgMatcher =>
+  (arg, ctx) =>
+    arg === String(ctx.start + seconds) ? null : `t+${seconds} (${ctx.start + seconds})`;
+
+/** The whole text of one of the profile's scripts (their texts are checked in scripts.test.ts). */
+export const script =
+  (name: ScriptName): ArgMatcher =>
+  (arg, ctx) =>
+    arg === ctx.profile.scripts[name].source ? null : `the ${name} script text`;
+
+/** A JSON payload whose listed fields have these values (dotted paths allowed); optionally bound. */
+export const payload =
+  (fields: Record<string, unknown>, bind?: string): ArgMatcher =>
+  (arg, ctx) => {
+    let p: unknown;
+    try {
+      p = JSON.parse(arg);
+    } catch {
+      return `a JSON payload with ${JSON.stringify(fields)}`;
+    }
+    for (const [path, want] of Object.entries(fields)) {
+      const got = path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], p);
+      if (!isDeepStrictEqual(got, want)) return `payload.${path} = ${JSON.stringify(want)} (got ${JSON.stringify(got)})`;
+    }
+    if (bind) return same(bind)(arg, ctx);
+    return null;
+  };
+
+/** Binds the argument on first use; later uses must be byte-identical. */
+export const same =
+  (name: string): ArgMatcher =>
+  (arg, ctx) => {
+    const prev = ctx.bound.get(name);
+    if (prev === undefined) {
+      ctx.bound.set(name, arg);
+      return null;
+    }
+    return prev === arg ? null : `the same string as ${name}`;
+  };
+
+export const any: ArgMatcher = () => null;
+
+/** EVAL <script> <numkeys> <keys...> <argv...>, followed by the script's own commands. */
+export function evalScript(name: ScriptName, keys: string[], argv: Arg[], inner: CmdPattern[] = []): CmdPattern[] {
+  return [c('EVAL', script(name), (a, ctx) => (a === String(ctx.profile.scripts[name].numberOfKeys) ? null : 'numkeys'), ...keys, ...argv), ...inner];
+}
+
+export interface QueueNames {
+  ready: string;
+  delayed: string;
+  reserved: string;
+}
+export const queue = (name: string, prefix = ''): QueueNames => ({
+  ready: `${prefix}queues:${name}`,
+  delayed: `${prefix}queues:${name}:delayed`,
+  reserved: `${prefix}queues:${name}:reserved`,
+});
+
+/** migrateExpiredJobs(from, to) at t; `moved` lists the rpush chunks when jobs were due. */
+export function migrate(from: string, to: string, t: number, moved?: Arg[][]): CmdPattern[] {
+  const inner = [lua('zrangebyscore', from, '-inf', at(t))];
+  if (moved) {
+    const n = moved.reduce((s, chunk) => s + chunk.length, 0);
+    inner.push(lua('zremrangebyrank', from, '0', String(n - 1)));
+    for (const chunk of moved) inner.push(lua('rpush', to, ...chunk));
+  }
+  return evalScript('migrateExpiredJobs', [from, to], [at(t)], inner);
+}
+
+/** The pop script at t with retry_after; `reserved` is the zadd'ed copy when a job was there. */
+export function popScript(q: QueueNames, t: number, retryAfter: number, reserved?: Arg): CmdPattern[] {
+  const inner = [lua('lpop', q.ready)];
+  if (reserved) inner.push(lua('zadd', q.reserved, at(t + retryAfter), reserved));
+  return evalScript('pop', [q.ready, q.reserved], [at(t + retryAfter)], inner);
+}
+
+/** RedisQueue::pop that finds nothing: migrate :delayed, migrate :reserved, pop script. */
+export function emptyPoll(q: QueueNames, t: number, retryAfter = 90): CmdPattern[] {
+  return [...migrate(q.delayed, q.ready, t), ...migrate(q.reserved, q.ready, t), ...popScript(q, t, retryAfter)];
+}
+
+/**
+ * Asserts the timeline's steps match, step by step and command by command. Throws one error
+ * listing every mismatch, with the actual commands of the first differing step.
+ */
+export function expectSteps(timeline: Timeline, expected: StepPattern[], profile: LaravelProfile = laravel57): void {
+  const ctx: MatchContext = { start: timeline.start, bound: new Map(), profile };
+  const problems: string[] = [];
+  if (timeline.error) problems.push(`run error: ${timeline.error}`);
+  const n = Math.max(expected.length, timeline.steps.length);
+  for (let i = 0; i < n && problems.length < 10; i++) {
+    const want = expected[i];
+    const got = timeline.steps[i];
+    if (!want || !got) {
+      problems.push(`step ${i}: expected ${want ? describeStep(want) : 'no step'}, got ${got ? `${got.actor} t+${got.t - timeline.start}s "${got.title}"` : 'no step'}`);
+      continue;
+    }
+    const where = `step ${i} (${got.actor} t+${got.t - timeline.start}s "${got.title}")`;
+    if (got.actor !== want.actor) problems.push(`${where}: actor ${want.actor}`);
+    if (got.t - timeline.start !== want.t) problems.push(`${where}: time t+${want.t}s`);
+    if (want.kind && got.kind !== want.kind) problems.push(`${where}: kind ${want.kind}, got ${got.kind}`);
+    const cmdProblems = matchCommands(got.commands, want.commands, ctx);
+    if (cmdProblems.length) problems.push(`${where}:\n    ${cmdProblems.join('\n    ')}\n  actual:\n${render(got.commands)}`);
+  }
+  if (problems.length) throw new Error(`trace mismatch:\n- ${problems.join('\n- ')}`);
+}
+
+function matchCommands(got: TraceCommand[], want: CmdPattern[], ctx: MatchContext): string[] {
+  const out: string[] = [];
+  if (got.length !== want.length) out.push(`expected ${want.length} commands, got ${got.length}`);
+  for (let i = 0; i < Math.min(got.length, want.length); i++) {
+    const g = got[i]!;
+    const w = want[i]!;
+    if (g.source !== w.source) out.push(`command ${i}: source ${w.source}, got ${g.source}`);
+    if (g.args.length !== w.args.length) {
+      out.push(`command ${i} (${g.args[0]}): expected ${w.args.length} args, got ${g.args.length}`);
+      continue;
+    }
+    w.args.forEach((a, j) => {
+      const arg = g.args[j]!;
+      const miss = typeof a === 'string' ? (a === arg ? null : JSON.stringify(a)) : a(arg, ctx);
+      if (miss) out.push(`command ${i} (${g.args[0]}) arg ${j}: expected ${miss}, got ${short(arg)}`);
+    });
+  }
+  return out;
+}
+
+function describeStep(s: StepPattern): string {
+  return `${s.actor} t+${s.t}s with ${s.commands.length} commands`;
+}
+
+function short(s: string): string {
+  return s.length > 80 ? `${JSON.stringify(s.slice(0, 77))}...` : JSON.stringify(s);
+}
+
+function render(cmds: TraceCommand[]): string {
+  return cmds.map((c) => `    ${c.source === 'lua' ? '  [lua] ' : ''}${c.args.map(short).join(' ')}`).join('\n');
+}

@@ -131,7 +131,7 @@ export const Scenario = z
     laravel: z.enum(PROFILE_NAMES).default('5.7').describe('Laravel version profile'),
     start: z.number().int().min(0).max(4_102_444_800).default(1_700_000_000).describe('virtual unix time of t=0'),
     until: seconds('stop the simulation at this virtual second (default: when every job has finished)').optional(),
-    seed: z.number().int().min(0).default(1).describe('seed for the random job ids'),
+    seed: z.number().int().min(0).max(2 ** 32 - 1).default(1).describe('seed for the random job ids (0 to 2^32-1)'),
     redis: z
       .object({
         client: z.enum(['predis', 'phpredis']).optional().describe("Laravel's Redis client (default: the profile's)"),

@@ -34,8 +34,9 @@ export function phpSerialize(value: PhpValue): string {
   if (value === null) return 'N;';
   if (typeof value === 'boolean') return `b:${value ? 1 : 0};`;
   if (typeof value === 'number') {
-    if (Number.isInteger(value)) return `i:${value};`;
-    return `d:${value};`;
+    // PHP ints are 64-bit; a larger whole number only exists in PHP as a float.
+    if (Number.isInteger(value) && Math.abs(value) < 2 ** 63) return `i:${value};`;
+    return `d:${phpFloat(value)};`;
   }
   if (typeof value === 'string') return `s:${byteLength(value)}:"${value}";`;
   if (value.kind === 'array') {
@@ -50,4 +51,19 @@ export function phpSerialize(value: PhpValue): string {
     })
     .join('');
   return `O:${byteLength(value.className)}:"${value.className}":${value.properties.length}:{${props}}`;
+}
+
+/**
+ * A float as serialize() writes it (serialize_precision -1): the shortest round-trip digits,
+ * in exponent form below 1e-4 and from 1e17 up, with at least one decimal and a capital E.
+ */
+export function phpFloat(x: number): string {
+  if (Number.isNaN(x)) return 'NAN';
+  if (!Number.isFinite(x)) return x > 0 ? 'INF' : '-INF';
+  const abs = Math.abs(x);
+  if (abs !== 0 && (abs < 1e-4 || abs >= 1e17)) {
+    const [mantissa, exp] = x.toExponential().split('e') as [string, string];
+    return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${exp.startsWith('-') ? exp : `+${exp.replace('+', '')}`}`;
+  }
+  return String(x);
 }

@@ -10,6 +10,9 @@ export function serializeJob53(input: PayloadInput): string {
     kind: 'object',
     className: input.className,
     properties: [
+      // 5.3 never reads $tries/$timeout, but a class that declares them still serializes them.
+      ...(input.tries !== null ? [{ name: 'tries', visibility: 'public' as const, value: input.tries }] : []),
+      ...(input.timeout !== null ? [{ name: 'timeout', visibility: 'public' as const, value: input.timeout }] : []),
       ...input.properties.map(([name, value]) => ({ name, visibility: 'public' as const, value })),
       { name: 'job', visibility: 'protected', value: null },
       { name: 'connection', visibility: 'public', value: input.connection },

@@ -6,7 +6,7 @@ import { renderNdjson } from './output/ndjson.ts';
 import { colourLevel, makeChalk } from './output/colour.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from './output/text.ts';
 import { RedisUnavailableError } from './redis/errors.ts';
-import { runCleanups } from './redis/cleanup.ts';
+import { installCleanupHandlers, isShuttingDown, runCleanups } from './redis/cleanup.ts';
 import type { RedisServer } from './redis/server.ts';
 import { acquireRedis } from './redis/server.ts';
 import { listScenarios, resolveScenario } from './scenarios/catalog.ts';
@@ -72,6 +72,8 @@ async function runCommand(scenario: string, o: { format: Format; full?: boolean;
       },
     });
   });
+  // After Ctrl-C the server is stopped under the run; its errors are ours, not the user's.
+  if (isShuttingDown()) return 1;
   if (o.format === 'text') out(renderTextFooter(timeline, textOpts));
   if (timeline.error) {
     err(`lqsim: run ended early after ${timeline.steps.length} steps: ${timeline.error}\n`);
@@ -113,6 +115,7 @@ function program(setExit: (code: number) => void): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  installCleanupHandlers();
   let code = 0;
   try {
     await program((c) => (code = c)).parseAsync(argv, { from: 'user' });
@@ -126,6 +129,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** The only place an error becomes text: one line, never a stack trace. */
 function report(e: unknown): number {
+  if (isShuttingDown()) return 1;
   if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
   if (e instanceof ScenarioError || e instanceof UsageError) {
     err(`lqsim: ${e.message}\n`);

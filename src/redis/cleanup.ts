@@ -72,6 +72,16 @@ function onSignal(signal: (typeof SIGNALS)[number]): void {
   void runCleanups().finally(() => process.exit(code));
 }
 
+/** True once a signal has started the shutdown: errors from connections it closes are expected. */
+export function isShuttingDown(): boolean {
+  return exiting;
+}
+
+/** Installs the signal and exit handlers now (the CLI calls this first, before anything starts). */
+export function installCleanupHandlers(): void {
+  install();
+}
+
 function install(): void {
   if (installed) return;
   installed = true;

@@ -56,7 +56,14 @@ export async function resolveScenario(nameOrPath: string, dir: string = SCENARIO
   }
   const close = closestNames(basename(name), known);
   const hint = close.length > 0 ? ` (did you mean ${close.map((n) => `"${n}"`).join(', ')}?)` : '';
-  throw new ScenarioError(nameOrPath, 0, 0, '', `no such scenario; run lqsim list${hint}`);
+  const looksLikePath = nameOrPath.includes('/') || nameOrPath.includes('\\') || nameOrPath.endsWith(EXTENSION);
+  throw new ScenarioError(
+    nameOrPath,
+    0,
+    0,
+    '',
+    looksLikePath ? `no such file${hint}` : `no such scenario; run lqsim list to see them${hint}`,
+  );
 }
 
 async function scenarioFiles(dir: string): Promise<string[]> {

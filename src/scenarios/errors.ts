@@ -11,7 +11,8 @@ export class ScenarioError extends Error {
     readonly field: string,
     readonly detail: string,
   ) {
-    const where = `${file}:${line}:${column}`;
+    // A file-level error (unreadable, no such scenario) has no position to show.
+    const where = line > 0 ? `${file}:${line}:${column}` : file;
     super(oneLine(field === '' ? `${where}: ${detail}` : `${where}: ${field}: ${detail}`));
     this.name = 'ScenarioError';
   }

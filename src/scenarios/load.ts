@@ -171,6 +171,9 @@ class Locator {
       detail = 'a scenario file holds one YAML document; remove the "---" separator';
     } else if (e.code === 'TAB_AS_INDENT') {
       detail = `${e.message}; indent with spaces`;
+    } else if (e.code === 'BLOCK_AS_IMPLICIT_KEY' || /Nested mappings are not allowed in compact mappings/.test(e.message)) {
+      // The usual cause: a plain value (a note, a title) that contains ": ".
+      detail = `${e.message}; a value containing ": " must be quoted, e.g. note: "tries 3: no release"`;
     }
     return { offset, detail };
   }
@@ -296,6 +299,10 @@ function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
       }
     } else if ('stop' in entry) {
       if (!workerIndex.has(entry.stop)) problems.push({ path: ['timeline', i, 'stop'], detail: unknown('worker', entry.stop, workers) });
+    } else if ('size' in entry) {
+      if (entry.connection !== undefined && !connections.includes(entry.connection)) {
+        problems.push({ path: ['timeline', i, 'connection'], detail: unknown('connection', entry.connection, connections) });
+      }
     } else if (entry.actor !== undefined && entry.actor !== DISPATCHER && !workerIndex.has(entry.actor)) {
       const actors = [DISPATCHER, ...workers];
       const hint = didYouMean(entry.actor, actors);

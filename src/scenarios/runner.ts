@@ -45,7 +45,8 @@ export interface RunOptions {
 
 type DispatchEntry = Extract<TimelineEntrySpec, { dispatch: string }>;
 type StopEntry = Extract<TimelineEntrySpec, { stop: string }>;
-type NoteEntry = Exclude<TimelineEntrySpec, DispatchEntry | StopEntry>;
+type SizeEntry = Extract<TimelineEntrySpec, { size: string }>;
+type NoteEntry = Exclude<TimelineEntrySpec, DispatchEntry | StopEntry | SizeEntry>;
 
 export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise<Timeline> {
   const profile = getProfile(opts.laravel ?? spec.laravel);
@@ -102,7 +103,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     );
     const workerByName = new Map(workers.map((w) => [w.name, w]));
 
-    let pendingEntries = spec.timeline.filter((e) => 'dispatch' in e || 'stop' in e).length + workers.length;
+    let pendingEntries = spec.timeline.filter((e) => 'dispatch' in e || 'stop' in e || 'size' in e).length + workers.length;
     let lastQueues: QueueState[] | null = null;
     const totalJobs = spec.timeline.reduce((n, e) => n + ('dispatch' in e ? e.count : 0), 0);
     const scheduler = new Scheduler({
@@ -131,6 +132,13 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
           });
         });
       }
+    }
+    for (const entry of spec.timeline) {
+      if (!('size' in entry)) continue;
+      scheduler.spawn('dispatcher', spec.start + entry.at, async (ctx) => {
+        pendingEntries--;
+        await querySize(ctx, entry);
+      });
     }
     for (const w of workers) {
       scheduler.spawn(w.name, spec.start + w.spec.start, async (ctx) => {
@@ -189,6 +197,23 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       });
     }
 
+    /** The application calls Queue::size(): a web request with its own connection, like a dispatch. */
+    async function querySize(ctx: ActorContext, entry: SizeEntry): Promise<void> {
+      const methods: string[] = [];
+      const port = await connect('dispatcher');
+      const connectionName = entry.connection ?? defaultConnection;
+      const queue = new RedisQueue(port, connections[connectionName]!, profile, () => ctx.now(), (m) => methods.push(m));
+      const size = await queue.size(entry.size);
+      await port.close();
+      ctx.describe({
+        kind: 'size',
+        title: `Queue::size('${entry.size}') = ${size}`,
+        methods: ['Queue::size', ...methods],
+        explain: 'size counts the ready LIST, the :delayed ZSET and the :reserved ZSET together: jobs that are running still count.',
+        note: entry.note,
+      });
+    }
+
     const notes = new PendingNotes(spec);
 
     capture = await MonitorCapture.start(opts.redis.url);
@@ -237,7 +262,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
 class PendingNotes {
   private readonly pending: NoteEntry[];
   constructor(private readonly spec: ScenarioSpec) {
-    this.pending = spec.timeline.filter((e): e is NoteEntry => !('dispatch' in e) && !('stop' in e));
+    this.pending = spec.timeline.filter((e): e is NoteEntry => !('dispatch' in e) && !('stop' in e) && !('size' in e));
   }
   attach(step: Step): void {
     for (let i = 0; i < this.pending.length; i++) {

@@ -107,19 +107,28 @@ const StopEntry = z
   .object({ at, stop: name.describe('a worker: SIGTERM, it quits after its current job'), note })
   .strict();
 
+const SizeEntry = z
+  .object({
+    at,
+    size: z.string().regex(/^[^,\s]+$/, 'one queue name').describe("the application calls Queue::size('<queue>'): the size script"),
+    connection: name.optional(),
+    note,
+  })
+  .strict();
+
 const NoteEntry = z
   .object({
     at,
     note: z.string().min(1),
     actor: name.optional().describe('attach to the first step of this actor at or after `at`'),
     on: z
-      .enum(['dispatch', 'pop', 'block', 'process', 'delete', 'release', 'fail', 'kill', 'restart', 'sleep', 'stop'])
+      .enum(['dispatch', 'size', 'pop', 'block', 'process', 'delete', 'release', 'fail', 'kill', 'restart', 'sleep', 'stop'])
       .optional()
       .describe('attach to the first step of this kind'),
   })
   .strict();
 
-export const TimelineEntry = z.union([DispatchEntry, StopEntry, NoteEntry]);
+export const TimelineEntry = z.union([DispatchEntry, StopEntry, SizeEntry, NoteEntry]);
 
 export const PROFILE_NAMES = ['5.3', '5.7'] as const;
 

@@ -112,6 +112,13 @@ export class RedisQueue {
     return [raw, reserved];
   }
 
+  /** RedisQueue::size → LuaScripts::size: LLEN + ZCARD :delayed + ZCARD :reserved. */
+  async size(queue?: string | null): Promise<number> {
+    this.trail('RedisQueue::size → LuaScripts::size');
+    const keys = this.keys(queue);
+    return Number(await this.port.eval(this.profile.scripts.size, [keys.ready, keys.delayed, keys.reserved], []));
+  }
+
   /** RedisQueue::deleteReserved: ZREM queues:<q>:reserved <the reserved payload>. */
   async deleteReserved(queue: string, job: RedisJob): Promise<number> {
     this.trail('RedisQueue::deleteReserved');

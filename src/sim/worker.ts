@@ -105,8 +105,10 @@ export class WorkerModel {
           this.state.status = { kind: 'stopped', reason: 'SIGTERM' };
           return 'done';
         }
+        // Only Worker::daemon registers the timeout handler; runNextJob (--once) never arms it.
+        const armed = !o.once;
         // 5.3 arms the alarm at the top of the loop, for timeout + sleep.
-        if (rules.alarm === 'timeout-plus-sleep') alarmAt = o.timeout > 0 ? ctx.now() + o.timeout + o.sleep : null;
+        if (armed && rules.alarm === 'timeout-plus-sleep') alarmAt = o.timeout > 0 ? ctx.now() + o.timeout + o.sleep : null;
 
         this.state.status = { kind: 'polling' };
         this.methods.push('Worker::getNextJob');
@@ -114,7 +116,7 @@ export class WorkerModel {
         if (alarmAt !== null && ctx.now() >= alarmAt) return this.kill(ctx, null);
 
         // 5.4+: registerTimeoutHandler after the pop, with the job's timeout (Worker::timeoutForJob).
-        if (rules.alarm === 'job-timeout') {
+        if (armed && rules.alarm === 'job-timeout') {
           const seconds = job && job.timeout() !== null ? job.timeout()! : o.timeout;
           alarmAt = seconds > 0 ? ctx.now() + seconds : null;
         }

@@ -95,7 +95,15 @@ describe('reserve', () => {
       },
       // handle() runs 30 s; the run stops at until: 5 while it is still running.
       { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
+      // Queue::size('default') from a new request: the size script, 3 keys, no ARGV.
+      {
+        actor: 'dispatcher',
+        t: 1,
+        kind: 'size',
+        commands: [SELECT, ...evalScript('size', [Q.ready, Q.delayed, Q.reserved], [], [lua('llen', Q.ready), lua('zcard', Q.delayed), lua('zcard', Q.reserved)])],
+      },
     ]);
+    expect(t.steps[3]!.title).toBe("Queue::size('default') = 1");
     const pushed = t.steps[0]!.commands[1]!.args[2]!;
     const reserved = t.steps[1]!.commands.find((x) => x.source === 'lua' && x.args[0] === 'zadd')!.args[3]!;
     // cjson re-encodes the payload: the same data except attempts (its key order is the server's).

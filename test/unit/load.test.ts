@@ -17,6 +17,10 @@ const BAD = fileURLToPath(new URL('../fixtures/bad-scenarios/', import.meta.url)
 const CASES: Record<string, { line: number; column: number; field: string; detail: string }> = {
   'bad-indent': { line: 6, column: 4, field: '', detail: 'same column' },
   'tab-indent': { line: 4, column: 1, field: '', detail: 'Tabs' },
+  // line 9 is `    note: tries 3: no release`; the nested mapping starts at the value, column 11.
+  'unquoted-colon': { line: 9, column: 11, field: '', detail: 'a value containing ": " must be quoted' },
+  // line 11 is `    connection: nope`; the value starts at column 17.
+  'unknown-size-connection': { line: 11, column: 17, field: 'timeline.1.connection', detail: 'unknown connection "nope"' },
   'unclosed-quote': { line: 2, column: 8, field: '', detail: 'never closed' },
   'duplicate-key': { line: 7, column: 5, field: '', detail: '"tries" appears twice' },
   'not-a-mapping': { line: 2, column: 1, field: '', detail: 'got a list' },

@@ -1,0 +1,174 @@
+// Worker rules the shipped scenarios do not exercise, each as a small inline scenario against a
+// real redis-server, with the expected trace derived by hand from Laravel 5.7's Worker (seed 002:
+// markJobAsFailedIfAlreadyExceedsMaxAttempts, markJobAsFailedIfWillExceedMaxAttempts,
+// handleJobException, registerTimeoutHandler/timeoutForJob) and InteractsWithQueue.
+import { describe, expect, it } from 'vitest';
+import { parseScenario } from '../../src/scenarios/load.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
+import type { Timeline } from '../../src/scenarios/timeline.ts';
+import { useRedis } from '../helpers/run.ts';
+import type { CmdPattern } from '../helpers/trace.ts';
+import { at, c, emptyPoll, evalScript, expectSteps, lua, migrate, payload, popScript, queue, same } from '../helpers/trace.ts';
+
+const redis = useRedis();
+const SELECT = c('SELECT', '0');
+const Q = queue('default');
+
+async function run(yaml: string): Promise<Timeline> {
+  const { spec } = parseScenario(yaml, 'inline.yaml');
+  return runScenario(spec, { redis: redis() });
+}
+
+const scenario = (worker: string, job: string, extra = '') => `
+name: inline
+title: inline
+${extra}
+workers:
+  - { name: worker-1, ${worker} }
+jobs:
+  J:
+    class: App\\Jobs\\J
+${job}
+timeline:
+  - { at: 0, dispatch: J }
+`;
+
+const firstPop = (r: string, retryAfter = 90): CmdPattern[] => [
+  SELECT,
+  ...migrate(Q.delayed, Q.ready, 0),
+  ...migrate(Q.reserved, Q.ready, 0),
+  ...popScript(Q, 0, retryAfter, payload({ attempts: 1 }, r)),
+];
+const release = (r: string, due: number): CmdPattern[] =>
+  evalScript('release', [Q.delayed, Q.reserved], [same(r), at(due)], [lua('zrem', Q.reserved, same(r)), lua('zadd', Q.delayed, at(due), same(r))]);
+const popDue = (tt: number, from: string, to: string, attempts: number): CmdPattern[] => [
+  ...migrate(Q.delayed, Q.ready, tt, [[same(from)]]),
+  ...migrate(Q.reserved, Q.ready, tt),
+  ...popScript(Q, tt, 90, payload({ attempts }, to)),
+];
+const dispatched = (fields: Record<string, unknown> = {}) => ({
+  actor: 'dispatcher',
+  t: 0,
+  commands: [SELECT, c('RPUSH', Q.ready, payload({ attempts: 0, ...fields }))],
+});
+
+describe('job-level options override the worker', () => {
+  it('public $tries = 2 beats --tries=1: the first failure is released, the second fails', async () => {
+    const t = await run(scenario('tries: 1, sleep: 1', '    tries: 2\n    attempts: [{ throw: boom }]'));
+    expectSteps(t, [
+      // maxTries 2 travels in the payload, and $tries is serialized as the class's own property.
+      dispatched({ maxTries: 2, 'data.command': 'O:10:"App\\Jobs\\J":8:{s:5:"tries";i:2;s:6:"\0*\0job";N;s:10:"connection";N;s:5:"queue";N;s:15:"chainConnection";N;s:10:"chainQueue";N;s:5:"delay";N;s:7:"chained";a:0:{}}' }),
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1') },
+      // attempts 1 < job tries 2 → release(--delay=0): due at once.
+      { actor: 'worker-1', t: 0, kind: 'release', commands: release('r1', 0) },
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: popDue(0, 'r1', 'r2', 2) },
+      // attempts 2 <= 2, so it runs; it throws, and attempts 2 >= 2 fails it: ZREM only.
+      { actor: 'worker-1', t: 0, kind: 'fail', commands: [c('ZREM', Q.reserved, same('r2'))] },
+    ]);
+    expect(t.failed).toMatchObject([{ exception: 'Exception', message: 'boom' }]);
+    expect(t.jobs[0]).toMatchObject({ executions: 2 });
+  });
+
+  it('public $timeout = 10 beats --timeout=60: the alarm fires after 10 s', async () => {
+    const t = await run(scenario('timeout: 60', '    timeout: 10\n    attempts: [{ run: 20 }]', 'until: 10'));
+    expectSteps(t, [
+      dispatched({ timeout: 10 }),
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1') },
+      { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
+      { actor: 'worker-1', t: 10, kind: 'kill', commands: [] },
+      { actor: 'worker-1', t: 10, kind: 'restart', commands: [] },
+      { actor: 'worker-1', t: 10, kind: 'pop', commands: [SELECT, ...emptyPoll(Q, 10)] },
+    ]);
+    expect(t.steps[3]!.title).toContain('after 10s');
+  });
+
+  it('retryUntil: retried while now <= timeoutAt, then failed unrun with MaxAttemptsExceededException', async () => {
+    // --tries=0 (unlimited) so only timeoutAt (t+15) decides; --delay=10.
+    const t = await run(scenario('tries: 0, delay: 10, sleep: 10', '    retry_until: 15\n    attempts: [{ throw: boom }]'));
+    expectSteps(t, [
+      dispatched({ timeoutAt: 1_700_000_015 }),
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1') },
+      // willExceed: timeoutAt 15 > now 0 and tries 0 → release to t+10.
+      { actor: 'worker-1', t: 0, kind: 'release', commands: release('r1', 10) },
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: emptyPoll(Q, 0) },
+      // alreadyExceeds: now 10 <= timeoutAt 15 → it runs (attempts 2); throws; released to t+20.
+      { actor: 'worker-1', t: 10, kind: 'pop', commands: popDue(10, 'r1', 'r2', 2) },
+      { actor: 'worker-1', t: 10, kind: 'release', commands: release('r2', 20) },
+      { actor: 'worker-1', t: 10, kind: 'pop', commands: emptyPoll(Q, 10) },
+      // alreadyExceeds: now 20 > timeoutAt 15 → failJob before firing.
+      { actor: 'worker-1', t: 20, kind: 'pop', commands: popDue(20, 'r2', 'r3', 3) },
+      { actor: 'worker-1', t: 20, kind: 'fail', commands: [c('ZREM', Q.reserved, same('r3'))] },
+    ]);
+    expect(t.failed).toMatchObject([{ exception: 'Illuminate\\Queue\\MaxAttemptsExceededException' }]);
+    expect(t.jobs[0]).toMatchObject({ executions: 2, outcome: 'failed' });
+  });
+});
+
+describe('what the job itself does', () => {
+  it('$this->release(30): the release script, no exception handling, and a retry at t+30', async () => {
+    const t = await run(scenario('tries: 3, sleep: 30', '    attempts: [{ release: 30 }, succeed]'));
+    expectSteps(t, [
+      dispatched(),
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1') },
+      { actor: 'worker-1', t: 0, kind: 'release', commands: release('r1', 30) },
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: emptyPoll(Q, 0) },
+      { actor: 'worker-1', t: 30, kind: 'pop', commands: popDue(30, 'r1', 'r2', 2) },
+      { actor: 'worker-1', t: 30, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r2'))] },
+    ]);
+    expect(t.failed).toEqual([]);
+  });
+
+  it('$this->fail(): deleted (ZREM) and logged with ManuallyFailedException; no second delete', async () => {
+    const t = await run(scenario('tries: 3', '    attempts: [fail]'));
+    expectSteps(t, [
+      dispatched(),
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1') },
+      { actor: 'worker-1', t: 0, kind: 'fail', commands: [c('ZREM', Q.reserved, same('r1'))] },
+    ]);
+    expect(t.failed).toMatchObject([{ exception: 'Illuminate\\Queue\\ManuallyFailedException' }]);
+  });
+
+  it('$this->delete(): one ZREM, not failed, and CallQueuedHandler does not delete again', async () => {
+    const t = await run(scenario('tries: 3', '    attempts: [delete]'));
+    expectSteps(t, [
+      dispatched(),
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1') },
+      { actor: 'worker-1', t: 0, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r1'))] },
+    ]);
+    expect(t.failed).toEqual([]);
+    expect(t.jobs[0]).toMatchObject({ outcome: 'deleted' });
+  });
+});
+
+describe('the alarm', () => {
+  it('--sleep longer than --timeout kills an idle worker: the alarm armed after an empty pop fires during the sleep', async () => {
+    const t = await run(`
+name: inline
+title: inline
+until: 60
+workers:
+  - { name: worker-1, sleep: 90, timeout: 60 }
+jobs:
+  J: { class: App\\Jobs\\J }
+timeline:
+  - { at: 50, note: nothing to do }
+`);
+    expectSteps(t, [
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...emptyPoll(Q, 0)] },
+      { actor: 'worker-1', t: 60, kind: 'kill', commands: [] },
+      { actor: 'worker-1', t: 60, kind: 'restart', commands: [] },
+      { actor: 'worker-1', t: 60, kind: 'pop', commands: [SELECT, ...emptyPoll(Q, 60)] },
+    ]);
+    expect(t.steps[1]!.title).toContain('killed while idle');
+  });
+
+  it('--once arms no alarm (runNextJob never registers the timeout handler): a 120 s job is not killed', async () => {
+    const t = await run(scenario('once: true, timeout: 60', '    attempts: [{ run: 120 }]'));
+    expectSteps(t, [
+      dispatched(),
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1') },
+      { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
+      { actor: 'worker-1', t: 120, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r1'))] },
+    ]);
+  });
+});

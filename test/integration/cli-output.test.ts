@@ -1,0 +1,64 @@
+// The CLI's outputs on real runs: ndjson's fields, text's colour rules, and `lqsim list`.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const bin = new URL('../../bin/lqsim.js', import.meta.url).pathname;
+
+async function lqsim(args: string[], env: Record<string, string> = {}) {
+  const base = { ...process.env, LQSIM_REDIS: 'local', FORCE_COLOR: '0', ...env };
+  delete (base as Record<string, string | undefined>).REDIS_URL;
+  return exec(process.execPath, [bin, ...args], { env: base, maxBuffer: 64 * 1024 * 1024 });
+}
+
+describe('lqsim run --format ndjson', () => {
+  it('prints one JSON object per captured command with step, t, actor, source, db, args', async () => {
+    const { stdout } = await lqsim(['run', 'success', '--format', 'ndjson']);
+    const rows = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const r of rows) expect(Object.keys(r).slice(0, 6)).toEqual(['step', 't', 'actor', 'source', 'db', 'args']);
+    // success: dispatch (SELECT, RPUSH), pop (SELECT + 3 EVALs with 1+1+2 lua lines), process (none), delete (ZREM).
+    expect(rows.map((r) => [r.step, r.actor, r.source, (r.args as string[])[0]])).toEqual([
+      [0, 'dispatcher', 'client', 'SELECT'],
+      [0, 'dispatcher', 'client', 'RPUSH'],
+      [1, 'worker-1', 'client', 'SELECT'],
+      [1, 'worker-1', 'client', 'EVAL'],
+      [1, 'worker-1', 'lua', 'zrangebyscore'],
+      [1, 'worker-1', 'client', 'EVAL'],
+      [1, 'worker-1', 'lua', 'zrangebyscore'],
+      [1, 'worker-1', 'client', 'EVAL'],
+      [1, 'worker-1', 'lua', 'lpop'],
+      [1, 'worker-1', 'lua', 'zadd'],
+      [3, 'worker-1', 'client', 'ZREM'],
+    ]);
+    expect(rows[1]).toMatchObject({ t: 1_700_000_000, db: 0 });
+    expect(rows[10]).toMatchObject({ t: 1_700_000_002 });
+    expect(rows[7]).toMatchObject({ script: 'pop' });
+    // args are unescaped: the RPUSH payload parses as JSON.
+    expect(JSON.parse((rows[1]!.args as string[])[2]!)).toMatchObject({ displayName: 'App\\Jobs\\ResizeImage', attempts: 0 });
+  });
+});
+
+describe('lqsim run (text)', () => {
+  it('is plain when piped, coloured with FORCE_COLOR, plain again with NO_COLOR', async () => {
+    const plain = await lqsim(['run', 'success']);
+    expect(plain.stdout).not.toContain('\x1b');
+    expect(plain.stdout).toContain('ZREM queues:default:reserved ‹ResizeImage#1 attempts:1›');
+    expect(plain.stderr).toMatch(/Using local redis-server \d+\.\d+\.\d+ on 127\.0\.0\.1:\d+/);
+    const coloured = await lqsim(['run', 'success'], { FORCE_COLOR: '1' });
+    expect(coloured.stdout).toContain('\x1b[');
+    const noColor = await lqsim(['run', 'success'], { FORCE_COLOR: '1', NO_COLOR: '1' });
+    expect(noColor.stdout).not.toContain('\x1b');
+  });
+});
+
+describe('lqsim list', () => {
+  it('lists the eleven documented scenarios', async () => {
+    const { stdout } = await lqsim(['list']);
+    const names = stdout.trim().split('\n').map((l) => l.split(/\s+/)[0]);
+    expect(names).toEqual([
+      'block-for', 'dispatch', 'dispatch-later', 'failure-exhausted', 'failure-release', 'migrate-chunking',
+      'priority-queues', 'reserve', 'retry-after-vs-timeout', 'success', 'timeout-max-attempts',
+    ]);
+  });
+});

@@ -111,6 +111,20 @@ export function popScript(q: QueueNames, t: number, retryAfter: number, reserved
   return evalScript('pop', [q.ready, q.reserved], [at(t + retryAfter)], inner);
 }
 
+/** The release script moving the bound reserved copy `r` to :delayed, due at t+due. */
+export function releaseScript(q: QueueNames, r: string, due: number): CmdPattern[] {
+  return evalScript('release', [q.delayed, q.reserved], [same(r), at(due)], [lua('zrem', q.reserved, same(r)), lua('zadd', q.delayed, at(due), same(r))]);
+}
+
+/** A poll at t that finds the released copy `from` due on :delayed and reserves it as `to`. */
+export function popDue(q: QueueNames, t: number, from: string, to: string, attempts: number, retryAfter = 90): CmdPattern[] {
+  return [
+    ...migrate(q.delayed, q.ready, t, [[same(from)]]),
+    ...migrate(q.reserved, q.ready, t),
+    ...popScript(q, t, retryAfter, payload({ attempts }, to)),
+  ];
+}
+
 /** RedisQueue::pop that finds nothing: migrate :delayed, migrate :reserved, pop script. */
 export function emptyPoll(q: QueueNames, t: number, retryAfter = 90): CmdPattern[] {
   return [...migrate(q.delayed, q.ready, t), ...migrate(q.reserved, q.ready, t), ...popScript(q, t, retryAfter)];

@@ -2,11 +2,12 @@
 // the shell's 128+signo code (cleanup.ts) and take its redis-server and temp dir with it; a normal
 // run must do the same; bad input must be one `lqsim: ...` line and exit 2 (cli.ts `report`).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { processEnded, waitFor } from '../helpers/process.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(repoRoot, 'bin', 'lqsim.js');
@@ -82,34 +83,6 @@ function cwdOf(pid: number): string | undefined {
 
 function tempDirs(): Set<string> {
   return new Set(readdirSync(tmpdir()).filter((n) => n.startsWith(DIR_PREFIX)).map((n) => join(tmpdir(), n)));
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Gone, or a zombie: an orphan's reaper here is not ours to control, and a zombie holds nothing. */
-function processEnded(pid: number): boolean {
-  if (!processExists(pid)) return true;
-  try {
-    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
-
-async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
 }
 
 async function exitWithin(run: CliRun, ms: number): Promise<Exit | 'timeout'> {

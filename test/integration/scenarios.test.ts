@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import type { Arg, CmdPattern, StepPattern } from '../helpers/trace.ts';
-import { at, c, emptyPoll, evalScript, expectSteps, lua, migrate, payload, popScript, queue, same } from '../helpers/trace.ts';
+import { at, c, emptyPoll, evalScript, expectSteps, lua, migrate, payload, popDue, popScript, queue, releaseScript, same } from '../helpers/trace.ts';
 import { runShipped, useRedis } from '../helpers/run.ts';
 
 const redis = useRedis();
@@ -166,13 +166,8 @@ describe('failure-release', () => {
 describe('failure-exhausted', () => {
   it('releases after attempts 1 and 2, then fails on attempt 3 of --tries=3 with ZREM and a failed_jobs row', async () => {
     const t = await run('failure-exhausted');
-    const release = (r: string, due: number): CmdPattern[] =>
-      evalScript('release', [Q.delayed, Q.reserved], [same(r), at(due)], [lua('zrem', Q.reserved, same(r)), lua('zadd', Q.delayed, at(due), same(r))]);
-    const popFound = (tt: number, from: string, to: string, attempts: number): CmdPattern[] => [
-      ...migrate(Q.delayed, Q.ready, tt, [[same(from)]]),
-      ...migrate(Q.reserved, Q.ready, tt),
-      ...popScript(Q, tt, 90, payload({ attempts }, to)),
-    ];
+    const release = (r: string, due: number): CmdPattern[] => releaseScript(Q, r, due);
+    const popFound = (tt: number, from: string, to: string, attempts: number): CmdPattern[] => popDue(Q, tt, from, to, attempts);
     expectSteps(t, [
       { actor: 'dispatcher', t: 0, commands: [SELECT, c('RPUSH', Q.ready, payload({ attempts: 0 }))] },
       { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...migrate(Q.delayed, Q.ready, 0), ...migrate(Q.reserved, Q.ready, 0), ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r1'))] },

@@ -12,6 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LocalRedisError, RedisUnavailableError } from '../../src/redis/errors.ts';
 import { startLocalRedisServer } from '../../src/redis/local-server.ts';
 import { acquireRedis, type RedisServer } from '../../src/redis/server.ts';
+import { processEnded, processExists, waitFor } from '../helpers/process.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = fileURLToPath(new URL('../fixtures/hold-redis.ts', import.meta.url));
@@ -34,34 +35,6 @@ async function ping(url: string): Promise<string> {
   } finally {
     client.destroy();
   }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Gone, or a zombie waiting for a reaper (an orphan's parent is then not ours to control). */
-function processEnded(pid: number): boolean {
-  if (!processExists(pid)) return true;
-  try {
-    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
-
-async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
 }
 
 async function closedPort(): Promise<number> {

@@ -8,7 +8,7 @@ import { runScenario } from '../../src/scenarios/runner.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import { useRedis } from '../helpers/run.ts';
 import type { CmdPattern } from '../helpers/trace.ts';
-import { at, c, emptyPoll, evalScript, expectSteps, lua, migrate, payload, popScript, queue, same } from '../helpers/trace.ts';
+import { c, emptyPoll, expectSteps, migrate, payload, popDue as popDueHelper, popScript, queue, releaseScript, same } from '../helpers/trace.ts';
 
 const redis = useRedis();
 const SELECT = c('SELECT', '0');
@@ -39,13 +39,8 @@ const firstPop = (r: string, retryAfter = 90): CmdPattern[] => [
   ...migrate(Q.reserved, Q.ready, 0),
   ...popScript(Q, 0, retryAfter, payload({ attempts: 1 }, r)),
 ];
-const release = (r: string, due: number): CmdPattern[] =>
-  evalScript('release', [Q.delayed, Q.reserved], [same(r), at(due)], [lua('zrem', Q.reserved, same(r)), lua('zadd', Q.delayed, at(due), same(r))]);
-const popDue = (tt: number, from: string, to: string, attempts: number): CmdPattern[] => [
-  ...migrate(Q.delayed, Q.ready, tt, [[same(from)]]),
-  ...migrate(Q.reserved, Q.ready, tt),
-  ...popScript(Q, tt, 90, payload({ attempts }, to)),
-];
+const release = (r: string, due: number): CmdPattern[] => releaseScript(Q, r, due);
+const popDue = (tt: number, from: string, to: string, attempts: number): CmdPattern[] => popDueHelper(Q, tt, from, to, attempts);
 const dispatched = (fields: Record<string, unknown> = {}) => ({
   actor: 'dispatcher',
   t: 0,

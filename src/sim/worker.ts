@@ -183,12 +183,14 @@ export class WorkerModel {
       if (instance) instance.executions += 1;
       this.state.status = { kind: 'running', job: label, since: ctx.now(), attempt };
       if (behaviour.run > 0) {
-        const killAt = alarmAt !== null && alarmAt <= ctx.now() + behaviour.run ? alarmAt : null;
+        const finishAt = ctx.now() + behaviour.run;
+        const killAt = alarmAt !== null && alarmAt <= finishAt ? alarmAt : null;
         this.describe(ctx, {
           kind: 'process',
           title: `process: ${label} attempt ${attempt} starts; handle() runs ${behaviour.run}s` +
             (killAt !== null ? ` (the ${killAt - ctx.now()}s alarm fires first)` : ''),
           methods: ['Job::fire → CallQueuedHandler::call'],
+          explain: this.deadlines(finishAt, alarmAt),
         });
         if (killAt !== null) {
           await ctx.sleep(killAt - ctx.now());
@@ -336,6 +338,26 @@ export class WorkerModel {
   private settle(job: RedisJob, outcome: 'succeeded' | 'deleted'): void {
     const instance = this.env.registry.get(job.getJobId());
     if (instance && instance.outcome === 'pending') instance.outcome = outcome;
+  }
+
+  /** The two clocks that decide a long job's fate: its reservation and the worker's alarm. */
+  private deadlines(finishAt: number, alarmAt: number | null): string {
+    const r = this.config.retryAfter;
+    const reservedUntil = r === null || this.poppedAt === null ? null : this.poppedAt + r;
+    const alarm =
+      alarmAt !== null ? `the alarm fires at ${this.rel(alarmAt)}` : this.spec.once ? 'no alarm (--once never arms one)' : 'no alarm (--timeout=0)';
+    const reservation = reservedUntil === null ? 'the reservation never expires (retry_after is null)' : `the reservation expires at ${this.rel(reservedUntil)}`;
+    let verdict = '';
+    if (reservedUntil !== null && reservedUntil < finishAt && (alarmAt === null || reservedUntil < alarmAt)) {
+      verdict = ': the reservation expires while it still runs, so another worker can migrate it and run it again';
+    } else if (alarmAt !== null && alarmAt <= finishAt) {
+      verdict = reservedUntil !== null && alarmAt < reservedUntil
+        ? ': the alarm kills the worker before the reservation expires, so the job is never run twice at once'
+        : '';
+    } else if (alarmAt !== null && reservedUntil !== null && alarmAt < reservedUntil) {
+      verdict = ': it finishes first, and were it stuck, the alarm would kill it before the reservation expires';
+    }
+    return `Finishes at ${this.rel(finishAt)}; ${reservation}; ${alarm}${verdict}.`;
   }
 
   private describe(ctx: ActorContext, d: StepDescription): void {

@@ -265,6 +265,11 @@ describe('retry-after-vs-timeout', () => {
     const deletes = t.steps.filter((x) => x.kind === 'delete').map((x) => [x.actor, x.title.match(/ZREM removed \d/)?.[0]]);
     expect(deletes).toEqual([['worker-1', 'ZREM removed 0'], ['worker-2', 'ZREM removed 1'], ['worker-3', 'ZREM removed 1']]);
     expect(t.jobs.map((j) => [j.label, j.executions])).toEqual([['GenerateReport#1', 2], ['GenerateReport#2', 1]]);
+    // The narration states the lesson at each start: which deadline comes first.
+    const starts = t.steps.filter((x) => x.kind === 'process').map((x) => x.explain);
+    expect(starts[0]).toBe('Finishes at t+45s; the reservation expires at t+30s; no alarm (--once never arms one): the reservation expires while it still runs, so another worker can migrate it and run it again.');
+    expect(starts[1]).toContain('the reservation expires at t+60s; the alarm fires at t+90s: the reservation expires while it still runs');
+    expect(starts[2]).toBe('Finishes at t+145s; the reservation expires at t+190s; the alarm fires at t+160s: it finishes first, and were it stuck, the alarm would kill it before the reservation expires.');
   });
 });
 

@@ -13,6 +13,7 @@ import { listScenarios, resolveScenario } from './scenarios/catalog.ts';
 import { ScenarioError } from './scenarios/errors.ts';
 import { loadScenarioFile } from './scenarios/load.ts';
 import { runScenario } from './scenarios/runner.ts';
+import { packageVersion } from './package-root.ts';
 import { PROFILE_NAMES } from './scenarios/schema.ts';
 import type { Timeline } from './scenarios/timeline.ts';
 
@@ -82,6 +83,26 @@ async function runCommand(scenario: string, o: { format: Format; full?: boolean;
   return 0;
 }
 
+/** Why the full-screen UI cannot run here, or null when it can: it needs a terminal both ways. */
+function tuiUnavailable(env: NodeJS.ProcessEnv): string | null {
+  if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) return 'not a terminal';
+  // Ink draws only the last frame when CI is set (is-in-ci), so a CI job with a TTY gets text too.
+  const ci = (k: string) => env[k] !== undefined && env[k] !== '0' && env[k] !== 'false';
+  if (ci('CI') || ci('CONTINUOUS_INTEGRATION')) return 'CI is set';
+  return null;
+}
+
+async function tuiCommand(scenario: string | undefined, o: { laravel?: string }): Promise<number> {
+  const unavailable = tuiUnavailable(process.env);
+  if (unavailable !== null) {
+    if (scenario === undefined) throw new UsageError(`tui: ${unavailable}, so no scenario picker; name one (lqsim list shows them)`);
+    err(`lqsim: ${unavailable}: printing the text trace instead of the terminal UI (same as lqsim run)\n`);
+    return runCommand(scenario, { format: 'text', laravel: o.laravel });
+  }
+  const { runTui } = await import('./tui/run-tui.ts');
+  return runTui({ scenario, laravel: o.laravel, withRedis });
+}
+
 async function listCommand(): Promise<number> {
   const entries = await listScenarios();
   const width = Math.max(...entries.map((e) => e.name.length));
@@ -92,8 +113,10 @@ async function listCommand(): Promise<number> {
 function program(setExit: (code: number) => void): Command {
   const cmd = new Command('lqsim')
     .description("Replays Laravel's Redis queue against a real Redis and shows the MONITOR trace.")
+    .version(packageVersion(), '-V, --version')
     .exitOverride()
-    .configureOutput({ writeErr: err, writeOut: out });
+    // Usage errors read like every other error: one `lqsim: ...` line.
+    .configureOutput({ writeErr: err, writeOut: out, outputError: (s, write) => write(`lqsim: ${s.replace(/^error: /, '')}`) });
 
   cmd
     .command('list')
@@ -111,6 +134,12 @@ function program(setExit: (code: number) => void): Command {
     .action(async (scenario: string, o: { format: Format; full?: boolean; laravel?: string; pace?: number }) =>
       setExit(await runCommand(scenario, o)),
     );
+  cmd
+    .command('tui')
+    .description('step through a scenario in a full-terminal UI (the trace beside the live queue and worker state)')
+    .argument('[scenario]', 'scenario name or path (none: choose one)')
+    .option('--laravel <version>', `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`, oneOf(PROFILE_NAMES, '--laravel'))
+    .action(async (scenario: string | undefined, o: { laravel?: string }) => setExit(await tuiCommand(scenario, o)));
   return cmd;
 }
 

@@ -1,7 +1,8 @@
 // The plain text view of a timeline: what `lqsim run` prints when it is not interactive, and what
 // a learner pastes into an issue. Colour only through the chalk it is given (level 0: none), and
 // every string that came from Redis or the scenario goes through terminalSafe/quoteArg.
-import type { ChalkInstance, ForegroundColorName } from 'chalk';
+import type { ChalkInstance } from 'chalk';
+import { actorColour as actorColourName } from './actor-colour.ts';
 import type { JobInstance, Step, Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import { fullArgs, jobLabels, relTime, summarizeArgs } from './describe.ts';
 import { terminalSafe } from './terminal-safe.ts';
@@ -26,10 +27,6 @@ const ACTOR_COLUMN = 12;
 /** Jobs and failed jobs listed one by one in the footer; beyond this, counts only. */
 const FOOTER_LIST_LIMIT = 20;
 
-const DISPATCHER_COLOUR: ForegroundColorName = 'cyan';
-const ACTOR_PALETTE: readonly ForegroundColorName[] = [
-  'green', 'magenta', 'blue', 'greenBright', 'magentaBright', 'blueBright', 'cyanBright', 'white',
-];
 const FAILURE_KINDS: ReadonlySet<Step['kind']> = new Set(['fail', 'kill']);
 
 /** The whole timeline: header, every step, footer. */
@@ -162,10 +159,7 @@ function knownActors(step: Step): string[] {
  * in the scenario (the state snapshot lists them all), anything else by a hash of its name.
  */
 function actorColour(chalk: ChalkInstance, actor: string, step: Step): (s: string) => string {
-  if (actor === 'dispatcher') return chalk[DISPATCHER_COLOUR];
-  let i = step.state.workers.findIndex((w) => w.name === actor);
-  if (i < 0) i = [...actor].reduce((h, ch) => (h * 31 + ch.codePointAt(0)!) >>> 0, 7);
-  return chalk[ACTOR_PALETTE[i % ACTOR_PALETTE.length]!];
+  return chalk[actorColourName(actor, step.state.workers.map((w) => w.name))];
 }
 
 function outcomeColour(chalk: ChalkInstance, outcome: JobInstance['outcome']): (s: string) => string {

@@ -1,16 +1,12 @@
 // The shipped scenarios: `lqsim list` shows them, `lqsim run <name>` finds one by name.
-import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join } from 'node:path';
+import { PACKAGE_ROOT } from '../package-root.ts';
 import { ScenarioError, closestNames } from './errors.ts';
 import { loadScenarioFile, scenarioErrorAt } from './load.ts';
 
-/**
- * The package's scenarios/ folder. From src/scenarios/catalog.ts that is ../../scenarios; the
- * build puts this file in dist/src/scenarios/, one level deeper, so look for the package root.
- */
-export const SCENARIOS_DIR: string = findScenariosDir(dirname(fileURLToPath(import.meta.url)));
+/** The package's scenarios/ folder (found from src/ and from a build in dist/src/ alike). */
+export const SCENARIOS_DIR: string = join(PACKAGE_ROOT, 'scenarios');
 
 export interface CatalogEntry {
   name: string;
@@ -83,12 +79,4 @@ async function isFile(path: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-function findScenariosDir(from: string): string {
-  // The package root holds package.json and scenarios/ (a build may copy package.json alone).
-  for (let dir = from; dirname(dir) !== dir; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'scenarios'))) return join(dir, 'scenarios');
-  }
-  return resolve(from, '..', '..', 'scenarios');
 }

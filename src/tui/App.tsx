@@ -1,0 +1,160 @@
+// The terminal UI for one run: header, the MONITOR trace beside the queue and worker state, the
+// narration, and the keys. It holds only what the person chose to look at (ui-state.ts); what is
+// drawn is a pure function of the session's snapshot and that choice (view-model.ts).
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { Box, Text, useApp, useInput, useStdin } from 'ink';
+import type { ColourLevel } from '../output/colour.ts';
+import { makeChalk } from '../output/colour.ts';
+import { terminalSafe } from '../output/terminal-safe.ts';
+import type { Step } from '../scenarios/timeline.ts';
+import { DetailView } from './DetailView.tsx';
+import { detailLines } from './detail-lines.ts';
+import { Footer } from './Footer.tsx';
+import { Header } from './Header.tsx';
+import { Help } from './Help.tsx';
+import { helpLines } from './help-lines.ts';
+import type { Mode } from './keymap.ts';
+import { actionFor, bindingsFor } from './keymap.ts';
+import { layoutFor, paneBody } from './layout.ts';
+import type { StepSource } from './live-session.ts';
+import { Narration } from './Narration.tsx';
+import { narrationHeading } from './narration-lines.ts';
+import { StatePane } from './StatePane.tsx';
+import { ThemeContext } from './theme-context.ts';
+import { TracePane } from './TracePane.tsx';
+import type { Action, UiState, View } from './ui-state.ts';
+import { initialUiState, reduce, SPEEDS, speedLabel } from './ui-state.ts';
+import { usePlayer } from './use-player.ts';
+import { useSession } from './use-session.ts';
+import { useTerminalSize } from './use-terminal-size.ts';
+import { viewModel } from './view-model.ts';
+
+export interface AppProps {
+  session: StepSource;
+  /** Shown until the run's first step arrives. */
+  scenario: string;
+  /** Colours on (off under NO_COLOR, in tests). */
+  colour: boolean;
+  /** SGR level for bold, dim and inverse (and colours when `colour`): 0 prints plain text. */
+  styleLevel?: ColourLevel;
+  initial?: Partial<UiState>;
+}
+
+export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, initial }: AppProps) {
+  const { exit } = useApp();
+  const { isRawModeSupported } = useStdin();
+  const { columns, rows } = useTerminalSize();
+  const chalk = useMemo(() => makeChalk(styleLevel), [styleLevel]);
+  const snap = useSession(session);
+  const [ui, setUi] = useState<UiState>(() => ({ ...initialUiState, ...initial }));
+  const layout = layoutFor(columns, rows);
+  const vm = viewModel(snap, ui, layout);
+  const overlayHeight = layout.mainRows + layout.narrationRows + 1;
+  const overlay = ui.overlay;
+  const overlayWidth = paneBody(layout.columns, overlayHeight).width;
+  const overlayLines = useMemo(() => {
+    if (overlay.kind === 'detail') return detailLines(overlay, vm.detail, overlayWidth, overlay.script);
+    return overlay.kind === 'help' ? helpLines(overlayWidth) : [];
+  }, [overlay, vm.detail.timeline.steps, overlayWidth]);
+
+  const selectedIndex = ui.selected ?? vm.traceRows.length - 1;
+  const selectedRow = vm.traceRows[selectedIndex];
+  const view: View = {
+    steps: snap.steps.length,
+    finished: vm.finished,
+    rows: vm.traceRows.length,
+    page: paneBody(layout.traceWidth, layout.mainRows).rows,
+    stateLines: vm.stateLines.length,
+    statePage: paneBody(layout.stateWidth, layout.mainRows).rows,
+    overlayLines: overlayLines.length,
+    overlayPage: paneBody(layout.columns, overlayHeight).rows,
+    selectedRow: selectedRow === undefined ? null : { step: selectedRow.step, command: selectedRow.command ?? null },
+  };
+  // Read at key time: a key can arrive after a frame is drawn but before the new handler is subscribed.
+  const viewRef = useRef(view);
+  viewRef.current = view;
+  const dispatch = (action: Action): void => setUi((s) => reduce(s, action, viewRef.current));
+
+  useEffect(() => {
+    session.request(ui.target === Infinity ? Infinity : ui.target + 1);
+  }, [session, ui.target]);
+  useEffect(() => {
+    if (ui.quit) exit();
+  }, [ui.quit]);
+  usePlayer(ui.playing, SPEEDS[ui.speed] ?? 1000, `${vm.cursor}:${vm.finished}`, () => dispatch('next'));
+
+  const mode: Mode = overlay.kind === 'none' ? 'main' : overlay.kind;
+  useInput(
+    (input, key) => {
+      // Keys typed faster than they are read arrive together ("nnn"): each one counts.
+      const keys = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/.test(input) ? [...input] : [input];
+      for (const k of keys) {
+        const action = actionFor(mode, k, key);
+        if (action !== null) dispatch(action);
+      }
+    },
+    { isActive: isRawModeSupported === true },
+  );
+
+  const title = vm.step === undefined || snap.timeline === null ? scenario : snap.timeline.scenario.name;
+  return (
+    <ThemeContext.Provider value={{ colour, chalk, workers: vm.workers }}>
+      <Box flexDirection="column" width={layout.columns} height={layout.height} overflow="hidden">
+        <Header
+          scenario={title}
+          profile={snap.timeline?.profile ?? ''}
+          step={vm.step === undefined ? null : vm.cursor}
+          steps={snap.steps.length}
+          clock={vm.clock}
+          status={snap.status}
+          playing={ui.playing}
+          speed={speedLabel(ui.speed)}
+          width={layout.columns}
+        />
+        {overlay.kind === 'help' ? <Help lines={overlayLines} top={overlay.top} width={layout.columns} height={overlayHeight} /> : null}
+        {overlay.kind === 'detail' ? (
+          <DetailView
+            title={detailTitle(overlay.step, overlay.command, snap.steps, vm.start)}
+            lines={overlayLines}
+            top={overlay.top}
+            width={layout.columns}
+            height={overlayHeight}
+          />
+        ) : null}
+        {overlay.kind === 'none' && vm.step === undefined ? (
+          <Box height={overlayHeight} width={layout.columns} flexDirection="column" justifyContent="center" alignItems="center">
+            <Text>{snap.error === undefined ? `Starting ${terminalSafe(scenario)} against Redis…` : ''}</Text>
+            {snap.error === undefined ? null : <Text color={colour ? 'red' : undefined}>The run failed before its first step: {terminalSafe(snap.error)}</Text>}
+          </Box>
+        ) : null}
+        {overlay.kind === 'none' && vm.step !== undefined ? (
+          <>
+            <Box flexDirection="row" height={layout.mainRows} width={layout.columns}>
+              <TracePane
+                rows={vm.traceRows}
+                step={vm.cursor}
+                selected={ui.selected}
+                width={layout.traceWidth}
+                height={layout.mainRows}
+                start={vm.start}
+                rowPrefix={layout.rowPrefix}
+                raw={ui.raw}
+                focused={ui.focus === 'trace'}
+              />
+              <StatePane title={vm.stateTitle} lines={vm.stateLines} top={ui.stateTop} width={layout.stateWidth} height={layout.mainRows} focused={ui.focus === 'state'} />
+            </Box>
+            <Narration heading={vm.narrationHeading} lines={vm.narration} width={layout.columns} rows={layout.narrationRows} />
+          </>
+        ) : null}
+        <Footer bindings={bindingsFor(mode)} width={layout.columns} />
+      </Box>
+    </ThemeContext.Provider>
+  );
+}
+
+function detailTitle(index: number, command: number | null, steps: readonly Step[], start: number): string {
+  const step = steps[index];
+  if (step === undefined) return `Step #${index}`;
+  if (command === null) return `Step ${narrationHeading(step, start)}`;
+  return `Step #${index}, line ${command + 1} of ${step.commands.length}`;
+}

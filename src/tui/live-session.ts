@@ -1,0 +1,124 @@
+// The gate between a live run and the UI. The runner awaits `onStep` after every step, so the
+// promise returned here, resolved only once the UI wants another step, holds the real run
+// exactly between two steps: steps run against Redis as the person advances. Going back, and
+// forward again over steps already run, reads the stored steps and never touches the run.
+// Stopping makes the pending `onStep` throw; the runner then ends, closing its connections.
+import type { Step, Timeline } from '../scenarios/timeline.ts';
+
+export type SessionStatus = 'starting' | 'running' | 'waiting' | 'finished' | 'stopped';
+
+export interface SessionSnapshot {
+  status: SessionStatus;
+  /** The steps so far (a copy: a new array whenever a step arrives). */
+  steps: readonly Step[];
+  /** The run's timeline (scenario, start, jobs...), once the first step or the end arrived. */
+  timeline: Timeline | null;
+  /** Set when the run ended with an error (not when the user stopped it). */
+  error?: string;
+}
+
+/** What the UI reads and asks of a session; a recorded timeline can stand in for a live run. */
+export interface StepSource {
+  subscribe(listener: () => void): () => void;
+  getSnapshot(): SessionSnapshot;
+  /** The UI wants at least `count` steps (Infinity: all of them). */
+  request(count: number): void;
+}
+
+export type OnStep = (step: Step, timeline: Timeline) => Promise<void>;
+
+export class SessionStopped extends Error {
+  constructor() {
+    super('stopped from the terminal UI');
+  }
+}
+
+export class LiveSession implements StepSource {
+  private snapshot: SessionSnapshot = { status: 'starting', steps: [], timeline: null };
+  private readonly listeners = new Set<() => void>();
+  private wanted = 1;
+  private stopped = false;
+  private wake: (() => void) | null = null;
+  private ended: Promise<Timeline> | null = null;
+  private notify: NodeJS.Immediate | null = null;
+
+  /** `run` starts the scenario with this session's `onStep` (e.g. runScenario(spec, {..., onStep})). */
+  constructor(private readonly run: (onStep: OnStep) => Promise<Timeline>) {}
+
+  /** Starts the run (once); the promise settles when it has ended, however it ended. */
+  start(): Promise<Timeline> {
+    this.ended ??= this.run(this.onStep).then(
+      (timeline) => {
+        const error = this.stopped ? undefined : timeline.error;
+        this.set({ status: this.stopped ? 'stopped' : 'finished', steps: timeline.steps.slice(), timeline, error });
+        return timeline;
+      },
+      (e: unknown) => {
+        const error = e instanceof Error ? e.message : String(e);
+        this.set({ ...this.snapshot, status: this.stopped ? 'stopped' : 'finished', error: this.stopped ? undefined : error });
+        throw e;
+      },
+    );
+    return this.ended;
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  };
+
+  getSnapshot = (): SessionSnapshot => this.snapshot;
+
+  request = (count: number): void => {
+    if (count <= this.wanted) return;
+    this.wanted = count;
+    this.release();
+  };
+
+  /** Ends the run at the next step boundary and waits for it to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.release();
+    await this.ended?.catch(() => undefined);
+  }
+
+  private readonly onStep: OnStep = async (_step, timeline) => {
+    if (this.stopped) throw new SessionStopped();
+    const steps = timeline.steps.slice();
+    if (steps.length < this.wanted) {
+      this.set({ status: 'running', steps, timeline });
+      return;
+    }
+    this.set({ status: 'waiting', steps, timeline });
+    while (!this.stopped && timeline.steps.length >= this.wanted) await new Promise<void>((resolve) => (this.wake = resolve));
+    if (this.stopped) throw new SessionStopped();
+    this.set({ ...this.snapshot, status: 'running' });
+  };
+
+  private release(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  /**
+   * The snapshot changes at once; listeners hear of it once the event loop is free. Running many
+   * steps in a row (G, play) then draws once per batch instead of once per step: a redraw takes
+   * tens of milliseconds, a step against Redis about one.
+   */
+  private set(next: SessionSnapshot): void {
+    this.snapshot = next;
+    this.notify ??= setImmediate(() => {
+      this.notify = null;
+      for (const l of this.listeners) l();
+    });
+  }
+}
+
+/** A finished run, for viewing a recorded timeline (and for tests). */
+export function recordedSession(timeline: Timeline): StepSource {
+  const snapshot: SessionSnapshot = { status: 'finished', steps: timeline.steps.slice(), timeline, error: timeline.error };
+  return { subscribe: () => () => {}, getSnapshot: () => snapshot, request: () => {} };
+}

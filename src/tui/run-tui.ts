@@ -1,0 +1,94 @@
+// `lqsim tui [scenario]`: the entry the CLI imports (lazily, on a TTY only). Loads the scenario
+// first (bad input fails before Redis or the screen are touched), gets a Redis, switches to the
+// alternate screen, runs the Ink app over a live session, and restores the terminal on the way
+// out. Returns the exit status: 0, or 1 when the run itself failed.
+import { createElement } from 'react';
+import { render } from 'ink';
+import { colourLevel } from '../output/colour.ts';
+import { relTime } from '../output/describe.ts';
+import { terminalSafe } from '../output/terminal-safe.ts';
+import type { RedisServer } from '../redis/server.ts';
+import type { CatalogEntry } from '../scenarios/catalog.ts';
+import { listScenarios, resolveScenario } from '../scenarios/catalog.ts';
+import { loadScenarioFile } from '../scenarios/load.ts';
+import { runScenario } from '../scenarios/runner.ts';
+import { LiveSession } from './live-session.ts';
+import { Root } from './Root.tsx';
+import { enterFullScreen } from './terminal-screen.ts';
+
+export interface RunTuiOptions {
+  /** A name from `lqsim list` or a path; undefined opens the picker. */
+  scenario?: string;
+  laravel?: string;
+  /** Gets a Redis for `fn` and releases it afterwards (the CLI's withRedis). */
+  withRedis: <T>(fn: (server: RedisServer) => Promise<T>) => Promise<T>;
+  stdin?: NodeJS.ReadStream;
+  stdout?: NodeJS.WriteStream;
+  stderr?: NodeJS.WriteStream;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function runTui(o: RunTuiOptions): Promise<number> {
+  const stdin = o.stdin ?? process.stdin;
+  const stdout = o.stdout ?? process.stdout;
+  const stderr = o.stderr ?? process.stderr;
+  const env = o.env ?? process.env;
+  const level = colourLevel(stdout, env);
+  // NO_COLOR turns colours off, not bold, dim and the inverse selection; FORCE_COLOR=0 turns off all.
+  const styleLevel = level > 0 ? level : env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false' ? 0 : 1;
+  const named = o.scenario === undefined ? null : await resolveScenario(o.scenario);
+  if (named !== null) await loadScenarioFile(named); // a ScenarioError here is the CLI's exit 2
+  const entries: CatalogEntry[] = named === null ? await listScenarios() : [];
+
+  return o.withRedis(async (server) => {
+    const sessions: Array<{ name: string; session: LiveSession }> = [];
+    const open = (file: string, name: string): LiveSession => {
+      const session = new LiveSession(async (onStep) => {
+        const { spec } = await loadScenarioFile(file);
+        return runScenario(spec, { redis: server, laravel: o.laravel, file, onStep });
+      });
+      sessions.push({ name, session });
+      session.start().catch(() => undefined); // its error is shown in the UI and summed up below
+      return session;
+    };
+    const first = named === null ? null : { source: open(named, o.scenario!), scenario: o.scenario! };
+
+    let instance: ReturnType<typeof render> | undefined;
+    // A terminal closed under us (SIGHUP; writes then fail with EIO) must not crash the cleanup
+    // that stops redis-server: its errors are dropped, the signal handler ends the process.
+    const terminalGone = (): void => {};
+    stdout.on('error', terminalGone);
+    stdin.on('error', terminalGone);
+    const screen = enterFullScreen(stdin, stdout, () => instance?.unmount());
+    try {
+      instance = render(
+        createElement(Root, { colour: level > 0, styleLevel, session: first, entries, open: (e: CatalogEntry) => open(e.file, e.name) }),
+        { stdin, stdout, stderr, exitOnCtrlC: false, patchConsole: false },
+      );
+      await instance.waitUntilExit();
+    } finally {
+      instance?.unmount();
+      screen.leave();
+      await Promise.all(sessions.map((s) => s.session.stop()));
+      stdout.off('error', terminalGone);
+      stdin.off('error', terminalGone);
+    }
+    let failed = false;
+    for (const { name, session } of sessions) {
+      const line = summary(name, session);
+      failed ||= line.failed;
+      stderr.write(`lqsim: ${line.text}\n`);
+    }
+    return failed ? 1 : 0;
+  });
+}
+
+function summary(name: string, session: LiveSession): { text: string; failed: boolean } {
+  const snap = session.getSnapshot();
+  const safe = terminalSafe(name);
+  if (snap.error !== undefined) return { text: `${safe}: the run failed after ${snap.steps.length} steps: ${terminalSafe(snap.error)}`, failed: true };
+  const last = snap.steps[snap.steps.length - 1];
+  const at = last === undefined || snap.timeline === null ? '' : ` (${relTime(last.t, snap.timeline.start)})`;
+  if (snap.status === 'finished') return { text: `${safe}: the run finished after ${snap.steps.length} steps${at}`, failed: false };
+  return { text: `${safe}: stopped after step #${Math.max(0, snap.steps.length - 1)}${at}; lqsim run ${safe} prints the whole trace`, failed: false };
+}

@@ -1,0 +1,210 @@
+// The state pane's lines for one step's snapshot: each queue's ready list, :delayed and :reserved
+// (scores as virtual time and as "due in"/"expires in"), each worker's status and options, the
+// failed jobs, and how often each job's handle() started. Lines too wide for the pane wrap; when
+// they do not fit its height, denser forms are tried (see Density) before the pane scrolls. Pure.
+import { relTime, shortClassName } from '../output/describe.ts';
+import { terminalSafe } from '../output/terminal-safe.ts';
+import { displayWidth, wrap } from '../output/wrap.ts';
+import type { FailedJob, ListEntry, QueueState, StateSnapshot, WorkerState, ZsetEntry } from '../scenarios/timeline.ts';
+import type { Line, Segment } from './segments.ts';
+import { actorSeg, kept, lineWidth, pad, seg, wrapAll } from './segments.ts';
+
+/**
+ * How much room each part gets: `full` lists everything; `medium` merges empty keys, drops the
+ * "workers" label and the worker's queue; `compact` also puts options and failure messages on
+ * one line each and lists fewer entries per key.
+ */
+export type Density = 'full' | 'medium' | 'compact';
+
+export interface StateContext {
+  start: number;
+  /** What the connection setting is called: retry_after (5.4+) or expire (5.3). */
+  retryAfterName: string;
+}
+
+/** Entries listed per key; the rest are counted. */
+const ENTRY_LIMIT: Record<Density, number> = { full: 6, medium: 6, compact: 3 };
+const KEY_COLUMN = 10;
+
+export function stateLines(state: StateSnapshot, ctx: StateContext, width: number, density: Density): Line[] {
+  const out: Line[] = [];
+  for (const q of state.queues) out.push(...queueLines(q, state.t, ctx, width, density));
+  if (state.workers.length > 0 && density === 'full') out.push([seg('workers', 'dim')]);
+  for (const w of state.workers) out.push(...workerLines(w, ctx, width, density));
+  out.push(...failedLines(state.failed, ctx, width, density));
+  out.push(...executionLines(state.executions, density));
+  // Nothing is cut: a line too wide continues below, indented under its own text.
+  return wrapAll(out, width);
+}
+
+/** The fullest that fits `rows`, or compact when none does (the pane scrolls). */
+export function fittedStateLines(state: StateSnapshot, ctx: StateContext, width: number, rows: number): Line[] {
+  for (const density of ['full', 'medium'] as const) {
+    const lines = stateLines(state, ctx, width, density);
+    if (lines.length <= rows) return lines;
+  }
+  return stateLines(state, ctx, width, 'compact');
+}
+
+function queueLines(q: QueueState, now: number, ctx: StateContext, width: number, density: Density): Line[] {
+  const name = terminalSafe(q.keys.ready);
+  const empty = q.sizes.ready === 0 && q.sizes.delayed === 0 && q.sizes.reserved === 0;
+  if (empty) return [[seg(name, 'heading'), seg('  empty', 'dim')]];
+  const out: Line[] = [[seg(name, 'heading')]];
+  const keys: Array<[string, number, Line[]]> = [
+    ['ready', q.sizes.ready, listEntries(q.ready, q.sizes.ready, width, density)],
+    [':delayed', q.sizes.delayed, zsetEntries(q.delayed, q.sizes.delayed, now, 'delayed', ctx, width, density)],
+    [':reserved', q.sizes.reserved, zsetEntries(q.reserved, q.sizes.reserved, now, 'reserved', ctx, width, density)],
+  ];
+  if (density !== 'full') {
+    const empties = keys.filter(([, n]) => n === 0).map(([k]) => k);
+    if (empties.length > 0) out.push([seg(`  ${empties.join(' · ')}: empty`, 'dim')]);
+  }
+  for (const [key, size, entries] of keys) {
+    if (density !== 'full' && size === 0) continue;
+    out.push([seg(`  ${pad(key, KEY_COLUMN)}`, size === 0 ? 'dim' : 'plain'), seg(size === 0 ? 'empty' : String(size), size === 0 ? 'dim' : 'bold')]);
+    out.push(...entries);
+  }
+  return out;
+}
+
+function jobSegments(e: ListEntry): Segment[] {
+  const label = e.job === null ? seg('(not a job payload)', 'dim') : seg(terminalSafe(e.job), 'payload');
+  return e.attempts === null ? [label] : [label, seg(' '), kept(`attempts ${e.attempts}`, 'dim')];
+}
+
+function more(shown: number, size: number): Line[] {
+  return size > shown ? [[seg(`    … ${size - shown} more`, 'dim')]] : [];
+}
+
+function listEntries(entries: ListEntry[], size: number, _width: number, density: Density): Line[] {
+  const shown = entries.slice(0, ENTRY_LIMIT[density]);
+  return [...shown.map((e): Line => [seg('    '), ...jobSegments(e)]), ...more(shown.length, size)];
+}
+
+/**
+ * `due in 30s` / `due 5s ago` for :delayed (waiting for a migrate), `expires in 30s` / `expired
+ * 10s ago` for :reserved (retry_after running out).
+ */
+export function dueText(score: number, now: number, key: 'delayed' | 'reserved'): string {
+  const d = Math.round(score - now);
+  if (key === 'delayed') return d > 0 ? `due in ${d}s` : d === 0 ? 'due now' : `due ${-d}s ago`;
+  return d > 0 ? `expires in ${d}s` : d === 0 ? 'expires now' : `expired ${-d}s ago`;
+}
+
+function zsetEntries(
+  entries: ZsetEntry[],
+  size: number,
+  now: number,
+  key: 'delayed' | 'reserved',
+  ctx: StateContext,
+  width: number,
+  density: Density,
+): Line[] {
+  const shown = entries.slice(0, ENTRY_LIMIT[density]);
+  const lines = shown.flatMap((e): Line[] => {
+    const due = dueText(e.score, now, key);
+    const when: Segment[] = [seg(relTime(e.score, ctx.start), 'time'), seg(' · '), kept(due, e.score <= now ? 'warn' : 'plain')];
+    const job = [seg('    '), ...jobSegments(e)];
+    const oneLine = [...job, seg('  '), ...when];
+    if (lineWidth(oneLine) <= width) return [oneLine];
+    return [job, [seg('      '), ...when]];
+  });
+  return [...lines, ...more(shown.length, size)];
+}
+
+/** The status in words: idle, polling, running job X since t, killed, restarting, stopped. */
+export function workerStatus(w: WorkerState, start: number): Segment[] {
+  const s = w.status;
+  switch (s.kind) {
+    case 'starting':
+      return w.generation === 0 ? [seg('not started yet', 'dim')] : [seg('restarting: new process', 'warn')];
+    case 'idle':
+      return [seg('idle', 'dim'), ...(s.until === undefined ? [] : [seg(' (--sleep) ', 'dim'), kept(`until ${relTime(s.until, start)}`, 'dim')])];
+    case 'polling':
+      return [seg('polling')];
+    case 'blocked':
+      return [seg('BLPOP '), seg(terminalSafe(s.queue)), seg(s.until === null ? ' (no timeout)' : ` until ${relTime(s.until, start)}`, 'dim')];
+    case 'running':
+      return [seg('running ', 'bold'), seg(terminalSafe(s.job), 'payload'), seg(' '), kept(`since ${relTime(s.since, start)}`), seg(' '), kept(`(attempt ${s.attempt})`)];
+    case 'killed':
+      return [seg('killed', 'bad'), ...(s.job === undefined ? [] : [seg(' while running '), seg(terminalSafe(s.job), 'payload')])];
+    case 'stopped':
+      return [seg(`stopped (${terminalSafe(s.reason)})`, 'dim')];
+  }
+}
+
+/** `parts` joined by `sep`, packed into lines of at most `width` columns, never splitting a part. */
+export function packParts(parts: readonly string[], sep: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const p of parts) {
+    if (line !== '' && displayWidth(line + sep + p) > width) {
+      lines.push(line);
+      line = p;
+    } else line = line === '' ? p : line + sep + p;
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
+function workerLines(w: WorkerState, ctx: StateContext, width: number, density: Density): Line[] {
+  const restarted = w.generation > 1 ? [seg(` ↻ process ${w.generation}`, 'warn')] : [];
+  const [status, ...rest] = workerStatus(w, ctx.start);
+  const name = actorSeg(terminalSafe(w.name));
+  const oneLine: Line = [name, seg(' '), status!, ...rest, ...restarted];
+  // Too wide: the status word stays beside the name, the rest (job, since when) goes below.
+  const head: Line[] =
+    lineWidth(oneLine) <= width || rest.length === 0
+      ? [oneLine]
+      : [[name, seg(' '), status!, ...restarted], [seg('  '), ...trimStart(rest)]];
+  // Not started or stopped: the options can wait for a larger pane.
+  const idle = (w.status.kind === 'starting' && w.generation === 0) || w.status.kind === 'stopped';
+  if (density !== 'full' && idle) return head;
+  const o = w.options;
+  const parts = [
+    `tries ${o.tries}`,
+    `timeout ${o.timeout}`,
+    `sleep ${o.sleep}`,
+    `delay ${o.delay}`,
+    ...(o.once ? ['--once'] : []),
+    `${ctx.retryAfterName} ${w.retryAfter ?? '-'}`,
+    ...(w.blockFor !== null ? [`block_for ${w.blockFor}`] : []),
+    ...(w.queue.includes(',') || density === 'full' ? [`queue ${terminalSafe(w.queue)}`] : []),
+  ];
+  const options = density === 'compact' ? [parts.join(' ')] : packParts(parts, density === 'full' ? ' · ' : ' ', Math.max(10, width - 2));
+  return [...head, ...options.map((l): Line => [seg(`  ${l}`, 'dim')])];
+}
+
+function trimStart(line: Segment[]): Segment[] {
+  const [first, ...rest] = line;
+  return first === undefined ? [] : [{ ...first, text: first.text.trimStart() }, ...rest];
+}
+
+function failedLines(failed: FailedJob[], ctx: StateContext, width: number, density: Density): Line[] {
+  if (failed.length === 0) return [];
+  const out: Line[] = [[seg(`failed jobs: ${failed.length}`, 'bad')]];
+  const shown = failed.slice(0, ENTRY_LIMIT[density]);
+  for (const f of shown) {
+    out.push([seg('  '), seg(terminalSafe(f.job), 'payload'), seg(` at ${relTime(f.failedAt, ctx.start)}`, 'dim')]);
+    const message = `${shortClassName(terminalSafe(f.exception))}: ${terminalSafe(f.message)}`;
+    const lines = wrap(message, Math.max(10, width - 4));
+    const kept = density === 'compact' ? lines.slice(0, 1) : lines;
+    out.push(...kept.map((l): Line => [seg(`    ${l}`, 'bad')]));
+  }
+  return [...out, ...more(shown.length, failed.length)];
+}
+
+/** `handle() ran: ImportCsv#1 ×1`, a job that started more than once marked (wrapped later). */
+function executionLines(executions: Record<string, number>, density: Density): Line[] {
+  const entries = Object.entries(executions);
+  if (entries.length === 0) return [];
+  const shown = entries.slice(0, ENTRY_LIMIT[density]);
+  const line: Line = [seg('handle() ran: ', 'dim')];
+  shown.forEach(([job, n], i) => {
+    if (i > 0) line.push(seg(', '));
+    line.push(seg(`${terminalSafe(job)} ×${n}`, n > 1 ? 'warn' : 'plain'));
+  });
+  if (entries.length > shown.length) line.push(seg(`, … ${entries.length - shown.length} more`, 'dim'));
+  return [line];
+}

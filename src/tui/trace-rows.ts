@@ -1,0 +1,144 @@
+// The trace pane's rows: for every step up to the cursor, a header row and one row per MONITOR
+// command, lua lines under their EVAL. Arguments are abbreviated for reading (scripts by name,
+// payloads by job and attempts with the changed field marked, unix times as t+Ns, EVAL without its
+// numkeys); the raw view
+// shows every argument verbatim. Pure; rows are cached per Step object, which never changes.
+import { describePayload, fullArgs, relTime } from '../output/describe.ts';
+import { quoteArg, quoteBytes, terminalSafe } from '../output/terminal-safe.ts';
+import type { Step, TraceCommand } from '../scenarios/timeline.ts';
+import type { FieldChange, ParsedPayload } from './payload-diff.ts';
+import { parsePayload, payloadChanges } from './payload-diff.ts';
+import type { Line, Segment } from './segments.ts';
+import { actorSeg, clip, seg } from './segments.ts';
+
+export interface TraceRow {
+  kind: 'step' | 'command';
+  step: number;
+  /** Index in step.commands (command rows). */
+  command?: number;
+  source?: TraceCommand['source'];
+  actor: string;
+  t: number;
+  segments: Line;
+}
+
+export interface TraceContext {
+  start: number;
+  /** job id -> label (jobLabels()). */
+  labels: Map<string, string>;
+}
+
+/** A plain argument longer than this is cut in the abbreviated view (the detail view has it all). */
+const MAX_ARG = 48;
+/** Numbers within this many seconds of the start are read as virtual unix times. */
+const TIME_RANGE = 10_000_000;
+
+const KILL_KINDS: ReadonlySet<Step['kind']> = new Set(['kill', 'fail']);
+
+/** The script's short name, as the trace shows it: migrateExpiredJobs → migrate. */
+export function scriptLabel(name: string | undefined): string {
+  if (name === undefined) return 'lua script';
+  return name === 'migrateExpiredJobs' ? 'migrate' : name;
+}
+
+/** True when `arg` is a unix time of this run (so t+Ns reads better than 1700000090). */
+export function isVirtualTime(arg: string, start: number): boolean {
+  return /^\d{1,12}$/.test(arg) && Math.abs(Number(arg) - start) <= TIME_RANGE && start > TIME_RANGE;
+}
+
+interface StepRows {
+  rows: TraceRow[];
+  raw: TraceRow[];
+  /** Last payload seen per job label, after this step. */
+  after: Map<string, ParsedPayload>;
+}
+
+const cache = new WeakMap<Step, StepRows>();
+
+/** Rows for steps 0..upTo (inclusive). */
+export function buildTraceRows(steps: readonly Step[], upTo: number, ctx: TraceContext, raw = false): TraceRow[] {
+  const out: TraceRow[] = [];
+  let history = new Map<string, ParsedPayload>();
+  for (let i = 0; i <= upTo && i < steps.length; i++) {
+    const step = steps[i]!;
+    let entry = cache.get(step);
+    if (entry === undefined) {
+      entry = rowsOfStep(step, ctx, history);
+      cache.set(step, entry);
+    }
+    history = entry.after;
+    out.push(...(raw ? entry.raw : entry.rows));
+  }
+  return out;
+}
+
+export function stepHeader(step: Step, start: number): Line {
+  const title = terminalSafe(step.title);
+  return [
+    seg(`#${step.index} `, 'dim'),
+    seg(`${relTime(step.t, start)} `, 'time'),
+    actorSeg(terminalSafe(step.actor)),
+    seg(' '),
+    seg(title, KILL_KINDS.has(step.kind) ? 'bad' : 'heading'),
+  ];
+}
+
+function rowsOfStep(step: Step, ctx: TraceContext, before: Map<string, ParsedPayload>): StepRows {
+  const after = new Map(before);
+  const header: TraceRow = { kind: 'step', step: step.index, actor: step.actor, t: step.t, segments: stepHeader(step, ctx.start) };
+  const rows: TraceRow[] = [header];
+  const raw: TraceRow[] = [header];
+  step.commands.forEach((cmd, i) => {
+    const base = { kind: 'command' as const, step: step.index, command: i, source: cmd.source, actor: cmd.actor, t: cmd.t };
+    rows.push({ ...base, segments: commandSegments(cmd, ctx, after) });
+    raw.push({ ...base, segments: rawSegments(cmd) });
+  });
+  return { rows, raw, after };
+}
+
+function lead(cmd: TraceCommand, name: string): Segment[] {
+  if (cmd.source === 'lua') return [seg('  [lua] ', 'lua'), seg(name, 'plain')];
+  return [seg(name, 'command')];
+}
+
+/** The abbreviated form; records each payload it shows in `history` (by job label). */
+function commandSegments(cmd: TraceCommand, ctx: TraceContext, history: Map<string, ParsedPayload>): Line {
+  const binary = new Set(cmd.binaryArgs ?? []);
+  const isEval = cmd.source === 'client' && cmd.args.length > 1 && cmd.args[0]!.toUpperCase() === 'EVAL';
+  const out: Segment[] = lead(cmd, quoteArg(cmd.args[0] ?? ''));
+  cmd.args.slice(1).forEach((arg, j) => {
+    const i = j + 1;
+    if (i === 2 && isEval) return; // numkeys: the raw view and the details show it
+    out.push(seg(' '));
+    if (i === 1 && isEval) out.push(seg(`‹${terminalSafe(scriptLabel(cmd.script))}›`, 'script'));
+    else if (binary.has(i)) out.push(seg(clip(quoteBytes(arg), MAX_ARG)));
+    else if (isVirtualTime(arg, ctx.start)) out.push(seg(relTime(Number(arg), ctx.start), 'time'));
+    else {
+      const payload = payloadSegments(arg, ctx, history);
+      out.push(...(payload ?? [seg(clip(quoteArg(arg), MAX_ARG))]));
+    }
+  });
+  return out;
+}
+
+/** `‹ImportCsv#1 attempts:0→1›` with `0→1` marked, or null when `arg` is not a job payload. */
+function payloadSegments(arg: string, ctx: TraceContext, history: Map<string, ParsedPayload>): Segment[] | null {
+  const summary = describePayload(arg, ctx.labels);
+  if (summary === null) return null;
+  const parsed = parsePayload(arg);
+  const previous = history.get(summary.label);
+  const changes: FieldChange[] = previous !== undefined && parsed !== null ? payloadChanges(previous, parsed) : [];
+  if (parsed !== null) history.set(summary.label, parsed);
+  const out: Segment[] = [seg(`‹${terminalSafe(summary.label)}`, 'payload')];
+  const attempts = changes.find((c) => c.field === 'attempts');
+  if (attempts !== undefined) out.push(seg(' attempts:', 'payload'), seg(`${attempts.from}→${attempts.to}`, 'changed'));
+  else if (summary.attempts !== null) out.push(seg(` attempts:${summary.attempts}`, 'payload'));
+  for (const c of changes.filter((c) => c.field !== 'attempts')) out.push(seg(' '), seg(`${terminalSafe(c.field)} changed`, 'changed'));
+  out.push(seg('›', 'payload'));
+  return out;
+}
+
+function rawSegments(cmd: TraceCommand): Line {
+  const [name = '', ...rest] = fullArgs(cmd);
+  return [...lead(cmd, name), ...rest.flatMap((a) => [seg(' '), seg(a)])];
+}

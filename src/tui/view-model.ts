@@ -1,0 +1,88 @@
+// Everything the App draws for one (timeline, cursor, options), computed in one place from the
+// session's snapshot. Pure, so a test can check what each pane holds without rendering.
+import { jobLabels, relTime } from '../output/describe.ts';
+import type { Step } from '../scenarios/timeline.ts';
+import type { LuaScript } from '../sim/lua.ts';
+import { getProfile } from '../sim/profiles/index.ts';
+import type { DetailContext } from './detail-lines.ts';
+import type { Layout } from './layout.ts';
+import { paneBody } from './layout.ts';
+import type { SessionSnapshot } from './live-session.ts';
+import type { NarrationContext } from './narration-lines.ts';
+import { fittedNarration, narrationHeading } from './narration-lines.ts';
+import type { Line } from './segments.ts';
+import { fittedStateLines } from './state-lines.ts';
+import type { TraceRow } from './trace-rows.ts';
+import { buildTraceRows } from './trace-rows.ts';
+import type { UiState } from './ui-state.ts';
+import { cursorOf } from './ui-state.ts';
+
+export interface ViewModel {
+  cursor: number;
+  step: Step | undefined;
+  finished: boolean;
+  start: number;
+  clock: string;
+  traceRows: TraceRow[];
+  stateTitle: string;
+  stateLines: Line[];
+  narration: Line[];
+  narrationHeading: string;
+  detail: DetailContext;
+  workers: string[];
+}
+
+interface ProfileInfo {
+  scripts: Partial<Record<string, LuaScript>>;
+  retryAfterName: string;
+}
+
+function profileInfo(name: string | undefined): ProfileInfo {
+  try {
+    const p = getProfile(name ?? '');
+    return { scripts: p.scripts, retryAfterName: p.retryAfterName };
+  } catch {
+    return { scripts: {}, retryAfterName: 'retry_after' };
+  }
+}
+
+export function viewModel(snap: SessionSnapshot, ui: UiState, layout: Layout): ViewModel {
+  const { steps, timeline } = snap;
+  const finished = snap.status === 'finished' || snap.status === 'stopped';
+  const cursor = cursorOf(ui.target, steps.length);
+  const step = steps[cursor];
+  const start = timeline?.start ?? step?.t ?? 0;
+  const labels = jobLabels({ jobs: timeline?.jobs ?? [] });
+  const profile = profileInfo(timeline?.profile);
+  const narrationCtx: NarrationContext = {
+    start,
+    atEnd: finished && cursor === steps.length - 1,
+    jobs: timeline?.jobs ?? [],
+    error: snap.error,
+  };
+  const stateBody = paneBody(layout.stateWidth, layout.mainRows);
+  const narrationWidth = layout.columns - 2;
+  return {
+    cursor,
+    step,
+    finished,
+    start,
+    clock: step === undefined ? 't+0s' : relTime(step.t, start),
+    traceRows: step === undefined ? [] : buildTraceRows(steps, cursor, { start, labels }, ui.raw),
+    stateTitle: step === undefined ? 'State' : stateTitle(step, start, layout.stateWidth),
+    stateLines: step === undefined ? [] : fittedStateLines(step.state, { start, retryAfterName: profile.retryAfterName }, stateBody.width, stateBody.rows),
+    narration:
+      step === undefined
+        ? []
+        : fittedNarration(step, narrationCtx, narrationWidth, layout.narrationRows),
+    narrationHeading: step === undefined ? '' : narrationHeading(step, start),
+    detail: { timeline: { start, steps }, labels, scripts: profile.scripts, narration: narrationCtx },
+    workers: (step?.state.workers ?? []).map((w) => w.name),
+  };
+}
+
+/** The state pane's title: the virtual clock, and which step's snapshot it is when there is room. */
+function stateTitle(step: Step, start: number, width: number): string {
+  const clock = relTime(step.state.t, start);
+  return width >= 44 ? `State after #${step.index} · ${clock}` : `State · ${clock}`;
+}

@@ -1,0 +1,201 @@
+// `lqsim tui` as a person uses it: the real CLI in a real terminal (tmux), keys pressed, the
+// screen read back. Quitting must leave the alternate screen with the cursor shown and the shell's
+// screen as it was, and no redis-server behind; without a terminal it prints the text trace.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { Tmux, tmuxAvailable } from './tmux.ts';
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+const cli = join(repoRoot, 'bin', 'lqsim.js');
+const scratch = mkdtempSync(join(tmpdir(), 'lqsim-tui-e2e-'));
+const ANNOUNCE = /Using local redis-server \S+ on 127\.0\.0\.1:\d+ \(pid (\d+)\)/;
+
+/** The real-terminal environment: no CI variables (Ink would draw only its last frame), colours on. */
+function terminalEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', LQSIM_REDIS: 'local' };
+  for (const k of ['CI', 'CONTINUOUS_INTEGRATION', 'TMUX', 'NO_COLOR', 'FORCE_COLOR', 'REDIS_URL', 'LQSIM_DEBUG']) delete env[k];
+  return env;
+}
+
+const sessions: Tmux[] = [];
+let started = 0;
+const redisPids: number[] = [];
+
+function processEnded(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    return /^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+
+async function eventually(test: () => boolean, ms = 5000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (test()) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return test();
+}
+
+/** Starts `lqsim tui <args>` in a shell in tmux; its stderr goes to a file shown after it exits. */
+function startTui(args: string, columns = 120, rows = 40): { tmux: Tmux; stderr: () => string; redisPid: () => number | undefined } {
+  const n = ++started;
+  const tmux = new Tmux(terminalEnv(), join(scratch, `tmux-${n}.sock`));
+  sessions.push(tmux);
+  const err = join(scratch, `stderr-${n}.txt`);
+  const command = `cd '${repoRoot}' && node '${cli}' tui ${args} 2>'${err}'; code=$?; cat '${err}'; echo "lqsim exited $code"; exec sleep 600`;
+  tmux.start(command, columns, rows); // tmux runs it with sh -c
+  const stderr = (): string => (existsSync(err) ? readFileSync(err, 'utf8') : '');
+  const redisPid = (): number | undefined => {
+    const m = ANNOUNCE.exec(stderr());
+    if (m === null) return undefined;
+    const pid = Number(m[1]);
+    if (!redisPids.includes(pid)) redisPids.push(pid);
+    return pid;
+  };
+  return { tmux, stderr, redisPid };
+}
+
+/** After the app has gone: the shell's screen is back, the cursor shown, redis-server ended. */
+async function expectRestored(t: ReturnType<typeof startTui>, code: number): Promise<void> {
+  const screen = await t.tmux.waitFor((s) => /lqsim exited \d+\n/.test(s), 'lqsim to exit', 15_000);
+  expect(screen, `stderr:\n${t.stderr()}`).toContain(`lqsim exited ${code}`);
+  expect(screen).not.toContain('Redis MONITOR'); // the app was on the alternate screen, now left
+  expect(t.tmux.format('#{alternate_on}')).toBe('0');
+  expect(t.tmux.format('#{cursor_flag}')).toBe('1');
+  const pid = t.redisPid();
+  expect(pid, `no redis-server announced:\n${t.stderr()}`).toBeTypeOf('number');
+  expect(await eventually(() => processEnded(pid!)), `redis-server ${pid} still running`).toBe(true);
+}
+
+afterEach(() => {
+  for (const s of sessions.splice(0)) s.kill();
+  for (const pid of redisPids.splice(0)) if (!processEnded(pid)) process.kill(pid, 'SIGKILL');
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe.skipIf(!tmuxAvailable())('lqsim tui in a terminal (tmux)', () => {
+  it('steps forward and back with the keys, shows the panes, and q restores the terminal', async () => {
+    const t = startTui('timeout-max-attempts');
+    let screen = await t.tmux.waitFor((s) => s.includes('step #0 · t+0s'), 'the first step');
+    expect(screen).toContain('Redis MONITOR');
+    expect(screen).toContain('RPUSH queues:default ‹ImportCsv#1 attempts:0›');
+    expect(screen).toContain('● live · 1 step run');
+    expect(t.tmux.format('#{alternate_on}')).toBe('1');
+
+    t.tmux.keys('n');
+    screen = await t.tmux.waitFor((s) => s.includes('step #1 · t+0s'), 'step #1');
+    expect(screen).toContain('[lua] zadd queues:default:reserved t+90s');
+    expect(screen).toContain('‹ImportCsv#1 attempts:0→1›');
+
+    t.tmux.keys('Right', 'Space');
+    screen = await t.tmux.waitFor((s) => s.includes('step #3 · t+60s'), 'the kill step');
+    expect(screen).toContain('worker-1 killed while running ImportCsv#1');
+    expect(screen).toContain('t+90s · expires in 30s');
+    expect(screen).toContain('Worker::registerTimeoutHandler → Worker::kill');
+
+    t.tmux.keys('Left');
+    screen = await t.tmux.waitFor((s) => s.includes('step #2 · t+0s'), 'back to step #2');
+    expect(screen).toContain('worker-1 running');
+    expect(screen).toContain('ImportCsv#1 since t+0s (attempt 1)');
+    expect(screen).toContain('● live · 4 steps run'); // going back ran nothing
+
+    t.tmux.keys('q');
+    await expectRestored(t, 0);
+    expect(t.tmux.screen()).toContain('timeout-max-attempts: stopped after step #3 (t+60s)');
+  });
+
+  it('redraws to fit when the terminal is resized to 80×24, and Ctrl-C quits cleanly', async () => {
+    const t = startTui('timeout-max-attempts');
+    await t.tmux.waitFor((s) => s.includes('step #0 · t+0s'), 'the first step');
+    t.tmux.keys('n', 'n', 'n');
+    await t.tmux.waitFor((s) => s.includes('step #3 · t+60s'), 'the kill step');
+    t.tmux.run('resize-window', '-t', 'e2e', '-x', '80', '-y', '24');
+    const complete = (s: string): boolean => {
+      const lines = s.split('\n');
+      return lines[0]!.includes('step #3 · t+60s') && lines[1]!.includes('Redis MONITOR') && lines[22]!.startsWith('→') && lines.every((l) => l.length <= 80);
+    };
+    const screen = await t.tmux.waitFor(complete, 'a complete redraw at 80×24');
+    const lines = screen.split('\n');
+    expect(lines.filter((l) => l.includes('Redis MONITOR'))).toHaveLength(1);
+    expect(screen).toContain('worker-1 killed');
+    expect(screen).toContain('expires in 30s');
+    expect(lines[0]).toContain('step #3 · t+60s');
+
+    t.tmux.keys('C-c');
+    await expectRestored(t, 0);
+  });
+
+  it('G runs the rest live to the end; the summary says the run finished', async () => {
+    const t = startTui('timeout-max-attempts');
+    await t.tmux.waitFor((s) => s.includes('step #0 · t+0s'), 'the first step');
+    t.tmux.keys('G');
+    const screen = await t.tmux.waitFor((s) => s.includes('✓ finished · 10 steps'), 'the end of the run');
+    expect(screen).toContain('MaxAttemptsExceededException');
+    expect(screen).toContain('the run is over: 1 job (1 failed).');
+    t.tmux.keys('q');
+    await expectRestored(t, 0);
+    expect(t.tmux.screen()).toContain('timeout-max-attempts: the run finished after 10 steps (t+90s)');
+  });
+
+  it('SIGTERM while it runs: the terminal is restored and redis-server stopped (exit 143)', async () => {
+    const t = startTui('timeout-max-attempts');
+    await t.tmux.waitFor((s) => s.includes('step #0 · t+0s'), 'the first step');
+    const shell = t.tmux.format('#{pane_pid}');
+    const node = spawnSync('pgrep', ['-P', shell, '-f', 'lqsim.js'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+    expect(node, 'the lqsim process').toMatch(/^\d+$/);
+    process.kill(Number(node), 'SIGTERM');
+    await expectRestored(t, 143);
+  });
+
+  it('with no scenario named, the picker opens; enter starts the chosen one', async () => {
+    const t = startTui('');
+    await t.tmux.waitFor((s) => s.includes('choose a scenario'), 'the picker');
+    await new Promise((r) => setTimeout(r, 300)); // keys typed before the first frame's effects run would be lost
+    const target = t.tmux.screen().split('\n').findIndex((l) => l.includes('timeout-max-attempts'));
+    const first = t.tmux.screen().split('\n').findIndex((l) => l.includes('block-for'));
+    for (let i = first; i < target; i++) t.tmux.keys('Down');
+    t.tmux.keys('Enter');
+    const screen = await t.tmux.waitFor((s) => s.includes('step #0 · t+0s'), 'the chosen scenario');
+    expect(screen).toContain('lqsim timeout-max-attempts');
+    t.tmux.keys('q');
+    await expectRestored(t, 0);
+  });
+});
+
+describe('lqsim tui without a terminal', () => {
+  it('prints the text trace, with a notice on stderr', async () => {
+    const child = spawn(process.execPath, [cli, 'tui', 'timeout-max-attempts'], {
+      cwd: repoRoot,
+      env: { ...terminalEnv(), FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('lqsim: not a terminal: printing the text trace instead of the terminal UI (same as lqsim run)');
+    expect(stdout).toMatch(/^#0 {2}t\+0s {4}dispatcher {2}dispatch ImportCsv#1 onto queues:default$/m);
+    expect(stdout).toContain('failed jobs: 1');
+    const pid = Number(ANNOUNCE.exec(stderr)?.[1]);
+    expect(await eventually(() => processEnded(pid))).toBe(true);
+  });
+
+  it('with no scenario named it cannot pick one: exit 2 and one line', () => {
+    const r = spawnSync(process.execPath, [cli, 'tui'], { cwd: repoRoot, env: terminalEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^lqsim: tui: not a terminal, so no scenario picker; name one \(lqsim list shows them\)\n$/);
+  });
+});

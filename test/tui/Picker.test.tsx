@@ -1,0 +1,41 @@
+// `lqsim tui` with no scenario: the picker lists the shipped scenarios; enter opens the chosen one.
+import { render } from 'ink-testing-library';
+import { expect, it } from 'vitest';
+import type { CatalogEntry } from '../../src/scenarios/catalog.ts';
+import { listScenarios } from '../../src/scenarios/catalog.ts';
+import { recordedSession } from '../../src/tui/live-session.ts';
+import { Root } from '../../src/tui/Root.tsx';
+import { KEYS, settle } from './fake-terminal.ts';
+import { recordScenarios } from './recorded.ts';
+
+const timeline = recordScenarios('timeout-max-attempts');
+
+it('lists the scenarios, moves with ↓, and enter opens the chosen one in the App', async () => {
+  const entries = await listScenarios();
+  const opened: CatalogEntry[] = [];
+  const app = render(
+    <Root
+      colour={false}
+      session={null}
+      entries={entries}
+      open={(e) => {
+        opened.push(e);
+        return recordedSession(timeline('timeout-max-attempts'));
+      }}
+    />,
+  );
+  await settle();
+  const frame = app.lastFrame() ?? '';
+  for (const e of entries) expect(frame).toContain(e.name);
+  const target = entries.findIndex((e) => e.name === 'timeout-max-attempts');
+  for (let i = 0; i < target; i++) {
+    app.stdin.write(KEYS.down);
+    await settle();
+  }
+  expect(app.lastFrame()).toContain(`${target + 1}/${entries.length}`);
+  app.stdin.write(KEYS.enter);
+  await settle();
+  expect(opened.map((e) => e.name)).toEqual(['timeout-max-attempts']);
+  expect(app.lastFrame()).toContain('RPUSH queues:default ‹ImportCsv#1 attempts:0›');
+  app.unmount();
+});

@@ -40,12 +40,12 @@ function connectionOptions(url: string) {
   const socket = { reconnectStrategy: false as const, connectTimeout: 5000 };
   const u = new URL(url);
   if (u.protocol !== 'redis:') return { url, socket };
-  const db = u.pathname.replace(/^\//, '');
+  // A /db in the URL is not applied: node-redis would SELECT it on every traced connection, a
+  // command Laravel never sent. Which db Laravel selects is the scenario's redis.database.
   return {
     socket: { ...socket, host: u.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(u.port || 6379) },
     ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
     ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
-    ...(db ? { database: Number(db) } : {}),
   };
 }
 

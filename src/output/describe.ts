@@ -75,15 +75,39 @@ function isEval(cmd: TraceCommand): boolean {
 export function summarizeArgs(cmd: TraceCommand, labels: Map<string, string>): string[] {
   const binary = new Set(cmd.binaryArgs ?? []);
   const evalScript = isEval(cmd);
-  return cmd.args.map((arg, i) => {
-    if (i === 1 && evalScript) return `‹${terminalSafe(cmd.script ?? 'lua script')}›`;
-    if (binary.has(i)) return quoteBytes(arg);
-    if (i > 0) {
-      const payload = describePayload(arg, labels);
-      if (payload !== null) return payloadTag(payload);
-    }
-    return quoteArg(arg);
-  });
+  const out: string[] = [];
+  for (let i = 0; i < cmd.args.length; i++) {
+    const arg = cmd.args[i]!;
+    if (i === 1 && evalScript) out.push(`‹${terminalSafe(cmd.script ?? 'lua script')}›`);
+    else if (binary.has(i)) out.push(quoteBytes(arg));
+    else if (i > 0 && describePayload(arg, labels) !== null) {
+      const run = payloadRun(cmd.args, i, labels);
+      if (run) {
+        out.push(run.tag);
+        i = run.end - 1;
+      } else out.push(payloadTag(describePayload(arg, labels)!));
+    } else out.push(quoteArg(arg));
+  }
+  return out;
+}
+
+/** More consecutive payloads than this (a migrate's rpush of up to 100) are shown as one tag. */
+export const PAYLOAD_RUN_MAX = 3;
+
+/**
+ * A run of more than PAYLOAD_RUN_MAX consecutive job payloads starting at `from`, as one tag
+ * (`‹100 jobs: SendInvoice#136 … SendInvoice#57›`) and the index after the run; else null.
+ */
+export function payloadRun(args: readonly string[], from: number, labels: Map<string, string>): { tag: string; end: number } | null {
+  const found: string[] = [];
+  let end = from;
+  for (; end < args.length; end++) {
+    const p = describePayload(args[end]!, labels);
+    if (p === null) break;
+    found.push(p.label);
+  }
+  if (found.length <= PAYLOAD_RUN_MAX) return null;
+  return { tag: `‹${found.length} jobs: ${terminalSafe(found[0]!)} … ${terminalSafe(found[found.length - 1]!)}›`, end };
 }
 
 /** Every arg verbatim (quoted where needed), for people who want the raw wire. */

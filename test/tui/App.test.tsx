@@ -215,3 +215,17 @@ describe('retry-after-vs-timeout in a larger terminal (120×40)', () => {
     await waitForFrame(() => (term.exited() ? 'exited' : ''), (f) => f === 'exited');
   });
 });
+
+describe('migrate-chunking (120×40)', () => {
+  const chunking = recordScenarios('migrate-chunking');
+
+  it('shows the three rpush chunks of the migrate script as 100, 100 and 50 jobs', async () => {
+    const term = renderInTerminal(<App session={recordedSession(chunking('migrate-chunking'))} scenario="migrate-chunking" colour={false} />, 120, 40);
+    await settle();
+    await term.press('n', 'n');
+    const trace = flat(region(term.lastFrame(), 'trace', 120, 40));
+    const chunks = [...trace.matchAll(/\[lua\] rpush queues:default ‹(\d+) jobs: SendInvoice#\d+ … SendInvoice#\d+›/g)].map((m) => m[1]);
+    expect(chunks).toEqual(['100', '100', '50']);
+    term.unmount();
+  });
+});

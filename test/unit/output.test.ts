@@ -123,6 +123,24 @@ describe('summarizeArgs', () => {
   });
 });
 
+describe('payload runs', () => {
+  const payload = (id: string) => JSON.stringify({ displayName: 'App\\Jobs\\SendInvoice', job: 'Illuminate\\Queue\\CallQueuedHandler@call', id, attempts: 0 });
+  const ids = Array.from({ length: 100 }, (_, i) => `id${String(i).padStart(30, '0')}`);
+  const labels = new Map(ids.map((id, i) => [id, `SendInvoice#${i + 1}`]));
+  const cmd = (n: number): TraceCommand => ({ step: 1, t: START, actor: 'worker-1', source: 'lua', db: 0, time: '0.0', args: ['rpush', 'queues:default', ...ids.slice(0, n).map(payload)] });
+
+  it('collapses a migrate rpush of 100 payloads into one tag naming the count, first and last', () => {
+    expect(summarizeArgs(cmd(100), labels)).toEqual(['rpush', 'queues:default', '‹100 jobs: SendInvoice#1 … SendInvoice#100›']);
+  });
+
+  it('keeps up to three payloads one by one', () => {
+    expect(summarizeArgs(cmd(3), labels)).toEqual([
+      'rpush', 'queues:default', '‹SendInvoice#1 attempts:0›', '‹SendInvoice#2 attempts:0›', '‹SendInvoice#3 attempts:0›',
+    ]);
+    expect(summarizeArgs(cmd(4), labels)[2]).toBe('‹4 jobs: SendInvoice#1 … SendInvoice#4›');
+  });
+});
+
 describe('relTime', () => {
   it('counts whole seconds from the start', () => {
     expect(relTime(START, START)).toBe('t+0s');

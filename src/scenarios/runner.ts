@@ -8,9 +8,8 @@ import { MonitorCapture } from '../redis/monitor.ts';
 import { NodeRedisPort } from '../redis/port.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import { queueKeys } from '../sim/keys.ts';
-import { phpJsonEncode } from '../sim/php.ts';
 import { getProfile } from '../sim/profiles/index.ts';
-import { seededRandom, strRandom } from '../sim/random.ts';
+import { seededRandom, strRandom, uuid4 } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
 import type { QueueConfig } from '../sim/redis-queue.ts';
 import { RedisQueue } from '../sim/redis-queue.ts';
@@ -53,17 +52,24 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const client = spec.redis.client ?? profile.defaultClient;
   const db = spec.redis.database;
   const selectDb = profile.worker.selectOnConnect(client, db) ? db : null;
-  const prefix = spec.redis.prefix;
+  const prefix = spec.redis.prefix ?? profile.defaultPrefix;
   const connectionNames = Object.keys(spec.connections);
   const defaultConnection = connectionNames[0]!;
   const connections: Record<string, QueueConfig> = Object.fromEntries(
     Object.entries(spec.connections).map(([name, c]) => [
       name,
-      { connectionName: name, default: c.queue, retryAfter: c.retry_after, blockFor: c.block_for, prefix },
+      {
+        connectionName: name,
+        default: c.queue,
+        retryAfter: c.retry_after === null && profile.queue.retryAfterNullMeans60 ? 60 : c.retry_after,
+        blockFor: c.block_for,
+        prefix,
+      },
     ]),
   );
   const queues = queuesOf(spec, connections, prefix);
   const registry = new JobRegistry();
+  const cache = new Map<string, number>();
   const jobNameOf = new Map<string, string>();
   const random = seededRandom(spec.seed);
   const scriptNames = new Map(Object.values(profile.scripts).map((s) => [s.source, s.name]));
@@ -89,11 +95,12 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const connect: ConnectionFactory = async (actor) => new NodeRedisPort(await hub.connect(actor), hub, selectDb);
     const workers = spec.workers.map(
       (w) =>
-        new WorkerModel({ ...w, connection: w.connection ?? defaultConnection }, {
+        new WorkerModel({ ...w, connection: w.connection ?? defaultConnection, tries: w.tries ?? profile.worker.defaultTries }, {
           profile,
           connect,
           connections,
           registry,
+          cache,
           start: spec.start,
           behaviourOf: (id, attempt) => {
             const attempts = spec.jobs[jobNameOf.get(id) ?? '']?.attempts ?? ['succeed'];
@@ -156,8 +163,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       const queueName = entry.queue ?? connections[connectionName]!.default;
       const labels: string[] = [];
       for (let i = 0; i < entry.count; i++) {
+        const uuid = uuid4(random);
         const id = strRandom(random, 32);
-        const payload = phpJsonEncode(
+        const payload = profile.encodePayload(
           profile.buildPayload({
             className: job.class,
             tries: job.tries,
@@ -169,6 +177,11 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
             delay: entry.delay ?? null,
             command: job.command,
             id,
+            uuid,
+            backoff: job.backoff === null ? null : [job.backoff].flat().join(','),
+            backoffDeclared: job.backoff,
+            maxExceptions: job.max_exceptions,
+            failOnTimeout: job.fail_on_timeout,
           }),
         );
         jobNameOf.set(id, entry.dispatch);

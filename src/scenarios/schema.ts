@@ -40,7 +40,14 @@ export const JobClass = z
       .describe('PHP class name (write it unquoted or single-quoted in YAML: backslashes are escapes in double quotes)'),
     tries: z.number().int().min(0).max(1000).nullable().default(null).describe('public $tries (overrides --tries)'),
     timeout: z.number().int().min(0).max(86400).nullable().default(null).describe('public $timeout (overrides --timeout)'),
-    retry_until: seconds('retryUntil(): seconds after dispatch; becomes the payload timeoutAt').nullable().default(null),
+    retry_until: seconds('retryUntil(): seconds after dispatch; becomes the payload timeoutAt (retryUntil in 8.x)').nullable().default(null),
+    backoff: z
+      .union([seconds('seconds'), z.array(seconds('seconds')).min(1)])
+      .nullable()
+      .default(null)
+      .describe('public $backoff (8.x): seconds before a retry, or one per attempt, e.g. [5, 10]'),
+    max_exceptions: z.number().int().min(1).max(1000).nullable().default(null).describe('public $maxExceptions (8.x)'),
+    fail_on_timeout: z.boolean().default(false).describe('public $failOnTimeout (8.x): fail instead of retrying after a timeout'),
     properties: z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), z.number(), z.boolean(), z.null()]))
       .default({})
@@ -78,7 +85,7 @@ export const Worker = z
       .regex(/^[^,\s]+(,[^,\s]+)*$/, 'comma-separated queue names without spaces, e.g. high,default')
       .optional()
       .describe('--queue=high,default (default: the connection queue)'),
-    tries: z.number().int().min(0).max(1000).default(0).describe('--tries (0: unlimited)'),
+    tries: z.number().int().min(0).max(1000).optional().describe("--tries (0: unlimited; default: the version's, 0 up to 5.8, 1 from 6.0)"),
     timeout: z.number().int().min(0).max(86400).default(60).describe('--timeout (0: no alarm)'),
     sleep: z.number().int().min(0).max(3600).default(3).describe('--sleep when no job is available'),
     delay: z.number().int().min(0).max(86400).default(0).describe('--delay before a failed job is retried'),
@@ -130,7 +137,7 @@ const NoteEntry = z
 
 export const TimelineEntry = z.union([DispatchEntry, StopEntry, SizeEntry, NoteEntry]);
 
-export const PROFILE_NAMES = ['5.3', '5.7'] as const;
+export const PROFILE_NAMES = ['5.3', '5.7', '8'] as const;
 
 export const Scenario = z
   .object({
@@ -145,10 +152,13 @@ export const Scenario = z
       .object({
         client: z.enum(['predis', 'phpredis']).optional().describe("Laravel's Redis client (default: the profile's)"),
         database: z.number().int().min(0).max(15).default(0),
-        prefix: z.string().default('').describe('key prefix applied to every KEYS[] argument'),
+        prefix: z
+          .string()
+          .optional()
+          .describe("key prefix applied to every key (default: the version's skeleton, '' up to 5.7, laravel_database_ in 8)"),
       })
       .strict()
-      .default({ database: 0, prefix: '' }),
+      .default({ database: 0 }),
     connections: z
       .record(name, Connection)
       .refine((c) => Object.keys(c).length > 0, 'define at least one connection')

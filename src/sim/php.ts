@@ -5,11 +5,14 @@
  * PHP json_encode() with default flags: like JSON.stringify, but "/" is escaped as "\/" and
  * every non-ASCII character as \uXXXX (JSON_UNESCAPED_UNICODE only arrives in Laravel 8.82).
  */
-export function phpJsonEncode(value: unknown): string {
+export function phpJsonEncode(value: unknown, opts: { unescapedUnicode?: boolean } = {}): string {
   const json = JSON.stringify(value);
   if (json === undefined) throw new TypeError('value cannot be JSON-encoded');
   // "/" only ever occurs inside strings in JSON text, so a global replace is exact.
-  return json.replace(/\//g, '\\/').replace(/[\u007f-\uffff]/g, (ch) => {
+  const slashes = json.replace(/\//g, '\\/');
+  // JSON_UNESCAPED_UNICODE keeps UTF-8 as is (JSON.stringify already escapes lone surrogates).
+  if (opts.unescapedUnicode) return slashes;
+  return slashes.replace(/[\u007f-\uffff]/g, (ch) => {
     const code = ch.charCodeAt(0);
     return code === 0x7f ? ch : `\\u${code.toString(16).padStart(4, '0')}`;
   });

@@ -21,3 +21,12 @@ export function strRandom(next: () => number, length = 32): string {
   for (let i = 0; i < length; i++) out += ALPHABET[Math.floor(next() * ALPHABET.length)];
   return out;
 }
+
+/** Str::uuid(): a version-4 UUID (lower-case hex), from the seeded source. */
+export function uuid4(next: () => number): string {
+  const b = Array.from({ length: 16 }, () => Math.floor(next() * 256));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}

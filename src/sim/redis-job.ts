@@ -2,7 +2,12 @@
 import type { RedisQueue } from './redis-queue.ts';
 
 interface Payload {
+  uuid?: string;
   displayName?: string;
+  maxExceptions?: number | null;
+  failOnTimeout?: boolean;
+  backoff?: string | null;
+  retryUntil?: number | null;
   job?: string;
   maxTries?: number | null;
   timeout?: number | null;
@@ -55,8 +60,26 @@ export class RedisJob {
     return this.redis.profile.worker.jobLevelOptions ? (this.decoded.timeout ?? null) : null;
   }
 
+  /** Job::retryUntil() (8.x; timeoutAt() before): payload retryUntil ?? timeoutAt. */
   timeoutAt(): number | null {
-    return this.redis.profile.worker.timeoutAt ? (this.decoded.timeoutAt ?? null) : null;
+    return this.redis.profile.worker.timeoutAt ? (this.decoded.retryUntil ?? this.decoded.timeoutAt ?? null) : null;
+  }
+
+  uuid(): string | null {
+    return this.decoded.uuid ?? null;
+  }
+
+  maxExceptions(): number | null {
+    return this.decoded.maxExceptions ?? null;
+  }
+
+  shouldFailOnTimeout(): boolean {
+    return this.decoded.failOnTimeout ?? false;
+  }
+
+  /** Job::backoff() (8.x): payload backoff ?? delay, e.g. "5,10". */
+  backoff(): string | null {
+    return this.decoded.backoff ?? null;
   }
 
   /** Job::resolveName(): the displayName, else the command or handler name. */

@@ -41,10 +41,17 @@ export class RedisQueue {
     return this.now() + (delay ?? 0);
   }
 
-  /** RedisQueue::pushRaw: RPUSH queues:<q> <payload>. */
+  /** RedisQueue::pushRaw: RPUSH queues:<q> <payload> (to 5.7), or the push script, which also notifies (5.8+). */
   async pushRaw(payload: string, queue?: string | null): Promise<void> {
+    const keys = this.keys(queue);
+    const push = this.profile.scripts.push;
+    if (this.profile.queue.push === 'script' && push) {
+      this.trail('RedisQueue::pushRaw → LuaScripts::push');
+      await this.port.eval(push, [keys.ready, keys.notify], [payload]);
+      return;
+    }
     this.trail('RedisQueue::pushRaw');
-    await this.port.rpush(this.keys(queue).ready, payload);
+    await this.port.rpush(keys.ready, payload);
   }
 
   /** RedisQueue::laterRaw: ZADD queues:<q>:delayed <now+delay> <payload>. */
@@ -65,14 +72,15 @@ export class RedisQueue {
 
   /** RedisQueue::migrate: delayed jobs that are due, then (unless retry_after is null) expired reservations. */
   async migrate(keys: QueueKeys): Promise<void> {
-    await this.migrateExpiredJobs(keys.delayed, keys.ready);
-    if (this.config.retryAfter !== null) await this.migrateExpiredJobs(keys.reserved, keys.ready);
+    await this.migrateExpiredJobs(keys.delayed, keys);
+    if (this.config.retryAfter !== null) await this.migrateExpiredJobs(keys.reserved, keys);
   }
 
-  /** RedisQueue::migrateExpiredJobs → LuaScripts::migrateExpiredJobs. */
-  async migrateExpiredJobs(from: string, to: string): Promise<void> {
+  /** RedisQueue::migrateExpiredJobs → LuaScripts::migrateExpiredJobs (5.8+: also :notify, one per job). */
+  async migrateExpiredJobs(from: string, to: QueueKeys): Promise<void> {
     this.trail('RedisQueue::migrateExpiredJobs → LuaScripts::migrateExpiredJobs');
-    await this.port.eval(this.profile.scripts.migrateExpiredJobs, [from, to], [this.now()]);
+    const keys = this.profile.queue.notify ? [from, to.ready, to.notify] : [from, to.ready];
+    await this.port.eval(this.profile.scripts.migrateExpiredJobs, keys, [this.now()]);
   }
 
   /** RedisQueue::retrieveNextJob. `blockUntil` bounds a blocking pop by the worker's alarm. */
@@ -80,9 +88,38 @@ export class RedisQueue {
     if (this.config.blockFor !== null && this.profile.worker.blockingPop === 'list') {
       return this.blockingPop(ctx, keys, blockUntil);
     }
+    const popped = await this.popScript(keys);
+    // 5.8+: only when the pop script found nothing, wait on :notify, then pop once more (no migrate).
+    if (popped[0] === null && this.config.blockFor !== null && this.profile.worker.blockingPop === 'notify') {
+      if (await this.blockOnNotify(ctx, keys, blockUntil)) return this.popScript(keys);
+    }
+    return popped;
+  }
+
+  private async popScript(keys: QueueKeys): Promise<[string | null, string | null]> {
     this.trail('RedisQueue::retrieveNextJob → LuaScripts::pop');
-    const reply = await this.port.eval(this.profile.scripts.pop, [keys.ready, keys.reserved], [this.availableAt(this.config.retryAfter)]);
-    return popReply(reply);
+    const scriptKeys = this.profile.queue.notify ? [keys.ready, keys.reserved, keys.notify] : [keys.ready, keys.reserved];
+    return popReply(await this.port.eval(this.profile.scripts.pop, scriptKeys, [this.availableAt(this.config.retryAfter)]));
+  }
+
+  /** BLPOP queues:<q>:notify <block_for>: true when a notification arrived. */
+  private async blockOnNotify(ctx: ActorContext, keys: QueueKeys, blockUntil: number | null): Promise<boolean> {
+    const blockFor = this.config.blockFor ?? 0;
+    const pending = await this.port.blpop(keys.notify, blockFor);
+    ctx.describe({
+      kind: 'block',
+      title: `BLPOP ${keys.notify} ${blockFor}: the pop found nothing, so wait for a push's notification${blockFor === 0 ? ' (0: forever)' : ` for up to ${blockFor}s`}`,
+      methods: ['RedisQueue::pop', 'RedisQueue::retrieveNextJob'],
+      explain: 'Since 5.8 every push and migrate RPUSHes a 1 onto :notify; the worker blocks on that list, not on the jobs, and pops again when it wakes.',
+    });
+    return (await ctx.block(pending, this.blockLimit(blockFor, blockUntil))) !== null;
+  }
+
+  private blockLimit(blockFor: number, blockUntil: number | null): number | null {
+    // BLPOP's 0 means "forever"; the alarm, if armed, still ends the wait.
+    let limit: number | null = blockFor === 0 ? null : blockFor;
+    if (blockUntil !== null) limit = Math.min(limit ?? Infinity, Math.max(0, blockUntil - this.now()));
+    return limit;
   }
 
   /**
@@ -93,9 +130,7 @@ export class RedisQueue {
     this.trail('RedisQueue::retrieveNextJob → RedisQueue::blockingPop');
     const blockFor = this.config.blockFor ?? 0;
     const pending = await this.port.blpop(keys.ready, blockFor);
-    // BLPOP's 0 means "forever"; the alarm, if armed, still ends the wait.
-    let limit: number | null = blockFor === 0 ? null : blockFor;
-    if (blockUntil !== null) limit = Math.min(limit ?? Infinity, Math.max(0, blockUntil - this.now()));
+    const limit = this.blockLimit(blockFor, blockUntil);
     ctx.describe({
       kind: 'block',
       title: `BLPOP ${keys.ready} ${blockFor}: blocked until a job is pushed${blockFor === 0 ? ' (0: forever)' : ` or ${blockFor}s pass (block_for)`}`,

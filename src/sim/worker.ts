@@ -27,6 +27,8 @@ export interface WorkerEnv {
   /** Queue connection config by name. */
   connections: Record<string, QueueConfig>;
   registry: JobRegistry;
+  /** The cache store Worker::setCache gives the workers (7.x+ counts maxExceptions there); shared. */
+  cache: Map<string, number>;
   /** Virtual unix time of t=0, for narration. */
   start: number;
   /** Behaviour of attempt N of the job with this payload id. */
@@ -45,7 +47,7 @@ export class WorkerModel {
   private poppedAt: number | null = null;
 
   constructor(
-    readonly spec: WorkerSpec & { connection: string },
+    readonly spec: WorkerSpec & { connection: string; tries: number },
     private readonly env: WorkerEnv,
   ) {
     const config = env.connections[spec.connection];
@@ -113,7 +115,7 @@ export class WorkerModel {
         this.state.status = { kind: 'polling' };
         this.methods.push('Worker::getNextJob');
         const job = await this.getNextJob(ctx, queue, alarmAt);
-        if (alarmAt !== null && ctx.now() >= alarmAt) return this.kill(ctx, null);
+        if (alarmAt !== null && ctx.now() >= alarmAt) return await this.kill(ctx, null);
 
         // 5.4+: registerTimeoutHandler after the pop, with the job's timeout (Worker::timeoutForJob).
         if (armed && rules.alarm === 'job-timeout') {
@@ -142,7 +144,7 @@ export class WorkerModel {
           this.state.status = { kind: 'idle', until: sleepUntil };
           if (alarmAt !== null && alarmAt <= sleepUntil) {
             await ctx.sleep(alarmAt - ctx.now());
-            return this.kill(ctx, null);
+            return await this.kill(ctx, null);
           }
           await ctx.sleep(o.sleep);
         }
@@ -194,7 +196,7 @@ export class WorkerModel {
         });
         if (killAt !== null) {
           await ctx.sleep(killAt - ctx.now());
-          return this.kill(ctx, job);
+          return await this.kill(ctx, job);
         }
         await ctx.sleep(behaviour.run);
       }
@@ -278,19 +280,17 @@ export class WorkerModel {
     const maxTries = job.maxTries() ?? this.spec.tries;
     if (!job.failed) {
       this.methods.push(rules.jobLevelOptions ? 'Worker::markJobAsFailedIfWillExceedMaxAttempts' : 'Worker::markJobAsFailedIfHasExceededMaxAttempts');
-      // markJobAsFailedIfWillExceedMaxAttempts (5.3: markJobAsFailedIfHasExceededMaxAttempts).
-      const timeoutAt = job.timeoutAt();
-      if (timeoutAt && timeoutAt <= ctx.now()) await this.failJob(ctx, job, thrown.exception);
-      if (maxTries > 0 && job.attempts() >= maxTries) await this.failJob(ctx, job, thrown.exception);
+      await this.markJobAsFailedIfWillExceedMaxAttempts(ctx, job, thrown.exception);
+      await this.markJobAsFailedIfWillExceedMaxExceptions(ctx, job, thrown.exception);
     }
     const alreadyDescribed = job.failed && thrown.exception.className.endsWith('MaxAttemptsExceededException');
     if (!job.deleted && !job.released && !job.failed) {
-      const delay = this.spec.delay;
+      const delay = this.calculateBackoff(job);
       this.methods.push('RedisJob::release');
       await job.release(delay);
       this.describe(ctx, {
         kind: 'release',
-        title: `${label} threw "${thrown.exception.message}": released to :delayed for ${delay}s (--delay), attempt ${job.attempts()} of ${maxTries || 'unlimited'}`,
+        title: `${label} threw "${thrown.exception.message}": released to :delayed for ${delay}s (${rules.backoff === 'list' ? 'backoff' : '--delay'}), attempt ${job.attempts()} of ${maxTries || 'unlimited'}`,
       });
     } else if (!alreadyDescribed) {
       this.describe(ctx, {
@@ -298,6 +298,38 @@ export class WorkerModel {
         title: `${label} threw "${thrown.exception.message}" on attempt ${job.attempts()} of ${maxTries}: failed`,
       });
     }
+  }
+
+  /** Worker::markJobAsFailedIfWillExceedMaxAttempts: fail now if this was the last try (or retryUntil passed). */
+  private async markJobAsFailedIfWillExceedMaxAttempts(ctx: ActorContext, job: RedisJob, e: JobException): Promise<void> {
+    const maxTries = job.maxTries() ?? this.spec.tries;
+    const retryUntil = job.timeoutAt();
+    if (retryUntil && retryUntil <= ctx.now()) await this.failJob(ctx, job, e);
+    // 8.15+ (#35214): with retryUntil set, --tries no longer decides.
+    const triesApply = !(this.env.profile.worker.retryUntilIgnoresTries && retryUntil);
+    if (triesApply && maxTries > 0 && job.attempts() >= maxTries) await this.failJob(ctx, job, e);
+  }
+
+  /** Worker::markJobAsFailedIfWillExceedMaxExceptions (7.x+): a per-uuid counter in the cache. */
+  private async markJobAsFailedIfWillExceedMaxExceptions(ctx: ActorContext, job: RedisJob, e: JobException): Promise<void> {
+    const uuid = job.uuid();
+    const maxExceptions = job.maxExceptions();
+    if (uuid === null || maxExceptions === null) return;
+    const key = `job-exceptions:${uuid}`;
+    const count = (this.env.cache.get(key) ?? 0) + 1;
+    this.env.cache.set(key, count);
+    if (maxExceptions <= count) {
+      this.env.cache.delete(key);
+      this.methods.push('Worker::markJobAsFailedIfWillExceedMaxExceptions');
+      await this.failJob(ctx, job, e);
+    }
+  }
+
+  /** Worker::calculateBackoff (8.x): the job's or --backoff's "1,5,10", indexed by attempts - 1; else --delay. */
+  private calculateBackoff(job: RedisJob): number {
+    if (this.env.profile.worker.backoff === 'delay') return this.spec.delay;
+    const list = (job.backoff() ?? String(this.spec.delay)).split(',');
+    return Math.trunc(Number(list[job.attempts() - 1] ?? list[list.length - 1])) || 0;
   }
 
   /** FailingJob::handle: mark failed, delete from :reserved, log to failed_jobs (JobFailed). */
@@ -317,19 +349,38 @@ export class WorkerModel {
     });
   }
 
-  /** SIGALRM → Worker::kill: the process dies on the spot; nothing more reaches Redis. */
-  private kill(ctx: ActorContext, job: RedisJob | null): Outcome {
+  /**
+   * SIGALRM → the timeout handler. To 5.8.27 it only kills: nothing reaches Redis. From 5.8.28 it
+   * first fails the job if this was its last attempt (and, 8.x, on maxExceptions or
+   * failOnTimeout), so a ZREM precedes the kill.
+   */
+  private async kill(ctx: ActorContext, job: RedisJob | null): Promise<Outcome> {
     const label = job ? this.label(job) : null;
     const timeout = job?.timeout() ?? this.spec.timeout;
+    this.methods.push('Worker::registerTimeoutHandler');
+    if (job && this.env.profile.worker.onTimeout === 'fail-last-attempt-then-kill') {
+      const e = maxAttemptsExceeded(this.env.profile.worker.maxAttemptsMessage(job.resolveName()));
+      await this.markJobAsFailedIfWillExceedMaxAttempts(ctx, job, e);
+      await this.markJobAsFailedIfWillExceedMaxExceptions(ctx, job, e);
+      if (job.shouldFailOnTimeout()) {
+        this.methods.push('Worker::markJobAsFailedIfItShouldFailOnTimeout');
+        await this.failJob(ctx, job, e);
+      }
+    }
+    const failed = job?.failed === true;
     this.describe(ctx, {
       kind: 'kill',
-      title: label
-        ? `SIGALRM after ${timeout}s (--timeout): ${this.name} is killed while running ${label}; it stays in :reserved`
-        : `SIGALRM after ${timeout}s (--timeout): ${this.name} is killed while idle`,
-      methods: ['Worker::registerTimeoutHandler', 'Worker::kill → posix_kill(SIGKILL)'],
-      explain: label
-        ? `The reservation expires at ${this.reservedUntil()}; only then will a pop migrate it back. Its attempts already count this run.`
-        : undefined,
+      title: !label
+        ? `SIGALRM after ${timeout}s (--timeout): ${this.name} is killed while idle`
+        : failed
+          ? `SIGALRM after ${timeout}s (--timeout): ${label} was on its last attempt, so it is failed first; then ${this.name} is killed`
+          : `SIGALRM after ${timeout}s (--timeout): ${this.name} is killed while running ${label}; it stays in :reserved`,
+      methods: ['Worker::kill → posix_kill(SIGKILL)'],
+      explain: !label
+        ? undefined
+        : failed
+          ? 'Since 5.8.28 the timeout handler fails a job that cannot be tried again before it kills the process, so it does not sit in :reserved until retry_after.'
+          : `The reservation expires at ${this.reservedUntil()}; only then will a pop migrate it back. Its attempts already count this run.`,
     });
     this.state.status = label ? { kind: 'killed', job: label } : { kind: 'killed' };
     return 'killed';

@@ -43,7 +43,7 @@ export const at =
 export const script =
   (name: ScriptName): ArgMatcher =>
   (arg, ctx) =>
-    arg === ctx.profile.scripts[name].source ? null : `the ${name} script text`;
+    arg === ctx.profile.scripts[name]?.source ? null : `the ${name} script text`;
 
 /** A JSON payload whose listed fields have these values (dotted paths allowed); optionally bound. */
 export const payload =
@@ -79,7 +79,7 @@ export const any: ArgMatcher = () => null;
 
 /** EVAL <script> <numkeys> <keys...> <argv...>, followed by the script's own commands. */
 export function evalScript(name: ScriptName, keys: string[], argv: Arg[], inner: CmdPattern[] = []): CmdPattern[] {
-  return [c('EVAL', script(name), (a, ctx) => (a === String(ctx.profile.scripts[name].numberOfKeys) ? null : 'numkeys'), ...keys, ...argv), ...inner];
+  return [c('EVAL', script(name), (a, ctx) => (a === String(ctx.profile.scripts[name]?.numberOfKeys) ? null : 'numkeys'), ...keys, ...argv), ...inner];
 }
 
 export interface QueueNames {

@@ -20,6 +20,11 @@ const input = (over: Partial<PayloadInput> = {}): PayloadInput => ({
   delay: null,
   command: null,
   id: ID,
+  uuid: '00000000-0000-4000-8000-000000000000',
+  backoff: null,
+  backoffDeclared: null,
+  maxExceptions: null,
+  failOnTimeout: false,
   ...over,
 });
 

@@ -121,16 +121,16 @@ describe('script headers and profiles', () => {
   const all: LuaScript[] = [pop53, release53, migrateExpiredJobs53, size53, pop54, release54, migrateExpiredJobs54, size54];
 
   it('declares the key counts RedisQueue passes to eval (pop 2, release 2, migrate 2, size 3)', () => {
-    const expected = { pop: 2, release: 2, migrateExpiredJobs: 2, size: 3 };
+    const expected: Record<string, number> = { pop: 2, release: 2, migrateExpiredJobs: 2, size: 3 };
     for (const s of all) expect(s.numberOfKeys, `${s.name}`).toBe(expected[s.name]);
   });
 
   it('describes one KEYS[i] per key and one ARGV[i] per argument', () => {
     // size(): no ARGV; pop: ARGV[1] expiry; release: ARGV[1] payload, ARGV[2] time; migrate: ARGV[1] now.
-    const argc = { pop: 1, release: 2, migrateExpiredJobs: 1, size: 0 };
+    const argc: Record<string, number> = { pop: 1, release: 2, migrateExpiredJobs: 1, size: 0 };
     for (const s of all) {
       expect(s.keys, s.name).toHaveLength(s.numberOfKeys);
-      expect(s.argv, s.name).toHaveLength(argc[s.name]);
+      expect(s.argv, s.name).toHaveLength(argc[s.name]!);
     }
   });
 
@@ -155,10 +155,10 @@ describe('script headers and profiles', () => {
     expect(laravel53.scripts.size.source).toBe(LARAVEL_53.size);
   });
 
-  it('getProfile finds both profiles and rejects an unknown one', () => {
+  it('getProfile finds the profiles and rejects an unknown one', () => {
     expect(getProfile('5.7')).toBe(laravel57);
     expect(getProfile('5.3')).toBe(laravel53);
-    expect(Object.keys(PROFILES).sort()).toEqual(['5.3', '5.7']);
+    expect(Object.keys(PROFILES).sort()).toEqual(['5.3', '5.7', '8']);
     expect(() => getProfile('5.8')).toThrow(/unknown Laravel profile "5.8"/);
   });
 });

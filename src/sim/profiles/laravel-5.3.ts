@@ -1,6 +1,6 @@
 // Laravel 5.3: the version of the real MONITOR capture in seed 003. Payloads start at attempts 1,
 // the reservation window is called `expire`, and job-level tries/timeout do not exist yet.
-import { phpSerialize } from '../php.ts';
+import { phpJsonEncode, phpSerialize } from '../php.ts';
 import { migrateExpiredJobs53, pop53, release53, size53 } from './scripts-5.3.ts';
 import type { LaravelProfile, PayloadInput } from './types.ts';
 
@@ -27,6 +27,9 @@ export const laravel53: LaravelProfile = {
   title: 'Laravel 5.3 (first Lua scripts, expire, attempts start at 1)',
   defaultClient: 'predis',
   scripts: { pop: pop53, release: release53, migrateExpiredJobs: migrateExpiredJobs53, size: size53 },
+  defaultPrefix: '',
+  encodePayload: (payload) => phpJsonEncode(payload),
+  queue: { push: 'rpush', notify: false, retryAfterNullMeans60: false },
   retryAfterName: 'expire',
   // Queue::createPayload, then RedisQueue::setMeta(id) and setMeta(attempts, 1).
   buildPayload: (input) => ({
@@ -36,6 +39,10 @@ export const laravel53: LaravelProfile = {
     attempts: 1,
   }),
   worker: {
+    defaultTries: 0,
+    onTimeout: 'kill',
+    retryUntilIgnoresTries: false,
+    backoff: 'delay',
     attemptsOf: (original) => original,
     jobLevelOptions: false,
     timeoutAt: false,

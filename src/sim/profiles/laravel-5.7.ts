@@ -1,6 +1,6 @@
 // Laravel 5.7 (the wire of 5.4-5.7; the profile the seeds document).
 import type { PhpObject } from '../php.ts';
-import { phpSerialize } from '../php.ts';
+import { phpJsonEncode, phpSerialize } from '../php.ts';
 import { migrateExpiredJobs54, pop54, release54, size54 } from './scripts-5.4.ts';
 import type { LaravelProfile, PayloadInput } from './types.ts';
 
@@ -32,6 +32,9 @@ export const laravel57: LaravelProfile = {
   title: 'Laravel 5.7 (5.4-5.7 wire: 2-key scripts, retry_after, BLPOP with block_for)',
   defaultClient: 'predis',
   scripts: { pop: pop54, release: release54, migrateExpiredJobs: migrateExpiredJobs54, size: size54 },
+  defaultPrefix: '',
+  encodePayload: (payload) => phpJsonEncode(payload),
+  queue: { push: 'rpush', notify: false, retryAfterNullMeans60: false },
   retryAfterName: 'retry_after',
   // Queue::createObjectPayload + RedisQueue::createPayloadArray (id, attempts 0).
   buildPayload: (input) => ({
@@ -45,6 +48,10 @@ export const laravel57: LaravelProfile = {
     attempts: 0,
   }),
   worker: {
+    defaultTries: 0,
+    onTimeout: 'kill',
+    retryUntilIgnoresTries: false,
+    backoff: 'delay',
     attemptsOf: (original) => original + 1,
     jobLevelOptions: true,
     timeoutAt: true,

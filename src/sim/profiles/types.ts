@@ -20,6 +20,14 @@ export interface PayloadInput {
   /** Verbatim data.command, replacing the generated serialize() output. */
   command: string | null;
   id: string;
+  /** Str::uuid() (7.x+ payloads). */
+  uuid: string;
+  /** The job's $backoff as Laravel writes it: "5,10" for [5, 10] (8.x+). */
+  backoff: string | null;
+  /** The job's $backoff as declared, for serialize(). */
+  backoffDeclared: number | number[] | null;
+  maxExceptions: number | null;
+  failOnTimeout: boolean;
 }
 
 export interface LaravelProfile {
@@ -27,7 +35,12 @@ export interface LaravelProfile {
   title: string;
   /** Laravel's default Redis client in config/database.php for this version. */
   defaultClient: RedisClientName;
-  scripts: Record<ScriptName, LuaScript>;
+  scripts: Record<'pop' | 'release' | 'migrateExpiredJobs' | 'size', LuaScript> & Partial<Record<ScriptName, LuaScript>>;
+  /** The skeleton's database.redis.options.prefix for this version. */
+  defaultPrefix: string;
+  /** json_encode of a payload (8.82+ adds JSON_UNESCAPED_UNICODE). */
+  encodePayload(payload: Record<string, unknown>): string;
+  queue: QueueRules;
   /** What config/queue.php calls the reservation window (5.3: expire). */
   retryAfterName: 'retry_after' | 'expire';
   /** The ready-list payload, keys in PHP array order (json_encode keeps it). */
@@ -35,7 +48,24 @@ export interface LaravelProfile {
   worker: WorkerRules;
 }
 
+export interface QueueRules {
+  /** push(): a plain RPUSH (to 5.7) or the push script that also RPUSHes :notify (5.8+). */
+  push: 'rpush' | 'script';
+  /** migrate and pop take queues:<q>:notify as their last key (5.8+). */
+  notify: boolean;
+  /** RedisConnector: `retry_after ?? 60` (8.x) turns a null into 60; `Arr::get` (to 5.7) keeps it. */
+  retryAfterNullMeans60: boolean;
+}
+
 export interface WorkerRules {
+  /** queue:work's --tries default: 0 (unlimited) to 5.8, 1 from 6.0. */
+  defaultTries: number;
+  /** On SIGALRM: just kill (to 5.8.27), or first fail the job if this was its last attempt (5.8.28+). */
+  onTimeout: 'kill' | 'fail-last-attempt-then-kill';
+  /** 8.15+: when retryUntil is set, --tries no longer fails the job after an exception. */
+  retryUntilIgnoresTries: boolean;
+  /** Release delay after an exception: --delay (to 5.7) or calculateBackoff over a "1,5,10" list (8.x). */
+  backoff: 'delay' | 'list';
   /** RedisJob::attempts(): 5.4+ original attempts + 1; 5.3 the original value (which started at 1). */
   attemptsOf(originalAttempts: number): number;
   /** Job-level $tries / $timeout override the worker options (5.4+). */
@@ -44,8 +74,11 @@ export interface WorkerRules {
   timeoutAt: boolean;
   /** 5.3 arms pcntl_alarm(timeout + sleep) at the top of each loop; 5.4+ arms the job's timeout after the pop. */
   alarm: 'timeout-plus-sleep' | 'job-timeout';
-  /** block_for: 5.6-5.7 BLPOP the ready list then ZADD from the client; null: not supported. */
-  blockingPop: 'list' | null;
+  /**
+   * block_for: 5.6-5.7 BLPOP the ready list, then ZADD from PHP; 5.8+ run the pop script first and
+   * BLPOP :notify only when it found nothing; null: not supported.
+   */
+  blockingPop: 'list' | 'notify' | null;
   /** MaxAttemptsExceededException's message. */
   maxAttemptsMessage(displayName: string): string;
   /** Predis sends SELECT <db> on every new connection; phpredis only for a non-zero db. */

@@ -1,0 +1,84 @@
+// Laravel 8 (8.83, as Debian bookworm ships it): the :notify list (push script, 3-key migrate and
+// pop), phpredis selecting the configured db on every connection, payloads with uuid, backoff,
+// maxExceptions, failOnTimeout and retryUntil, and a timeout handler that fails the job on its last
+// attempt before killing the worker. Every wire fact here was observed from the real framework:
+// conformance/laravel/FINDINGS.md.
+import type { PhpObject, PhpValue } from '../php.ts';
+import { phpJsonEncode, phpSerialize } from '../php.ts';
+import { clear84, migrateExpiredJobs58, pop58, push58, release58, size58 } from './scripts-5.8.ts';
+import type { LaravelProfile, PayloadInput } from './types.ts';
+
+/** serialize(clone $job) for a make:job class in 8.x: InteractsWithQueue's $job is public now. */
+export function serializeJob8(input: PayloadInput): string {
+  const own: PhpObject['properties'] = [];
+  if (input.tries !== null) own.push({ name: 'tries', visibility: 'public', value: input.tries });
+  if (input.timeout !== null) own.push({ name: 'timeout', visibility: 'public', value: input.timeout });
+  if (input.backoffDeclared !== null) {
+    const b = input.backoffDeclared;
+    const value: PhpValue = Array.isArray(b) ? { kind: 'array', entries: b.map((v, i) => [i, v]) } : b;
+    own.push({ name: 'backoff', visibility: 'public', value });
+  }
+  if (input.maxExceptions !== null) own.push({ name: 'maxExceptions', visibility: 'public', value: input.maxExceptions });
+  if (input.failOnTimeout) own.push({ name: 'failOnTimeout', visibility: 'public', value: true });
+  for (const [name, value] of input.properties) own.push({ name, visibility: 'public', value });
+  const empty: PhpValue = { kind: 'array', entries: [] };
+  return phpSerialize({
+    kind: 'object',
+    className: input.className,
+    properties: [
+      ...own,
+      { name: 'job', visibility: 'public', value: null },
+      { name: 'connection', visibility: 'public', value: input.connection },
+      { name: 'queue', visibility: 'public', value: input.queue },
+      { name: 'chainConnection', visibility: 'public', value: null },
+      { name: 'chainQueue', visibility: 'public', value: null },
+      { name: 'chainCatchCallbacks', visibility: 'public', value: null },
+      { name: 'delay', visibility: 'public', value: input.delay },
+      { name: 'afterCommit', visibility: 'public', value: null },
+      { name: 'middleware', visibility: 'public', value: empty },
+      { name: 'chained', visibility: 'public', value: empty },
+    ],
+  });
+}
+
+export const laravel8: LaravelProfile = {
+  name: '8',
+  title: 'Laravel 8.83 (:notify list, 3-key scripts, phpredis, fails the last attempt on timeout)',
+  defaultClient: 'phpredis',
+  defaultPrefix: 'laravel_database_',
+  scripts: { push: push58, pop: pop58, release: release58, migrateExpiredJobs: migrateExpiredJobs58, size: size58, clear: clear84 },
+  retryAfterName: 'retry_after',
+  // Queue::createObjectPayload (8.43+ key order) + RedisQueue::createPayloadArray (id, attempts 0).
+  buildPayload: (input) => ({
+    uuid: input.uuid,
+    displayName: input.className,
+    job: 'Illuminate\\Queue\\CallQueuedHandler@call',
+    maxTries: input.tries,
+    maxExceptions: input.maxExceptions,
+    failOnTimeout: input.failOnTimeout,
+    backoff: input.backoff,
+    timeout: input.timeout,
+    retryUntil: input.timeoutAt,
+    data: { commandName: input.className, command: input.command ?? serializeJob8(input) },
+    id: input.id,
+    attempts: 0,
+  }),
+  // Queue::createPayload: json_encode($payload, JSON_UNESCAPED_UNICODE) since 8.82.
+  encodePayload: (payload) => phpJsonEncode(payload, { unescapedUnicode: true }),
+  queue: { push: 'script', notify: true, retryAfterNullMeans60: true },
+  worker: {
+    attemptsOf: (original) => original + 1,
+    jobLevelOptions: true,
+    timeoutAt: true,
+    alarm: 'job-timeout',
+    blockingPop: 'notify',
+    defaultTries: 1,
+    onTimeout: 'fail-last-attempt-then-kill',
+    retryUntilIgnoresTries: true,
+    backoff: 'list',
+    maxAttemptsMessage: (displayName) =>
+      `${displayName} has been attempted too many times or run too long. The job may have previously timed out.`,
+    // PhpRedisConnector: `if (isset($config['database'])) $client->select(...)`: always, with the skeleton.
+    selectOnConnect: () => true,
+  },
+};

@@ -68,6 +68,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     ]),
   );
   const queues = queuesOf(spec, connections, prefix);
+  // Notes describe the scenario's own Laravel version; under --laravel another, they may not hold.
+  const noteFor = (note: string): string =>
+    profile.name === spec.laravel ? note : `[written for Laravel ${spec.laravel}] ${note}`;
   const registry = new JobRegistry();
   const cache = new Map<string, number>();
   const jobNameOf = new Map<string, string>();
@@ -227,7 +230,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       });
     }
 
-    const notes = new PendingNotes(spec);
+    const notes = new PendingNotes(spec, noteFor);
 
     capture = await MonitorCapture.start(opts.redis.url);
     const cap = capture;
@@ -235,7 +238,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       const lines = await cap.barrier(hub.observer);
       const index = timeline.steps.length;
       const { commands } = attributeLines(lines, hub, { index, t: done.t }, scriptNames);
-      lastQueues = await snapshotQueues(hub.observer, queues, registry);
+      lastQueues = await snapshotQueues(hub.observer, queues, registry, profile.queue.notify);
       const d = done.description ?? { kind: 'process' as const, title: `${done.actor} continues` };
       const step: Step = {
         index,
@@ -245,7 +248,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         title: d.title,
         methods: d.methods ?? [],
         explain: d.explain,
-        note: d.note,
+        note: d.note === undefined ? undefined : noteFor(d.note),
         commands,
         state: {
           t: done.t,
@@ -274,7 +277,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
 /** Note-only timeline entries attach to the first matching step at or after their time. */
 class PendingNotes {
   private readonly pending: NoteEntry[];
-  constructor(private readonly spec: ScenarioSpec) {
+  constructor(
+    private readonly spec: ScenarioSpec,
+    private readonly noteFor: (note: string) => string,
+  ) {
     this.pending = spec.timeline.filter((e): e is NoteEntry => !('dispatch' in e) && !('stop' in e) && !('size' in e));
   }
   attach(step: Step): void {
@@ -283,7 +289,7 @@ class PendingNotes {
       if (step.t < this.spec.start + n.at) continue;
       if (n.actor && n.actor !== step.actor) continue;
       if (n.on && n.on !== step.kind) continue;
-      step.note = step.note ? `${step.note}\n${n.note}` : n.note;
+      step.note = step.note ? `${step.note}\n${this.noteFor(n.note)}` : this.noteFor(n.note);
       this.pending.splice(i--, 1);
     }
   }

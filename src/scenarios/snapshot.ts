@@ -12,6 +12,8 @@ export async function snapshotQueues(
   observer: Client,
   queues: readonly QueueKeys[],
   registry: JobRegistry,
+  /** 5.8+: also count queues:<q>:notify (one "1" per job pushed or migrated and not yet popped). */
+  notify = false,
   limit = SNAPSHOT_LIMIT,
 ): Promise<QueueState[]> {
   const last = String(limit - 1);
@@ -23,15 +25,21 @@ export async function snapshotQueues(
       observer.sendCommand(['ZRANGE', q.delayed, '0', last, 'WITHSCORES']),
       observer.sendCommand(['ZCARD', q.reserved]),
       observer.sendCommand(['ZRANGE', q.reserved, '0', last, 'WITHSCORES']),
+      notify ? observer.sendCommand(['LLEN', q.notify]) : Promise.resolve(null),
     ]),
   );
   const results = await Promise.all(reads);
   return queues.map((q, i) => {
-    const [llen, ready, zdelayed, delayed, zreserved, reserved] = results[i]!;
+    const [llen, ready, zdelayed, delayed, zreserved, reserved, lnotify] = results[i]!;
     return {
       name: q.name,
-      keys: { ready: q.ready, delayed: q.delayed, reserved: q.reserved },
-      sizes: { ready: Number(llen), delayed: Number(zdelayed), reserved: Number(zreserved) },
+      keys: { ready: q.ready, delayed: q.delayed, reserved: q.reserved, ...(notify ? { notify: q.notify } : {}) },
+      sizes: {
+        ready: Number(llen),
+        delayed: Number(zdelayed),
+        reserved: Number(zreserved),
+        ...(notify ? { notify: Number(lnotify) } : {}),
+      },
       ready: (ready as unknown as string[]).map((raw): ListEntry => ({ ...registry.labelOfPayload(raw), raw })),
       delayed: zsetEntries(delayed as unknown as string[], registry),
       reserved: zsetEntries(reserved as unknown as string[], registry),

@@ -56,6 +56,8 @@ function queueLines(q: QueueState, now: number, ctx: StateContext, width: number
     [':delayed', q.sizes.delayed, zsetEntries(q.delayed, q.sizes.delayed, now, 'delayed', ctx, width, density)],
     [':reserved', q.sizes.reserved, zsetEntries(q.reserved, q.sizes.reserved, now, 'reserved', ctx, width, density)],
   ];
+  // 5.8+: one "1" per job pushed or migrated and not yet popped (what BLPOP with block_for waits on).
+  if (q.sizes.notify !== undefined) keys.push([':notify', q.sizes.notify, []]);
   if (density !== 'full') {
     const empties = keys.filter(([, n]) => n === 0).map(([k]) => k);
     if (empties.length > 0) out.push([seg(`  ${empties.join(' · ')}: empty`, 'dim')]);

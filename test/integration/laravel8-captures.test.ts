@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseMonitorLine } from '../../src/redis/monitor-line.ts';
+import { resolveScenario } from '../../src/scenarios/catalog.ts';
 import { runFile, useRedis } from '../helpers/run.ts';
 
 const redis = useRedis();
@@ -66,6 +67,27 @@ async function ours(file: string): Promise<Cmd[]> {
     }),
   );
 }
+
+describe('Laravel 8 state', () => {
+  it('counts :notify: the push script adds one, the pop script takes it back', async () => {
+    const t = await runFile(fixture('case-c.yaml'), redis());
+    const notify = t.steps.map((s) => s.state.queues[0]!.sizes.notify);
+    // dispatch (push: rpush notify 1) → 1; pop (lpop notify) → 0; then stays 0.
+    expect(notify.slice(0, 2)).toEqual([1, 0]);
+    expect(t.steps[0]!.state.queues[0]!.keys.notify).toBe('laravel_database_queues:default:notify');
+  });
+});
+
+describe('a 5.7 scenario replayed with --laravel 8', () => {
+  it('fails the job in the kill step (ZREM before SIGKILL) and marks the 5.7 notes as such', async () => {
+    const t = await runFile(await resolveScenario('timeout-max-attempts'), redis(), '8');
+    const kill = t.steps.find((s) => s.kind === 'kill')!;
+    expect(kill.commands.map((c) => c.args[0])).toEqual(['ZREM']);
+    expect(t.steps.filter((s) => s.kind === 'restart')).toHaveLength(0);
+    expect(kill.note).toMatch(/^\[written for Laravel 5\.7\] /);
+    expect(t.failed).toMatchObject([{ exception: 'Illuminate\\Queue\\MaxAttemptsExceededException', failedAt: t.start + 60 }]);
+  });
+});
 
 describe('Laravel 8 profile vs real Laravel 8.83 (recorded)', () => {
   it('case c: dispatch (push script + notify), then --once pops and deletes it', async () => {

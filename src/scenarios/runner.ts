@@ -3,11 +3,12 @@
 // Redis, and after every step collects that step's MONITOR lines and a snapshot of the queues.
 // It produces a Timeline and formats nothing.
 import { randomBytes } from 'node:crypto';
+import { registerCleanup } from '../redis/cleanup.ts';
 import { ConnectionHub } from '../redis/connections.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { NodeRedisPort } from '../redis/port.ts';
 import type { QueueKeys } from '../sim/keys.ts';
-import { queueKeys } from '../sim/keys.ts';
+import { allKeys, queueKeys } from '../sim/keys.ts';
 import { getProfile } from '../sim/profiles/index.ts';
 import { seededRandom, strRandom, uuid4 } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
@@ -90,10 +91,14 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
 
   const hub = new ConnectionHub(opts.redis.url, randomBytes(4).toString('hex'));
   let capture: MonitorCapture | null = null;
+  // On someone else's server our keys are deleted at the end, and on Ctrl-C too, but only once
+  // we know they are ours: keys that held data before the run are refused and never touched.
+  let unregisterCleanup: (() => void) | null = null;
   try {
     await hub.start();
     if (db !== 0) await hub.observer.sendCommand(['SELECT', String(db)]);
     await prepareKeyspace(hub, opts.redis.owned, queues);
+    if (!opts.redis.owned) unregisterCleanup = registerCleanup(() => deleteKeys(hub, queues));
 
     const connect: ConnectionFactory = async (actor) => new NodeRedisPort(await hub.connect(actor), hub, selectDb);
     const workers = spec.workers.map(
@@ -268,7 +273,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     timeline.error = e instanceof Error ? e.message : String(e);
   } finally {
     await capture?.stop().catch(() => undefined);
-    if (!opts.redis.owned) await deleteKeys(hub, queues).catch(() => undefined);
+    if (unregisterCleanup) {
+      unregisterCleanup();
+      await deleteKeys(hub, queues).catch(() => undefined);
+    }
     await hub.close().catch(() => undefined);
   }
   return timeline;
@@ -317,15 +325,16 @@ async function prepareKeyspace(hub: ConnectionHub, owned: boolean, queues: Queue
     await hub.observer.sendCommand(['FLUSHALL']);
     return;
   }
-  const keys = queues.flatMap((q) => [q.ready, q.delayed, q.reserved, q.notify]);
-  const existing = Number(await hub.observer.sendCommand(['EXISTS', ...keys]));
-  if (existing > 0) {
-    throw new Error(`refusing to run: ${keys.join(', ')} already hold data on this server (REDIS_URL); use an empty db or a redis.prefix`);
+  const keys = queues.flatMap(allKeys);
+  const exists = await Promise.all(keys.map((k) => hub.observer.sendCommand(['EXISTS', k])));
+  const taken = keys.filter((_k, i) => Number(exists[i]) > 0);
+  if (taken.length > 0) {
+    throw new Error(`refusing to run: ${taken.join(', ')} already ${taken.length === 1 ? 'holds' : 'hold'} data on this server (REDIS_URL); use an empty db or a redis.prefix`);
   }
 }
 
 async function deleteKeys(hub: ConnectionHub, queues: QueueKeys[]): Promise<void> {
-  await hub.observer.sendCommand(['DEL', ...queues.flatMap((q) => [q.ready, q.delayed, q.reserved, q.notify])]);
+  await hub.observer.sendCommand(['DEL', ...queues.flatMap(allKeys)]);
 }
 
 function dedupe(xs: string[]): string[] {

@@ -24,3 +24,8 @@ export function queueKeys(name: string, prefix = ''): QueueKeys {
     notify: `${prefix}${queue}:notify`,
   };
 }
+
+/** Every key a queue uses (what a run on someone else's server must leave as it found it). */
+export function allKeys(q: QueueKeys): string[] {
+  return [q.ready, q.delayed, q.reserved, q.notify];
+}

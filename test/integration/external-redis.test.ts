@@ -1,0 +1,67 @@
+// Someone else's Redis (REDIS_URL): the tool must never lose their data. It refuses to run when
+// the scenario's keys already hold data (and leaves them as they were), deletes only its own keys
+// at the end, and on Ctrl-C too.
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import type { RedisServer } from '../../src/redis/server.ts';
+import { acquireRedis } from '../../src/redis/server.ts';
+import { loadScenarioFile } from '../../src/scenarios/load.ts';
+import { resolveScenario } from '../../src/scenarios/catalog.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
+
+let owner: RedisServer;
+let client: ReturnType<typeof createClient>;
+beforeAll(async () => {
+  owner = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
+  client = createClient({ socket: { host: owner.host, port: owner.port } });
+  client.on('error', () => undefined);
+  await client.connect();
+});
+afterAll(async () => {
+  client.destroy();
+  await owner.stop();
+});
+
+/** The same server, seen as someone else's: not owned, so never flushed. */
+const external = () => ({ ...owner, owned: false, describe: () => 'REDIS_URL', stop: async () => undefined });
+const spec = async (name: string) => (await loadScenarioFile(await resolveScenario(name))).spec;
+
+describe('a server the tool did not start', () => {
+  it('refuses when the keys hold data, names the key, and leaves the data untouched', async () => {
+    await client.flushAll();
+    await client.rPush('queues:default', 'their job');
+    await client.set('unrelated', 'x');
+    const t = await runScenario(await spec('success'), { redis: external() });
+    expect(t.error).toBe('refusing to run: queues:default already holds data on this server (REDIS_URL); use an empty db or a redis.prefix');
+    expect(await client.lRange('queues:default', 0, -1)).toEqual(['their job']);
+    expect(await client.get('unrelated')).toBe('x');
+  });
+
+  it('runs on empty keys, deletes only its own keys, and never flushes', async () => {
+    await client.flushAll();
+    await client.set('unrelated', 'x');
+    const t = await runScenario(await spec('reserve'), { redis: external() });
+    expect(t.error).toBeUndefined();
+    // reserve stops with the job still reserved; the run's end removes it anyway.
+    expect(t.steps.at(-1)!.state.queues[0]!.sizes.reserved).toBe(1);
+    expect(await client.keys('*')).toEqual(['unrelated']);
+  });
+
+  it('cleans its keys up on Ctrl-C mid-run', async () => {
+    await client.flushAll();
+    const bin = new URL('../../bin/lqsim.js', import.meta.url).pathname;
+    const child = spawn(process.execPath, [bin, 'run', 'timeout-max-attempts', '--pace', '400'], {
+      env: { ...process.env, REDIS_URL: `redis://127.0.0.1:${owner.port}`, FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += String(d)));
+    for (let i = 0; i < 100 && !/^#2 /m.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await client.exists('queues:default:reserved')).toBe(1); // the job is reserved mid-run
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    expect(code).toBe(130);
+    expect(await client.keys('*')).toEqual([]);
+  });
+});

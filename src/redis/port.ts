@@ -62,6 +62,7 @@ export class NodeRedisPort implements RedisPort {
       await new Promise((r) => setImmediate(r));
     }
     return {
+      label: `BLPOP ${key} ${timeout}`,
       result,
       stillBlocked: async () => !settled && (await stillBlocked()),
       cancel: async () => {

@@ -125,6 +125,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       start: spec.start,
       until: spec.until ?? null,
       maxSteps: 10_000 + 50 * totalJobs,
+      onWarning: (m) => timeline.warnings.push(m),
       isDone: () => pendingEntries === 0 && lastQueues !== null && queuesAreEmpty(lastQueues) && !workers.some((w) => w.busy()),
     });
 

@@ -4,6 +4,8 @@ import type { LuaScript } from './lua.ts';
 
 /** A BLPOP that may block: the scheduler, not the port, decides how long to wait in virtual time. */
 export interface PendingBlpop {
+  /** "BLPOP <key> <timeout>", for warnings. */
+  readonly label: string;
   /** Resolves with [key, value], or null when unblocked without an element. */
   readonly result: Promise<[string, string] | null>;
   /** Whether the server still has this connection blocked. */

@@ -7,7 +7,7 @@ import type { LaravelProfile } from './profiles/types.ts';
 import { phpJsonEncode } from './php.ts';
 import type { RedisPort } from './redis-port.ts';
 import { RedisJob } from './redis-job.ts';
-import type { ActorContext } from './scheduler.ts';
+import type { ActorContext, StepDescription } from './scheduler.ts';
 
 export interface QueueConfig {
   connectionName: string;
@@ -29,6 +29,8 @@ export class RedisQueue {
     readonly profile: LaravelProfile,
     private readonly now: () => number,
     private readonly trail: Trail = () => undefined,
+    /** How a step this queue ends (a BLPOP) is described: the owner's describe keeps its method trail. */
+    private readonly describeStep: (ctx: ActorContext, d: StepDescription) => void = (ctx, d) => ctx.describe(d),
   ) {}
 
   /** RedisQueue::getQueue plus the client prefix. */
@@ -106,10 +108,9 @@ export class RedisQueue {
   private async blockOnNotify(ctx: ActorContext, keys: QueueKeys, blockUntil: number | null): Promise<boolean> {
     const blockFor = this.config.blockFor ?? 0;
     const pending = await this.port.blpop(keys.notify, blockFor);
-    ctx.describe({
+    this.describeStep(ctx, {
       kind: 'block',
       title: `BLPOP ${keys.notify} ${blockFor}: the pop found nothing, so wait for a push's notification${blockFor === 0 ? ' (0: forever)' : ` for up to ${blockFor}s`}`,
-      methods: ['RedisQueue::pop', 'RedisQueue::retrieveNextJob'],
       explain: 'Since 5.8 every push and migrate RPUSHes a 1 onto :notify; the worker blocks on that list, not on the jobs, and pops again when it wakes.',
     });
     return (await ctx.block(pending, this.blockLimit(blockFor, blockUntil))) !== null;
@@ -131,10 +132,9 @@ export class RedisQueue {
     const blockFor = this.config.blockFor ?? 0;
     const pending = await this.port.blpop(keys.ready, blockFor);
     const limit = this.blockLimit(blockFor, blockUntil);
-    ctx.describe({
+    this.describeStep(ctx, {
       kind: 'block',
       title: `BLPOP ${keys.ready} ${blockFor}: blocked until a job is pushed${blockFor === 0 ? ' (0: forever)' : ` or ${blockFor}s pass (block_for)`}`,
-      methods: ['RedisQueue::pop', 'RedisQueue::migrate', 'RedisQueue::retrieveNextJob → RedisQueue::blockingPop'],
       explain: 'The worker sleeps inside Redis instead of polling; MONITOR logs the BLPOP once, when it is issued, not when it is served.',
     });
     const popped = await ctx.block(pending, limit);

@@ -17,6 +17,8 @@ export interface StepDescription {
 }
 
 export interface BlockingOp<T> {
+  /** What it is (e.g. "BLPOP queues:default 5"), for warnings. */
+  readonly label?: string;
   readonly result: Promise<T | null>;
   stillBlocked(): Promise<boolean>;
   cancel(): Promise<void>;
@@ -54,6 +56,8 @@ interface Blocked {
   op: BlockingOp<unknown>;
   resolve: (v: unknown) => void;
   deadline: Event | null;
+  /** The server ended it (in real time) before its virtual deadline: wait for the deadline anyway. */
+  endedEarly?: boolean;
 }
 
 export interface SchedulerOptions {
@@ -64,6 +68,8 @@ export interface SchedulerOptions {
   maxSteps: number;
   /** Checked after every step when `until` is null: the scenario has played out. */
   isDone?: () => boolean;
+  /** Something made the run differ from what Laravel would do (reported, not fatal). */
+  onWarning?: (message: string) => void;
 }
 
 export class Scheduler {
@@ -155,10 +161,23 @@ export class Scheduler {
   /** A blocked actor that the last step served (an RPUSH woke its BLPOP) resumes now. */
   private async wakeServedBlockers(): Promise<void> {
     for (const entry of [...this.blocked]) {
-      if (await entry.op.stillBlocked()) continue;
+      if (entry.endedEarly || (await entry.op.stillBlocked())) continue;
+      const value = await entry.op.result;
+      if (value === null && entry.deadline && !entry.deadline.cancelled) {
+        // Nothing served it: the server's own (real-time) timeout ran out while the run was held
+        // longer than the timeout (a paused TUI, --pace). The worker still wakes at its virtual
+        // deadline, but a push before then can no longer reach it.
+        entry.endedEarly = true;
+        const due = entry.deadline.at - this.opts.start;
+        this.opts.onWarning?.(
+          `at t+${this.clock - this.opts.start}s ${entry.op.label ?? 'a blocking command'} of ${entry.actor} timed out on the server ` +
+            `in real time before its virtual deadline t+${due}s (the run was held longer than its timeout); ` +
+            `a job pushed before t+${due}s would not have woken it, so the trace may differ from Laravel's from here`,
+        );
+        continue;
+      }
       this.blocked.delete(entry);
       if (entry.deadline) entry.deadline.cancelled = true;
-      const value = await entry.op.result;
       this.push(this.clock, entry.actor, () => entry.resolve(value));
     }
   }

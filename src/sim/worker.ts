@@ -36,6 +36,8 @@ export interface WorkerEnv {
 }
 
 type Outcome = 'done' | 'killed';
+/** How Worker::process ended: normally, by the alarm, or with the job's exception handled. */
+type ProcessOutcome = Outcome | 'threw';
 
 export class WorkerModel {
   readonly state: WorkerState;
@@ -97,7 +99,7 @@ export class WorkerModel {
   private async daemon(ctx: ActorContext): Promise<Outcome> {
     const rules = this.env.profile.worker;
     const port = await this.env.connect(this.name);
-    const queue = new RedisQueue(port, this.config, this.env.profile, () => ctx.now(), (m) => this.methods.push(m));
+    const queue = new RedisQueue(port, this.config, this.env.profile, () => ctx.now(), (m) => this.methods.push(m), (c, d) => this.describe(c, d));
     const o = this.spec;
     let alarmAt: number | null = null;
     try {
@@ -129,15 +131,20 @@ export class WorkerModel {
           this.describe(ctx, {
             kind: 'pop',
             title: `pop: reserved ${label} (attempts ${job.attempts()}) until ${this.untilText(ctx)}`,
-            explain: this.config.blockFor !== null && rules.blockingPop
+            explain: this.config.blockFor !== null && rules.blockingPop === 'list'
               ? 'BLPOP took the payload; PHP incremented attempts, re-encoded it and ZADDed it to :reserved (not atomic: a crash in between loses the job).'
               : 'The pop script moved the payload to :reserved with attempts + 1, re-encoded by cjson (key order changes).',
           });
           await ctx.sleep(0);
-          if ((await this.process(ctx, job, alarmAt)) === 'killed') return 'killed';
+          const outcome = await this.process(ctx, job, alarmAt);
+          if (outcome === 'killed') return 'killed';
           this.state.processed += 1;
-          // The job's outcome (delete, release, fail) closes its own step.
-          await ctx.sleep(0);
+          if (rules.resetAlarm) alarmAt = null;
+          // The job's outcome (delete, release, fail) closes its own step; 5.3 sleeps after an exception.
+          if (outcome === 'threw' && rules.sleepAfterException) {
+            this.state.status = { kind: 'idle', until: ctx.now() + o.sleep };
+            await ctx.sleep(o.sleep);
+          } else await ctx.sleep(0);
         } else {
           const sleepUntil = ctx.now() + o.sleep;
           this.describe(ctx, { kind: 'pop', title: `pop: no job on ${this.state.queue}; sleeping ${o.sleep}s (--sleep)` });
@@ -147,6 +154,7 @@ export class WorkerModel {
             return await this.kill(ctx, null);
           }
           await ctx.sleep(o.sleep);
+          if (rules.resetAlarm) alarmAt = null;
         }
         if (o.once) {
           this.describe(ctx, { kind: 'stop', title: `${this.name} exits after one job (--once)`, methods: ['Worker::runNextJob'] });
@@ -173,7 +181,7 @@ export class WorkerModel {
   }
 
   /** Worker::process → markJobAsFailedIfAlreadyExceedsMaxAttempts → fire → handleJobException. */
-  private async process(ctx: ActorContext, job: RedisJob, alarmAt: number | null): Promise<Outcome> {
+  private async process(ctx: ActorContext, job: RedisJob, alarmAt: number | null): Promise<ProcessOutcome> {
     this.methods.push('Worker::process');
     const label = this.label(job);
     try {
@@ -204,6 +212,7 @@ export class WorkerModel {
     } catch (e) {
       if (!(e instanceof Thrown)) throw e;
       await this.handleJobException(ctx, job, e);
+      return 'threw';
     }
     return 'done';
   }

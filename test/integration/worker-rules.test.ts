@@ -167,3 +167,48 @@ timeline:
     ]);
   });
 });
+
+describe('alarm and sleep rules that changed between versions', () => {
+  it('8.x resets the alarm after a job (resetTimeoutHandler, 6.13+): a following BLPOP longer than --timeout is not killed', async () => {
+    // --timeout=10, an 8 s job, block_for 30: 5.x would carry the job's alarm (t+10) into the
+    // next getNextJob; 8.x clears it after the job, and re-arms only after the next pop.
+    const t = await run(`
+name: inline
+title: inline
+laravel: "8"
+until: 20
+connections:
+  redis: { queue: default, retry_after: 90, block_for: 30 }
+workers:
+  - { name: worker-1, timeout: 10 }
+jobs:
+  J: { class: App\\Jobs\\J, attempts: [{ run: 8 }] }
+timeline:
+  - { at: 0, dispatch: J }
+`);
+    expect(t.steps.map((s) => [s.t - t.start, s.kind])).toEqual([
+      [0, 'dispatch'],
+      [0, 'pop'],
+      [0, 'process'],
+      [8, 'delete'],
+      [8, 'block'],
+    ]);
+    const block = t.steps[4]!;
+    // pop script first (nothing), then BLPOP on :notify; the trail is this step's own.
+    expect(block.commands.filter((c) => c.source === 'client').map((c) => c.args[0])).toEqual(['EVAL', 'EVAL', 'EVAL', 'BLPOP']);
+    expect(block.commands.at(-1)!.args).toEqual(['BLPOP', 'laravel_database_queues:default:notify', '30']);
+    expect(block.methods[0]).toBe('Worker::getNextJob');
+  });
+
+  it('5.3 sleeps --sleep after a job exception (runNextJob catches it, then sleeps)', async () => {
+    const t = await run(scenario('tries: 3, delay: 10, sleep: 5', '    attempts: [{ throw: boom }, succeed]', 'laravel: "5.3"'));
+    // 5.7 polls again at t+0 after the release; 5.3 first sleeps 5 s.
+    expect(t.steps.map((s) => [s.t - t.start, s.kind]).slice(0, 5)).toEqual([
+      [0, 'dispatch'],
+      [0, 'pop'],
+      [0, 'release'],
+      [5, 'pop'],
+      [10, 'pop'],
+    ]);
+  });
+});

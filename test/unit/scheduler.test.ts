@@ -33,6 +33,12 @@ class FakeBlpop implements BlockingOp<string> {
     this.settle(value);
   }
 
+  /** The server's own timeout ran out (real time), with nothing served. */
+  expireOnServer(): void {
+    this.blocked = false;
+    this.settle(null);
+  }
+
   async stillBlocked(): Promise<boolean> {
     return this.blocked;
   }
@@ -258,6 +264,32 @@ describe('Scheduler: ending a run', () => {
 });
 
 describe('Scheduler: block() with a BlockingOp', () => {
+  it('a BLPOP the server timed out in real time still resumes at its virtual deadline, with a warning', async () => {
+    const warnings: string[] = [];
+    const s = scheduler({ onWarning: (m) => warnings.push(m) });
+    const op = new FakeBlpop();
+    s.spawn('worker', T0, async (ctx) => {
+      say(ctx, 'BLPOP queues:default 5');
+      expect(await ctx.block(op, 5)).toBeNull();
+      expect(ctx.now()).toBe(T0 + 5);
+      say(ctx, 'resumed');
+    });
+    // The run is held (a paused TUI) and the server's 5 real seconds run out during t+1's step.
+    s.spawn('ticker', T0 + 1, async (ctx) => {
+      op.expireOnServer();
+      say(ctx, 'tick');
+      await ctx.sleep(1);
+    });
+    expect(await runSteps(s)).toEqual([
+      [0, 'worker', 'BLPOP queues:default 5'],
+      [1, 'ticker', 'tick'],
+      [2, 'ticker', null],
+      [5, 'worker', 'resumed'],
+    ]);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^at t\+1s a blocking command of worker timed out on the server in real time before its virtual deadline t\+5s/);
+  });
+
   it('times out at the virtual deadline: cancel() is called and the actor resumes with null', async () => {
     const s = scheduler();
     const op = new FakeBlpop();

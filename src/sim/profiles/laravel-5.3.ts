@@ -41,6 +41,8 @@ export const laravel53: LaravelProfile = {
   worker: {
     defaultTries: 0,
     onTimeout: 'kill',
+    resetAlarm: false,
+    sleepAfterException: true,
     retryUntilIgnoresTries: false,
     backoff: 'delay',
     attemptsOf: (original) => original,

@@ -50,6 +50,8 @@ export const laravel57: LaravelProfile = {
   worker: {
     defaultTries: 0,
     onTimeout: 'kill',
+    resetAlarm: false,
+    sleepAfterException: false,
     retryUntilIgnoresTries: false,
     backoff: 'delay',
     attemptsOf: (original) => original + 1,

@@ -74,6 +74,8 @@ export const laravel8: LaravelProfile = {
     blockingPop: 'notify',
     defaultTries: 1,
     onTimeout: 'fail-last-attempt-then-kill',
+    resetAlarm: true,
+    sleepAfterException: false,
     retryUntilIgnoresTries: true,
     backoff: 'list',
     maxAttemptsMessage: (displayName) =>

@@ -62,6 +62,10 @@ export interface WorkerRules {
   defaultTries: number;
   /** On SIGALRM: just kill (to 5.8.27), or first fail the job if this was its last attempt (5.8.28+). */
   onTimeout: 'kill' | 'fail-last-attempt-then-kill';
+  /** 6.13+: resetTimeoutHandler (pcntl_alarm(0)) after every job or sleep, so no alarm outlives them. */
+  resetAlarm: boolean;
+  /** 5.3: runNextJob catches the job's exception and then sleeps --sleep before the next poll. */
+  sleepAfterException: boolean;
   /** 8.15+: when retryUntil is set, --tries no longer fails the job after an exception. */
   retryUntilIgnoresTries: boolean;
   /** Release delay after an exception: --delay (to 5.7) or calculateBackoff over a "1,5,10" list (8.x). */

@@ -3,6 +3,7 @@
 // exit 2 for bad input, 1 for a failed run.
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { renderNdjson } from './output/ndjson.ts';
+import { terminalSafe } from './output/terminal-safe.ts';
 import { colourLevel, makeChalk } from './output/colour.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from './output/text.ts';
 import { RedisUnavailableError } from './redis/errors.ts';
@@ -77,7 +78,7 @@ async function runCommand(scenario: string, o: { format: Format; full?: boolean;
   if (isShuttingDown()) return 1;
   if (o.format === 'text') out(renderTextFooter(timeline, textOpts));
   if (timeline.error) {
-    err(`lqsim: run ended early after ${timeline.steps.length} steps: ${timeline.error}\n`);
+    err(`lqsim: run ended early after ${timeline.steps.length} steps: ${terminalSafe(timeline.error)}\n`);
     return 1;
   }
   return 0;
@@ -160,16 +161,17 @@ export async function main(argv: string[]): Promise<number> {
 function report(e: unknown): number {
   if (isShuttingDown()) return 1;
   if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
+  // Messages can carry user data (paths, names, payload bytes): never raw to the terminal.
   if (e instanceof ScenarioError || e instanceof UsageError) {
-    err(`lqsim: ${e.message}\n`);
+    err(`lqsim: ${terminalSafe(e.message)}\n`);
     return 2;
   }
   if (e instanceof RedisUnavailableError) {
-    err(`lqsim: ${e.message.split('\n').join(' ')}\n`);
+    err(`lqsim: ${terminalSafe(e.message.split('\n').join(' '))}\n`);
     return 1;
   }
   const message = e instanceof Error ? e.message : String(e);
-  err(`lqsim: ${message.split('\n')[0]}\n`);
+  err(`lqsim: ${terminalSafe(message.split('\n')[0] ?? '')}\n`);
   if (process.env.LQSIM_DEBUG && e instanceof Error) err(`${e.stack}\n`);
   return 1;
 }

@@ -99,9 +99,13 @@ export class ConnectionHub {
 
   /** A handshake line of one of our connections (never Laravel's). */
   isHandshake(args: readonly string[]): boolean {
+    const name = args[0]?.toUpperCase();
+    // node-redis authenticates with REDIS_URL's credentials before anything else; Laravel's own
+    // AUTH is not modelled, so an AUTH on a traced connection is always the tool's.
+    if (name === 'AUTH') return true;
     return (
       args.length === 3 &&
-      args[0]!.toUpperCase() === 'CLIENT' &&
+      name === 'CLIENT' &&
       args[1]!.toUpperCase() === 'SETNAME' &&
       args[2]!.startsWith(`lqsim:${this.runId}:`)
     );

@@ -9,7 +9,7 @@ export class MonitorError extends Error {}
 
 export class MonitorCapture {
   private buffer: string[] = [];
-  private waiting: { token: string; resolve: (lines: string[]) => void } | null = null;
+  private waiting: { token: string; resolve: (lines: string[]) => void; reject: (e: Error) => void } | null = null;
   private failure: Error | null = null;
   private barriers = 0;
 
@@ -40,6 +40,10 @@ export class MonitorCapture {
   private fail(e: Error): void {
     if (this.failure) return;
     this.failure = e;
+    // A barrier waiting for a line that can no longer arrive fails now, not at its timeout.
+    const w = this.waiting;
+    this.waiting = null;
+    w?.reject(e);
   }
 
   /** Every raw MONITOR line since the previous barrier (the barrier's own ECHO excluded). */
@@ -48,7 +52,7 @@ export class MonitorCapture {
     const token = `lqsim-barrier-${process.pid}-${++this.barriers}`;
     let timer: NodeJS.Timeout | undefined;
     const seen = new Promise<string[]>((resolve, reject) => {
-      this.waiting = { token, resolve };
+      this.waiting = { token, resolve, reject };
       timer = setTimeout(() => {
         this.waiting = null;
         reject(this.failure ?? new MonitorError(`MONITOR did not deliver the barrier within ${timeoutMs} ms`));

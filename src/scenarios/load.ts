@@ -240,7 +240,8 @@ function describeFsError(err: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // Cross references: what zod cannot see, because it spans fields.
 
-function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
+/** The checks zod cannot make (they span fields); runScenario applies them to specs built in code. */
+export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
   const problems: Problem[] = [];
   const connections = Object.keys(spec.connections);
   const jobs = Object.keys(spec.jobs);

@@ -19,6 +19,8 @@ import type { ActorContext } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import { WorkerModel } from '../sim/worker.ts';
 import { attributeLines } from './attribute.ts';
+import { ScenarioError } from './errors.ts';
+import { crossReferenceProblems } from './load.ts';
 import type { ScenarioSpec, TimelineEntrySpec } from './schema.ts';
 import { queuesAreEmpty, snapshotQueues } from './snapshot.ts';
 import type { QueueState, Step, Timeline } from './timeline.ts';
@@ -49,6 +51,9 @@ type SizeEntry = Extract<TimelineEntrySpec, { size: string }>;
 type NoteEntry = Exclude<TimelineEntrySpec, DispatchEntry | StopEntry | SizeEntry>;
 
 export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise<Timeline> {
+  // A file was checked by the loader; a spec built in code (Scenario.parse) gets the same checks.
+  const problem = crossReferenceProblems(spec)[0];
+  if (problem) throw new ScenarioError(opts.file ?? spec.name, 0, 0, problem.path.join('.'), problem.detail);
   const profile = getProfile(opts.laravel ?? spec.laravel);
   const client = spec.redis.client ?? profile.defaultClient;
   const db = spec.redis.database;

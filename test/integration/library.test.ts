@@ -28,4 +28,14 @@ describe('library API', () => {
     ]);
     expect(timeline.jobs).toMatchObject([{ label: 'Ping#1', outcome: 'succeeded', executions: 1 }]);
   });
+
+  it('checks a scenario built in code the way the loader checks a file', async () => {
+    const input: ScenarioInput = {
+      name: 'in-code',
+      title: 'written in a test',
+      jobs: { Ping: { class: 'App\\Jobs\\Ping' } },
+      timeline: [{ at: 0, dispatch: 'Pong' }],
+    };
+    await expect(runScenario(Scenario.parse(input), { redis })).rejects.toThrow(/^in-code: timeline\.0\.dispatch: unknown job "Pong"/);
+  });
 });

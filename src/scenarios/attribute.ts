@@ -2,7 +2,7 @@
 // whose connection has that address; each [lua] line to the EVAL just before it (scripts are
 // atomic, and EVAL is fed to monitors before the script runs). The tool's own connections, the
 // handshake of ours, and any other client's traffic are dropped. Pure.
-import { parseMonitorLine } from '../redis/monitor-line.ts';
+import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { TraceCommand } from './timeline.ts';
 
 export interface AddressBook {
@@ -26,7 +26,7 @@ export function attributeLines(
   let dropped = 0;
   let owner: string | undefined;
   for (const raw of lines) {
-    if (raw === 'OK') continue;
+    if (isMonitorOk(raw)) continue;
     const line = parseMonitorLine(raw);
     if (line.client === 'lua') {
       if (owner === undefined) {

@@ -94,6 +94,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     warnings: [],
   };
 
+  const urlDb = /^redis:\/\/[^/]*\/(\d+)/.exec(opts.redis.url)?.[1];
+  if (urlDb !== undefined && Number(urlDb) !== db) {
+    timeline.warnings.push(`REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${db}); the run used db ${db}`);
+  }
   const hub = new ConnectionHub(opts.redis.url, randomBytes(4).toString('hex'));
   let capture: MonitorCapture | null = null;
   // On someone else's server our keys are deleted at the end, and on Ctrl-C too, but only once

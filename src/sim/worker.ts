@@ -47,6 +47,8 @@ export class WorkerModel {
   private methods: string[] = [];
   /** When the job being processed was reserved (its :reserved score is this + retry_after). */
   private poppedAt: number | null = null;
+  /** The seconds the current alarm was armed with (what the kill reports). */
+  private alarmSeconds = 0;
 
   constructor(
     readonly spec: WorkerSpec & { connection: string; tries: number },
@@ -112,7 +114,10 @@ export class WorkerModel {
         // Only Worker::daemon registers the timeout handler; runNextJob (--once) never arms it.
         const armed = !o.once;
         // 5.3 arms the alarm at the top of the loop, for timeout + sleep.
-        if (armed && rules.alarm === 'timeout-plus-sleep') alarmAt = o.timeout > 0 ? ctx.now() + o.timeout + o.sleep : null;
+        if (armed && rules.alarm === 'timeout-plus-sleep') {
+          this.alarmSeconds = o.timeout + o.sleep;
+          alarmAt = o.timeout > 0 ? ctx.now() + this.alarmSeconds : null;
+        }
 
         this.state.status = { kind: 'polling' };
         this.methods.push('Worker::getNextJob');
@@ -122,6 +127,7 @@ export class WorkerModel {
         // 5.4+: registerTimeoutHandler after the pop, with the job's timeout (Worker::timeoutForJob).
         if (armed && rules.alarm === 'job-timeout') {
           const seconds = job && job.timeout() !== null ? job.timeout()! : o.timeout;
+          this.alarmSeconds = seconds;
           alarmAt = seconds > 0 ? ctx.now() + seconds : null;
         }
 
@@ -365,7 +371,7 @@ export class WorkerModel {
    */
   private async kill(ctx: ActorContext, job: RedisJob | null): Promise<Outcome> {
     const label = job ? this.label(job) : null;
-    const timeout = job?.timeout() ?? this.spec.timeout;
+    const timeout = this.alarmSeconds;
     this.methods.push('Worker::registerTimeoutHandler');
     if (job && this.env.profile.worker.onTimeout === 'fail-last-attempt-then-kill') {
       const e = maxAttemptsExceeded(this.env.profile.worker.maxAttemptsMessage(job.resolveName()));
@@ -380,10 +386,10 @@ export class WorkerModel {
     this.describe(ctx, {
       kind: 'kill',
       title: !label
-        ? `SIGALRM after ${timeout}s (--timeout): ${this.name} is killed while idle`
+        ? `SIGALRM after ${timeout}s (${this.alarmReason()}): ${this.name} is killed while idle`
         : failed
-          ? `SIGALRM after ${timeout}s (--timeout): ${label} was on its last attempt, so it is failed first; then ${this.name} is killed`
-          : `SIGALRM after ${timeout}s (--timeout): ${this.name} is killed while running ${label}; it stays in :reserved`,
+          ? `SIGALRM after ${timeout}s (${this.alarmReason()}): ${label} is failed first (its last attempt, or failOnTimeout/maxExceptions); then ${this.name} is killed`
+          : `SIGALRM after ${timeout}s (${this.alarmReason()}): ${this.name} is killed while running ${label}; it stays in :reserved`,
       methods: ['Worker::kill → posix_kill(SIGKILL)'],
       explain: !label
         ? undefined
@@ -406,7 +412,7 @@ export class WorkerModel {
     const reservedUntil = r === null || this.poppedAt === null ? null : this.poppedAt + r;
     const alarm =
       alarmAt !== null ? `the alarm fires at ${this.rel(alarmAt)}` : this.spec.once ? 'no alarm (--once never arms one)' : 'no alarm (--timeout=0)';
-    const reservation = reservedUntil === null ? 'the reservation never expires (retry_after is null)' : `the reservation expires at ${this.rel(reservedUntil)}`;
+    const reservation = reservedUntil === null ? `the reservation never expires (${this.retryAfterName} is null)` : `the reservation expires at ${this.rel(reservedUntil)}`;
     let verdict = '';
     if (reservedUntil !== null && reservedUntil < finishAt && (alarmAt === null || reservedUntil < alarmAt)) {
       verdict = ': the reservation expires while it still runs, so another worker can migrate it and run it again';
@@ -430,12 +436,21 @@ export class WorkerModel {
 
   private untilText(ctx: ActorContext): string {
     const r = this.config.retryAfter;
-    return r === null ? 'forever (retry_after is null)' : `${this.rel(ctx.now() + r)} (retry_after ${r}s)`;
+    return r === null ? `forever (${this.retryAfterName} is null)` : `${this.rel(ctx.now() + r)} (${this.retryAfterName} ${r}s)`;
   }
 
   private reservedUntil(): string {
     const r = this.config.retryAfter;
-    return r === null || this.poppedAt === null ? 'never (retry_after is null)' : this.rel(this.poppedAt + r);
+    return r === null || this.poppedAt === null ? `never (${this.retryAfterName} is null)` : this.rel(this.poppedAt + r);
+  }
+
+  private get retryAfterName(): string {
+    return this.env.profile.retryAfterName;
+  }
+
+  /** What armed the alarm, in the user's terms. */
+  private alarmReason(): string {
+    return this.env.profile.worker.alarm === 'timeout-plus-sleep' ? '--timeout + --sleep, as 5.3 arms it' : '--timeout';
   }
 
   private rel(t: number): string {

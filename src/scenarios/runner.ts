@@ -148,7 +148,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       } else if ('stop' in entry) {
         scheduler.spawn(entry.stop, at, async (ctx) => {
           pendingEntries--;
-          workerByName.get(entry.stop)!.shouldQuit = true;
+          workerByName.get(entry.stop)!.signalTerm();
           ctx.describe({
             kind: 'stop',
             title: `SIGTERM to ${entry.stop}: it will quit after its current job`,

@@ -43,6 +43,8 @@ export class WorkerModel {
   readonly state: WorkerState;
   /** Set by SIGTERM: quit after the current job (Worker::$shouldQuit). */
   shouldQuit = false;
+  /** Wakes the worker from Worker::sleep (PHP's sleep() returns early when a signal arrives). */
+  private wake: (() => void) | null = null;
   private readonly config: QueueConfig;
   private methods: string[] = [];
   /** When the job being processed was reserved (its :reserved score is this + retry_after). */
@@ -149,17 +151,15 @@ export class WorkerModel {
           // The job's outcome (delete, release, fail) closes its own step; 5.3 sleeps after an exception.
           if (outcome === 'threw' && rules.sleepAfterException) {
             this.state.status = { kind: 'idle', until: ctx.now() + o.sleep };
-            await ctx.sleep(o.sleep);
+            await this.sleep(ctx, o.sleep);
           } else await ctx.sleep(0);
         } else {
           const sleepUntil = ctx.now() + o.sleep;
           this.describe(ctx, { kind: 'pop', title: `pop: no job on ${this.state.queue}; sleeping ${o.sleep}s (--sleep)` });
           this.state.status = { kind: 'idle', until: sleepUntil };
           if (alarmAt !== null && alarmAt <= sleepUntil) {
-            await ctx.sleep(alarmAt - ctx.now());
-            return await this.kill(ctx, null);
-          }
-          await ctx.sleep(o.sleep);
+            if (!(await this.sleep(ctx, alarmAt - ctx.now()))) return await this.kill(ctx, null);
+          } else await this.sleep(ctx, o.sleep);
           if (rules.resetAlarm) alarmAt = null;
         }
         if (o.once) {
@@ -170,6 +170,32 @@ export class WorkerModel {
       }
     } finally {
       await port.close();
+    }
+  }
+
+  /** SIGTERM: Worker::listenForSignals sets shouldQuit; a sleeping worker wakes at once. */
+  signalTerm(): void {
+    this.shouldQuit = true;
+    this.wake?.();
+  }
+
+  /** Worker::sleep($seconds): true if a signal cut it short. */
+  private async sleep(ctx: ActorContext, seconds: number): Promise<boolean> {
+    let interrupted = false;
+    let resolve!: (v: 'signal' | null) => void;
+    const result = new Promise<'signal' | null>((r) => (resolve = r));
+    this.wake = () => {
+      interrupted = true;
+      resolve('signal');
+    };
+    try {
+      const got = await ctx.block(
+        { label: `sleep(${seconds})`, result, stillBlocked: async () => !interrupted, cancel: async () => resolve(null) },
+        seconds,
+      );
+      return got === 'signal';
+    } finally {
+      this.wake = null;
     }
   }
 

@@ -252,8 +252,10 @@ describe('retry-after-vs-timeout', () => {
       // worker-2 finishes at t+75: its copy (score t+60) was never migrated: nobody polled.
       { actor: 'worker-2', t: 75, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r2'))] },
       ...polls('worker-2', [75]),
+      // SIGTERM at t+80 while worker-2 sleeps (--sleep 10 from t+75): the handler sets shouldQuit,
+      // PHP's sleep() returns early on a signal, and stopIfNecessary stops it at once, at t+80.
       { actor: 'worker-2', t: 80, kind: 'stop', commands: [] },
-      { actor: 'worker-2', t: 85, kind: 'stop', commands: [] },
+      { actor: 'worker-2', t: 80, kind: 'stop', commands: [] },
       // Part 2 on connection redis-long, queue long, retry_after 90.
       { actor: 'dispatcher', t: 100, commands: [SELECT, c('RPUSH', L.ready, payload({ attempts: 0 }))] },
       { actor: 'worker-3', t: 100, kind: 'pop', commands: [SELECT, ...migrate(L.delayed, L.ready, 100), ...migrate(L.reserved, L.ready, 100), ...popScript(L, 100, 90, payload({ attempts: 1 }, 'r3'))] },

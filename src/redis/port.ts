@@ -63,6 +63,7 @@ export class NodeRedisPort implements RedisPort {
     }
     return {
       label: `BLPOP ${key} ${timeout}`,
+      expiresInRealTime: timeout > 0,
       result,
       stillBlocked: async () => !settled && (await stillBlocked()),
       cancel: async () => {

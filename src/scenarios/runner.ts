@@ -39,8 +39,12 @@ export interface RunOptions {
   /** Laravel profile overriding the scenario's. */
   laravel?: string;
   file?: string;
-  /** Called as each step completes, with the timeline so far (for live views). */
-  onStep?: (step: Step, timeline: Timeline) => void | Promise<void>;
+  /**
+   * Called as each step completes, with the timeline so far (for live views). The run waits for
+   * the returned promise, so a view can hold it between steps, except while `mayHold` is false:
+   * a worker then waits in a BLPOP that the server would time out in real time.
+   */
+  onStep?: (step: Step, timeline: Timeline, info: { mayHold: boolean }) => void | Promise<void>;
   /** Real milliseconds to wait after each step (demos, and tests that need a run in progress). */
   paceMs?: number;
 }
@@ -275,7 +279,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       };
       notes.attach(step);
       timeline.steps.push(step);
-      await opts.onStep?.(step, timeline);
+      await opts.onStep?.(step, timeline, { mayHold: !scheduler.hasRealTimeWait() });
       if (opts.paceMs) await new Promise((r) => setTimeout(r, opts.paceMs));
     });
     timeline.warnings.push(...notes.unmatched());

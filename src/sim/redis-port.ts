@@ -6,6 +6,8 @@ import type { LuaScript } from './lua.ts';
 export interface PendingBlpop {
   /** "BLPOP <key> <timeout>", for warnings. */
   readonly label: string;
+  /** The server times it out by itself (timeout > 0), in real seconds. */
+  readonly expiresInRealTime: boolean;
   /** Resolves with [key, value], or null when unblocked without an element. */
   readonly result: Promise<[string, string] | null>;
   /** Whether the server still has this connection blocked. */

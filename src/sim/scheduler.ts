@@ -19,6 +19,8 @@ export interface StepDescription {
 export interface BlockingOp<T> {
   /** What it is (e.g. "BLPOP queues:default 5"), for warnings. */
   readonly label?: string;
+  /** The server ends it on its own after a real-time timeout (a BLPOP with a timeout > 0). */
+  readonly expiresInRealTime?: boolean;
   readonly result: Promise<T | null>;
   stillBlocked(): Promise<boolean>;
   cancel(): Promise<void>;
@@ -87,6 +89,15 @@ export class Scheduler {
 
   now(): number {
     return this.clock;
+  }
+
+  /**
+   * Whether an actor waits on an operation the server will end by itself in real time: holding
+   * the run between steps now (a paused UI) would let it expire before its virtual deadline.
+   */
+  hasRealTimeWait(): boolean {
+    for (const b of this.blocked) if (b.op.expiresInRealTime && !b.endedEarly && b.deadline) return true;
+    return false;
   }
 
   /** Start a coroutine at virtual time `at` (absolute). */

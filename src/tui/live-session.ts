@@ -1,6 +1,7 @@
 // The gate between a live run and the UI. The runner awaits `onStep` after every step, so the
 // promise returned here, resolved only once the UI wants another step, holds the real run
-// exactly between two steps: steps run against Redis as the person advances. Going back, and
+// exactly between two steps: steps run against Redis as the person advances (except while a
+// worker waits in a BLPOP with a timeout: the run goes on to where it can be held safely). Going back, and
 // forward again over steps already run, reads the stored steps and never touches the run.
 // Stopping makes the pending `onStep` throw; the runner then ends, closing its connections.
 import type { Step, Timeline } from '../scenarios/timeline.ts';
@@ -25,7 +26,7 @@ export interface StepSource {
   request(count: number): void;
 }
 
-export type OnStep = (step: Step, timeline: Timeline) => Promise<void>;
+export type OnStep = (step: Step, timeline: Timeline, info?: { mayHold: boolean }) => Promise<void>;
 
 export class SessionStopped extends Error {
   constructor() {
@@ -84,10 +85,12 @@ export class LiveSession implements StepSource {
     await this.ended?.catch(() => undefined);
   }
 
-  private readonly onStep: OnStep = async (_step, timeline) => {
+  private readonly onStep: OnStep = async (_step, timeline, info) => {
     if (this.stopped) throw new SessionStopped();
     const steps = timeline.steps.slice();
-    if (steps.length < this.wanted) {
+    // While a worker waits in a BLPOP the server would time out in real time, holding the run
+    // for the reader would change what Redis does: run on, and show those steps as recorded.
+    if (steps.length < this.wanted || info?.mayHold === false) {
       this.set({ status: 'running', steps, timeline });
       return;
     }

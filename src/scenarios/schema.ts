@@ -129,7 +129,7 @@ const NoteEntry = z
     note: z.string().min(1),
     actor: name.optional().describe('attach to the first step of this actor at or after `at`'),
     on: z
-      .enum(['dispatch', 'size', 'pop', 'block', 'process', 'delete', 'release', 'fail', 'kill', 'restart', 'sleep', 'stop'])
+      .enum(['dispatch', 'size', 'pop', 'block', 'process', 'delete', 'release', 'fail', 'kill', 'restart', 'stop'])
       .optional()
       .describe('attach to the first step of this kind'),
   })

@@ -92,7 +92,7 @@ export interface Step {
   /** Virtual unix seconds. */
   t: number;
   actor: string;
-  kind: StepKind | 'start' | 'end';
+  kind: StepKind;
   /** One line: what happened (e.g. "pop: reserved SendEmail#1 (attempts 1)"). */
   title: string;
   /** Laravel methods involved, in call order (e.g. RedisQueue::pop → LuaScripts::pop). */

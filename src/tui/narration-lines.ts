@@ -14,6 +14,8 @@ export interface NarrationContext {
   atEnd: boolean;
   jobs: readonly JobInstance[];
   error?: string;
+  /** The run's warnings (unmatched notes, a run that diverged): shown with the end summary. */
+  warnings?: readonly string[];
 }
 
 /** `label` then `text` wrapped to `width`, continuation lines indented under the text. */
@@ -48,7 +50,10 @@ export function narrationLines(step: Step, ctx: NarrationContext, width: number,
   const out: Line[] = o.title ? title.map((l, i): Line => [i === 0 ? actorSeg(actor) : seg(' '.repeat(actor.length)), seg(' '), seg(l, kindTone)]) : [];
   // An error and the end of the run come right after the title: they must survive a short narration.
   if (ctx.error !== undefined) out.push(...labelled('error: ', ctx.error, width, 'bad'));
-  if (ctx.atEnd) out.push(...labelled('end: ', endSummary(ctx.jobs), width, 'good'));
+  if (ctx.atEnd) {
+    out.push(...labelled('end: ', endSummary(ctx.jobs), width, 'good'));
+    for (const w of ctx.warnings ?? []) out.push(...labelled('warning: ', w, width, 'warn'));
+  }
   if (step.methods.length > 0) {
     const methods = terminalSafe(step.methods.join(' → '));
     out.push(...(o.methodsOnOneLine ? [[seg('Laravel: ', 'dim'), seg(clip(methods, width - 9))]] : labelled('Laravel: ', methods, width, 'plain')));

@@ -59,6 +59,7 @@ export function viewModel(snap: SessionSnapshot, ui: UiState, layout: Layout): V
     atEnd: finished && cursor === steps.length - 1,
     jobs: timeline?.jobs ?? [],
     error: snap.error,
+    warnings: timeline?.warnings ?? [],
   };
   const stateBody = paneBody(layout.stateWidth, layout.mainRows);
   const narrationWidth = layout.columns - 2;

@@ -6,12 +6,12 @@
 //
 //   npx tsx scripts/tui-screenshot.ts [--scenario timeout-max-attempts] [--steps 8]
 //                                     [--size 120x36] [--out docs/tui.svg]
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { Tmux } from './tmux.ts';
 import { ansiToSvg } from './tui-screenshot-svg.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -29,13 +29,6 @@ const steps = Number(values.steps);
 const scratch = mkdtempSync(join(tmpdir(), 'lqsim-screenshot-'));
 const socket = join(scratch, 'tmux.sock');
 
-function tmux(...args: string[]): string {
-  const r = spawnSync('tmux', ['-S', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env: tmuxEnv() });
-  if (r.error) throw new Error(`tmux: ${r.error.message} (is tmux installed?)`);
-  if (r.status !== 0) throw new Error(`tmux ${args[0]}: ${r.stderr.trim()}`);
-  return r.stdout;
-}
-
 /** The TUI needs a terminal and no CI variable (Ink then draws only its last frame). */
 function tmuxEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color' };
@@ -46,39 +39,28 @@ function tmuxEnv(): NodeJS.ProcessEnv {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitForScreen(test: (screen: string) => boolean, what: string, ms = 20_000): Promise<string> {
-  const until = Date.now() + ms;
-  let screen = '';
-  while (Date.now() < until) {
-    screen = tmux('capture-pane', '-p', '-t', 'shot');
-    if (test(screen)) return screen;
-    await sleep(100);
-  }
-  throw new Error(`timed out waiting for ${what}; the screen was:\n${screen}`);
-}
-
 async function main(): Promise<void> {
+  const tmux = new Tmux(tmuxEnv(), socket, 'shot');
   const command = `cd '${root}' && node bin/lqsim.js tui '${values.scenario}' 2>/dev/null`;
-  tmux('new-session', '-d', '-s', 'shot', '-x', String(columns), '-y', String(rows), command);
   try {
-    tmux('set-option', '-t', 'shot', 'status', 'off');
-    await waitForScreen((s) => /step #0 · t\+/.test(s), 'the first step');
+    tmux.start(command, columns, rows);
+    await tmux.waitFor((s) => /step #0 · t\+/.test(s), 'the first step');
     for (let i = 1; i <= steps; i++) {
-      tmux('send-keys', '-t', 'shot', 'n');
-      await waitForScreen((s) => s.includes(`step #${i} · t+`), `step #${i}`);
+      tmux.keys('n');
+      await tmux.waitFor((s) => s.includes(`step #${i} · t+`), `step #${i}`);
     }
     await sleep(300);
-    const ansi = tmux('capture-pane', '-e', '-p', '-t', 'shot');
+    const ansi = tmux.screenWithColours();
     if (values.ansi !== undefined) writeFileSync(values.ansi, ansi);
     const svg = ansiToSvg(ansi, { columns, rows, title: `lqsim tui ${values.scenario}` });
     mkdirSync(dirname(values.out), { recursive: true });
     writeFileSync(values.out, svg);
-    tmux('send-keys', '-t', 'shot', 'q');
+    tmux.keys('q');
     const until = Date.now() + 10_000;
-    while (Date.now() < until && spawnSync('tmux', ['-S', socket, 'has-session', '-t', 'shot']).status === 0) await sleep(100);
+    while (Date.now() < until && tmux.alive()) await sleep(100);
     console.log(`wrote ${values.out} (${columns}×${rows}, step #${steps} of ${values.scenario})`);
   } finally {
-    spawnSync('tmux', ['-S', socket, 'kill-server']);
+    tmux.kill();
     rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -1,6 +1,7 @@
 // Pure helpers that turn timeline data into short display strings, shared by the text view and
 // the TUI. Everything returned here is already terminal-safe.
-import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
+import type { JobInstance, Timeline, TraceCommand } from '../scenarios/timeline.ts';
+import { shortClass } from '../sim/exceptions.ts';
 import { quoteArg, quoteBytes, terminalSafe } from './terminal-safe.ts';
 
 export interface PayloadSummary {
@@ -36,7 +37,7 @@ export function describePayload(raw: string, labels: Map<string, string>): Paylo
   if (key === undefined) return null;
   const known = (id !== undefined ? labels.get(id) : undefined) ?? (uuid !== undefined ? labels.get(uuid) : undefined);
   const attempts = typeof p.attempts === 'number' && Number.isFinite(p.attempts) ? p.attempts : null;
-  return { label: known ?? `${shortClassName(payloadClass(p))}#${key.slice(0, 6)}`, attempts };
+  return { label: known ?? `${shortClass(payloadClass(p))}#${key.slice(0, 6)}`, attempts };
 }
 
 /** displayName, else data.commandName, else `job` (Illuminate\Queue\CallQueuedHandler@call). */
@@ -50,20 +51,14 @@ function payloadClass(p: Record<string, unknown>): string {
   return p.job as string;
 }
 
-/** App\Jobs\SendEmail → SendEmail; Foo\Handler@handle → Handler. */
-export function shortClassName(cls: string): string {
-  const last = cls.slice(cls.lastIndexOf('\\') + 1);
-  const at = last.indexOf('@');
-  const short = at > 0 ? last.slice(0, at) : last;
-  return short === '' ? cls : short;
-}
 
 /** `‹SendEmail#1 attempts:1›`, or `‹SendEmail#1›` when the payload has no attempts. */
 export function payloadTag(p: PayloadSummary): string {
   return `‹${terminalSafe(p.label)}${p.attempts === null ? '' : ` attempts:${p.attempts}`}›`;
 }
 
-function isEval(cmd: TraceCommand): boolean {
+/** A client EVAL (its args[1] is the script text). */
+export function isEval(cmd: TraceCommand): boolean {
   return cmd.source === 'client' && cmd.args.length > 1 && cmd.args[0]!.toUpperCase() === 'EVAL';
 }
 
@@ -124,4 +119,14 @@ export function fullArgs(cmd: TraceCommand): string[] {
 export function relTime(t: number, start: number): string {
   const d = t - start;
   return d < 0 ? `t-${-d}s` : `t+${d}s`;
+}
+
+/** `1 succeeded, 2 failed`: the jobs by outcome, in a fixed order. */
+export function outcomeCounts(jobs: readonly JobInstance[]): string {
+  const counts = new Map<string, number>();
+  for (const j of jobs) counts.set(j.outcome, (counts.get(j.outcome) ?? 0) + 1);
+  return (['succeeded', 'failed', 'deleted', 'pending'] as const)
+    .filter((o) => counts.has(o))
+    .map((o) => `${counts.get(o)} ${o}`)
+    .join(', ');
 }

@@ -2,16 +2,12 @@
 // fixed order (step, t, actor, source, db, args[, script][, binaryArgs]) so golden files diff
 // cleanly; MONITOR's wall-clock `time` is left out because it changes on every run.
 import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
+import { replaceUnsafe } from './terminal-safe.ts';
 
 /**
- * Characters JSON.stringify leaves raw that a terminal may act on, or that hide text, when someone
- * `cat`s the file: DEL, C1 controls, bidi controls, invisible format characters, line/paragraph
- * separators, tag characters (the same set as terminal-safe.ts). Outside JSON's ASCII syntax they
- * can only occur inside strings, so escaping them as \uXXXX keeps every value identical.
+ * The characters a terminal may act on, or that hide text, when someone `cat`s the file (the
+ * terminal-safe set) are written as \uXXXX escapes: the values stay identical.
  */
-const JSON_UNSAFE =
-  /[\u007f-\u009f\u00ad\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\ufff9-\ufffb\uffa0]|\udb40[\udc00-\udc7f]/g;
-
 function escapeUnits(m: string): string {
   let out = '';
   for (let i = 0; i < m.length; i++) out += `\\u${m.charCodeAt(i).toString(16).padStart(4, '0')}`;
@@ -30,7 +26,9 @@ export function commandToJson(cmd: TraceCommand): string {
   };
   if (cmd.script !== undefined) obj.script = cmd.script;
   if (cmd.binaryArgs !== undefined) obj.binaryArgs = cmd.binaryArgs;
-  return JSON.stringify(obj).replace(JSON_UNSAFE, escapeUnits);
+  // JSON.stringify already escapes C0 controls and lone surrogates; the rest of the set is
+  // escaped here (outside strings JSON is plain ASCII, so only string contents change).
+  return replaceUnsafe(JSON.stringify(obj), escapeUnits);
 }
 
 /** Every command of the timeline, one JSON object per line, each line newline-terminated. */

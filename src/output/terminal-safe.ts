@@ -24,6 +24,11 @@ const UNSAFE_CLASS =
 const UNSAFE = new RegExp(UNSAFE_CLASS, 'u');
 const UNSAFE_ALL = new RegExp(UNSAFE_CLASS, 'gu');
 
+/** `s` with every unsafe character (see UNSAFE_CLASS), whole code points, replaced by `replace(ch)`. */
+export function replaceUnsafe(s: string, replace: (ch: string) => string): string {
+  return s.replace(UNSAFE_ALL, replace);
+}
+
 /** Characters that make quoteArg() quote: whitespace, quotes, backslashes, and the ‹ › we use for abbreviations. */
 const NEEDS_QUOTES = /[\s"'\\‹›]/u;
 

@@ -4,7 +4,7 @@
 import type { ChalkInstance } from 'chalk';
 import { actorColour as actorColourName } from './actor-colour.ts';
 import type { JobInstance, Step, Timeline, TraceCommand } from '../scenarios/timeline.ts';
-import { fullArgs, jobLabels, relTime, summarizeArgs } from './describe.ts';
+import { fullArgs, jobLabels, outcomeCounts, relTime, summarizeArgs } from './describe.ts';
 import { terminalSafe } from './terminal-safe.ts';
 import { displayWidth, wrap } from './wrap.ts';
 
@@ -77,7 +77,7 @@ export function renderStepText(step: Step, timeline: Timeline, opts: TextOptions
 export function renderTextFooter(timeline: Timeline, opts: TextOptions): string {
   const { chalk } = opts;
   const width = textWidth(opts);
-  let out = '\n' + chalk.bold('jobs: ') + jobCounts(timeline.jobs) + '\n';
+  let out = '\n' + chalk.bold('jobs: ') + (timeline.jobs.length === 0 ? 'none' : `${timeline.jobs.length} (${outcomeCounts(timeline.jobs)})`) + '\n';
   const shown = timeline.jobs.slice(0, FOOTER_LIST_LIMIT);
   const labelWidth = Math.max(0, ...shown.map((j) => displayWidth(terminalSafe(j.label))));
   for (const job of shown) {
@@ -176,15 +176,6 @@ function outcomeColour(chalk: ChalkInstance, outcome: JobInstance['outcome']): (
 }
 
 /** `2 (1 succeeded, 1 failed)`, `none`. */
-function jobCounts(jobs: JobInstance[]): string {
-  if (jobs.length === 0) return 'none';
-  const counts = new Map<string, number>();
-  for (const j of jobs) counts.set(j.outcome, (counts.get(j.outcome) ?? 0) + 1);
-  const parts = (['succeeded', 'failed', 'deleted', 'pending'] as const)
-    .filter((o) => counts.has(o))
-    .map((o) => `${counts.get(o)} ${o}`);
-  return `${jobs.length} (${parts.join(', ')})`;
-}
 
 /**
  * id -> label for the timeline's jobs, cached per jobs array: renderStepText runs once per step,

@@ -4,6 +4,7 @@
 // observer find the connection's address and id in CLIENT LIST, and the SETNAME line is then
 // dropped from the trace as the tool's own.
 import { createClient } from 'redis';
+import { parseRedisUrl } from './url.ts';
 
 /** A RESP2 node-redis client (its type differs from the RESP3 default's). */
 export type Client = ReturnType<typeof newClient>;
@@ -38,14 +39,14 @@ export function newClient(url: string, name?: string) {
 function connectionOptions(url: string) {
   // A dropped connection ends the run with an error instead of silently reconnecting.
   const socket = { reconnectStrategy: false as const, connectTimeout: 5000 };
-  const u = new URL(url);
-  if (u.protocol !== 'redis:') return { url, socket };
+  const u = parseRedisUrl(url);
+  if (!u.plain) return { url, socket };
   // A /db in the URL is not applied: node-redis would SELECT it on every traced connection, a
   // command Laravel never sent. Which db Laravel selects is the scenario's redis.database.
   return {
-    socket: { ...socket, host: u.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(u.port || 6379) },
-    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
-    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    socket: { ...socket, host: u.host, port: u.port },
+    ...(u.username !== undefined ? { username: u.username } : {}),
+    ...(u.password !== undefined ? { password: u.password } : {}),
   };
 }
 

@@ -7,6 +7,7 @@
 import { createClient } from 'redis';
 import { registerCleanup } from './cleanup.ts';
 import { RedisUnavailableError } from './errors.ts';
+import { parseRedisUrl } from './url.ts';
 import { redisServerBinary, startLocalRedisServer } from './local-server.ts';
 
 export type RedisServerKind = 'external' | 'docker' | 'local-binary';
@@ -71,9 +72,7 @@ async function external(rawUrl: string, log: (msg: string) => void): Promise<Red
   let host: string;
   let port: number;
   try {
-    const u = new URL(rawUrl);
-    host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-    port = u.port ? Number(u.port) : 6379;
+    ({ host, port } = parseRedisUrl(rawUrl));
   } catch {
     throw new RedisUnavailableError([`REDIS_URL=${shown}: not a valid URL`], 'REDIS_URL is not usable.');
   }

@@ -12,8 +12,6 @@ export interface AddressBook {
 
 export interface Attribution {
   commands: TraceCommand[];
-  /** Lines from connections that are not the scenario's actors (the tool's own, or foreign). */
-  dropped: number;
 }
 
 export function attributeLines(
@@ -23,23 +21,18 @@ export function attributeLines(
   scriptNames: ReadonlyMap<string, string>,
 ): Attribution {
   const commands: TraceCommand[] = [];
-  let dropped = 0;
   let owner: string | undefined;
   for (const raw of lines) {
     if (isMonitorOk(raw)) continue;
     const line = parseMonitorLine(raw);
     if (line.client === 'lua') {
-      if (owner === undefined) {
-        dropped++;
-        continue;
-      }
-      commands.push(toCommand(line, owner, 'lua', step));
+      // A dropped EVAL's script lines go with it.
+      if (owner !== undefined) commands.push(toCommand(line, owner, 'lua', step));
       continue;
     }
     owner = book.actorOf(line.client);
     if (owner === undefined || book.isHandshake(line.args)) {
       owner = undefined;
-      dropped++;
       continue;
     }
     const cmd = toCommand(line, owner, 'client', step);
@@ -49,7 +42,7 @@ export function attributeLines(
     }
     commands.push(cmd);
   }
-  return { commands, dropped };
+  return { commands };
 }
 
 function toCommand(

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { registerCleanup } from '../redis/cleanup.ts';
 import { ConnectionHub } from '../redis/connections.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
+import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import { allKeys, queueKeys } from '../sim/keys.ts';
@@ -98,8 +99,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     warnings: [],
   };
 
-  const urlDb = /^redis:\/\/[^/]*\/(\d+)/.exec(opts.redis.url)?.[1];
-  if (urlDb !== undefined && Number(urlDb) !== db) {
+  const urlDb = parseRedisUrl(opts.redis.url).db;
+  if (urlDb !== undefined && urlDb !== db) {
     timeline.warnings.push(`REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${db}); the run used db ${db}`);
   }
   const hub = new ConnectionHub(opts.redis.url, randomBytes(4).toString('hex'));
@@ -184,11 +185,11 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       const job = spec.jobs[entry.dispatch]!;
       const queueName = entry.queue ?? connections[connectionName]!.default;
       const labels: string[] = [];
+      let firstAttempts = 0;
       for (let i = 0; i < entry.count; i++) {
         const uuid = uuid4(random);
         const id = strRandom(random, 32);
-        const payload = profile.encodePayload(
-          profile.buildPayload({
+        const built = profile.buildPayload({
             className: job.class,
             tries: job.tries,
             timeout: job.timeout,
@@ -204,8 +205,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
             backoffDeclared: job.backoff,
             maxExceptions: job.max_exceptions,
             failOnTimeout: job.fail_on_timeout,
-          }),
-        );
+          });
+        if (i === 0) firstAttempts = Number(built.attempts);
+        const payload = profile.encodePayload(built);
         jobNameOf.set(id, entry.dispatch);
         labels.push(
           registry.add({ id, class: job.class, dispatchedAt: ctx.now(), queue: queueName, connection: connectionName, baseName: entry.dispatch }).label,
@@ -227,7 +229,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         explain:
           entry.delay !== undefined
             ? 'later() ZADDs the payload to :delayed, scored by the time it becomes due; a worker migrates it once that time has passed.'
-            : `push() RPUSHes the JSON payload (attempts ${profile.name === '5.3' ? 1 : 0}) onto the ready list.`,
+            : profile.queue.push === 'script'
+              ? `push() runs the push script: it RPUSHes the JSON payload (attempts ${firstAttempts}) onto the ready list and a 1 onto :notify.`
+              : `push() RPUSHes the JSON payload (attempts ${firstAttempts}) onto the ready list.`,
         note: entry.note,
       });
     }
@@ -273,7 +277,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
           t: done.t,
           queues: lastQueues,
           workers: workers.map((w) => structuredClone(w.state)),
-          failed: registry.failed.slice(),
+          failed: registry.failedSnapshot(),
           executions: registry.executions(),
         },
       };

@@ -42,7 +42,6 @@ export interface WorkerState {
   options: { tries: number; timeout: number; sleep: number; delay: number; once: boolean };
   retryAfter: number | null;
   blockFor: number | null;
-  processed: number;
 }
 
 export interface ListEntry {

@@ -18,6 +18,10 @@ export const manuallyFailed = (message?: string): JobException =>
     ? { className: 'Exception', message }
     : { className: 'Illuminate\\Queue\\ManuallyFailedException', message: 'This job was manually failed.' };
 
+/** `App\\Jobs\\SendEmail` → `SendEmail`; a string job's `Foo@handle` → `Foo`. */
 export function shortClass(fqcn: string): string {
-  return fqcn.slice(fqcn.lastIndexOf('\\') + 1);
+  const last = fqcn.slice(fqcn.lastIndexOf('\\') + 1);
+  const at = last.indexOf('@');
+  const short = at > 0 ? last.slice(0, at) : last;
+  return short === '' ? fqcn : short;
 }

@@ -68,7 +68,6 @@ export class WorkerModel {
       options: { tries: spec.tries, timeout: spec.timeout, sleep: spec.sleep, delay: spec.delay, once: spec.once },
       retryAfter: config.retryAfter,
       blockFor: config.blockFor,
-      processed: 0,
     };
   }
 
@@ -146,7 +145,6 @@ export class WorkerModel {
           await ctx.sleep(0);
           const outcome = await this.process(ctx, job, alarmAt);
           if (outcome === 'killed') return 'killed';
-          this.state.processed += 1;
           if (rules.resetAlarm) alarmAt = null;
           // The job's outcome (delete, release, fail) closes its own step; 5.3 sleeps after an exception.
           if (outcome === 'threw' && rules.sleepAfterException) {
@@ -222,7 +220,7 @@ export class WorkerModel {
       const attempt = job.attempts();
       const behaviour = normalise(this.env.behaviourOf(job.getJobId(), attempt));
       const instance = this.env.registry.get(job.getJobId());
-      if (instance) instance.executions += 1;
+      if (instance) this.env.registry.recordExecution(instance);
       this.state.status = { kind: 'running', job: label, since: ctx.now(), attempt };
       if (behaviour.run > 0) {
         const finishAt = ctx.now() + behaviour.run;

@@ -1,7 +1,7 @@
 // What Laravel is doing at the current step, for a learner without the articles open: the step's
 // title, the Laravel methods in call order, the model's explanation (why) and the scenario's note,
 // wrapped to the pane. Pure.
-import { relTime } from '../output/describe.ts';
+import { outcomeCounts, relTime } from '../output/describe.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { wrap } from '../output/wrap.ts';
 import type { JobInstance, Step } from '../scenarios/timeline.ts';
@@ -66,10 +66,7 @@ export function narrationLines(step: Step, ctx: NarrationContext, width: number,
 /** `the run is over: 1 job (1 failed)`. */
 export function endSummary(jobs: readonly JobInstance[]): string {
   if (jobs.length === 0) return 'the run is over; no jobs were dispatched.';
-  const counts = new Map<string, number>();
-  for (const j of jobs) counts.set(j.outcome, (counts.get(j.outcome) ?? 0) + 1);
-  const parts = (['succeeded', 'failed', 'deleted', 'pending'] as const).filter((o) => counts.has(o)).map((o) => `${counts.get(o)} ${o}`);
-  return `the run is over: ${jobs.length} job${jobs.length === 1 ? '' : 's'} (${parts.join(', ')}).`;
+  return `the run is over: ${jobs.length} job${jobs.length === 1 ? '' : 's'} (${outcomeCounts(jobs)}).`;
 }
 
 /** At most `rows` lines; when cut, the last one says how to read the rest. */

@@ -2,7 +2,8 @@
 // (scores as virtual time and as "due in"/"expires in"), each worker's status and options, the
 // failed jobs, and how often each job's handle() started. Lines too wide for the pane wrap; when
 // they do not fit its height, denser forms are tried (see Density) before the pane scrolls. Pure.
-import { relTime, shortClassName } from '../output/describe.ts';
+import { relTime } from '../output/describe.ts';
+import { shortClass } from '../sim/exceptions.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { displayWidth, wrap } from '../output/wrap.ts';
 import type { FailedJob, ListEntry, QueueState, StateSnapshot, WorkerState, ZsetEntry } from '../scenarios/timeline.ts';
@@ -189,7 +190,7 @@ function failedLines(failed: FailedJob[], ctx: StateContext, width: number, dens
   const shown = failed.slice(0, ENTRY_LIMIT[density]);
   for (const f of shown) {
     out.push([seg('  '), seg(terminalSafe(f.job), 'payload'), seg(` at ${relTime(f.failedAt, ctx.start)}`, 'dim')]);
-    const message = `${shortClassName(terminalSafe(f.exception))}: ${terminalSafe(f.message)}`;
+    const message = `${shortClass(terminalSafe(f.exception))}: ${terminalSafe(f.message)}`;
     const lines = wrap(message, Math.max(10, width - 4));
     const kept = density === 'compact' ? lines.slice(0, 1) : lines;
     out.push(...kept.map((l): Line => [seg(`    ${l}`, 'bad')]));

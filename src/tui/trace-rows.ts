@@ -3,7 +3,7 @@
 // payloads by job and attempts with the changed field marked, unix times as t+Ns, EVAL without its
 // numkeys); the raw view
 // shows every argument verbatim. Pure; rows are cached per Step object, which never changes.
-import { describePayload, fullArgs, payloadRun, relTime } from '../output/describe.ts';
+import { describePayload, fullArgs, isEval, payloadRun, relTime } from '../output/describe.ts';
 import { quoteArg, quoteBytes, terminalSafe } from '../output/terminal-safe.ts';
 import type { Step, TraceCommand } from '../scenarios/timeline.ts';
 import type { FieldChange, ParsedPayload } from './payload-diff.ts';
@@ -104,15 +104,15 @@ function lead(cmd: TraceCommand, name: string): Segment[] {
 /** The abbreviated form; records each payload it shows in `history` (by job label). */
 function commandSegments(cmd: TraceCommand, ctx: TraceContext, history: Map<string, ParsedPayload>): Line {
   const binary = new Set(cmd.binaryArgs ?? []);
-  const isEval = cmd.source === 'client' && cmd.args.length > 1 && cmd.args[0]!.toUpperCase() === 'EVAL';
+  const evalCmd = isEval(cmd);
   const out: Segment[] = lead(cmd, quoteArg(cmd.args[0] ?? ''));
   let skipUntil = 0;
   cmd.args.slice(1).forEach((arg, j) => {
     const i = j + 1;
     if (i < skipUntil) return; // inside a run of payloads already shown as one tag
-    if (i === 2 && isEval) return; // numkeys: the raw view and the details show it
+    if (i === 2 && evalCmd) return; // numkeys: the raw view and the details show it
     out.push(seg(' '));
-    const run = isEval && i === 1 ? null : payloadRun(cmd.args, i, ctx.labels);
+    const run = evalCmd && i === 1 ? null : payloadRun(cmd.args, i, ctx.labels);
     if (run) {
       // A migrate's rpush of up to 100 payloads: one tag; the details view lists them all.
       for (const p of cmd.args.slice(i, run.end)) payloadSegments(p, ctx, history);
@@ -120,7 +120,7 @@ function commandSegments(cmd: TraceCommand, ctx: TraceContext, history: Map<stri
       skipUntil = run.end;
       return;
     }
-    if (i === 1 && isEval) out.push(seg(`‹${terminalSafe(scriptLabel(cmd.script))}›`, 'script'));
+    if (i === 1 && evalCmd) out.push(seg(`‹${terminalSafe(scriptLabel(cmd.script))}›`, 'script'));
     else if (binary.has(i)) out.push(seg(clip(quoteBytes(arg), MAX_ARG)));
     else if (isVirtualTime(arg, ctx.start)) out.push(seg(relTime(Number(arg), ctx.start), 'time'));
     else {

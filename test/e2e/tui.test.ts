@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { Tmux, tmuxAvailable } from './tmux.ts';
+import { Tmux, tmuxAvailable } from '../../scripts/tmux.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(repoRoot, 'bin', 'lqsim.js');

@@ -1,6 +1,6 @@
-// A terminal for end-to-end tests: a detached tmux session on a server socket of our own (nobody
+// A terminal driven by a program: a detached tmux session on a server socket of our own (nobody
 // else's tmux is touched, and no socket is left in /tmp/tmux-*), driven with send-keys and read
-// with capture-pane.
+// with capture-pane. Used by the end-to-end tests and by the README screenshot script.
 import { spawnSync } from 'node:child_process';
 
 export function tmuxAvailable(): boolean {
@@ -12,6 +12,7 @@ export class Tmux {
   constructor(
     private readonly env: NodeJS.ProcessEnv,
     private readonly socket: string,
+    private readonly session = 'e2e',
   ) {}
 
   run(...args: string[]): string {
@@ -22,21 +23,31 @@ export class Tmux {
   }
 
   start(command: string, columns: number, rows: number): void {
-    this.run('new-session', '-d', '-s', 'e2e', '-x', String(columns), '-y', String(rows), command);
-    this.run('set-option', '-t', 'e2e', 'status', 'off');
+    this.run('new-session', '-d', '-s', this.session, '-x', String(columns), '-y', String(rows), command);
+    this.run('set-option', '-t', this.session, 'status', 'off');
   }
 
   keys(...keys: string[]): void {
-    this.run('send-keys', '-t', 'e2e', ...keys);
+    this.run('send-keys', '-t', this.session, ...keys);
   }
 
   screen(): string {
-    return this.run('capture-pane', '-p', '-t', 'e2e');
+    return this.run('capture-pane', '-p', '-t', this.session);
+  }
+
+  /** The screen with its colours (SGR escapes), as `capture-pane -e` gives it. */
+  screenWithColours(): string {
+    return this.run('capture-pane', '-e', '-p', '-t', this.session);
+  }
+
+  /** Whether the session (the program in it) is still there. */
+  alive(): boolean {
+    return spawnSync('tmux', ['-S', this.socket, 'has-session', '-t', this.session], { env: this.env }).status === 0;
   }
 
   /** A tmux format of the pane: #{alternate_on}, #{cursor_flag}, #{pane_pid}... */
   format(f: string): string {
-    return this.run('display-message', '-p', '-t', 'e2e', f).trim();
+    return this.run('display-message', '-p', '-t', this.session, f).trim();
   }
 
   async waitFor(test: (screen: string) => boolean, what: string, ms = 20_000): Promise<string> {

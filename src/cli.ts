@@ -1,15 +1,14 @@
 // `lqsim`: the command-line edge. Parses arguments (commander), gets a Redis server, runs a
 // scenario and prints it. Typed errors become one-line messages here and nowhere else:
 // exit 2 for bad input, 1 for a failed run.
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError } from 'commander';
+import { err, nonNegativeInt, oneOf, out, UsageError, withRedis } from './cli/shared.ts';
 import { renderNdjson } from './output/ndjson.ts';
 import { terminalSafe } from './output/terminal-safe.ts';
 import { colourLevel, makeChalk } from './output/colour.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from './output/text.ts';
 import { RedisUnavailableError } from './redis/errors.ts';
 import { installCleanupHandlers, isShuttingDown, runCleanups } from './redis/cleanup.ts';
-import type { RedisServer } from './redis/server.ts';
-import { acquireRedis } from './redis/server.ts';
 import { listScenarios, resolveScenario } from './scenarios/catalog.ts';
 import { ScenarioError } from './scenarios/errors.ts';
 import { loadScenarioFile } from './scenarios/load.ts';
@@ -20,34 +19,6 @@ import type { Timeline } from './scenarios/timeline.ts';
 
 const FORMATS = ['text', 'ndjson'] as const;
 type Format = (typeof FORMATS)[number];
-
-/** Bad input: exit 2. */
-class UsageError extends Error {}
-
-function oneOf<T extends string>(values: readonly T[], what: string) {
-  return (value: string): T => {
-    if (!(values as readonly string[]).includes(value)) throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
-    return value as T;
-  };
-}
-
-function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number >= 0');
-  return n;
-}
-
-const out = (s: string) => process.stdout.write(s);
-const err = (s: string) => process.stderr.write(s);
-
-async function withRedis<T>(fn: (server: RedisServer) => Promise<T>): Promise<T> {
-  const server = await acquireRedis({ log: (m) => err(`lqsim: ${m}\n`) });
-  try {
-    return await fn(server);
-  } finally {
-    await server.stop();
-  }
-}
 
 async function runCommand(scenario: string, o: { format: Format; full?: boolean; laravel?: string; pace?: number }): Promise<number> {
   const file = await resolveScenario(scenario);

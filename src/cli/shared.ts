@@ -1,0 +1,35 @@
+// What every `lqsim` subcommand shares: the output streams, the usage-error type (exit 2), the
+// argument validators and getting a Redis for the length of one command. Subcommands live beside
+// this file, one module each, and register themselves in src/cli.ts's program().
+import { InvalidArgumentError } from 'commander';
+import type { RedisServer } from '../redis/server.ts';
+import { acquireRedis } from '../redis/server.ts';
+
+/** Bad input: exit 2, one `lqsim: ...` line. */
+export class UsageError extends Error {}
+
+export function oneOf<T extends string>(values: readonly T[], what: string) {
+  return (value: string): T => {
+    if (!(values as readonly string[]).includes(value)) throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
+    return value as T;
+  };
+}
+
+export function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number >= 0');
+  return n;
+}
+
+export const out = (s: string): void => void process.stdout.write(s);
+export const err = (s: string): void => void process.stderr.write(s);
+
+/** A Redis (REDIS_URL, Docker or a local binary) for the length of `fn`, stopped on the way out. */
+export async function withRedis<T>(fn: (server: RedisServer) => Promise<T>): Promise<T> {
+  const server = await acquireRedis({ log: (m) => err(`lqsim: ${m}\n`) });
+  try {
+    return await fn(server);
+  } finally {
+    await server.stop();
+  }
+}

@@ -17,12 +17,17 @@ export interface QueueConfig {
   blockFor: number | null;
   /** Client key prefix (KEYS and plain-command keys only, never ARGV). */
   prefix: string;
+  /** config/queue.php migration_batch_size (9.23+; RedisConnector: `?? -1`, no limit). */
+  migrationBatchSize?: number;
 }
 
 /** Collects the Laravel methods a step went through, for the narration. */
 export type Trail = (method: string) => void;
 
 export class RedisQueue {
+  /** RedisQueue::$secondaryQueueHadJob (11.27+): a later queue of --queue=a,b had a job since queue a was polled. */
+  private secondaryQueueHadJob = false;
+
   constructor(
     private readonly port: RedisPort,
     readonly config: QueueConfig,
@@ -56,19 +61,33 @@ export class RedisQueue {
     await this.port.rpush(keys.ready, payload);
   }
 
-  /** RedisQueue::laterRaw: ZADD queues:<q>:delayed <now+delay> <payload>. */
+  /** RedisQueue::laterRaw: ZADD queues:<q>:delayed <now+delay> <payload>, or (12.45+) the later script doing it. */
   async laterRaw(delay: number, payload: string, queue?: string | null): Promise<void> {
+    const delayed = this.keys(queue).delayed;
+    const later = this.profile.scripts.later;
+    if (this.profile.queue.later === 'script' && later) {
+      this.trail('RedisQueue::laterRaw → LuaScripts::later');
+      await this.port.eval(later, [delayed], [this.availableAt(delay), payload]);
+      return;
+    }
     this.trail('RedisQueue::laterRaw');
-    await this.port.zadd(this.keys(queue).delayed, this.availableAt(delay), payload);
+    await this.port.zadd(delayed, this.availableAt(delay), payload);
   }
 
-  /** RedisQueue::pop: migrate, then retrieve the next job (pop script, or BLPOP when block_for is set). */
-  async pop(ctx: ActorContext, queue?: string | null, blockUntil?: number | null): Promise<RedisJob | null> {
+  /**
+   * RedisQueue::pop: migrate, then retrieve the next job (pop script, or BLPOP when block_for is set).
+   * `index` is the queue's position in --queue=a,b (11.27+ pop($queue, $index)).
+   */
+  async pop(ctx: ActorContext, queue?: string | null, blockUntil?: number | null, index = 0): Promise<RedisJob | null> {
     this.trail('RedisQueue::pop');
     const keys = this.keys(queue);
     await this.migrate(keys);
-    const [job, reserved] = await this.retrieveNextJob(ctx, keys, blockUntil ?? null);
+    // 11.27+: `$block = ! $this->secondaryQueueHadJob && $index == 0`; before, every pop may block.
+    const block = !this.profile.worker.blockOnlyFirstQueue || (!this.secondaryQueueHadJob && index === 0);
+    const [job, reserved] = await this.retrieveNextJob(ctx, keys, blockUntil ?? null, block);
+    if (index === 0) this.secondaryQueueHadJob = false;
     if (reserved === null || job === null) return null;
+    if (index > 0) this.secondaryQueueHadJob = true;
     return new RedisJob(this, job, reserved, this.config.connectionName, keys.name);
   }
 
@@ -78,21 +97,28 @@ export class RedisQueue {
     if (this.config.retryAfter !== null) await this.migrateExpiredJobs(keys.reserved, keys);
   }
 
-  /** RedisQueue::migrateExpiredJobs → LuaScripts::migrateExpiredJobs (5.8+: also :notify, one per job). */
+  /**
+   * RedisQueue::migrateExpiredJobs → LuaScripts::migrateExpiredJobs (5.8+: also :notify, one per job;
+   * 9.23+: ARGV[2] = $this->migrationBatchSize, -1 unless configured).
+   */
   async migrateExpiredJobs(from: string, to: QueueKeys): Promise<void> {
     this.trail('RedisQueue::migrateExpiredJobs → LuaScripts::migrateExpiredJobs');
     const keys = this.profile.queue.notify ? [from, to.ready, to.notify] : [from, to.ready];
-    await this.port.eval(this.profile.scripts.migrateExpiredJobs, keys, [this.now()]);
+    const argv = this.profile.queue.migrationBatchSize ? [this.now(), this.config.migrationBatchSize ?? -1] : [this.now()];
+    await this.port.eval(this.profile.scripts.migrateExpiredJobs, keys, argv);
   }
 
-  /** RedisQueue::retrieveNextJob. `blockUntil` bounds a blocking pop by the worker's alarm. */
-  async retrieveNextJob(ctx: ActorContext, keys: QueueKeys, blockUntil: number | null): Promise<[string | null, string | null]> {
+  /**
+   * RedisQueue::retrieveNextJob. `blockUntil` bounds a blocking pop by the worker's alarm; `block`
+   * false (11.27+, a queue other than the first) never waits on :notify.
+   */
+  async retrieveNextJob(ctx: ActorContext, keys: QueueKeys, blockUntil: number | null, block = true): Promise<[string | null, string | null]> {
     if (this.config.blockFor !== null && this.profile.worker.blockingPop === 'list') {
       return this.blockingPop(ctx, keys, blockUntil);
     }
     const popped = await this.popScript(keys);
     // 5.8+: only when the pop script found nothing, wait on :notify, then pop once more (no migrate).
-    if (popped[0] === null && this.config.blockFor !== null && this.profile.worker.blockingPop === 'notify') {
+    if (popped[0] === null && this.config.blockFor !== null && block && this.profile.worker.blockingPop === 'notify') {
       if (await this.blockOnNotify(ctx, keys, blockUntil)) return this.popScript(keys);
     }
     return popped;
@@ -152,6 +178,15 @@ export class RedisQueue {
     this.trail('RedisQueue::size → LuaScripts::size');
     const keys = this.keys(queue);
     return Number(await this.port.eval(this.profile.scripts.size, [keys.ready, keys.delayed, keys.reserved], []));
+  }
+
+  /** RedisQueue::clear → LuaScripts::clear (8.4+): deletes the queue's keys, returns how many jobs they held. */
+  async clear(queue?: string | null): Promise<number> {
+    const clear = this.profile.scripts.clear;
+    if (!clear) throw new Error(`RedisQueue::clear does not exist in Laravel ${this.profile.name} (it arrived in 8.4)`);
+    this.trail('RedisQueue::clear → LuaScripts::clear');
+    const keys = this.keys(queue);
+    return Number(await this.port.eval(clear, [keys.ready, keys.delayed, keys.reserved, keys.notify], []));
   }
 
   /** RedisQueue::deleteReserved: ZREM queues:<q>:reserved <the reserved payload>. */

@@ -34,3 +34,19 @@ export class LocalRedisError extends Error {
     this.name = 'LocalRedisError';
   }
 }
+
+/** The server works but will not let the tool do what a faithful trace needs (ACL, version). */
+export class RedisRefusedError extends Error {
+  constructor(reason: string) {
+    super(`refusing to run: ${reason}`);
+    this.name = 'RedisRefusedError';
+  }
+}
+
+const CONNECTION_LOST = /Socket closed unexpectedly|ECONNRESET|ECONNREFUSED|EPIPE|The client is closed|Connection timeout/i;
+
+/** One line for an error that ended a run: a dropped connection says that Redis was lost. */
+export function describeRunFailure(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  return CONNECTION_LOST.test(message) ? `lost the connection to Redis (server gone or network down): ${message}` : message;
+}

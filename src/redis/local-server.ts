@@ -62,6 +62,31 @@ async function freePort(): Promise<number> {
   return addr.port;
 }
 
+/**
+ * SIGKILL cannot be caught, so no handler of ours runs when the CLI is killed that way. A detached
+ * shell waits on a pipe only we hold: when this process ends, however it ends, the kernel closes
+ * the pipe, `read` returns, and the shell kills the server and removes its dir. After a normal
+ * stop we write "done" first, so it only removes the (already removed) dir.
+ */
+function startWatchdog(redisPid: number, dir: string): { dismiss(): void } {
+  const script = 'read -r line; [ "$line" = done ] || kill -9 "$1" 2>/dev/null; rm -rf -- "$2"';
+  const shell = spawn('/bin/sh', ['-c', script, 'lqsim-watchdog', String(redisPid), dir], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true, // its own process group: a Ctrl-C to ours must not end it before us
+  });
+  shell.on('error', () => undefined); // no /bin/sh: the signal and exit handlers still clean up
+  shell.stdin?.on('error', () => undefined);
+  shell.unref();
+  let dismissed = false;
+  return {
+    dismiss: () => {
+      if (dismissed) return;
+      dismissed = true;
+      shell.stdin?.end('done\n');
+    },
+  };
+}
+
 /** A child whose spawn failed (e.g. ENOENT) has no pid and never runs. */
 function isRunning(child: ChildProcess): boolean {
   return child.pid !== undefined && child.exitCode === null && child.signalCode === null;
@@ -72,6 +97,7 @@ async function startOnce(binary: string, port: number, env: NodeJS.ProcessEnv, r
   const args = ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
   const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
+  const watchdog = child.pid === undefined ? null : startWatchdog(child.pid, dir);
 
   // Keep reading both pipes for the server's whole life (a full pipe would block it) and keep
   // the last lines for error messages.
@@ -106,6 +132,7 @@ async function startOnce(binary: string, port: number, env: NodeJS.ProcessEnv, r
         clearTimeout(timer);
       }
       removeDir();
+      watchdog?.dismiss();
       unregister();
     })());
   const unregister = registerCleanup(stop, () => {

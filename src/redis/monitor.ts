@@ -2,26 +2,51 @@
 // the barrier that makes step attribution exact: the observer sends ECHO <token>; once that line
 // comes through MONITOR, every command issued before it has been seen, because one server thread
 // feeds monitors in execution order.
+//
+// A monitor that cannot keep up is not slowed down by the server: once its output buffer passes
+// client-output-buffer-limit (MONITOR clients count as "normal" clients) the server closes it.
+// That ends the run with an error saying so; a trace is never silently cut short.
 import type { Client } from './connections.ts';
 import { newClient } from './connections.ts';
+import { aclDenial } from './preflight.ts';
+import { RedisRefusedError } from './errors.ts';
 
 export class MonitorError extends Error {}
+
+/** INFO stats counter (Redis 7.0+) of clients closed for passing client-output-buffer-limit. */
+const DROPPED = /^client_output_buffer_limit_disconnections:(\d+)/m;
+
+async function droppedCount(observer: Client): Promise<number | undefined> {
+  const info = String(await observer.sendCommand(['INFO', 'stats']));
+  const m = DROPPED.exec(info);
+  return m ? Number(m[1]) : undefined;
+}
 
 export class MonitorCapture {
   private buffer: string[] = [];
   private waiting: { token: string; resolve: (lines: string[]) => void; reject: (e: Error) => void } | null = null;
   private failure: Error | null = null;
   private barriers = 0;
+  private droppedBefore: number | undefined;
 
   private constructor(private readonly client: Client) {}
 
-  static async start(url: string): Promise<MonitorCapture> {
+  /** `observer` (optional) lets a lost MONITOR connection be told apart from one that fell behind. */
+  static async start(url: string, observer?: Client): Promise<MonitorCapture> {
     const client = newClient(url);
     const capture = new MonitorCapture(client);
     client.on('error', (e: Error) => capture.fail(new MonitorError(`MONITOR connection failed: ${e.message}`)));
     client.on('end', () => capture.fail(new MonitorError('MONITOR connection closed')));
+    if (observer) capture.droppedBefore = await droppedCount(observer).catch(() => undefined);
     await client.connect();
-    await client.monitor((line) => capture.onLine(String(line)));
+    try {
+      await client.monitor((line) => capture.onLine(String(line)));
+    } catch (e) {
+      client.destroy();
+      const denied = aclDenial(e);
+      if (denied) throw new RedisRefusedError(`this server's user may not run MONITOR, which is how lqsim sees the commands (${denied})`);
+      throw e;
+    }
     return capture;
   }
 
@@ -48,7 +73,7 @@ export class MonitorCapture {
 
   /** Every raw MONITOR line since the previous barrier (the barrier's own ECHO excluded). */
   async barrier(observer: Client, timeoutMs = 5000): Promise<string[]> {
-    if (this.failure) throw this.failure;
+    if (this.failure) throw await this.explain(observer, this.failure);
     const token = `lqsim-barrier-${process.pid}-${++this.barriers}`;
     let timer: NodeJS.Timeout | undefined;
     const seen = new Promise<string[]>((resolve, reject) => {
@@ -58,12 +83,28 @@ export class MonitorCapture {
         reject(this.failure ?? new MonitorError(`MONITOR did not deliver the barrier within ${timeoutMs} ms`));
       }, timeoutMs);
     });
+    // The ECHO can fail (or hang on a dead network) as well as the MONITOR line: whichever first.
+    const sent = observer.sendCommand(['ECHO', token]).then(() => new Promise<never>(() => {}));
     try {
-      await observer.sendCommand(['ECHO', token]);
-      return await seen;
+      return await Promise.race([seen, sent]);
+    } catch (e) {
+      throw e instanceof MonitorError ? await this.explain(observer, e) : e;
     } finally {
       clearTimeout(timer);
+      seen.catch(() => undefined);
     }
+  }
+
+  /** Says "fell behind" when the server's own counter shows it closed the monitor for its buffer. */
+  private async explain(observer: Client, e: Error): Promise<Error> {
+    if (this.droppedBefore === undefined || !this.failure) return e;
+    const now = await droppedCount(observer).catch(() => undefined);
+    if (now === undefined || now <= this.droppedBefore) return e;
+    return new MonitorError(
+      'MONITOR fell behind: the server closed the monitoring connection when its output buffer passed ' +
+        'client-output-buffer-limit (the "normal" class), so the trace would be incomplete; ' +
+        'raise that limit (CONFIG SET client-output-buffer-limit "normal 0 0 0") or run fewer jobs per step',
+    );
   }
 
   async stop(): Promise<void> {

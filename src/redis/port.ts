@@ -1,10 +1,11 @@
 // The model's RedisPort on a node-redis connection. Commands go out with sendCommand so the wire
 // carries exactly what Laravel's client sends: upper-case names, EVAL with the whole script text,
 // numbers as decimal strings. Predis (and phpredis for a non-zero db) sends SELECT first.
+import { TimeoutError } from 'redis';
 import type { LuaScript } from '../sim/lua.ts';
 import type { PendingBlpop, RedisPort } from '../sim/redis-port.ts';
 import type { ActorConnection, Client, ConnectionHub } from './connections.ts';
-import { parseClientList } from './connections.ts';
+import { COMMAND_TIMEOUT_MS, parseClientList } from './connections.ts';
 
 export class NodeRedisPort implements RedisPort {
   private selected = false;
@@ -16,12 +17,24 @@ export class NodeRedisPort implements RedisPort {
     private readonly selectOnConnect: number | null,
   ) {}
 
-  private async send(args: string[]): Promise<unknown> {
+  private async send(args: string[], blocking = false): Promise<unknown> {
     if (!this.selected) {
       this.selected = true;
-      if (this.selectOnConnect !== null) await this.conn.client.sendCommand(['SELECT', String(this.selectOnConnect)]);
+      if (this.selectOnConnect !== null) await this.call(['SELECT', String(this.selectOnConnect)], false);
     }
-    return this.conn.client.sendCommand(args);
+    return this.call(args, blocking);
+  }
+
+  /** A blocking command waits as long as the server makes it; any other gets COMMAND_TIMEOUT_MS. */
+  private async call(args: string[], blocking: boolean): Promise<unknown> {
+    try {
+      return await this.conn.client.sendCommand(args, blocking ? { timeout: 0 } : undefined);
+    } catch (e) {
+      if (e instanceof TimeoutError) {
+        throw new Error(`Redis did not answer ${args[0]} from ${this.conn.actor} within ${COMMAND_TIMEOUT_MS / 1000} s (server hung or network down)`);
+      }
+      throw e;
+    }
   }
 
   eval(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
@@ -44,7 +57,7 @@ export class NodeRedisPort implements RedisPort {
     let settled = false;
     // A run can end with this BLPOP still pending; destroying the connection then rejects it,
     // and nobody is left to await it, so a rejection counts as "no element".
-    const result = this.send(['BLPOP', key, String(timeout)]).then(
+    const result = this.send(['BLPOP', key, String(timeout)], true).then(
       (r) => {
         settled = true;
         return Array.isArray(r) && r.length === 2 ? ([String(r[0]), String(r[1])] as [string, string]) : null;

@@ -5,7 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { registerCleanup } from '../redis/cleanup.ts';
 import { ConnectionHub } from '../redis/connections.ts';
+import { describeRunFailure } from '../redis/errors.ts';
+import { chooseDatabase } from '../redis/keyspace.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
+import { preflight } from '../redis/preflight.ts';
 import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
 import type { QueueKeys } from '../sim/keys.ts';
@@ -61,8 +64,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   if (problem) throw new ScenarioError(opts.file ?? spec.name, 0, 0, problem.path.join('.'), problem.detail);
   const profile = getProfile(opts.laravel ?? spec.laravel);
   const client = spec.redis.client ?? profile.defaultClient;
-  const db = spec.redis.database;
-  const selectDb = profile.worker.selectOnConnect(client, db) ? db : null;
+  // On someone else's server the run may move to an empty db (keyspace.ts).
+  let db = spec.redis.database;
+  let selectDb: number | null = null;
   const prefix = spec.redis.prefix ?? profile.defaultPrefix;
   const connectionNames = Object.keys(spec.connections);
   const defaultConnection = connectionNames[0]!;
@@ -101,7 +105,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
 
   const urlDb = parseRedisUrl(opts.redis.url).db;
   if (urlDb !== undefined && urlDb !== db) {
-    timeline.warnings.push(`REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${db}); the run used db ${db}`);
+    timeline.warnings.push(`REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${db}), not the URL's`);
   }
   const hub = new ConnectionHub(opts.redis.url, randomBytes(4).toString('hex'));
   let capture: MonitorCapture | null = null;
@@ -110,6 +114,11 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   let unregisterCleanup: (() => void) | null = null;
   try {
     await hub.start();
+    // Refuse a server that cannot give a faithful trace before touching any key.
+    await preflight(hub.observer);
+    capture = await MonitorCapture.start(opts.redis.url, hub.observer);
+    if (!opts.redis.owned) db = await chooseDb(hub, db, timeline.warnings);
+    selectDb = profile.worker.selectOnConnect(client, db) ? db : null;
     if (db !== 0) await hub.observer.sendCommand(['SELECT', String(db)]);
     await prepareKeyspace(hub, opts.redis.owned, queues);
     if (!opts.redis.owned) unregisterCleanup = registerCleanup(() => deleteKeys(hub, queues));
@@ -205,6 +214,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
             backoffDeclared: job.backoff,
             maxExceptions: job.max_exceptions,
             failOnTimeout: job.fail_on_timeout,
+            createdAt: ctx.now(),
           });
         if (i === 0) firstAttempts = Number(built.attempts);
         const payload = profile.encodePayload(built);
@@ -255,7 +265,6 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
 
     const notes = new PendingNotes(spec, noteFor);
 
-    capture = await MonitorCapture.start(opts.redis.url);
     const cap = capture;
     await scheduler.run(async (done) => {
       const lines = await cap.barrier(hub.observer);
@@ -288,7 +297,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     });
     timeline.warnings.push(...notes.unmatched());
   } catch (e) {
-    timeline.error = e instanceof Error ? e.message : String(e);
+    timeline.error = describeRunFailure(e);
   } finally {
     await capture?.stop().catch(() => undefined);
     if (unregisterCleanup) {
@@ -335,6 +344,16 @@ function queuesOf(spec: ScenarioSpec, connections: Record<string, QueueConfig>, 
   }
   for (const e of spec.timeline) if ('dispatch' in e && e.queue) names.add(e.queue);
   return [...names].map((n) => queueKeys(n, prefix));
+}
+
+/** REDIS_URL: an empty db, the scenario's if it is empty (keyspace.ts); says so when it is not. */
+async function chooseDb(hub: ConnectionHub, wanted: number, warnings: string[]): Promise<number> {
+  const choice = await chooseDatabase(hub.observer, wanted);
+  if (choice.moved) {
+    warnings.push(`db ${wanted} holds other data on this server (REDIS_URL), so the run used the empty db ${choice.db}: Laravel's SELECT shows ${choice.db}`);
+  }
+  if (choice.shared) warnings.push(`no empty db on this server (REDIS_URL): the run shares db ${wanted} with other data`);
+  return choice.db;
 }
 
 /** A server the tool started is flushed; on anyone else's, the scenario's keys must be empty. */

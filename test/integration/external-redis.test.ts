@@ -28,8 +28,10 @@ const external = () => ({ ...owner, owned: false, describe: () => 'REDIS_URL', s
 const spec = async (name: string) => (await loadScenarioFile(await resolveScenario(name))).spec;
 
 describe('a server the tool did not start', () => {
-  it('refuses when the keys hold data, names the key, and leaves the data untouched', async () => {
+  it('with no empty db to move to, refuses when the keys hold data, names the key, and leaves the data untouched', async () => {
     await client.flushAll();
+    // Every other db holds something, so the run cannot move to an empty one (keyspace.ts).
+    for (let db = 1; db < 16; db++) await client.sendCommand(['EVAL', `redis.call('select', ${db}); redis.call('set', 'theirs', 'x')`, '0']);
     await client.rPush('queues:default', 'their job');
     await client.set('unrelated', 'x');
     const t = await runScenario(await spec('success'), { redis: external() });

@@ -137,7 +137,7 @@ const NoteEntry = z
 
 export const TimelineEntry = z.union([DispatchEntry, StopEntry, SizeEntry, NoteEntry]);
 
-export const PROFILE_NAMES = ['5.3', '5.7', '8'] as const;
+export const PROFILE_NAMES = ['5.3', '5.7', '8', '13'] as const;
 
 export const Scenario = z
   .object({

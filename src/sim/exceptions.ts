@@ -13,6 +13,12 @@ export const maxAttemptsExceeded = (message: string): JobException => ({
   message,
 });
 
+/** TimeoutExceededException (10.10+, extends MaxAttemptsExceededException): what the timeout handler fails a job with. */
+export const timeoutExceeded = (message: string): JobException => ({
+  className: 'Illuminate\\Queue\\TimeoutExceededException',
+  message,
+});
+
 export const manuallyFailed = (message?: string): JobException =>
   message
     ? { className: 'Exception', message }

@@ -7,6 +7,8 @@ interface Payload {
   maxExceptions?: number | null;
   failOnTimeout?: boolean;
   backoff?: string | null;
+  /** 5.8.14-7.x: the job's retryAfter; 12.11+: the dispatch delay in seconds (null for push). */
+  delay?: number | null;
   retryUntil?: number | null;
   job?: string;
   maxTries?: number | null;
@@ -77,9 +79,14 @@ export class RedisJob {
     return this.decoded.failOnTimeout ?? false;
   }
 
-  /** Job::backoff() (8.x): payload backoff ?? delay, e.g. "5,10". */
+  /**
+   * Job::backoff() (8.x-13.x): `payload['backoff'] ?? payload['delay'] ?? null`, e.g. "5,10". 8.x
+   * payloads have no delay; since 12.11 it is the dispatch delay, so a job dispatched with
+   * ->delay(60) and no $backoff is released for 60 s after an exception, not --backoff.
+   */
   backoff(): string | null {
-    return this.decoded.backoff ?? null;
+    const b = this.decoded.backoff ?? this.decoded.delay ?? null;
+    return b === null ? null : String(b);
   }
 
   /** Job::resolveName(): the displayName, else the command or handler name. */

@@ -5,7 +5,7 @@
 import type { AttemptSpec, WorkerSpec } from '../scenarios/schema.ts';
 import type { WorkerState } from '../scenarios/timeline.ts';
 import type { JobException } from './exceptions.ts';
-import { exception, manuallyFailed, maxAttemptsExceeded, shortClass } from './exceptions.ts';
+import { exception, manuallyFailed, maxAttemptsExceeded, shortClass, timeoutExceeded } from './exceptions.ts';
 import type { LaravelProfile } from './profiles/types.ts';
 import type { ConnectionFactory } from './redis-port.ts';
 import type { RedisJob } from './redis-job.ts';
@@ -197,13 +197,13 @@ export class WorkerModel {
     }
   }
 
-  /** Worker::getNextJob: each queue of --queue=a,b in order until one yields a job. */
+  /** Worker::getNextJob: each queue of --queue=a,b in order until one yields a job (11.27+ passes its index). */
   private async getNextJob(ctx: ActorContext, queue: RedisQueue, alarmAt: number | null): Promise<RedisJob | null> {
-    for (const name of this.state.queue.split(',')) {
+    for (const [index, name] of this.state.queue.split(',').entries()) {
       if (this.config.blockFor !== null && this.env.profile.worker.blockingPop) {
         this.state.status = { kind: 'blocked', queue: name, until: this.config.blockFor === 0 ? null : ctx.now() + this.config.blockFor };
       }
-      const job = await queue.pop(ctx, name, alarmAt);
+      const job = await queue.pop(ctx, name, alarmAt, index);
       if (alarmAt !== null && ctx.now() >= alarmAt) return null;
       if (job) return job;
     }
@@ -398,7 +398,11 @@ export class WorkerModel {
     const timeout = this.alarmSeconds;
     this.methods.push('Worker::registerTimeoutHandler');
     if (job && this.env.profile.worker.onTimeout === 'fail-last-attempt-then-kill') {
-      const e = maxAttemptsExceeded(this.env.profile.worker.maxAttemptsMessage(job.resolveName()));
+      // $this->maxAttemptsExceededException($job), or (10.10+) $this->timeoutExceededException($job).
+      const timedOut = this.env.profile.worker.timedOutMessage;
+      const e = timedOut
+        ? timeoutExceeded(timedOut(job.resolveName()))
+        : maxAttemptsExceeded(this.env.profile.worker.maxAttemptsMessage(job.resolveName()));
       await this.markJobAsFailedIfWillExceedMaxAttempts(ctx, job, e);
       await this.markJobAsFailedIfWillExceedMaxExceptions(ctx, job, e);
       if (job.shouldFailOnTimeout()) {

@@ -158,7 +158,7 @@ describe('script headers and profiles', () => {
   it('getProfile finds the profiles and rejects an unknown one', () => {
     expect(getProfile('5.7')).toBe(laravel57);
     expect(getProfile('5.3')).toBe(laravel53);
-    expect(Object.keys(PROFILES).sort()).toEqual(['5.3', '5.7', '8']);
+    expect(Object.keys(PROFILES).sort()).toEqual(['13', '5.3', '5.7', '8']);
     expect(() => getProfile('5.8')).toThrow(/unknown Laravel profile "5.8"/);
   });
 });

@@ -29,7 +29,7 @@ export const laravel53: LaravelProfile = {
   scripts: { pop: pop53, release: release53, migrateExpiredJobs: migrateExpiredJobs53, size: size53 },
   defaultPrefix: '',
   encodePayload: (payload) => phpJsonEncode(payload),
-  queue: { push: 'rpush', notify: false, retryAfterNullMeans60: false },
+  queue: { push: 'rpush', notify: false, retryAfterNullMeans60: false, later: 'zadd', migrationBatchSize: false },
   retryAfterName: 'expire',
   // Queue::createPayload, then RedisQueue::setMeta(id) and setMeta(attempts, 1).
   buildPayload: (input) => ({
@@ -50,6 +50,8 @@ export const laravel53: LaravelProfile = {
     timeoutAt: false,
     alarm: 'timeout-plus-sleep',
     blockingPop: null,
+    blockOnlyFirstQueue: false,
+    timedOutMessage: null,
     maxAttemptsMessage: () => 'A queued job has been attempted too many times. The job may have previously timed out.',
     selectOnConnect: (client, database) => client === 'predis' || database !== 0,
   },

@@ -34,7 +34,7 @@ export const laravel57: LaravelProfile = {
   scripts: { pop: pop54, release: release54, migrateExpiredJobs: migrateExpiredJobs54, size: size54 },
   defaultPrefix: '',
   encodePayload: (payload) => phpJsonEncode(payload),
-  queue: { push: 'rpush', notify: false, retryAfterNullMeans60: false },
+  queue: { push: 'rpush', notify: false, retryAfterNullMeans60: false, later: 'zadd', migrationBatchSize: false },
   retryAfterName: 'retry_after',
   // Queue::createObjectPayload + RedisQueue::createPayloadArray (id, attempts 0).
   buildPayload: (input) => ({
@@ -59,6 +59,8 @@ export const laravel57: LaravelProfile = {
     timeoutAt: true,
     alarm: 'job-timeout',
     blockingPop: 'list',
+    blockOnlyFirstQueue: false,
+    timedOutMessage: null,
     maxAttemptsMessage: (displayName) =>
       `${displayName} has been attempted too many times or run too long. The job may have previously timed out.`,
     selectOnConnect: (client, database) => client === 'predis' || database !== 0,

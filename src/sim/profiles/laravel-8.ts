@@ -65,7 +65,7 @@ export const laravel8: LaravelProfile = {
   }),
   // Queue::createPayload: json_encode($payload, JSON_UNESCAPED_UNICODE) since 8.82.
   encodePayload: (payload) => phpJsonEncode(payload, { unescapedUnicode: true }),
-  queue: { push: 'script', notify: true, retryAfterNullMeans60: true },
+  queue: { push: 'script', notify: true, retryAfterNullMeans60: true, later: 'zadd', migrationBatchSize: false },
   worker: {
     attemptsOf: (original) => original + 1,
     jobLevelOptions: true,
@@ -78,6 +78,8 @@ export const laravel8: LaravelProfile = {
     sleepAfterException: false,
     retryUntilIgnoresTries: true,
     backoff: 'list',
+    blockOnlyFirstQueue: false,
+    timedOutMessage: null,
     maxAttemptsMessage: (displayName) =>
       `${displayName} has been attempted too many times or run too long. The job may have previously timed out.`,
     // PhpRedisConnector: `if (isset($config['database'])) $client->select(...)`: always, with the skeleton.

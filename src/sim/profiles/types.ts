@@ -28,6 +28,8 @@ export interface PayloadInput {
   backoffDeclared: number | number[] | null;
   maxExceptions: number | null;
   failOnTimeout: boolean;
+  /** Carbon::now() at dispatch: the payload's createdAt (12.11+). Profiles before 12 ignore it. */
+  createdAt?: number;
 }
 
 export interface LaravelProfile {
@@ -55,6 +57,10 @@ export interface QueueRules {
   notify: boolean;
   /** RedisConnector: `retry_after ?? 60` (8.x) turns a null into 60; `Arr::get` (to 5.7) keeps it. */
   retryAfterNullMeans60: boolean;
+  /** laterRaw(): a plain ZADD to :delayed (to 12.44), or the later script doing that ZADD (12.45+, #58235). */
+  later: 'zadd' | 'script';
+  /** migrateExpiredJobs passes migration_batch_size as ARGV[2] (9.23+, #43310; the script reads `'limit', 0, ARGV[2]`). */
+  migrationBatchSize: boolean;
 }
 
 export interface WorkerRules {
@@ -83,8 +89,20 @@ export interface WorkerRules {
    * BLPOP :notify only when it found nothing; null: not supported.
    */
   blockingPop: 'list' | 'notify' | null;
+  /**
+   * pop($queue, $index) (11.27+, #52826): with --queue=a,b only the first queue's pop may block on
+   * :notify, and not while a later queue had a job since the first was last polled. False: every
+   * queue's pop blocks in turn.
+   */
+  blockOnlyFirstQueue: boolean;
   /** MaxAttemptsExceededException's message. */
   maxAttemptsMessage(displayName: string): string;
+  /**
+   * What the timeout handler fails a job with: null, MaxAttemptsExceededException with
+   * maxAttemptsMessage (5.8.28-10.9); else TimeoutExceededException (10.10+, #46968, a subclass)
+   * with this message.
+   */
+  timedOutMessage: ((displayName: string) => string) | null;
   /** Predis sends SELECT <db> on every new connection; phpredis only for a non-zero db. */
   selectOnConnect(client: RedisClientName, database: number): boolean;
 }

@@ -1,0 +1,132 @@
+// Laravel 13 (13.x, current in 2026; the wire of 13.26.1). One engine: what differs from the 8
+// profile is data and the rule switches below. Sources, each cited where it is used: the research
+// reference /work/shared/reference/laravel-versions.md (read at tag v13.26.1 and earlier tags:
+// §1.1, §1.3.6, §1.4, §1.5, §2.2, §2.3, §5.5) and Laravel's own files as stored in the search
+// index (LuaScripts.php with later(), RedisQueue.php with getQueueRedisKey, Bus/Queueable.php with
+// messageGroup/deduplicator, Queue/SerializesModels.php, Jobs/Job.php, config/database.php).
+//
+// What changed on the wire between 8.83 and 13.x, and where it is modelled:
+// - migrateExpiredJobs sends ARGV[2] = migration_batch_size, "-1" by default (9.23+): scripts-12.ts,
+//   queue.migrationBatchSize.
+// - later() EVALs a one-key script instead of a plain ZADD (12.45+): scripts-12.ts, queue.later.
+// - payloads gain deleteWhenMissingModels (13.0), data.batchId (12.51), createdAt (12.11) and a
+//   trailing delay (12.11): buildPayload below.
+// - data.command: SerializesModels::__serialize skips every property still equal to its declared
+//   default, so a make:job class serializes as O:<n>:"App\Jobs\X":0:{}: serializeJob13 below.
+// - the key prefix is laravel-database- (skeleton, Str::slug(APP_NAME).'-database-').
+// - the timeout handler fails the last attempt with TimeoutExceededException "<Job> has timed out."
+//   (10.10+), and MaxAttemptsExceededException says "<Job> has been attempted too many times.".
+// - with --queue=a,b and block_for, only the first queue's pop blocks (11.27+).
+// - Job::backoff() falls back to the payload's delay, which since 12.11 is the dispatch delay.
+// Not on the wire of a single-node run, so not modelled:
+// - Redis Cluster hash tags (13.5.0, PR #59533): RedisQueue::getQueueRedisKey() wraps the name as
+//   queues:{default} only when `$this->getConnection()->isCluster()` and the name has no hash tag
+//   yet. The scenario format has no cluster connection (the tool runs one redis-server), so every
+//   key stays queues:<name>, exactly as 13.x sends it to a non-cluster server.
+// - cache-store traffic (illuminate:queue:restart, job-exceptions:<uuid>, paused queues): the
+//   skeleton's cache store is the database, not Redis.
+import type { PhpObject, PhpValue } from '../php.ts';
+import { phpJsonEncode, phpSerialize } from '../php.ts';
+import { clear12, later1245, migrateExpiredJobs923, pop12, push12, release12, size12 } from './scripts-12.ts';
+import type { LaravelProfile, PayloadInput } from './types.ts';
+
+/**
+ * serialize(clone $job) for a 13.x make:job class (stub: `use Queueable;`, the Foundation trait
+ * that uses Dispatchable, InteractsWithQueue, Bus\Queueable and SerializesModels).
+ *
+ * SerializesModels::__serialize walks ReflectionClass::getProperties() (the class's own, then the
+ * traits' in `use` order) and (13.x, not yet in 8.83) does `if ($property->hasDefaultValue() && $value ===
+ * $property->getDefaultValue()) continue;`. So:
+ * - $tries, $timeout, $backoff, $maxExceptions, $failOnTimeout are declared with their value
+ *   (`public $tries = 3;`): equal to the default, never serialized;
+ * - the scenario's own `properties` are constructor-promoted (no default): always serialized;
+ * - InteractsWithQueue's $job (null) and Bus\Queueable's connection, queue, messageGroup,
+ *   deduplicator, delay, afterCommit, middleware (= []), chained (= []), chainConnection,
+ *   chainQueue, chainCatchCallbacks (12.x/13.x declaration order) appear only when set:
+ *   onConnection/onQueue/delay.
+ */
+export function serializeJob13(input: PayloadInput): string {
+  const own = input.properties.map(([name, value]) => ({ name, visibility: 'public' as const, value }));
+  const queueable: Array<[string, PhpValue]> = [
+    ['connection', input.connection],
+    ['queue', input.queue],
+    ['delay', input.delay],
+  ];
+  const set: PhpObject['properties'] = queueable
+    .filter(([, value]) => value !== null)
+    .map(([name, value]) => ({ name, visibility: 'public', value }));
+  return phpSerialize({ kind: 'object', className: input.className, properties: [...own, ...set] });
+}
+
+export const laravel13: LaravelProfile = {
+  name: '13',
+  title: 'Laravel 13 (later script, migrate batch limit, createdAt, TimeoutExceededException, laravel-database- prefix)',
+  // config/database.php (13.x skeleton): 'client' => env('REDIS_CLIENT', 'phpredis').
+  defaultClient: 'phpredis',
+  // config/database.php (13.x skeleton, laravel/laravel #6636): 'prefix' => env('REDIS_PREFIX',
+  // Str::slug(env('APP_NAME', 'laravel')).'-database-'); APP_NAME=Laravel → "laravel-database-".
+  defaultPrefix: 'laravel-database-',
+  scripts: {
+    push: push12,
+    later: later1245,
+    pop: pop12,
+    release: release12,
+    migrateExpiredJobs: migrateExpiredJobs923,
+    size: size12,
+    clear: clear12,
+  },
+  retryAfterName: 'retry_after',
+  // Queue::createObjectPayload (13.x: reference §1.5) + RedisQueue::createPayloadArray (id,
+  // attempts 0) + Queue::createPayload's `$value['delay'] = isset($delay) ? secondsUntil($delay)
+  // : null` (12.11+, PR #55529), appended last. data.batchId is `$job->batchId ?? null` (12.51+),
+  // kept after commandName/command by the array_merge that fills them in.
+  buildPayload: (input) => {
+    if (input.createdAt === undefined) throw new Error('a Laravel 13 payload needs createdAt (Carbon::now() at dispatch)');
+    return {
+      uuid: input.uuid,
+      displayName: input.className,
+      job: 'Illuminate\\Queue\\CallQueuedHandler@call',
+      maxTries: input.tries,
+      maxExceptions: input.maxExceptions,
+      failOnTimeout: input.failOnTimeout,
+      backoff: input.backoff,
+      timeout: input.timeout,
+      retryUntil: input.timeoutAt,
+      // $job->deleteWhenMissingModels ?? false (or #[DeleteWhenMissingModels]); the schema has no such option.
+      deleteWhenMissingModels: false,
+      data: { commandName: input.className, command: input.command ?? serializeJob13(input), batchId: null },
+      createdAt: input.createdAt,
+      id: input.id,
+      attempts: 0,
+      delay: input.delay,
+    };
+  },
+  // Queue::createPayload: json_encode($value, JSON_UNESCAPED_UNICODE), unchanged since 8.82.
+  encodePayload: (payload) => phpJsonEncode(payload, { unescapedUnicode: true }),
+  // RedisConnector::connect (13.x): retry_after ?? 60, block_for ?? null, migration_batch_size ?? -1.
+  queue: { push: 'script', notify: true, retryAfterNullMeans60: true, later: 'script', migrationBatchSize: true },
+  worker: {
+    attemptsOf: (original) => original + 1,
+    jobLevelOptions: true,
+    timeoutAt: true,
+    alarm: 'job-timeout',
+    blockingPop: 'notify',
+    // WorkCommand: --tries=1, --sleep=3, --timeout=60 (unchanged since 6.0; reference §2.3).
+    defaultTries: 1,
+    // registerTimeoutHandler (10.50.3 → 13.26.1, reference §2.2): markJobAsFailedIfWillExceedMaxAttempts,
+    // ...IfWillExceedMaxExceptions, ...IfItShouldFailOnTimeout, then kill.
+    onTimeout: 'fail-last-attempt-then-kill',
+    resetAlarm: true,
+    sleepAfterException: false,
+    retryUntilIgnoresTries: true,
+    backoff: 'list',
+    blockOnlyFirstQueue: true,
+    // MaxAttemptsExceededException::forJob (10.10+, PR #46968).
+    maxAttemptsMessage: (displayName) => `${displayName} has been attempted too many times.`,
+    // TimeoutExceededException::forJob (10.10+; 10.30 keeps the job on $e->job).
+    timedOutMessage: (displayName) => `${displayName} has timed out.`,
+    // PhpRedisConnector::createClient: `if (isset($config['database'])) $client->select(...)`,
+    // and the skeleton sets 'database' => env('REDIS_DB', '0'): SELECT on every connection.
+    selectOnConnect: () => true,
+  },
+};

@@ -3,6 +3,8 @@
 // exit 2 for bad input, 1 for a failed run.
 import { Command, CommanderError } from 'commander';
 import { err, nonNegativeInt, oneOf, out, UsageError, withRedis } from './cli/shared.ts';
+import { registerCheck, writeRunGolden } from './cli/check.ts';
+import { registerDiff } from './cli/diff.ts';
 import { renderNdjson } from './output/ndjson.ts';
 import { terminalSafe } from './output/terminal-safe.ts';
 import { colourLevel, makeChalk } from './output/colour.ts';
@@ -20,7 +22,7 @@ import type { Timeline } from './scenarios/timeline.ts';
 const FORMATS = ['text', 'ndjson'] as const;
 type Format = (typeof FORMATS)[number];
 
-async function runCommand(scenario: string, o: { format: Format; full?: boolean; laravel?: string; pace?: number }): Promise<number> {
+async function runCommand(scenario: string, o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string }): Promise<number> {
   const file = await resolveScenario(scenario);
   const loaded = await loadScenarioFile(file);
   const chalk = makeChalk(o.format === 'text' ? colourLevel(process.stdout, process.env) : 0);
@@ -52,6 +54,7 @@ async function runCommand(scenario: string, o: { format: Format; full?: boolean;
     err(`lqsim: run ended early after ${timeline.steps.length} steps: ${terminalSafe(timeline.error)}\n`);
     return 1;
   }
+  if (o.golden !== undefined) await writeRunGolden(o.golden, timeline);
   return 0;
 }
 
@@ -103,7 +106,8 @@ function program(setExit: (code: number) => void): Command {
     .option('--full', 'text: print every argument verbatim (scripts and payloads included)')
     .option('--laravel <version>', `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`, oneOf(PROFILE_NAMES, '--laravel'))
     .option('--pace <ms>', 'wait this many real milliseconds after each step', nonNegativeInt)
-    .action(async (scenario: string, o: { format: Format; full?: boolean; laravel?: string; pace?: number }) =>
+    .option('--golden <file>', 'also write the normalised trace to this golden file (for lqsim check)')
+    .action(async (scenario: string, o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string }) =>
       setExit(await runCommand(scenario, o)),
     );
   cmd
@@ -112,6 +116,8 @@ function program(setExit: (code: number) => void): Command {
     .argument('[scenario]', 'scenario name or path (none: choose one)')
     .option('--laravel <version>', `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`, oneOf(PROFILE_NAMES, '--laravel'))
     .action(async (scenario: string | undefined, o: { laravel?: string }) => setExit(await tuiCommand(scenario, o)));
+  registerDiff(cmd, setExit);
+  registerCheck(cmd, setExit);
   return cmd;
 }
 

@@ -22,6 +22,12 @@ async function droppedCount(observer: Client): Promise<number | undefined> {
   return m ? Number(m[1]) : undefined;
 }
 
+/** The "normal" class of client-output-buffer-limit ("0 0 0" = none); throws if CONFIG is denied. */
+async function normalBufferLimit(observer: Client): Promise<string | undefined> {
+  const reply = (await observer.sendCommand(['CONFIG', 'GET', 'client-output-buffer-limit'])) as string[];
+  return /(?:^| )normal (\d+ \d+ \d+)/.exec(String(reply[1] ?? ''))?.[1];
+}
+
 export class MonitorCapture {
   private buffer: string[] = [];
   private waiting: { token: string; resolve: (lines: string[]) => void; reject: (e: Error) => void } | null = null;
@@ -80,7 +86,7 @@ export class MonitorCapture {
       this.waiting = { token, resolve, reject };
       timer = setTimeout(() => {
         this.waiting = null;
-        reject(this.failure ?? new MonitorError(`MONITOR did not deliver the barrier within ${timeoutMs} ms`));
+        reject(this.failure ?? new MonitorError(`MONITOR did not deliver the barrier within ${timeoutMs} ms (server hung or network down)`));
       }, timeoutMs);
     });
     // The ECHO can fail (or hang on a dead network) as well as the MONITOR line: whichever first.
@@ -95,15 +101,27 @@ export class MonitorCapture {
     }
   }
 
-  /** Says "fell behind" when the server's own counter shows it closed the monitor for its buffer. */
+  /**
+   * Says "fell behind" when the server closed the monitor for its output buffer: certain when the
+   * server counts such closings (INFO stats, Redis 7.2+), likely when it is still up and has a
+   * limit for normal clients (older servers).
+   */
   private async explain(observer: Client, e: Error): Promise<Error> {
-    if (this.droppedBefore === undefined || !this.failure) return e;
+    if (!this.failure) return e;
     const now = await droppedCount(observer).catch(() => undefined);
-    if (now === undefined || now <= this.droppedBefore) return e;
+    const advice =
+      'the trace would be incomplete, so the run stops; raise that limit ' +
+      '(CONFIG SET client-output-buffer-limit "normal 0 0 0") or run fewer jobs per step';
+    if (this.droppedBefore !== undefined && now !== undefined) {
+      if (now <= this.droppedBefore) return e;
+      return new MonitorError(
+        `MONITOR fell behind: the server closed the monitoring connection when its output buffer passed client-output-buffer-limit (the "normal" class); ${advice}`,
+      );
+    }
+    const limit = await normalBufferLimit(observer).catch(() => undefined);
+    if (limit === undefined || /^0 0 0$/.test(limit)) return e;
     return new MonitorError(
-      'MONITOR fell behind: the server closed the monitoring connection when its output buffer passed ' +
-        'client-output-buffer-limit (the "normal" class), so the trace would be incomplete; ' +
-        'raise that limit (CONFIG SET client-output-buffer-limit "normal 0 0 0") or run fewer jobs per step',
+      `MONITOR connection closed by the server, which is still up: MONITOR most likely fell behind and passed client-output-buffer-limit (normal ${limit}); ${advice}`,
     );
   }
 

@@ -1,0 +1,77 @@
+// `lqsim check <scenario> --golden <file> [--update]`: runs the scenario and compares its
+// normalised trace with the golden file; exit 1 with the step-aligned diff when it changed.
+// `--update` rewrites the file (atomically), and is refused when CI is set: CI only checks.
+import { stat } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { colourLevel, makeChalk } from '../output/colour.ts';
+import { diffSummary, diffTraces, isIdentical } from '../trace/diff.ts';
+import { writeGoldenFile } from '../trace/golden-file.ts';
+import { renderDiff } from '../trace/render-diff.ts';
+import { goldenTrace, runScenarioTrace } from '../trace/source.ts';
+import { terminalSafe } from '../output/terminal-safe.ts';
+import { PROFILE_NAMES } from '../scenarios/schema.ts';
+import type { Timeline } from '../scenarios/timeline.ts';
+import { normaliseTrace } from '../trace/normalise.ts';
+import { fromTimeline } from '../trace/trace-like.ts';
+import { asUsage, withLazyRedis } from './diff.ts';
+import { err, oneOf, out, UsageError } from './shared.ts';
+
+function ciIsSet(env: NodeJS.ProcessEnv): boolean {
+  const v = env.CI;
+  return v !== undefined && v !== '' && v !== '0' && v !== 'false';
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function checkCommand(scenario: string, o: { golden: string; update?: boolean; laravel?: string }): Promise<number> {
+  if (o.update && ciIsSet(process.env)) throw new UsageError('check --update: refusing to rewrite a golden file in CI (CI is set); update it locally and commit it');
+  const present = await exists(o.golden);
+  if (!present && !o.update) {
+    throw new UsageError(`${o.golden}: no such golden file (write it with: lqsim run ${scenario} --golden ${o.golden})`);
+  }
+  const golden = present ? await asUsage(goldenTrace(o.golden)) : undefined;
+  const run = await withLazyRedis((ctx) => runScenarioTrace(scenario, o.laravel, ctx));
+  if (golden === undefined) {
+    await writeGoldenFile(o.golden, run.trace);
+    out(`${terminalSafe(o.golden)}: written (${run.trace.steps.length} steps)\n`);
+    return 0;
+  }
+  const d = diffTraces(golden.trace, run.trace);
+  if (isIdentical(d)) {
+    out(`${terminalSafe(o.golden)}: matches ${run.label} (${d.same} steps)\n`);
+    return 0;
+  }
+  if (o.update) {
+    await writeGoldenFile(o.golden, run.trace);
+    out(`${terminalSafe(o.golden)}: updated from ${run.label}: ${diffSummary(d)}\n`);
+    return 0;
+  }
+  const chalk = makeChalk(colourLevel(process.stdout, process.env));
+  out(renderDiff(d, { chalk, labels: [`${o.golden} (golden)`, `${run.label} (this run)`] }));
+  return 1;
+}
+
+/** `lqsim run <s> --golden <file>`: the run's normalised trace, written atomically. */
+export async function writeRunGolden(file: string, timeline: Timeline): Promise<void> {
+  const trace = normaliseTrace(fromTimeline(timeline));
+  await writeGoldenFile(file, trace);
+  err(`lqsim: golden trace written to ${terminalSafe(file)} (${trace.steps.length} steps with commands)\n`);
+}
+
+export function registerCheck(cmd: Command, setExit: (code: number) => void): void {
+  cmd
+    .command('check')
+    .description('run a scenario and compare it with a golden file (from run --golden); exit 1 with the diff when it changed')
+    .argument('<scenario>', 'scenario name or path')
+    .requiredOption('--golden <file>', 'the golden trace to compare with')
+    .option('--update', 'rewrite the golden file with this run (refused when CI is set)')
+    .option('--laravel <version>', `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`, oneOf(PROFILE_NAMES, '--laravel'))
+    .action(async (scenario: string, o: { golden: string; update?: boolean; laravel?: string }) => setExit(await checkCommand(scenario, o)));
+}

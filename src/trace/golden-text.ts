@@ -1,0 +1,151 @@
+// The stable text form of a normalised trace, the one golden files store: a header of `# key:
+// value` lines, then `step <index> <T+N> <actor>  # <title>` and one command per line under it.
+//   step 1 T+0 worker-1  # pop: reserved ImportCsv#1 (attempts 1) until t+90s
+//     EVAL "<script>" 2 queues:default queues:default:reserved T+90
+//     [lua] zadd queues:default:reserved T+90 {"attempts":1,...}
+// An argument is bare when that is unambiguous, a JSON object as itself (it is read back by
+// matching braces), anything else a JSON string. Terminal-unsafe characters are \u escapes, so a
+// golden file is safe to `cat`. Parsing gives back exactly what was formatted.
+import { replaceUnsafe, isTerminalSafe, terminalSafe } from '../output/terminal-safe.ts';
+import type { NormalisedCommand, NormalisedStep, NormalisedTrace } from './normalise.ts';
+
+export const GOLDEN_MAGIC = '# lqsim normalised trace v1';
+const NOTE = '# Written by lqsim: times are T+N from the start, job ids ID1..., uuids UUID1..., cjson-encoded JSON has its keys sorted.';
+
+const BARE = /^[^\s"{\\#[][^\s"\\]*$/u;
+
+function escapeUnits(m: string): string {
+  let out = '';
+  for (let i = 0; i < m.length; i++) out += `\\u${m.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
+}
+
+/** One argument in golden form. */
+export function formatArg(arg: string): string {
+  if (BARE.test(arg) && isTerminalSafe(arg)) return arg;
+  if (arg.startsWith('{') && !/[\r\n]/.test(arg) && isTerminalSafe(arg) && isJsonObject(arg)) return arg;
+  return replaceUnsafe(JSON.stringify(arg), escapeUnits);
+}
+
+function isJsonObject(s: string): boolean {
+  try {
+    const v: unknown = JSON.parse(s);
+    return typeof v === 'object' && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
+export function formatCommand(c: NormalisedCommand): string {
+  const db = c.db !== 0 ? `[db ${c.db}] ` : '';
+  return `${c.source === 'lua' ? '[lua] ' : ''}${db}${c.args.map(formatArg).join(' ')}`;
+}
+
+function oneLine(s: string): string {
+  return terminalSafe(s.replace(/\s*\n\s*/g, ' '));
+}
+
+export function formatGolden(trace: NormalisedTrace): string {
+  const lines = [GOLDEN_MAGIC, NOTE];
+  for (const [k, v] of Object.entries(trace.meta)) lines.push(`# ${oneLine(k)}: ${oneLine(v)}`);
+  for (const s of trace.steps) {
+    lines.push(`step ${s.index} ${s.t ?? '-'} ${formatArg(s.actor)}${s.title !== undefined ? `  # ${oneLine(s.title)}` : ''}`);
+    for (const c of s.commands) lines.push(`  ${formatCommand(c)}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+export class GoldenParseError extends Error {}
+
+export function isGoldenText(text: string): boolean {
+  return text.startsWith(GOLDEN_MAGIC);
+}
+
+export function parseGolden(text: string): NormalisedTrace {
+  if (!isGoldenText(text)) throw new GoldenParseError(`line 1: not a golden trace (expected "${GOLDEN_MAGIC}")`);
+  const trace: NormalisedTrace = { meta: {}, steps: [] };
+  let step: NormalisedStep | undefined;
+  text.split('\n').forEach((line, n) => {
+    const fail = (msg: string): never => {
+      throw new GoldenParseError(`line ${n + 1}: ${msg}`);
+    };
+    if (line === '') return;
+    if (line.startsWith('#')) {
+      const m = /^# ([^:\s]+): (.*)$/.exec(line);
+      if (m && !step) trace.meta[m[1]!] = m[2]!;
+      return;
+    }
+    if (line.startsWith('step ')) {
+      const m = /^step (\d+) (\S+) (.*?)(?: {2}# (.*))?$/.exec(line);
+      if (!m) fail('expected "step <index> <time> <actor>"');
+      const actor = readArgs(m![3]!, fail);
+      if (actor.length !== 1) fail('expected one actor name');
+      step = { index: Number(m![1]), actor: actor[0]!, commands: [] };
+      if (m![2] !== '-') step.t = m![2]!;
+      if (m![4] !== undefined) step.title = m![4];
+      trace.steps.push(step);
+      return;
+    }
+    if (!line.startsWith('  ')) fail('expected a step header, a command (indented) or a # comment');
+    if (!step) fail('a command before the first step');
+    let rest = line.slice(2);
+    let source: 'client' | 'lua' = 'client';
+    if (rest.startsWith('[lua] ')) {
+      source = 'lua';
+      rest = rest.slice(6);
+    }
+    let db = 0;
+    const dbm = /^\[db (\d+)\] /.exec(rest);
+    if (dbm) {
+      db = Number(dbm[1]);
+      rest = rest.slice(dbm[0].length);
+    }
+    const args = readArgs(rest, fail);
+    if (args.length === 0) fail('a command with no arguments');
+    step!.commands.push({ source, db, args });
+  });
+  return trace;
+}
+
+/** The arguments of one command line (the inverse of formatArg joined by spaces). */
+function readArgs(s: string, fail: (msg: string) => never): string[] {
+  const args: string[] = [];
+  let i = 0;
+  while (i < s.length) {
+    let end: number;
+    if (s[i] === '"') {
+      end = i + 1;
+      while (end < s.length && s[end] !== '"') end += s[end] === '\\' ? 2 : 1;
+      if (end >= s.length) fail(`unterminated string at column ${i + 3}`);
+      end++;
+      args.push(JSON.parse(s.slice(i, end)) as string);
+    } else if (s[i] === '{') {
+      end = matchBrace(s, i);
+      if (end < 0) fail(`unbalanced JSON object at column ${i + 3}`);
+      args.push(s.slice(i, end));
+    } else {
+      end = s.indexOf(' ', i);
+      if (end < 0) end = s.length;
+      args.push(s.slice(i, end));
+    }
+    if (end < s.length && s[end] !== ' ') fail(`expected a space at column ${end + 3}`);
+    i = end + 1;
+  }
+  return args;
+}
+
+/** The index after the JSON object opening at `open` (strings skipped), or -1. */
+function matchBrace(s: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < s.length; i++) {
+    const c = s[i];
+    if (c === '"') {
+      for (i++; i < s.length && s[i] !== '"'; i++) if (s[i] === '\\') i++;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}

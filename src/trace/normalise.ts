@@ -1,0 +1,81 @@
+// The normaliser: a trace with everything that changes from run to run taken out, so two runs,
+// two profiles, or the tool and real Laravel can be compared command for command.
+// - unix times (stand-alone arguments, ZADD scores, migrate/pop ARGV, payload fields such as
+//   retryUntil and createdAt) → T+N / T-N relative to the trace's start;
+// - job ids (a payload's 32-character Str::random `id`) → ID1, ID2... and uuids → UUID1... in order
+//   of first appearance, inside serialize() output too (its s:N lengths rewritten);
+// - the key prefix (laravel_database_) stripped from whole-key arguments;
+// - JSON re-encoded by the server's cjson (payloads in [lua] commands, and the same bytes when a
+//   client sends them back, e.g. the ZREM of a reserved copy) written with sorted keys; every
+//   other argument is kept byte for byte.
+// Steps without commands are dropped: a raw capture cannot see them.
+import { canonicalJson, normaliseRawJson, parseJsonContainer, payloadIds } from './json-edits.ts';
+import { normaliseString, Replacements } from './replace.ts';
+import type { TraceLike, TraceLikeCommand } from './trace-like.ts';
+
+export interface NormalisedCommand {
+  source: 'client' | 'lua';
+  db: number;
+  args: string[];
+  /** The script's name for an EVAL, when known (display only). */
+  script?: string;
+}
+
+export interface NormalisedStep {
+  /** The step's index in its own trace (display only). */
+  index: number;
+  /** `T+60` (display only), when the trace knew the step's time. */
+  t?: string;
+  actor: string;
+  /** Display only. */
+  title?: string;
+  commands: NormalisedCommand[];
+}
+
+export interface NormalisedTrace {
+  /** scenario, profile, prefix... (display only). */
+  meta: Record<string, string>;
+  steps: NormalisedStep[];
+}
+
+/** The identity of a command when two traces are compared (source, db and args; never the script name). */
+export function commandKey(c: NormalisedCommand): string {
+  return JSON.stringify([c.source, c.db, c.args]);
+}
+
+export function normaliseTrace(trace: TraceLike): NormalisedTrace {
+  const r = new Replacements(trace.start);
+  // Ids are known before numbering starts, so a job's id is replaced wherever it shows up first.
+  for (const step of trace.steps) for (const c of step.commands) for (const a of c.args) payloadIds(parseJsonContainer(a), r.knownIds);
+  const reencoded = new Set<string>();
+  const prefix = trace.prefix ?? '';
+  const steps: NormalisedStep[] = [];
+  trace.steps.forEach((step, position) => {
+    if (step.commands.length === 0) return;
+    const out: NormalisedStep = { index: step.index ?? position, actor: step.actor, commands: step.commands.map((c) => normaliseCommand(c, r, reencoded, prefix)) };
+    if (step.t !== undefined) out.t = r.time(String(step.t)) ?? String(step.t);
+    if (step.title !== undefined) out.title = step.title;
+    steps.push(out);
+  });
+  const meta: Record<string, string> = { ...(trace.meta ?? {}) };
+  if (prefix !== '') meta.prefix = prefix;
+  return { meta, steps };
+}
+
+function normaliseCommand(c: TraceLikeCommand, r: Replacements, reencoded: Set<string>, prefix: string): NormalisedCommand {
+  const args = c.args.map((arg, i) => {
+    if (i === 0) return arg;
+    if (prefix !== '' && arg.startsWith(prefix) && arg.length > prefix.length) arg = arg.slice(prefix.length);
+    const json = parseJsonContainer(arg);
+    if (json === undefined) return normaliseString(arg, r);
+    // cjson output: every JSON a script writes, and those exact bytes when a client sends them back.
+    if (c.source === 'lua') {
+      reencoded.add(arg);
+      return canonicalJson(json, r);
+    }
+    return reencoded.has(arg) ? canonicalJson(json, r) : normaliseRawJson(arg, r);
+  });
+  const out: NormalisedCommand = { source: c.source, db: c.db, args };
+  if (c.script !== undefined) out.script = c.script;
+  return out;
+}

@@ -1,0 +1,146 @@
+// Where a trace to compare comes from. An operand is `<prefix>:<rest>` for a registered prefix
+// (scenario:, golden:, ndjson:, and whatever other modules register, e.g. laravel: for a real
+// Laravel capture), or, without one, detected: an existing file holding a golden trace or ndjson
+// from `lqsim run --format ndjson`, else a scenario name or YAML file, with `@<profile>` to pick
+// the Laravel profile (`dispatch@8`). Scenarios run on the Redis the caller provides.
+import { readFile, stat } from 'node:fs/promises';
+import { resolveScenario } from '../scenarios/catalog.ts';
+import { loadScenarioFile } from '../scenarios/load.ts';
+import type { RedisTarget } from '../scenarios/runner.ts';
+import { runScenario } from '../scenarios/runner.ts';
+import { PROFILES } from '../sim/profiles/index.ts';
+import { isGoldenText, parseGolden } from './golden-text.ts';
+import type { NormalisedTrace } from './normalise.ts';
+import { normaliseTrace } from './normalise.ts';
+import type { TraceLikeStep } from './trace-like.ts';
+import { fromTimeline, inferPrefix } from './trace-like.ts';
+
+/** Bad operand (unknown profile, unreadable or malformed file): the CLI's exit 2. */
+export class TraceSourceError extends Error {}
+
+export interface SourceContext {
+  /** A Redis to run scenarios on; the caller acquires it (lazily) and stops it. */
+  redis(): Promise<RedisTarget>;
+}
+
+export interface ResolvedTrace {
+  /** How the operand is shown in a diff header (`dispatch@5.7`). */
+  label: string;
+  trace: NormalisedTrace;
+}
+
+export type TraceResolver = (rest: string, ctx: SourceContext) => Promise<ResolvedTrace>;
+
+/** Prefix (with its colon) → resolver. Add to it with registerTraceResolver(). */
+export const TRACE_RESOLVERS = new Map<string, TraceResolver>();
+
+export function registerTraceResolver(prefix: string, resolver: TraceResolver): void {
+  TRACE_RESOLVERS.set(prefix.endsWith(':') ? prefix : `${prefix}:`, resolver);
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    throw new TraceSourceError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}
+
+/** Runs `<scenario>[@<profile>]` and normalises its timeline. */
+export async function scenarioTrace(operand: string, ctx: SourceContext): Promise<ResolvedTrace> {
+  let name = operand;
+  let profile: string | undefined;
+  const at = operand.lastIndexOf('@');
+  if (at > 0 && !(await isFile(operand))) {
+    name = operand.slice(0, at);
+    profile = operand.slice(at + 1);
+    if (PROFILES[profile] === undefined) {
+      throw new TraceSourceError(`${operand}: unknown Laravel profile "${profile}" (known: ${Object.keys(PROFILES).join(', ')})`);
+    }
+  }
+  return runScenarioTrace(name, profile, ctx);
+}
+
+/** Runs a scenario (name or file) with an optional profile override and normalises its timeline. */
+export async function runScenarioTrace(nameOrFile: string, profile: string | undefined, ctx: SourceContext): Promise<ResolvedTrace> {
+  const file = await resolveScenario(nameOrFile);
+  const loaded = await loadScenarioFile(file);
+  const timeline = await runScenario(loaded.spec, { redis: await ctx.redis(), laravel: profile, file });
+  if (timeline.error) throw new Error(`${nameOrFile}: the run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
+  return { label: `${loaded.spec.name}@${timeline.profile}`, trace: normaliseTrace(fromTimeline(timeline)) };
+}
+
+export async function goldenTrace(file: string): Promise<ResolvedTrace> {
+  try {
+    return { label: file, trace: parseGolden(await readText(file)) };
+  } catch (e) {
+    if (e instanceof TraceSourceError) throw e;
+    throw new TraceSourceError(`${file}: ${(e as Error).message}`);
+  }
+}
+
+interface NdjsonRow {
+  step: number;
+  t: number;
+  actor: string;
+  source: 'client' | 'lua';
+  db: number;
+  args: string[];
+  script?: string;
+}
+
+function isRow(v: unknown): v is NdjsonRow {
+  const r = v as Partial<NdjsonRow>;
+  return (
+    typeof v === 'object' && v !== null && Number.isInteger(r.step) && typeof r.t === 'number' && typeof r.actor === 'string' &&
+    (r.source === 'client' || r.source === 'lua') && Number.isInteger(r.db) && Array.isArray(r.args) && r.args.every((a) => typeof a === 'string')
+  );
+}
+
+/** ndjson from `lqsim run --format ndjson`: rows grouped by step; T+0 is the earliest step time. */
+export async function ndjsonTrace(file: string): Promise<ResolvedTrace> {
+  const steps = new Map<number, TraceLikeStep>();
+  let start = Infinity;
+  (await readText(file)).split('\n').forEach((line, n) => {
+    if (line.trim() === '') return;
+    let row: unknown;
+    try {
+      row = JSON.parse(line);
+    } catch {
+      throw new TraceSourceError(`${file}:${n + 1}: not JSON`);
+    }
+    if (!isRow(row)) throw new TraceSourceError(`${file}:${n + 1}: not an lqsim ndjson row (step, t, actor, source, db, args)`);
+    start = Math.min(start, row.t);
+    let step = steps.get(row.step);
+    if (!step) steps.set(row.step, (step = { actor: row.actor, index: row.step, t: row.t, commands: [] }));
+    step.commands.push({ source: row.source, actor: row.actor, db: row.db, args: row.args, ...(row.script !== undefined ? { script: row.script } : {}) });
+  });
+  if (steps.size === 0) throw new TraceSourceError(`${file}: no commands`);
+  const list = [...steps.values()].sort((a, b) => a.index! - b.index!);
+  return { label: file, trace: normaliseTrace({ start, prefix: inferPrefix(list), steps: list }) };
+}
+
+registerTraceResolver('scenario:', scenarioTrace);
+registerTraceResolver('golden:', (rest) => goldenTrace(rest));
+registerTraceResolver('ndjson:', (rest) => ndjsonTrace(rest));
+
+/** The trace an operand names (see the top of this file). */
+export async function resolveTrace(operand: string, ctx: SourceContext): Promise<ResolvedTrace> {
+  for (const [prefix, resolver] of TRACE_RESOLVERS) {
+    if (operand.startsWith(prefix)) return resolver(operand.slice(prefix.length), ctx);
+  }
+  if (await isFile(operand)) {
+    const text = await readText(operand);
+    if (isGoldenText(text)) return goldenTrace(operand);
+    if (text.trimStart().startsWith('{')) return ndjsonTrace(operand);
+  }
+  return scenarioTrace(operand, ctx);
+}

@@ -1,0 +1,98 @@
+// Servers the tool must refuse, with a clear message and before it writes anything: a user
+// without MONITOR (the trace is MONITOR), a user without scripting (Laravel's queue is Lua
+// scripts), a server older than the commands the tool sends (6.2: CLIENT INFO).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { compareVersions, MIN_REDIS_VERSION, versionFromInfo, versionProblem } from '../../src/redis/preflight.ts';
+import type { RedisServer } from '../../src/redis/server.ts';
+import { acquireRedis } from '../../src/redis/server.ts';
+import { resolveScenario } from '../../src/scenarios/catalog.ts';
+import { loadScenarioFile } from '../../src/scenarios/load.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
+
+describe('the version check on INFO server', () => {
+  const info = (v: string) => `# Server\r\nredis_version:${v}\r\nredis_git_sha1:00000000\r\nredis_mode:standalone\r\n`;
+
+  it('reads redis_version from INFO text', () => {
+    expect(versionFromInfo(info('7.0.15'))).toBe('7.0.15');
+    expect(versionFromInfo('# Server\r\nredis_mode:standalone\r\n')).toBeUndefined();
+  });
+
+  it('compares dotted versions numerically', () => {
+    expect(compareVersions('6.10.0', '6.2.0')).toBe(1); // not string order
+    expect(compareVersions('6.2', '6.2.0')).toBe(0);
+    expect(compareVersions('6.0.16', '6.2.0')).toBe(-1);
+  });
+
+  it('accepts 6.2 and newer, refuses older ones and a missing version with a message naming the minimum', () => {
+    expect(MIN_REDIS_VERSION).toBe('6.2.0');
+    for (const ok of ['6.2.0', '6.2.14', '7.0.15', '7.4.1', '10.0.0']) expect(versionProblem(versionFromInfo(info(ok))), ok).toBeNull();
+    expect(versionProblem(versionFromInfo(info('6.0.16')))).toBe(
+      'Redis 6.0.16 is too old: lqsim needs 6.2.0 or newer (CLIENT INFO, CLIENT UNBLOCK, EVAL)',
+    );
+    expect(versionProblem(versionFromInfo(info('5.0.7')))).toMatch(/^Redis 5\.0\.7 is too old/);
+    expect(versionProblem(versionFromInfo('# Server\r\n'))).toMatch(/did not report a redis_version/);
+    expect(versionProblem('garbage')).toMatch(/did not report a redis_version/);
+  });
+});
+
+describe('ACL users that may not do what a run needs', () => {
+  let server: RedisServer;
+  let admin: ReturnType<typeof createClient>;
+  beforeAll(async () => {
+    server = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
+    admin = createClient({ socket: { host: server.host, port: server.port } });
+    admin.on('error', () => undefined);
+    await admin.connect();
+    // Everything but MONITOR; everything but scripting (EVAL, EVALSHA, SCRIPT, FUNCTION...).
+    await admin.sendCommand(['ACL', 'SETUSER', 'nomonitor', 'on', '>pw', '~*', '&*', '+@all', '-monitor']);
+    await admin.sendCommand(['ACL', 'SETUSER', 'noscripts', 'on', '>pw', '~*', '&*', '+@all', '-@scripting']);
+  });
+  afterAll(async () => {
+    admin.destroy();
+    await server.stop();
+  });
+
+  const as = (user: string) => {
+    const url = `redis://${user}:pw@127.0.0.1:${server.port}`;
+    return { url, owned: false, kind: 'external', version: server.version, describe: () => `REDIS_URL as ${user}` };
+  };
+  const spec = async (name: string) => (await loadScenarioFile(await resolveScenario(name))).spec;
+
+  it('without MONITOR: refuses before any step, names MONITOR, writes nothing', async () => {
+    await admin.flushAll();
+    const t = await runScenario(await spec('success'), { redis: as('nomonitor') });
+    expect(t.error).toMatch(/^refusing to run: this server's user may not run MONITOR, which is how lqsim sees the commands \(NOPERM /);
+    expect(t.steps).toEqual([]);
+    expect(await admin.dbSize()).toBe(0);
+  });
+
+  it('without scripting: refuses before any step, names EVAL, writes nothing', async () => {
+    await admin.flushAll();
+    const t = await runScenario(await spec('success'), { redis: as('noscripts') });
+    expect(t.error).toMatch(/^refusing to run: this server's user may not run Lua scripts \(EVAL\), which Laravel uses to pop, release and migrate jobs \(NOPERM /);
+    expect(t.steps).toEqual([]);
+    expect(await admin.dbSize()).toBe(0);
+  });
+
+  it('the CLI says so in one line and exits 1', async () => {
+    const cli = fileURLToPath(new URL('../../bin/lqsim.js', import.meta.url));
+    const child = spawn(process.execPath, [cli, 'run', 'dispatch'], {
+      env: { ...process.env, REDIS_URL: as('nomonitor').url, FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    let stdout = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    child.stdout.on('data', (d) => (stdout += String(d)));
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(code).toBe(1);
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^lqsim: Using REDIS_URL /);
+    expect(lines.slice(1)).toEqual([expect.stringMatching(/^lqsim: .*refusing to run: this server's user may not run MONITOR/)]);
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(stdout).not.toMatch(/^#0 /m);
+  });
+});

@@ -5,6 +5,10 @@ import { Command, CommanderError } from 'commander';
 import { err, nonNegativeInt, oneOf, out, UsageError, withRedis } from './cli/shared.ts';
 import { registerCheck, writeRunGolden } from './cli/check.ts';
 import { registerDiff } from './cli/diff.ts';
+import { checkExportTarget, EXPORT_FORMATS, isExportFormat, writeExport } from './cli/export-formats.ts';
+import { registerNew } from './cli/new.ts';
+import { registerSchema } from './cli/schema.ts';
+import { registerValidate } from './cli/validate.ts';
 import { renderNdjson } from './output/ndjson.ts';
 import { terminalSafe } from './output/terminal-safe.ts';
 import { colourLevel, makeChalk } from './output/colour.ts';
@@ -19,10 +23,11 @@ import { packageVersion } from './package-root.ts';
 import { PROFILE_NAMES } from './scenarios/schema.ts';
 import type { Timeline } from './scenarios/timeline.ts';
 
-const FORMATS = ['text', 'ndjson'] as const;
+const FORMATS = ['text', 'ndjson', ...EXPORT_FORMATS] as const;
 type Format = (typeof FORMATS)[number];
 
 async function runCommand(scenario: string, o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string }): Promise<number> {
+  checkExportTarget(o.format);
   const file = await resolveScenario(scenario);
   const loaded = await loadScenarioFile(file);
   const chalk = makeChalk(o.format === 'text' ? colourLevel(process.stdout, process.env) : 0);
@@ -35,6 +40,7 @@ async function runCommand(scenario: string, o: { format: Format; full?: boolean;
       file,
       paceMs: o.pace,
       onStep: (step, sofar) => {
+        if (isExportFormat(o.format)) return; // rendered whole once the run has ended
         if (o.format === 'ndjson') {
           out(renderNdjson({ steps: [step] }));
           return;
@@ -50,6 +56,7 @@ async function runCommand(scenario: string, o: { format: Format; full?: boolean;
   // After Ctrl-C the server is stopped under the run; its errors are ours, not the user's.
   if (isShuttingDown()) return 1;
   if (o.format === 'text') out(renderTextFooter(timeline, textOpts));
+  else if (isExportFormat(o.format)) writeExport(o.format, timeline);
   if (timeline.error) {
     err(`lqsim: run ended early after ${timeline.steps.length} steps: ${terminalSafe(timeline.error)}\n`);
     return 1;
@@ -116,6 +123,9 @@ function program(setExit: (code: number) => void): Command {
     .argument('[scenario]', 'scenario name or path (none: choose one)')
     .option('--laravel <version>', `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`, oneOf(PROFILE_NAMES, '--laravel'))
     .action(async (scenario: string | undefined, o: { laravel?: string }) => setExit(await tuiCommand(scenario, o)));
+  registerSchema(cmd, setExit);
+  registerNew(cmd, setExit);
+  registerValidate(cmd, setExit);
   registerDiff(cmd, setExit);
   registerCheck(cmd, setExit);
   return cmd;

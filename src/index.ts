@@ -1,5 +1,5 @@
 // The library API for test suites and tools: get a Redis, load or write a scenario, run it, read
-// the timeline. (Assertions, golden files and more exports come with the regression-test API.)
+// the timeline, render it. Assertions and matchers: laravel-queue-sim/testing (src/testing/).
 export { acquireRedis } from './redis/server.ts';
 export type { RedisServer, RedisServerKind } from './redis/server.ts';
 export { RedisUnavailableError } from './redis/errors.ts';
@@ -8,6 +8,8 @@ export type { LoadedScenario } from './scenarios/load.ts';
 export { listScenarios, resolveScenario, SCENARIOS_DIR } from './scenarios/catalog.ts';
 export { ScenarioError } from './scenarios/errors.ts';
 export { Scenario } from './scenarios/schema.ts';
+export { buildScenario, scenario, ScenarioBuilder } from './scenarios/builder.ts';
+export type { ConnectionOptions, DispatchOptions, JobOptions, LaravelVersion, NoteOptions, RedisOptions, SizeOptions, StopOptions, WorkerOptions } from './scenarios/builder.ts';
 export type { ScenarioInput, ScenarioSpec } from './scenarios/schema.ts';
 export { runScenario } from './scenarios/runner.ts';
 export type { RedisTarget, RunOptions } from './scenarios/runner.ts';
@@ -15,5 +17,9 @@ export { allCommands } from './scenarios/timeline.ts';
 export type * from './scenarios/timeline.ts';
 export { renderText } from './output/text.ts';
 export { renderNdjson } from './output/ndjson.ts';
+export { renderJson } from './output/json.ts';
+export { renderMarkdown } from './output/markdown.ts';
+export { renderMermaid } from './output/mermaid.ts';
+export { encodeCommand, renderResp } from './output/resp.ts';
 export { PROFILES, getProfile } from './sim/profiles/index.ts';
 export type { LaravelProfile } from './sim/profiles/types.ts';

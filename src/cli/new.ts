@@ -1,0 +1,70 @@
+// `lqsim new <name>`: writes <name>.yaml, a commented scenario that validates and runs as it is,
+// with the `# yaml-language-server: $schema=...` modeline pointing at the shipped JSON Schema
+// (relative to the new file, so it works from a clone and from node_modules). Never overwrites.
+import { writeFile } from 'node:fs/promises';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
+import type { Command } from 'commander';
+import { terminalSafe } from '../output/terminal-safe.ts';
+import { SCHEMA_FILE } from './schema.ts';
+import { out, UsageError } from './shared.ts';
+
+const NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
+
+/** The scaffold for scenario `name` whose modeline points at `schemaRef`. */
+export function scaffold(name: string, schemaRef: string): string {
+  return `# yaml-language-server: $schema=${schemaRef}
+# A Laravel Redis queue flow for lqsim. Editors with YAML support (the yaml-language-server)
+# complete and check every field through the modeline above.
+#   npx lqsim validate ${name}.yaml     check it without running it
+#   npx lqsim run ${name}.yaml          replay it against a real Redis and print the trace
+#   npx lqsim tui ${name}.yaml          step through it
+name: ${name}                  # must match the file name (${name}.yaml)
+title: SendInvoice throws once, is released for --delay, and succeeds on its retry
+laravel: "5.7"                 # Laravel version profile: 5.7 (default), 5.3 or 8
+start: 1700000000              # virtual unix time of t+0s; every time below is seconds after it
+connections:                   # config/queue.php redis connections; the first one is the default
+  redis: { queue: default, retry_after: 90, block_for: null }
+workers:                       # php artisan queue:work processes
+  - { name: worker-1, tries: 3, timeout: 60, sleep: 3, delay: 10 }
+jobs:
+  SendInvoice:
+    class: App\\Jobs\\SendInvoice  # unquoted or single-quoted: backslashes are escapes in double quotes
+    # public $tries / $timeout would go here (tries: 5); 8.x also backoff: [10, 30]
+    attempts:                  # attempt N does entry N; the last entry repeats
+      - { run: 2, throw: Mail server down }   # handle() throws after 2 s: released with --delay 10
+      - { run: 2 }                            # the retry returns normally: the job is deleted
+timeline:
+  - { at: 0, dispatch: SendInvoice, note: The application dispatches one invoice job }
+`;
+}
+
+/** Writes the scaffold; returns the file written. */
+export async function newScenario(target: string): Promise<string> {
+  const file = resolve(target.endsWith('.yaml') ? target : `${target}.yaml`);
+  const name = basename(file, '.yaml');
+  if (!NAME.test(name)) {
+    throw new UsageError(`new: "${name}" is not a scenario name: use letters, digits, "_", "-" or "." and start with a letter`);
+  }
+  let ref = relative(dirname(file), SCHEMA_FILE).split(sep).join('/');
+  if (!ref.startsWith('.')) ref = `./${ref}`;
+  try {
+    await writeFile(file, scaffold(name, ref), { flag: 'wx' });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new UsageError(`new: ${file} already exists; not overwriting it`);
+    throw new UsageError(`new: cannot write ${file} (${code ?? (e instanceof Error ? e.message : String(e))})`);
+  }
+  return file;
+}
+
+export function registerNew(program: Command, setExit: (code: number) => void): void {
+  program
+    .command('new')
+    .description('write <name>.yaml: a commented scenario to start from (never overwrites)')
+    .argument('<name>', 'scenario name, or a path without or with .yaml')
+    .action(async (target: string) => {
+      const file = await newScenario(target);
+      out(`wrote ${terminalSafe(file)}; try: lqsim run ${terminalSafe(file)}\n`);
+      setExit(0);
+    });
+}

@@ -1,0 +1,33 @@
+// `lqsim validate <file...>`: loads each scenario the way `lqsim run` would, without a Redis.
+// Prints `<file>: ok` for each good one; a bad one gets the loader's one-line
+// `file:line:col: field: message` on stderr, and the exit status is 2 if any was bad.
+import type { Command } from 'commander';
+import { terminalSafe } from '../output/terminal-safe.ts';
+import { resolveScenario } from '../scenarios/catalog.ts';
+import { ScenarioError } from '../scenarios/errors.ts';
+import { loadScenarioFile } from '../scenarios/load.ts';
+import { err, out } from './shared.ts';
+
+export async function validateFiles(files: readonly string[]): Promise<number> {
+  let code = 0;
+  for (const name of files) {
+    try {
+      const file = await resolveScenario(name);
+      await loadScenarioFile(file);
+      out(`${terminalSafe(file)}: ok\n`);
+    } catch (e) {
+      if (!(e instanceof ScenarioError)) throw e;
+      err(`lqsim: ${terminalSafe(e.message)}\n`);
+      code = 2;
+    }
+  }
+  return code;
+}
+
+export function registerValidate(program: Command, setExit: (code: number) => void): void {
+  program
+    .command('validate')
+    .description('check scenario files (or shipped names) without running them: `ok` or the first error with its line and column')
+    .argument('<file...>', 'scenario files or names')
+    .action(async (files: string[]) => setExit(await validateFiles(files)));
+}

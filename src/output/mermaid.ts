@@ -1,0 +1,48 @@
+// The timeline as a Mermaid sequence diagram: the dispatcher and each worker send their commands
+// to Redis; commands a Lua script ran are Redis' messages to itself; each step opens with a note
+// (its time and title), steps without commands (a job running, a kill) are notes on their actor.
+// Text from payloads and scenarios is escaped with Mermaid's entity codes (#59; for `;`, which
+// would end the statement, #35; for `#`, #60; for `<`...), so no byte can add a statement or a
+// tag; it is terminal-safe too.
+import type { Step, Timeline, TraceCommand } from '../scenarios/timeline.ts';
+import { jobLabels, relTime, summarizeArgs } from './describe.ts';
+import { terminalSafe } from './terminal-safe.ts';
+
+const REDIS = 'redis';
+/** Message text longer than this is cut (a 100-payload rpush is already one tag). */
+const MAX_TEXT = 160;
+
+/** Text for a message, note or participant label: Mermaid's metacharacters as entity codes. */
+export function escapeMermaid(s: string): string {
+  const text = terminalSafe(s);
+  const clipped = [...text].length > MAX_TEXT ? `${[...text].slice(0, MAX_TEXT - 1).join('')}…` : text;
+  return clipped.replace(/[#;<>&%]/g, (c) => `#${c.charCodeAt(0)};`);
+}
+
+export function renderMermaid(timeline: Timeline): string {
+  const labels = jobLabels(timeline);
+  const ids = new Map<string, string>();
+  const actors = [...new Set(timeline.steps.map((s) => s.actor))];
+  // The dispatcher first, then the workers as they first appear.
+  actors.sort((a, b) => (a === 'dispatcher' ? -1 : b === 'dispatcher' ? 1 : 0));
+  actors.forEach((a, i) => ids.set(a, `A${i}`));
+  const out = ['sequenceDiagram'];
+  out.push(`    title ${escapeMermaid(`${timeline.scenario.name}: ${timeline.scenario.title}`)}`);
+  for (const a of actors) out.push(`    participant ${ids.get(a)} as ${escapeMermaid(a)}`);
+  out.push(`    participant ${REDIS} as Redis`);
+  for (const step of timeline.steps) out.push(...stepLines(step, timeline.start, ids.get(step.actor)!, labels));
+  return out.join('\n') + '\n';
+}
+
+function stepLines(step: Step, start: number, actor: string, labels: Map<string, string>): string[] {
+  const head = escapeMermaid(`#${step.index} ${relTime(step.t, start)} ${step.title}`);
+  if (step.commands.length === 0) return [`    Note over ${actor}: ${head}`];
+  const out = [`    Note over ${actor},${REDIS}: ${head}`];
+  for (const cmd of step.commands) out.push(messageLine(cmd, actor, labels));
+  return out;
+}
+
+function messageLine(cmd: TraceCommand, actor: string, labels: Map<string, string>): string {
+  const text = escapeMermaid(summarizeArgs(cmd, labels).join(' '));
+  return cmd.source === 'lua' ? `    ${REDIS}->>${REDIS}: [lua] ${text}` : `    ${actor}->>${REDIS}: ${text}`;
+}

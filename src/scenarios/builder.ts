@@ -1,0 +1,153 @@
+// A scenario written in code: a small fluent builder over the same zod schema the YAML loader
+// uses, so `scenario(...).worker(...).job(...).dispatch(...).build()` yields exactly the
+// ScenarioSpec a file with those fields would, with the same defaults and the same checks
+// (schema, then the cross-reference checks). Problems are thrown as ScenarioError, whose
+// "file" is the scenario's name and whose field path is the one the YAML would have.
+import type { z } from 'zod';
+import { ScenarioError } from './errors.ts';
+import { crossReferenceProblems } from './load.ts';
+import type { Connection, JobClass, TimelineEntry, Worker } from './schema.ts';
+import { Scenario, type PROFILE_NAMES, type ScenarioInput, type ScenarioSpec } from './schema.ts';
+import { schemaProblems } from './schema-issues.ts';
+
+/** config/queue.php options of one redis connection (retry_after, block_for, queue). */
+export type ConnectionOptions = z.input<typeof Connection>;
+/** php artisan queue:work options of one worker process, without its name. */
+export type WorkerOptions = Omit<z.input<typeof Worker>, 'name'>;
+/** A job class: its PHP class name, public properties ($tries, $backoff...) and what each attempt does. */
+export type JobOptions = z.input<typeof JobClass>;
+type EntryInput = z.input<typeof TimelineEntry>;
+export type DispatchOptions = Omit<Extract<EntryInput, { dispatch: string }>, 'dispatch'>;
+export type StopOptions = Omit<Extract<EntryInput, { stop: string }>, 'stop'>;
+export type SizeOptions = Omit<Extract<EntryInput, { size: string }>, 'size'>;
+export type NoteOptions = Omit<Exclude<EntryInput, { dispatch: string } | { stop: string } | { size: string }>, 'note'>;
+export type LaravelVersion = (typeof PROFILE_NAMES)[number];
+export type RedisOptions = NonNullable<ScenarioInput['redis']>;
+
+export class ScenarioBuilder {
+  private readonly input: {
+    name: string;
+    title: string;
+    description?: string;
+    laravel?: LaravelVersion;
+    start?: number;
+    until?: number;
+    seed?: number;
+    redis?: RedisOptions;
+    connections?: Record<string, ConnectionOptions>;
+    workers: z.input<typeof Worker>[];
+    jobs: Record<string, JobOptions>;
+    timeline: EntryInput[];
+  };
+
+  constructor(name: string, title: string) {
+    this.input = { name, title, workers: [], jobs: {}, timeline: [] };
+  }
+
+  description(text: string): this {
+    this.input.description = text;
+    return this;
+  }
+
+  /** The Laravel version profile: '5.7' (default), '5.3' or '8'. */
+  laravel(version: LaravelVersion): this {
+    this.input.laravel = version;
+    return this;
+  }
+
+  /** Virtual unix time of t+0s (default 1700000000). */
+  start(unixSeconds: number): this {
+    this.input.start = unixSeconds;
+    return this;
+  }
+
+  /** Stop the run at this virtual second (default: when every job has settled). */
+  until(seconds: number): this {
+    this.input.until = seconds;
+    return this;
+  }
+
+  /** Seed of the random job ids. */
+  seed(seed: number): this {
+    this.input.seed = seed;
+    return this;
+  }
+
+  redis(options: RedisOptions): this {
+    this.input.redis = options;
+    return this;
+  }
+
+  /** A redis queue connection (config/queue.php); the first one added is the default. */
+  connection(name: string, options: ConnectionOptions = {}): this {
+    this.input.connections = { ...this.input.connections, [name]: options };
+    return this;
+  }
+
+  /** A `php artisan queue:work` process. */
+  worker(name: string, options: WorkerOptions = {}): this {
+    this.input.workers.push({ name, ...options });
+    return this;
+  }
+
+  /** A job class, referred to by `name` in dispatch(). */
+  job(name: string, options: JobOptions): this {
+    this.input.jobs[name] = options;
+    return this;
+  }
+
+  /** Dispatch a job (`delay` makes it dispatch later); `at` defaults to 0. */
+  dispatch(job: string, options: Partial<DispatchOptions> = {}): this {
+    this.input.timeline.push({ at: 0, ...options, dispatch: job });
+    return this;
+  }
+
+  /** SIGTERM to a worker: it quits after its current job. */
+  stop(worker: string, options: StopOptions): this {
+    this.input.timeline.push({ ...options, stop: worker });
+    return this;
+  }
+
+  /** The application calls Queue::size(queue). */
+  size(queue: string, options: SizeOptions): this {
+    this.input.timeline.push({ ...options, size: queue });
+    return this;
+  }
+
+  /** A teaching note attached to the first matching step at or after `at`. */
+  note(text: string, options: NoteOptions): this {
+    this.input.timeline.push({ ...options, note: text });
+    return this;
+  }
+
+  /** The scenario input as a YAML file would hold it (before defaults). */
+  toInput(): ScenarioInput {
+    return structuredClone(this.input) as ScenarioInput;
+  }
+
+  /** The validated spec, defaults applied; throws ScenarioError on the first problem. */
+  build(): ScenarioSpec {
+    return buildScenario(this.toInput());
+  }
+}
+
+/** Starts a scenario in code: `scenario('my-flow', 'one line').worker('worker-1').job(...).dispatch(...).build()`. */
+export function scenario(name: string, title: string): ScenarioBuilder {
+  return new ScenarioBuilder(name, title);
+}
+
+/**
+ * Validates a scenario written as a plain object (the YAML's shape) the way the loader validates
+ * a file: the schema with its defaults, then the cross-reference checks.
+ */
+export function buildScenario(input: ScenarioInput): ScenarioSpec {
+  const label = typeof input === 'object' && input !== null && typeof input.name === 'string' ? input.name : '<scenario>';
+  const result = Scenario.safeParse(input);
+  if (!result.success) {
+    const problem = schemaProblems(result.error.issues, Scenario, input)[0];
+    throw new ScenarioError(label, 0, 0, problem?.path.join('.') ?? '', problem?.detail ?? 'invalid scenario');
+  }
+  const problem = crossReferenceProblems(result.data)[0];
+  if (problem) throw new ScenarioError(label, 0, 0, problem.path.join('.'), problem.detail);
+  return result.data;
+}

@@ -1,0 +1,142 @@
+// Patterns for one argument of an expected Redis command, for assertTrace() and the matchers.
+// An expected argument is an exact string (or number), or one of these: any string, any job
+// payload, a payload with given fields, a time relative to the virtual clock, one of the
+// profile's Lua scripts, a regular expression, or "the same string as before" (a binding).
+import { isDeepStrictEqual } from 'node:util';
+import type { LaravelProfile } from '../sim/profiles/types.ts';
+import type { ScriptName } from '../sim/lua.ts';
+import type { TraceCommand } from '../scenarios/timeline.ts';
+
+/** What a pattern may look at besides the argument itself. */
+export interface MatchContext {
+  /** Virtual unix time of t+0s (the timeline's start). */
+  start: number;
+  /** The command the argument belongs to. */
+  command: TraceCommand;
+  /** The timeline's Laravel profile, when it is known. */
+  profile: LaravelProfile | undefined;
+  /** Strings bound by same(name), in command order. */
+  bound: Map<string, string>;
+}
+
+const PATTERN = Symbol.for('laravel-queue-sim.arg-pattern');
+
+export interface ArgPattern {
+  readonly [PATTERN]: true;
+  /** How the pattern reads in a diff: `‹payload attempts:2›`, `t+90`. */
+  readonly description: string;
+  /** null when `arg` matches, else a short reason ("payload.attempts is 1"). */
+  test(arg: string, ctx: MatchContext): string | null;
+}
+
+/** One expected argument: an exact string, a number (its decimal text), or a pattern. */
+export type Arg = string | number | ArgPattern;
+
+export function isArgPattern(value: unknown): value is ArgPattern {
+  return typeof value === 'object' && value !== null && (value as Partial<ArgPattern>)[PATTERN] === true;
+}
+
+/** A pattern of your own: `description` is shown in diffs, `test` returns null or why not. */
+export function argPattern(description: string, test: (arg: string, ctx: MatchContext) => string | null): ArgPattern {
+  return { [PATTERN]: true, description, test };
+}
+
+/** Any argument at all. */
+export function anyString(): ArgPattern {
+  return argPattern('‹any›', () => null);
+}
+
+/** An argument matching the regular expression. */
+export function matching(re: RegExp): ArgPattern {
+  return argPattern(`‹${String(re)}›`, (arg) => (re.test(arg) ? null : `does not match ${String(re)}`));
+}
+
+/** Any Laravel job payload: a JSON object with a string `job` (Illuminate\Queue\CallQueuedHandler@call). */
+export function anyPayload(): ArgPattern {
+  return argPattern('‹payload›', (arg) => {
+    const p = parsePayload(arg);
+    return typeof p === 'string' ? p : null;
+  });
+}
+
+/**
+ * A Laravel job payload whose listed fields have these values, compared as JSON values (not
+ * bytes, since the pop script's cjson re-encodes the reserved copy with its keys in another
+ * order). Dotted paths reach into it: `payload({ attempts: 2, 'data.commandName': 'App\\Jobs\\X' })`.
+ * With `bind`, the first match binds the exact string and later uses require the same bytes
+ * (see same()).
+ */
+export function payload(fields: Record<string, unknown>, bind?: string): ArgPattern {
+  const shown = Object.entries(fields)
+    .map(([k, v]) => `${k}:${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+  const sameAs = bind === undefined ? undefined : same(bind);
+  return argPattern(`‹payload${shown === '' ? '' : ` ${shown}`}${bind === undefined ? '' : ` as ${bind}`}›`, (arg, ctx) => {
+    const p = parsePayload(arg);
+    if (typeof p === 'string') return p;
+    for (const [path, want] of Object.entries(fields)) {
+      const got = path.split('.').reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined), p);
+      if (!isDeepStrictEqual(got, want)) return `payload.${path} is ${got === undefined ? 'missing' : JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
+    }
+    return sameAs === undefined ? null : sameAs.test(arg, ctx);
+  });
+}
+
+/**
+ * A unix time `seconds` after the scenario's start (t+0s), as Laravel passes times and scores:
+ * `scoreAt(90)` is 1700000090 when the scenario starts at 1700000000. The trace shows the same
+ * virtual time as `t+90s`.
+ */
+export function scoreAt(seconds: number): ArgPattern {
+  return argPattern(`t+${seconds}`, (arg, ctx) => {
+    const want = ctx.start + seconds;
+    if (arg === String(want)) return null;
+    return /^-?\d+$/.test(arg) ? `is ${arg} (t+${Number(arg) - ctx.start}), expected ${want}` : `is not a unix time`;
+  });
+}
+
+/**
+ * A unix time `seconds` after the time of the command's own step ("now" for Laravel when it sent
+ * it): the pop script's `now + retry_after` is `afterNow(90)` at every poll.
+ */
+export function afterNow(seconds: number): ArgPattern {
+  return argPattern(`now+${seconds}`, (arg, ctx) => {
+    const want = ctx.command.t + seconds;
+    if (arg === String(want)) return null;
+    return /^-?\d+$/.test(arg) ? `is ${arg} (now+${Number(arg) - ctx.command.t}), expected ${want}` : `is not a unix time`;
+  });
+}
+
+/** The exact text of the timeline profile's Lua script `name` (the body of an EVAL). */
+export function script(name: ScriptName): ArgPattern {
+  return argPattern(`‹${name}›`, (arg, ctx) => {
+    const source = ctx.profile?.scripts[name]?.source;
+    if (source === undefined) return `the profile has no ${name} script`;
+    if (arg === source) return null;
+    return ctx.command.script !== undefined ? `is the ${ctx.command.script} script` : 'is another script text';
+  });
+}
+
+/** Binds the argument the first time it is seen; every later use must be byte-identical. */
+export function same(name: string): ArgPattern {
+  return argPattern(`‹same ${name}›`, (arg, ctx) => {
+    const prev = ctx.bound.get(name);
+    if (prev === undefined) {
+      ctx.bound.set(name, arg);
+      return null;
+    }
+    return prev === arg ? null : `differs from ${name} bound earlier`;
+  });
+}
+
+function parsePayload(arg: string): Record<string, unknown> | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(arg);
+  } catch {
+    return 'is not a JSON payload';
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'is not a JSON object';
+  if (typeof (value as Record<string, unknown>).job !== 'string') return 'is not a Laravel job payload (no "job")';
+  return value as Record<string, unknown>;
+}

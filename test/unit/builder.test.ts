@@ -1,0 +1,75 @@
+// The builder yields the same validated spec as the YAML loader, and reports problems the way
+// the loader does (field path and message), as ScenarioError.
+import { describe, expect, it } from 'vitest';
+import { buildScenario, scenario } from '../../src/scenarios/builder.ts';
+import { ScenarioError } from '../../src/scenarios/errors.ts';
+import { parseScenario } from '../../src/scenarios/load.ts';
+
+const YAML = String.raw`
+name: retry-flow
+title: one job, released once
+laravel: "8"
+until: 120
+connections:
+  redis: { queue: default, retry_after: 90 }
+workers:
+  - { name: worker-1, tries: 3, timeout: 60, delay: 10 }
+jobs:
+  ImportCsv:
+    class: App\Jobs\ImportCsv
+    backoff: [10, 30]
+    attempts: [{ run: 5, throw: API down }, succeed]
+timeline:
+  - { at: 0, dispatch: ImportCsv, note: first }
+  - { at: 100, size: default }
+  - { at: 110, stop: worker-1 }
+  - { at: 0, note: the pop, actor: worker-1, on: pop }
+`;
+
+describe('scenario builder', () => {
+  it('builds exactly the spec the loader reads from the equivalent YAML', () => {
+    const built = scenario('retry-flow', 'one job, released once')
+      .laravel('8')
+      .until(120)
+      .connection('redis', { queue: 'default', retry_after: 90 })
+      .worker('worker-1', { tries: 3, timeout: 60, delay: 10 })
+      .job('ImportCsv', { class: 'App\\Jobs\\ImportCsv', backoff: [10, 30], attempts: [{ run: 5, throw: 'API down' }, 'succeed'] })
+      .dispatch('ImportCsv', { at: 0, note: 'first' })
+      .size('default', { at: 100 })
+      .stop('worker-1', { at: 110 })
+      .note('the pop', { at: 0, actor: 'worker-1', on: 'pop' })
+      .build();
+    expect(built).toEqual(parseScenario(YAML, 'retry-flow.yaml').spec);
+    // Defaults are the schema's: sleep 3, once false, restart true; seed 1; start 1700000000.
+    expect(built.workers[0]).toMatchObject({ sleep: 3, once: false, restart: true });
+    expect(built.start).toBe(1_700_000_000);
+  });
+
+  it('defaults a dispatch to t+0 and the connection to the schema default', () => {
+    const spec = scenario('tiny', 'tiny').job('Ping', { class: 'App\\Jobs\\Ping' }).dispatch('Ping').build();
+    expect(spec.timeline).toEqual([{ at: 0, dispatch: 'Ping', count: 1 }]);
+    expect(spec.connections).toEqual({ redis: { queue: 'default', retry_after: 90, block_for: null } });
+  });
+
+  it('reports a schema problem with its field path, as the loader would', () => {
+    const bad = () => scenario('bad', 'bad').worker('worker-1', { tries: -1 }).job('Ping', { class: 'App\\Jobs\\Ping' }).dispatch('Ping').build();
+    expect(bad).toThrow(ScenarioError);
+    expect(bad).toThrow(/^bad: workers\.0\.tries: /);
+  });
+
+  it('reports cross references (an unknown job) like the loader', () => {
+    const b = scenario('xref', 'xref').job('Ping', { class: 'App\\Jobs\\Ping' }).dispatch('Pong');
+    expect(() => b.build()).toThrow('xref: timeline.0.dispatch: unknown job "Pong" (did you mean "Ping"?)');
+  });
+
+  it('buildScenario takes the YAML shape as a plain object', () => {
+    expect(() => buildScenario({ name: 'x', title: 'x', jobs: {}, timeline: [{ at: 0, note: 'n' }] })).toThrow(/^x: jobs: define at least one job/);
+  });
+
+  it('toInput gives the YAML-shaped object, a copy', () => {
+    const b = scenario('copy', 'copy').job('Ping', { class: 'App\\Jobs\\Ping' }).dispatch('Ping', { at: 5 });
+    const input = b.toInput();
+    input.timeline.push({ at: 9, note: 'later' });
+    expect(b.toInput().timeline).toEqual([{ at: 5, dispatch: 'Ping' }]);
+  });
+});

@@ -146,6 +146,8 @@ export class LaravelRedis {
       backoffDeclared: null,
       maxExceptions: null,
       failOnTimeout: false,
+      // Carbon::now() at dispatch (12.11+ payloads carry it as createdAt; older profiles ignore it).
+      createdAt: this.clock,
       ...input,
     };
     return this.profile.encodePayload({ ...this.profile.buildPayload(full), ...overrides });

@@ -2,7 +2,7 @@
 // mock the Redis connection and assert the exact calls RedisQueue makes on it. Ported: the same
 // calls, with the same arguments, must reach a real redis-server, as MONITOR records them.
 // Expected strings are copied by hand from Laravel's tests (reference §1.5 and §3.2; sources read:
-// QueueRedisQueueTest v5.3, v5.5, v8.x): a string job 'foo' with data ['data'] and getRandomId()
+// QueueRedisQueueTest v5.3, v5.5, v8.x, v13.x): a string job 'foo' with data ['data'] and getRandomId()
 // mocked to 'foo'. The model builds object-job payloads only, so each case hands pushRaw/laterRaw
 // the JSON Laravel's test expects and checks the wire around it; a second case checks that the
 // model's own payloads put their keys in the order of Laravel's json_encode.
@@ -10,7 +10,7 @@
 // itself SELECTs db 5 first (the connector's doing, not RedisQueue's: the mock has no connector).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useRedis } from '../helpers/run.ts';
-import { LaravelRedis } from './harness.ts';
+import { LaravelRedis, T0 } from './harness.ts';
 
 const redis = useRedis();
 
@@ -25,12 +25,22 @@ const PUSHED: Record<string, string> = {
   // v8.83: ['uuid' => $uuid, 'displayName' => 'foo', 'job' => 'foo', 'maxTries' => null, 'maxExceptions' => null,
   //         'failOnTimeout' => false, 'backoff' => null, 'timeout' => null, 'data' => ['data'], 'id' => 'foo', 'attempts' => 0]
   '8': `{"uuid":"${UUID}","displayName":"foo","job":"foo","maxTries":null,"maxExceptions":null,"failOnTimeout":false,"backoff":null,"timeout":null,"data":["data"],"id":"foo","attempts":0}`,
+  // v13.x: [... 'timeout' => null, 'data' => ['data'], 'createdAt' => $time->getTimestamp(), 'id' => 'foo', 'attempts' => 0, 'delay' => null]
+  '13': `{"uuid":"${UUID}","displayName":"foo","job":"foo","maxTries":null,"maxExceptions":null,"failOnTimeout":false,"backoff":null,"timeout":null,"data":["data"],"createdAt":${T0},"id":"foo","attempts":0,"delay":null}`,
 };
 
-/** Keys only an object job's payload has (a string job has no retryUntil()). */
-const OBJECT_ONLY: Record<string, string[]> = { '5.3': [], '5.7': ['timeoutAt'], '8': ['retryUntil'] };
+/** later(1, 'foo', ['data']): the same payload, except that 12.11+ records the dispatch delay ('delay' => 1). */
+const DELAYED: Record<string, string> = {
+  ...PUSHED,
+  '13': PUSHED['13']!.replace('"delay":null', '"delay":1'),
+};
 
-const PROFILES = ['5.3', '5.7', '8'] as const;
+/** Keys only an object job's payload has (a string job has no retryUntil(), nor deleteWhenMissingModels). */
+const OBJECT_ONLY: Record<string, string[]> = { '5.3': [], '5.7': ['timeoutAt'], '8': ['retryUntil'], '13': ['retryUntil', 'deleteWhenMissingModels'] };
+
+const PROFILES = ['5.3', '5.7', '8', '13'] as const;
+/** The push script and the :notify list: 5.8+. */
+const pushIsScript = (profile: string) => profile === '8' || profile === '13';
 
 type Row = string[];
 const SELECT: Row = ['client', 'SELECT', '5'];
@@ -54,7 +64,7 @@ for (const profile of PROFILES) {
       const q = await h.queue();
       await q.pushRaw(payload);
       const expected: Row[] =
-        profile === '8'
+        pushIsScript(profile)
           ? // 5.8+: eval(LuaScripts::push(), 2, 'queues:default', 'queues:default:notify', $payload); the script
             // RPUSHes the payload, then a 1 onto :notify (LuaScripts.php v5.8.38).
             [
@@ -72,13 +82,43 @@ for (const profile of PROFILES) {
     it('testDelayedPushProperlyPushesJobOntoRedis', async () => {
       // availableAt(1) is mocked to return 2 (5.3: getTime() 1 + getSeconds(1) 1): a clock at 1 gives the same.
       h.clock = 1;
-      const payload = PUSHED[profile]!;
+      const payload = DELAYED[profile]!;
       const q = await h.queue();
       await q.laterRaw(1, payload);
-      // zadd('queues:default:delayed', 2, $payload), in every version up to 12.44.
-      expect(await wire(h)).toEqual([SELECT, ['client', 'ZADD', 'queues:default:delayed', '2', payload]]);
+      const expected: Row[] =
+        profile === '13'
+          ? // 12.45+: eval(LuaScripts::later(), 1, 'queues:default:delayed', 2, $payload); the script ZADDs it.
+            [
+              SELECT,
+              ['client', 'EVAL', h.profile.scripts.later!.source, '1', 'queues:default:delayed', '2', payload],
+              ['lua', 'zadd', 'queues:default:delayed', '2', payload],
+            ]
+          : // to 12.44: zadd('queues:default:delayed', 2, $payload).
+            [SELECT, ['client', 'ZADD', 'queues:default:delayed', '2', payload]];
+      expect(await wire(h)).toEqual(expected);
       expect(await h.zrangeWithScores('queues:default:delayed')).toEqual([[payload, 2]]);
     });
+
+    it('testGetQueueRemainsUnchangedForNonCluster', async () => {
+      // getQueue() is 'queues:'.$queue in every version (the test itself is from 13.5).
+      const q = await h.queue();
+      expect(q.keys(null).queue).toBe('queues:default');
+      expect(q.keys('emails').queue).toBe('queues:emails');
+    });
+
+    if (profile === '13') {
+      it('testGetRedisKeyReturnsPlainKeyForNonCluster', async () => {
+        // 13.5+: getQueueRedisKey() adds {hash tags} only on a cluster; on one server the keys are plain.
+        const q = await h.queue();
+        await q.pushRaw(PUSHED['13']!, 'emails');
+        await q.pushRaw(PUSHED['13']!);
+        const evals = (await wire(h)).filter((r) => r[0] === 'client' && r[1] === 'EVAL').map((r) => r.slice(3, 6));
+        expect(evals).toEqual([
+          ['2', 'queues:emails', 'queues:emails:notify'],
+          ['2', 'queues:default', 'queues:default:notify'],
+        ]);
+      });
+    }
 
     it("the model's payload keys follow the order Laravel's test json_encodes", async () => {
       const laravel = Object.keys(JSON.parse(PUSHED[profile]!) as object);

@@ -48,11 +48,11 @@ interface Case {
   run(h: LaravelRedis): Promise<void>;
 }
 
-const ALL = ['5.3', '5.7', '8'] as const;
+const ALL = ['5.3', '5.7', '8', '13'] as const;
 /** Job-level maxTries and timeoutAt/retryUntil: 5.5+ (the 5.3 model has neither). */
-const JOB_LEVEL = ['5.7', '8'] as const;
+const JOB_LEVEL = ['5.7', '8', '13'] as const;
 /** Job-level backoff in the payload: 5.8+ (`delay`, renamed `backoff` in 8.x). */
-const JOB_BACKOFF = ['8'] as const;
+const JOB_BACKOFF = ['8', '13'] as const;
 
 const CASES: Case[] = [
   {

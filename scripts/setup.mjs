@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// Setup half of `npm run demo` (and of .ci/run): makes sure lqsim will find a Redis to replay
-// against. Plain Node with no dependencies, so it says something useful even in a broken clone.
+// Setup half of `npm run demo` and `npm test` (and of .ci/run): makes sure lqsim will find a Redis
+// to replay against and, with --laravel (npm test), that real Laravel 8.83 is there for the
+// conformance tests. Plain Node with no dependencies, so it says something useful even in a
+// broken clone.
 //
 // - REDIS_URL set: lqsim uses that server; nothing to check. LQSIM_REDIS=docker: likewise, the
 //   local binary is never used.
@@ -18,30 +20,67 @@ const HINT =
 
 const env = process.env;
 
-if (env.REDIS_URL) {
-  console.log('REDIS_URL is set: lqsim will use that server, no local redis-server needed');
-  process.exit(0);
-}
-if (env.LQSIM_REDIS === 'docker') {
-  console.log('LQSIM_REDIS=docker: lqsim will start redis in Docker, no local redis-server needed');
-  process.exit(0);
+ensureRedis();
+// `npm test` also compares the model with real Laravel 8.83 (test/integration/conformance.test.ts),
+// which runs from Debian's packages: install them too when asked and able.
+if (process.argv.includes('--laravel')) ensureLaravel();
+
+function ensureRedis() {
+  if (env.REDIS_URL) {
+    console.log('REDIS_URL is set: lqsim will use that server, no local redis-server needed');
+    return;
+  }
+  if (env.LQSIM_REDIS === 'docker') {
+    console.log('LQSIM_REDIS=docker: lqsim will start redis in Docker, no local redis-server needed');
+    return;
+  }
+
+  const wanted = env.REDIS_SERVER_BIN || 'redis-server';
+  let found = locate(wanted);
+
+  if (found === undefined) {
+    if (env.REDIS_SERVER_BIN) fail(`REDIS_SERVER_BIN=${wanted} is not an executable file; fix it or unset it`);
+    if (!canApt()) fail(`redis-server not found on PATH: ${HINT}`);
+    console.log('redis-server not found on PATH: installing it with apt-get');
+    apt(['update']);
+    apt(['install', '-y', 'redis-server']);
+    found = locate(wanted);
+    if (found === undefined) fail(`apt-get installed redis-server but it is still not on PATH (${env.PATH ?? ''})`);
+  }
+
+  const version = versionOf(found);
+  console.log(`redis-server ${version} at ${found}`);
 }
 
-const wanted = env.REDIS_SERVER_BIN || 'redis-server';
-let found = locate(wanted);
-
-if (found === undefined) {
-  if (env.REDIS_SERVER_BIN) fail(`REDIS_SERVER_BIN=${wanted} is not an executable file; fix it or unset it`);
-  if (!canApt()) fail(`redis-server not found on PATH: ${HINT}`);
-  console.log('redis-server not found on PATH: installing it with apt-get');
-  apt(['update']);
-  apt(['install', '-y', 'redis-server']);
-  found = locate(wanted);
-  if (found === undefined) fail(`apt-get installed redis-server but it is still not on PATH (${env.PATH ?? ''})`);
+/**
+ * PHP with phpredis, pcntl and posix, and Laravel under /usr/share/php (Debian's
+ * php-laravel-framework, 8.83 on bookworm). Without root or apt, a warning: the rest of the suite
+ * still runs, and the conformance tests fail saying what is missing.
+ */
+function ensureLaravel() {
+  const PACKAGES = ['php-cli', 'php-redis', 'php-laravel-framework'];
+  let version = laravelVersion();
+  if (version === undefined && canApt()) {
+    console.log(`real Laravel not found: installing ${PACKAGES.join(' ')} with apt-get`);
+    apt(['update']);
+    apt(['install', '-y', ...PACKAGES]);
+    version = laravelVersion();
+  }
+  if (version === undefined) {
+    console.warn(`setup: real Laravel (PHP with phpredis + Debian's php-laravel-framework) not found; the conformance tests will fail. Install: apt-get install -y ${PACKAGES.join(' ')}`);
+    return;
+  }
+  console.log(`real Laravel ${version} (php ${locate('php') ?? 'php'})`);
 }
 
-const version = versionOf(found);
-console.log(`redis-server ${version} at ${found}`);
+function laravelVersion() {
+  const code =
+    'foreach (["redis","pcntl","posix"] as $e) if (!extension_loaded($e)) exit(1); ' +
+    '@include "/usr/share/php/Illuminate/autoload.php"; ' +
+    'if (!class_exists("Illuminate\\Foundation\\Application")) exit(1); echo Illuminate\\Foundation\\Application::VERSION;';
+  const r = spawnSync(env.LQSIM_PHP || 'php', ['-r', code], { encoding: 'utf8', timeout: 20_000 });
+  return !r.error && r.status === 0 && r.stdout.trim() !== '' ? r.stdout.trim() : undefined;
+}
 
 /** An absolute path to an executable file: `name` itself when it has a slash, else the first on PATH. */
 function locate(name) {

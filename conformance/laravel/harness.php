@@ -1,0 +1,291 @@
+<?php
+
+/*
+ * One actor of a scenario, played by Debian's real Laravel 8.83 under a coordinator's virtual
+ * clock (`lqsim conformance`; src/conformance/). Each actor is its own PHP process, so its own
+ * Redis connection, as in production: a dispatch or a Queue::size() is a web request, a worker is
+ * a `queue:work` process (restarted by the coordinator, as supervisord would, after a kill).
+ *
+ *   php harness.php CONFIG.json ROLE.json
+ *
+ * CONFIG: { redis: {host, port, database, prefix}, connections: {name: {queue, retry_after,
+ *           block_for}}, jobs: {name: {class, tries, timeout, retry_until, backoff, max_exceptions,
+ *           fail_on_timeout, properties, attempts}} }   (the scenario, as the tool validated it)
+ * ROLE:   { role: dispatch|size|worker, name: <CLIENT SETNAME>, ...entry or worker options }
+ *
+ * Protocol: JSON lines. The process prints {"y":"ready"} and waits; the coordinator answers
+ * {"now": T} (virtual unix seconds; Carbon::setTestNow) and the actor runs Laravel's code until
+ * Laravel waits, where it prints a yield and waits again:
+ *   {"y":"sleep","s":N}    Worker::sleep(N)                        (the one Worker method overridden)
+ *   {"y":"busy","s":N}     the job's handle() works for N virtual seconds
+ *   {"y":"step"}           a new step at the same instant (after a pop, after a processed job)
+ *   {"y":"blocking"}       about to BLPOP; then {"y":"unblocked"} once the server answered it
+ *   {"y":"done"}           the actor's work is over (the coordinator then closes stdin)
+ * Every yield carries "alarm": the virtual deadline of the worker's pcntl_alarm (or null).
+ * An answer may carry "signal": "ALRM" | "TERM": the process sends itself that real signal, so
+ * Laravel's own handlers (Worker::registerTimeoutHandler, listenForSignals) run, and the timeout
+ * handler's Worker::kill really SIGKILLs the process.
+ *
+ * What is not Laravel's: pcntl_alarm is shadowed in the Illuminate\Queue namespace (Worker.php
+ * calls it unqualified), so the alarm is armed in virtual time; Worker::sleep and the job's busy
+ * time are virtual; blpop returns only when the coordinator says so. Everything sent to Redis is
+ * Laravel's (RedisQueue, LuaScripts, RedisJob, PhpRedisConnector), from Debian's files.
+ */
+
+namespace Illuminate\Queue {
+    /** Worker::registerTimeoutHandler/resetTimeoutHandler's alarm, armed on the virtual clock. */
+    function pcntl_alarm(int $seconds): int
+    {
+        return \Conformance\Laravel\Harness::alarm($seconds);
+    }
+}
+
+namespace Conformance\Laravel {
+    require_once __DIR__.'/bootstrap.php';
+
+    use Illuminate\Queue\Events\JobProcessing;
+    use Illuminate\Queue\Events\Looping;
+    use Illuminate\Queue\Worker;
+    use Illuminate\Queue\WorkerOptions;
+    use Illuminate\Redis\Connections\PhpRedisConnection;
+    use Illuminate\Redis\Connectors\PhpRedisConnector;
+    use Illuminate\Support\Arr;
+    use Illuminate\Support\Carbon;
+    use Illuminate\Support\Facades\Queue;
+
+    final class Harness
+    {
+        public static ?int $alarmAt = null;
+
+        /** Scenario job specs by PHP class name. */
+        public static array $jobs = [];
+
+        public static function alarm(int $seconds): int
+        {
+            $left = self::$alarmAt === null ? 0 : max(0, self::$alarmAt - Carbon::now()->getTimestamp());
+            self::$alarmAt = $seconds > 0 ? Carbon::now()->getTimestamp() + $seconds : null;
+
+            return $left;
+        }
+
+        public static function send(array $message): void
+        {
+            fwrite(STDOUT, json_encode($message + ['alarm' => self::$alarmAt], JSON_UNESCAPED_SLASHES)."\n");
+            fflush(STDOUT);
+        }
+
+        /** Print a yield, wait for the coordinator's answer, set the clock, raise its signal. */
+        public static function pause(array $message): array
+        {
+            self::send($message);
+            $line = fgets(STDIN);
+            if ($line === false) {
+                exit(0);                      // the coordinator is done with this actor
+            }
+            $answer = json_decode($line, true, 512, JSON_THROW_ON_ERROR);
+            set_clock((int) $answer['now']);
+            if (isset($answer['signal'])) {
+                posix_kill(getmypid(), constant('SIG'.$answer['signal']));
+                pcntl_signal_dispatch();
+            }
+
+            return $answer;
+        }
+    }
+
+    /** The stock Worker, but Worker::sleep() waits on the virtual clock. */
+    class HarnessWorker extends Worker
+    {
+        public function sleep($seconds)
+        {
+            Harness::pause(['y' => 'sleep', 's' => $seconds]);
+        }
+    }
+
+    /** PhpRedisConnection whose BLPOP hands control back to the coordinator when it returns. */
+    class HarnessConnection extends PhpRedisConnection
+    {
+        public function blpop(...$arguments)
+        {
+            Harness::send(['y' => 'blocking']);
+            $result = parent::blpop(...$arguments);
+            Harness::pause(['y' => 'unblocked']);
+
+            return $result;
+        }
+    }
+
+    /** PhpRedisConnector::connect, building the connection above (createClient is Laravel's). */
+    class HarnessConnector extends PhpRedisConnector
+    {
+        public function connect(array $config, array $options)
+        {
+            $connector = function () use ($config, $options) {
+                return $this->createClient(array_merge($config, $options, Arr::pull($config, 'options', [])));
+            };
+
+            return new HarnessConnection($connector(), $connector, $config);
+        }
+    }
+
+    /** A scenario job: the make:job stub's traits, the scenario's properties, handle() per attempt. */
+    function define_job_class(array $job): void
+    {
+        $fqcn = $job['class'];
+        $at = strrpos($fqcn, '\\');
+        $namespace = $at === false ? '' : substr($fqcn, 0, $at);
+        $short = $at === false ? $fqcn : substr($fqcn, $at + 1);
+        // Own properties in the order the tool's serializer writes them (profiles/laravel-8.ts).
+        $props = [];
+        foreach (['tries' => 'tries', 'timeout' => 'timeout', 'backoff' => 'backoff', 'maxExceptions' => 'max_exceptions'] as $php => $key) {
+            if ($job[$key] !== null) {
+                $props[] = "public \${$php} = ".var_export($job[$key], true).';';
+            }
+        }
+        if ($job['fail_on_timeout']) {
+            $props[] = 'public $failOnTimeout = true;';
+        }
+        foreach ($job['properties'] as $name => $value) {
+            $props[] = "public \${$name} = ".var_export($value, true).';';
+        }
+        $retryUntil = $job['retry_until'] === null ? '' :
+            'public function retryUntil() { return \Illuminate\Support\Carbon::now()->addSeconds('.(int) $job['retry_until'].'); }';
+        $code = ($namespace === '' ? '' : "namespace {$namespace};\n")
+            ."class {$short} implements \\Illuminate\\Contracts\\Queue\\ShouldQueue {\n"
+            ."use \\Illuminate\\Foundation\\Bus\\Dispatchable, \\Illuminate\\Queue\\InteractsWithQueue, \\Illuminate\\Bus\\Queueable, \\Illuminate\\Queue\\SerializesModels;\n"
+            ."use \\Conformance\\Laravel\\ScenarioBehaviour;\n"
+            .implode("\n", $props)."\n{$retryUntil}\n}\n";
+        eval($code);
+        Harness::$jobs[$fqcn] = $job;
+    }
+
+    /** handle(): what the scenario says attempt N does (the last entry repeats). */
+    trait ScenarioBehaviour
+    {
+        public function handle()
+        {
+            $plan = Harness::$jobs[static::class]['attempts'];
+            $b = $plan[min($this->attempts(), count($plan)) - 1];
+            if (is_string($b)) {
+                $b = [$b => true];
+            }
+            if (($b['run'] ?? 0) > 0) {
+                Harness::pause(['y' => 'busy', 's' => $b['run']]);
+            }
+            if (isset($b['throw'])) {
+                throw new \Exception($b['throw']);
+            }
+            if (isset($b['release'])) {
+                $this->release($b['release']);
+            } elseif (isset($b['fail'])) {
+                $this->fail($b['fail'] === true ? null : new \Exception($b['fail']));
+            } elseif (isset($b['delete'])) {
+                $this->delete();
+            }
+        }
+    }
+
+    // ---- main ----------------------------------------------------------------------------
+
+    $config = json_decode(file_get_contents($argv[1]), true, 512, JSON_THROW_ON_ERROR);
+    $role = json_decode(file_get_contents($argv[2]), true, 512, JSON_THROW_ON_ERROR);
+
+    foreach ($config['jobs'] as $job) {
+        define_job_class($job);
+    }
+
+    putenv('PROBE_LOG='.($config['log'] ?? '/dev/null'));
+    $app = bootstrap([
+        'host' => $config['redis']['host'],
+        'port' => $config['redis']['port'],
+        'db' => $config['redis']['database'],
+        'prefix' => $config['redis']['prefix'],
+    ]);
+    $queueConnections = [];
+    foreach ($config['connections'] as $name => $c) {
+        $queueConnections[$name] = [
+            'driver' => 'redis', 'connection' => 'default', 'queue' => $c['queue'],
+            'retry_after' => $c['retry_after'], 'block_for' => $c['block_for'], 'after_commit' => false,
+        ];
+    }
+    $app['config']->set('queue.connections', $queueConnections);
+    $app['config']->set('queue.default', array_key_first($queueConnections));
+    // PhpRedisConnector::createClient sends CLIENT SETNAME for a configured name: how the
+    // coordinator finds this process's connection (the line is dropped from the trace).
+    $app['config']->set('database.redis.default.name', $role['name']);
+    // CACHE_DRIVER=file, shared by the run's processes (the Worker counts maxExceptions there).
+    $app->instance('cache.store', new \Illuminate\Cache\Repository(
+        new \Illuminate\Cache\FileStore(new \Illuminate\Filesystem\Filesystem, $config['cache'])
+    ));
+    $app['redis']->extend('phpredis', function () {
+        return new HarnessConnector;
+    });
+
+    $start = Harness::pause(['y' => 'ready']);
+
+    switch ($role['role']) {
+        case 'dispatch':
+            // The coordinator's uuids, through Laravel's own test seam (see real-laravel.ts).
+            $uuids = $role['uuids'];
+            \Illuminate\Support\Str::createUuidsUsing(function () use (&$uuids) {
+                return array_shift($uuids);
+            });
+            $class = $config['jobs'][$role['job']]['class'];
+            for ($i = 0; $i < $role['count']; $i++) {
+                $pending = $class::dispatch();
+                if (isset($role['connection'])) {
+                    $pending->onConnection($role['connection']);
+                }
+                if (isset($role['queue'])) {
+                    $pending->onQueue($role['queue']);
+                }
+                if (isset($role['delay'])) {
+                    $pending->delay($role['delay']);
+                }
+                unset($pending);              // PendingDispatch::__destruct() dispatches
+            }
+            break;
+
+        case 'size':
+            Queue::connection($role['connection'] ?? null)->size($role['queue']);
+            break;
+
+        case 'worker':
+            $options = new WorkerOptions(
+                'default', $role['backoff'], 128, $role['timeout'], $role['sleep'], $role['tries'],
+                false, false, 0, 0, 0
+            );
+            $worker = (new HarnessWorker(
+                $app['queue'], $app['events'], $app[\Illuminate\Contracts\Debug\ExceptionHandler::class],
+                function () {
+                    return false;
+                }
+            ))->setName('default')->setCache($app['cache.store']);
+            // The coordinator's steps: a pop is one, the job's processing another (JobProcessing
+            // fires before markJobAsFailedIfAlreadyExceedsMaxAttempts), the next poll a third.
+            $afterJob = false;
+            $app['events']->listen(JobProcessing::class, function () use (&$afterJob) {
+                $afterJob = true;
+                Harness::pause(['y' => 'step']);
+            });
+            $app['events']->listen(Looping::class, function () use (&$afterJob) {
+                if ($afterJob) {
+                    $afterJob = false;
+                    Harness::pause(['y' => 'step']);
+                }
+            });
+            if ($role['once']) {
+                $worker->runNextJob($role['connection'], $role['queue'], $options);
+            } else {
+                $worker->daemon($role['connection'], $role['queue'], $options);
+            }
+            break;
+
+        default:
+            fwrite(STDERR, "unknown role {$role['role']}\n");
+            exit(2);
+    }
+
+    Harness::send(['y' => 'done']);
+    fgets(STDIN);                             // stay connected until the coordinator has attributed our lines
+}

@@ -1,0 +1,95 @@
+// `lqsim conformance`: one scenario through the tool's model (profile 8) and through real Laravel
+// 8.83, both normalised, compared step by step. Also the `laravel:<scenario>` trace source, so
+// `lqsim diff dispatch@8 laravel:dispatch` shows the same comparison in full.
+import type { RedisTarget } from '../scenarios/runner.ts';
+import { runScenario } from '../scenarios/runner.ts';
+import type { ScenarioSpec } from '../scenarios/schema.ts';
+import { resolveScenario } from '../scenarios/catalog.ts';
+import { loadScenarioFile } from '../scenarios/load.ts';
+import type { TraceDiff } from '../trace/diff.ts';
+import { diffTraces, isIdentical } from '../trace/diff.ts';
+import type { NormalisedTrace } from '../trace/normalise.ts';
+import { normaliseTrace } from '../trace/normalise.ts';
+import { registerTraceResolver } from '../trace/source.ts';
+import type { TraceLike } from '../trace/trace-like.ts';
+import { fromTimeline } from '../trace/trace-like.ts';
+import type { RealRun } from './real-laravel.ts';
+import { PREFIX_8, runWithRealLaravel } from './real-laravel.ts';
+
+/** The profile real Laravel is compared with: Debian packages 8.83. */
+export const CONFORMANCE_PROFILE = '8';
+
+export type ConformanceResult =
+  | { scenario: string; status: 'identical'; steps: number; commands: number; trace: NormalisedTrace }
+  | { scenario: string; status: 'different'; diff: TraceDiff; tool: NormalisedTrace; real: NormalisedTrace }
+  | { scenario: string; status: 'not-comparable'; reason: string }
+  | { scenario: string; status: 'error'; message: string };
+
+/**
+ * Why real Laravel cannot play this scenario as written, or null. Pure: read from the scenario's
+ * features, so a new scenario is judged by the same rules.
+ */
+export function notComparableReason(spec: ScenarioSpec): string | null {
+  const verbatim = Object.entries(spec.jobs).find(([, j]) => j.command !== null);
+  if (verbatim) return `job ${verbatim[0]} gives data.command verbatim: Laravel builds it by serializing a job object, so its dispatch cannot send those bytes`;
+  if (spec.redis.client === 'predis') return 'redis.client is predis: the harness runs Debian\'s Laravel with phpredis (Predis is not packaged with it)';
+  const classes = Object.values(spec.jobs).map((j) => j.class);
+  const twice = classes.find((c, i) => classes.indexOf(c) !== i);
+  if (twice) return `two jobs share the class ${twice}: real Laravel cannot tell their behaviours apart`;
+  for (const e of spec.timeline) {
+    if (!('stop' in e)) continue;
+    const w = spec.workers.find((x) => x.name === e.stop);
+    if (w?.once) return `${e.stop} runs --once and gets a stop: runNextJob installs no SIGTERM handler, so the real process dies at once; the model lets it finish`;
+    const conn = spec.connections[w?.connection ?? Object.keys(spec.connections)[0]!];
+    if (conn?.block_for != null) return `${e.stop} is stopped while it may wait in BLPOP (block_for): a SIGTERM during BLPOP is not modelled`;
+  }
+  return null;
+}
+
+/** A real run as the normaliser's input. */
+export function realTraceLike(run: RealRun, prefix: string): TraceLike {
+  return {
+    start: run.start,
+    prefix,
+    meta: { scenario: run.scenario, profile: 'laravel 8.83 (real)' },
+    steps: run.steps.map((s) => ({
+      actor: s.actor,
+      title: s.title,
+      index: s.index,
+      t: s.t,
+      commands: s.commands.map((c) => ({ source: c.source, actor: c.actor, db: c.db, args: c.args })),
+    })),
+  };
+}
+
+export async function realTrace(spec: ScenarioSpec, redis: RedisTarget): Promise<NormalisedTrace> {
+  const run = await runWithRealLaravel(spec, { redis });
+  if (run.error) throw new Error(`${spec.name}: real Laravel's run ended early after ${run.steps.length} steps: ${run.error}`);
+  return normaliseTrace(realTraceLike(run, spec.redis.prefix ?? PREFIX_8));
+}
+
+/** `profile` other than 8 is for showing that the comparison sees a difference (tests, demos). */
+export async function conformScenario(spec: ScenarioSpec, redis: RedisTarget, opts: { file?: string; profile?: string } = {}): Promise<ConformanceResult> {
+  const reason = notComparableReason(spec);
+  if (reason) return { scenario: spec.name, status: 'not-comparable', reason };
+  try {
+    const timeline = await runScenario(spec, { redis, laravel: opts.profile ?? CONFORMANCE_PROFILE, file: opts.file });
+    if (timeline.error) throw new Error(`the tool's run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
+    const tool = normaliseTrace(fromTimeline(timeline));
+    const real = await realTrace(spec, redis);
+    const diff = diffTraces(tool, real);
+    if (isIdentical(diff)) {
+      return { scenario: spec.name, status: 'identical', steps: tool.steps.length, commands: tool.steps.reduce((n, s) => n + s.commands.length, 0), trace: tool };
+    }
+    return { scenario: spec.name, status: 'different', diff, tool, real };
+  } catch (e) {
+    return { scenario: spec.name, status: 'error', message: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+registerTraceResolver('laravel:', async (rest, ctx) => {
+  const loaded = await loadScenarioFile(await resolveScenario(rest));
+  const reason = notComparableReason(loaded.spec);
+  if (reason) throw new Error(`${rest}: real Laravel cannot play it: ${reason}`);
+  return { label: `laravel:${loaded.spec.name} (real 8.83)`, trace: await realTrace(loaded.spec, await ctx.redis()) };
+});

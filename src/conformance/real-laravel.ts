@@ -1,0 +1,473 @@
+// Plays a scenario with real Laravel 8.83 (Debian's packages) instead of the tool's model, on the
+// same scheduler and the same kind of Redis, and records MONITOR step by step. Each actor is a
+// PHP process running Laravel's RedisQueue/Worker (conformance/laravel/harness.php); this file
+// only decides *when* each one runs, exactly as the runner does for the model: one actor at a
+// time, a step from a wake-up to the next wait, the virtual clock handed to Carbon::setTestNow.
+// *What* each actor sends to Redis, and how long it then waits, is Laravel's.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { registerCleanup } from '../redis/cleanup.ts';
+import type { Client } from '../redis/connections.ts';
+import { newClient, parseClientList } from '../redis/connections.ts';
+import { MonitorCapture } from '../redis/monitor.ts';
+import { parseRedisUrl } from '../redis/url.ts';
+import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
+import type { QueueKeys } from '../sim/keys.ts';
+import { queueKeys } from '../sim/keys.ts';
+import type { ActorContext, BlockingOp } from '../sim/scheduler.ts';
+import { Scheduler } from '../sim/scheduler.ts';
+import { attributeLines } from '../scenarios/attribute.ts';
+import type { ScenarioSpec, WorkerSpec } from '../scenarios/schema.ts';
+import type { RedisTarget } from '../scenarios/runner.ts';
+import type { Step, TraceCommand } from '../scenarios/timeline.ts';
+import type { Answer, Yield } from './php-actor.ts';
+import { PhpActor } from './php-actor.ts';
+import { laravel8Installation } from './installation.ts';
+import { seededRandom, strRandom, uuid4 } from '../sim/random.ts';
+
+/** Real Laravel's defaults for what a scenario leaves open (the 8.x skeleton, queue:work 8.x). */
+export const PREFIX_8 = 'laravel_database_';
+const DEFAULT_TRIES_8 = 1;
+
+export interface RealStep {
+  index: number;
+  t: number;
+  actor: string;
+  title: string;
+  commands: TraceCommand[];
+}
+
+export interface RealRun {
+  scenario: string;
+  start: number;
+  steps: RealStep[];
+  warnings: string[];
+  error?: string;
+}
+
+export interface RealRunOptions {
+  redis: RedisTarget;
+}
+
+/** Connection names → actors, learned from CLIENT LIST while each PHP process is alive. */
+class AddressBook {
+  private readonly byAddr = new Map<string, string>();
+  private readonly learned = new Set<string>();
+  readonly unknown = new Set<string>();
+
+  constructor(
+    private readonly observer: Client,
+    readonly runId: string,
+  ) {}
+
+  async learn(name: string, actor: string): Promise<string | undefined> {
+    if (this.learned.has(name)) return undefined;
+    const entry = parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST']))).find((c) => c.name === name);
+    if (!entry?.addr || !entry.id) return undefined;
+    this.byAddr.set(entry.addr, actor);
+    this.learned.add(name);
+    return entry.id;
+  }
+
+  idOf = new Map<string, string>();
+
+  actorOf(addr: string): string | undefined {
+    return this.byAddr.get(addr);
+  }
+
+  isHandshake(args: readonly string[]): boolean {
+    return args.length === 3 && args[0]!.toUpperCase() === 'CLIENT' && args[1]!.toUpperCase() === 'SETNAME' && args[2]!.startsWith(`lqsim:${this.runId}:`);
+  }
+}
+
+export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOptions): Promise<RealRun> {
+  const install = laravel8Installation();
+  const { host, port } = parseRedisUrl(opts.redis.url);
+  const prefix = spec.redis.prefix ?? PREFIX_8;
+  const runId = randomBytes(4).toString('hex');
+  const dir = mkdtempSync(join(tmpdir(), 'lqsim-laravel-'));
+  const unregisterDir = registerCleanup(async () => rmSync(dir, { recursive: true, force: true }));
+  const configFile = join(dir, 'config.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      redis: { host, port, database: spec.redis.database, prefix },
+      connections: spec.connections,
+      jobs: spec.jobs,
+      // The 8.x skeleton's CACHE_DRIVER=file: one store for every worker process, as the model's
+      // shared cache (maxExceptions counts, queue:restart) and a real server's would be.
+      cache: join(dir, 'cache'),
+    }),
+  );
+  let roles = 0;
+  const actors = new Set<PhpActor>();
+  const observer = newClient(opts.redis.url);
+  const book = new AddressBook(observer, runId);
+  const run: RealRun = { scenario: spec.name, start: spec.start, steps: [], warnings: [] };
+  let capture: MonitorCapture | null = null;
+  let counter = 0;
+
+  /** Starts an actor process and waits for its "ready" (it has not touched Redis yet). */
+  async function startActor(actor: string, role: Record<string, unknown>): Promise<{ php: PhpActor; name: string }> {
+    const name = `lqsim:${runId}:${actor}:${++counter}`;
+    const roleFile = join(dir, `role-${++roles}.json`);
+    writeFileSync(roleFile, JSON.stringify({ ...role, name }));
+    const php = PhpActor.start(install.php, install.harness, configFile, roleFile);
+    actors.add(php);
+    const first = await php.next();
+    if (first.y !== 'ready') throw new Error(`real Laravel ${actor} did not start: ${describeExit(first)}`);
+    return { php, name };
+  }
+
+  /** The actor's next yield; learns its connection's address while the process is alive. */
+  async function nextYield(php: PhpActor, name: string, actor: string): Promise<Yield> {
+    const y = await php.next();
+    if (y.y !== 'exit') {
+      const id = await book.learn(name, actor);
+      if (id) book.idOf.set(name, id);
+    }
+    return y;
+  }
+
+  const defaultConnection = Object.keys(spec.connections)[0]!;
+  const queues = queuesOf(spec, prefix);
+  let pendingEntries = spec.timeline.filter((e) => 'dispatch' in e || 'stop' in e || 'size' in e).length + spec.workers.length;
+  let queuesEmpty = false;
+  const totalJobs = spec.timeline.reduce((n, e) => n + ('dispatch' in e ? e.count : 0), 0);
+
+  try {
+    await observer.connect();
+    const observerAddr = /addr=(\S+)/.exec(String(await observer.sendCommand(['CLIENT', 'INFO'])))?.[1] ?? '';
+    if (opts.redis.owned) await observer.sendCommand(['FLUSHALL']);
+    else throw new Error('conformance runs need a Redis the tool started (unset REDIS_URL)');
+    if (spec.redis.database !== 0) await observer.sendCommand(['SELECT', String(spec.redis.database)]);
+
+    const workers = spec.workers.map((w) => new WorkerProxy(w, { defaultConnection, connections: spec.connections, startActor, nextYield, book, observer }));
+    const byName = new Map(workers.map((w) => [w.spec.name, w]));
+    const scheduler = new Scheduler({
+      start: spec.start,
+      until: spec.until ?? null,
+      maxSteps: 10_000 + 50 * totalJobs,
+      onWarning: (m) => run.warnings.push(m),
+      isDone: () => pendingEntries === 0 && queuesEmpty && !workers.some((w) => w.running),
+    });
+
+    // The model's job uuids, drawn in the same order (a uuid, then an id, per job dispatched), are
+    // handed to Laravel through its own test seam, Str::createUuidsUsing: jobs due at the same
+    // second leave a ZSET in member order, and members start with the uuid. Job ids (Str::random,
+    // no seam in 8.x) stay Laravel's own; the normaliser names both sides' ids in order.
+    const random = seededRandom(spec.seed);
+    const uuidsFor = (count: number): string[] =>
+      Array.from({ length: count }, () => {
+        const uuid = uuid4(random);
+        strRandom(random, 32);
+        return uuid;
+      });
+
+    /** A web request: its own PHP process and connection, one step. */
+    const request = (what: string, roleOf: () => Record<string, unknown>) => async (ctx: ActorContext) => {
+      pendingEntries--;
+      const role = roleOf();
+      const { php, name } = await startActor('dispatcher', role);
+      php.answer({ now: ctx.now() });
+      const y = await nextYield(php, name, 'dispatcher');
+      if (y.y !== 'done') throw new Error(`real Laravel ${what} ended unexpectedly: ${describeExit(y)}`);
+      ctx.describe({ kind: role.role === 'size' ? 'size' : 'dispatch', title: what });
+      await php.close();
+    };
+    for (const entry of spec.timeline) {
+      const at = spec.start + entry.at;
+      if ('dispatch' in entry) {
+        scheduler.spawn(
+          'dispatcher',
+          at,
+          request(`dispatch ${entry.count} × ${entry.dispatch}`, () => ({
+            role: 'dispatch',
+            job: entry.dispatch,
+            count: entry.count,
+            delay: entry.delay ?? null,
+            queue: entry.queue ?? null,
+            connection: entry.connection ?? null,
+            uuids: uuidsFor(entry.count),
+          })),
+        );
+      } else if ('stop' in entry) {
+        scheduler.spawn(entry.stop, at, async (ctx) => {
+          pendingEntries--;
+          byName.get(entry.stop)!.signalTerm();
+          ctx.describe({ kind: 'stop', title: `SIGTERM to ${entry.stop}` });
+        });
+      }
+    }
+    for (const entry of spec.timeline) {
+      if (!('size' in entry)) continue;
+      scheduler.spawn(
+        'dispatcher',
+        spec.start + entry.at,
+        request(`Queue::size('${entry.size}')`, () => ({ role: 'size', queue: entry.size, connection: entry.connection ?? null })),
+      );
+    }
+    for (const w of workers) {
+      scheduler.spawn(w.spec.name, spec.start + w.spec.start, async (ctx) => {
+        pendingEntries--;
+        await w.supervise(ctx);
+      });
+    }
+
+    capture = await MonitorCapture.start(opts.redis.url);
+    const cap = capture;
+    await scheduler.run(async (done) => {
+      const lines = await cap.barrier(observer);
+      for (const raw of lines) {
+        if (isMonitorOk(raw)) continue;
+        const client = parseMonitorLine(raw).client;
+        if (client !== 'lua' && client !== observerAddr && book.actorOf(client) === undefined) book.unknown.add(client);
+      }
+      const index = run.steps.length;
+      const { commands } = attributeLines(lines, book, { index, t: done.t }, new Map());
+      run.steps.push({ index, t: done.t, actor: done.actor, title: done.description?.title ?? `${done.actor} continues`, commands });
+      queuesEmpty = await areEmpty(observer, queues);
+    });
+    // A line nobody owns would be a command silently left out of the comparison.
+    if (book.unknown.size > 0) throw new Error(`MONITOR showed commands from connections no actor owns: ${[...book.unknown].join(', ')}`);
+  } catch (e) {
+    run.error = e instanceof Error ? e.message : String(e);
+  } finally {
+    await capture?.stop().catch(() => undefined);
+    await Promise.all([...actors].map((a) => a.close()));
+    observer.destroy();
+    unregisterDir();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return run;
+}
+
+interface WorkerEnv {
+  defaultConnection: string;
+  connections: ScenarioSpec['connections'];
+  startActor(actor: string, role: Record<string, unknown>): Promise<{ php: PhpActor; name: string }>;
+  nextYield(php: PhpActor, name: string, actor: string): Promise<Yield>;
+  book: AddressBook;
+  observer: Client;
+}
+
+/**
+ * A `queue:work` process under supervisord, for real: the coordinator answers each of Laravel's
+ * waits on the virtual clock, raises SIGALRM when the alarm Laravel armed is due, delivers
+ * SIGTERM for a stop entry, and restarts the process after a kill, as the model's supervisor does.
+ */
+class WorkerProxy {
+  running = false;
+  private shouldQuit = false;
+  private termPending = false;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    readonly spec: WorkerSpec,
+    private readonly env: WorkerEnv,
+  ) {}
+
+  signalTerm(): void {
+    this.shouldQuit = true;
+    this.termPending = true;
+    this.wake?.();
+  }
+
+  async supervise(ctx: ActorContext): Promise<void> {
+    for (;;) {
+      const outcome = await this.process(ctx);
+      if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
+      await ctx.sleep(0);
+      ctx.describe({ kind: 'restart', title: `supervisor restarts ${this.spec.name}` });
+      await ctx.sleep(0);
+    }
+  }
+
+  private async process(ctx: ActorContext): Promise<'done' | 'killed'> {
+    const name = this.spec.name;
+    const connection = this.spec.connection ?? this.env.defaultConnection;
+    const started = await this.env.startActor(name, {
+      role: 'worker',
+      connection,
+      queue: this.spec.queue ?? null,
+      tries: this.spec.tries ?? DEFAULT_TRIES_8,
+      timeout: this.spec.timeout,
+      sleep: this.spec.sleep,
+      backoff: this.spec.delay,
+      once: this.spec.once,
+    });
+    const { php } = started;
+    let answer: Answer = { now: ctx.now() };
+    for (;;) {
+      if (this.termPending) {
+        answer = { ...answer, signal: 'TERM' };
+        this.termPending = false;
+      }
+      php.answer(answer);
+      const y = await this.env.nextYield(php, started.name, name);
+      const now = ctx.now();
+      // The model's "busy": a job's handle() is running (Worker::process until it returns).
+      this.running = y.y === 'busy';
+      switch (y.y) {
+        case 'exit':
+          if (y.signal === 'SIGKILL') {
+            ctx.describe({ kind: 'kill', title: `${name} is killed (Worker::kill)` });
+            return 'killed';
+          }
+          throw new Error(`real Laravel ${name} exited unexpectedly: ${describeExit(y)}`);
+        case 'done':
+          ctx.describe({ kind: 'stop', title: `${name} exits` });
+          await php.close();
+          return 'done';
+        case 'step':
+          ctx.describe({ kind: 'process', title: `${name}: next step` });
+          await ctx.sleep(0);
+          answer = { now: ctx.now() };
+          break;
+        case 'sleep': {
+          ctx.describe({ kind: 'pop', title: `${name} sleeps ${y.s}s` });
+          const wakeAt = now + y.s;
+          if (y.alarm !== null && y.alarm <= wakeAt) {
+            const interrupted = await this.sleep(ctx, y.alarm - now);
+            answer = { now: ctx.now(), signal: interrupted ? 'TERM' : 'ALRM' };
+            if (interrupted) this.termPending = false;
+          } else {
+            const interrupted = await this.sleep(ctx, y.s);
+            answer = { now: ctx.now() };
+            if (interrupted) {
+              answer.signal = 'TERM';
+              this.termPending = false;
+            }
+          }
+          break;
+        }
+        case 'busy': {
+          ctx.describe({ kind: 'process', title: `${name}: handle() runs ${y.s}s` });
+          if (y.alarm !== null && y.alarm <= now + y.s) {
+            await ctx.sleep(y.alarm - now);
+            answer = { now: ctx.now(), signal: 'ALRM' };
+          } else {
+            await ctx.sleep(y.s);
+            answer = { now: ctx.now() };
+          }
+          break;
+        }
+        case 'blocking':
+          answer = await this.blockingPop(ctx, php, started.name, y.alarm);
+          break;
+        case 'unblocked':
+        case 'ready':
+          throw new Error(`real Laravel ${name}: unexpected ${y.y}`);
+      }
+    }
+  }
+
+  /** Worker::sleep: a signal (SIGTERM) cuts it short, as PHP's sleep() returns early. */
+  private async sleep(ctx: ActorContext, seconds: number): Promise<boolean> {
+    let interrupted = false;
+    let resolve!: (v: 'signal' | null) => void;
+    const result = new Promise<'signal' | null>((r) => (resolve = r));
+    this.wake = () => {
+      interrupted = true;
+      resolve('signal');
+    };
+    try {
+      const op: BlockingOp<'signal'> = { label: `sleep(${seconds})`, result, stillBlocked: async () => !interrupted, cancel: async () => resolve(null) };
+      return (await ctx.block(op, seconds)) === 'signal';
+    } finally {
+      this.wake = null;
+    }
+  }
+
+  /**
+   * Laravel is about to BLPOP. Wait until the server has it blocked (or already answered), then
+   * block in virtual time as the model does: a push wakes it; at the virtual deadline CLIENT
+   * UNBLOCK ... TIMEOUT ends it; harness.php lets Laravel go on only when answered.
+   */
+  private async blockingPop(ctx: ActorContext, php: PhpActor, name: string, alarm: number | null): Promise<Answer> {
+    const blockFor = this.connectionBlockFor();
+    const id = await this.connectionId(name);
+    let settled = false;
+    const unblocked = this.env.nextYield(php, name, this.spec.name).then((y) => {
+      settled = true;
+      return y;
+    });
+    for (let i = 0; !settled && !(await isBlocked(this.env.observer, id)); i++) {
+      if (i > 5000) throw new Error(`real Laravel ${this.spec.name}: BLPOP did not reach the server`);
+      await new Promise((r) => setImmediate(r));
+    }
+    if (!settled) {
+      ctx.describe({ kind: 'block', title: `${this.spec.name} waits in BLPOP` });
+      let limit: number | null = blockFor === 0 ? null : blockFor;
+      if (alarm !== null) limit = Math.min(limit ?? Infinity, Math.max(0, alarm - ctx.now()));
+      const op: BlockingOp<Yield> = {
+        label: `BLPOP (${this.spec.name})`,
+        expiresInRealTime: blockFor > 0,
+        result: unblocked,
+        stillBlocked: async () => !settled && (await isBlocked(this.env.observer, id)),
+        cancel: async () => {
+          if (!settled) await this.env.observer.sendCommand(['CLIENT', 'UNBLOCK', id, 'TIMEOUT']);
+        },
+      };
+      await ctx.block(op, limit);
+    }
+    const y = await unblocked;
+    if (y.y !== 'unblocked') throw new Error(`real Laravel ${this.spec.name}: expected the BLPOP's answer, got ${describeExit(y)}`);
+    const answer: Answer = { now: ctx.now() };
+    if (alarm !== null && ctx.now() >= alarm) answer.signal = 'ALRM';
+    return answer;
+  }
+
+  private connectionBlockFor(): number {
+    return this.env.connections[this.spec.connection ?? this.env.defaultConnection]?.block_for ?? 0;
+  }
+
+  private async connectionId(name: string): Promise<string> {
+    const known = this.env.book.idOf.get(name);
+    if (known) return known;
+    const entry = parseClientList(String(await this.env.observer.sendCommand(['CLIENT', 'LIST']))).find((c) => c.name === name);
+    if (!entry?.id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
+    this.env.book.idOf.set(name, entry.id);
+    return entry.id;
+  }
+}
+
+async function isBlocked(observer: Client, id: string): Promise<boolean> {
+  const entry = parseClientList(String(await observer.sendCommand(['CLIENT', 'LIST', 'ID', id])))[0];
+  return entry !== undefined && (entry.flags ?? '').includes('b');
+}
+
+async function areEmpty(observer: Client, queues: QueueKeys[]): Promise<boolean> {
+  for (const q of queues) {
+    const [ready, delayed, reserved] = await Promise.all([
+      observer.sendCommand(['LLEN', q.ready]),
+      observer.sendCommand(['ZCARD', q.delayed]),
+      observer.sendCommand(['ZCARD', q.reserved]),
+    ]);
+    if (Number(ready) + Number(delayed) + Number(reserved) > 0) return false;
+  }
+  return true;
+}
+
+/** Every queue a worker polls or a dispatch targets (the runner's rule). */
+function queuesOf(spec: ScenarioSpec, prefix: string): QueueKeys[] {
+  const names = new Set<string>();
+  const conns = Object.entries(spec.connections);
+  for (const [, c] of conns) names.add(c.queue);
+  for (const w of spec.workers) {
+    const c = spec.connections[w.connection ?? ''] ?? conns[0]![1];
+    for (const q of (w.queue ?? c.queue).split(',')) names.add(q);
+  }
+  for (const e of spec.timeline) if ('dispatch' in e && e.queue) names.add(e.queue);
+  return [...names].map((n) => queueKeys(n, prefix));
+}
+
+function describeExit(y: Yield): string {
+  if (y.y !== 'exit') return `"${y.y}"`;
+  const how = y.signal ? `signal ${y.signal}` : `exit code ${y.code}`;
+  return `${how}${y.stderr ? `: ${y.stderr.split('\n').slice(-3).join(' ')}` : ''}`;
+}
+
+export type { Step };

@@ -1,0 +1,149 @@
+// The tool's model (profile 8) against real Laravel 8.83, Debian's php-laravel-framework, driven by
+// conformance/laravel/harness.php on the same kind of real Redis, scenario by scenario, compared
+// after normalisation (times, ids, uuids, the key prefix; cjson payloads as parsed JSON).
+// `npm test` installs the PHP packages when it can (scripts/setup.mjs --laravel); without them
+// these tests fail and say what to install: they are the proof that a trace is what Laravel sends.
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import type { ConformanceResult } from '../../src/conformance/compare.ts';
+import { conformScenario, notComparableReason } from '../../src/conformance/compare.ts';
+import { makeChalk } from '../../src/output/colour.ts';
+import { SCENARIOS_DIR } from '../../src/scenarios/catalog.ts';
+import { loadScenarioFile, parseScenario } from '../../src/scenarios/load.ts';
+import { renderDiff } from '../../src/trace/render-diff.ts';
+import { useRedis } from '../helpers/run.ts';
+
+const exec = promisify(execFile);
+const bin = new URL('../../bin/lqsim.js', import.meta.url).pathname;
+const fixture = new URL('../fixtures/conformance/job-options.yaml', import.meta.url).pathname;
+
+/** The whole diff in the failure message, so a mismatch says where. */
+function explain(r: ConformanceResult): string {
+  if (r.status === 'different') return renderDiff(r.diff, { chalk: makeChalk(0), labels: ['tool@8', 'laravel 8.83'] });
+  return JSON.stringify(r);
+}
+
+// Every shipped scenario can be played by Laravel 8 (none uses a verbatim data.command, Predis, or
+// a stop that real Laravel handles differently): notComparableReason says so, and the list of
+// exceptions, with the reason, lives here. Empty today.
+const NOT_COMPARABLE: Record<string, string> = {};
+const SHIPPED = readdirSync(SCENARIOS_DIR)
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => f.slice(0, -'.yaml'.length))
+  .sort();
+
+describe('every shipped scenario: the model (profile 8) = real Laravel 8.83 after normalisation', () => {
+  const redis = useRedis();
+  it('ships the eleven scenarios this file compares', () => {
+    expect(SHIPPED).toHaveLength(11);
+  });
+  for (const name of SHIPPED) {
+    it(name, async () => {
+      const file = join(SCENARIOS_DIR, `${name}.yaml`);
+      const { spec } = await loadScenarioFile(file);
+      const r = await conformScenario(spec, redis(), { file });
+      if (name in NOT_COMPARABLE) {
+        expect(r).toMatchObject({ status: 'not-comparable', reason: NOT_COMPARABLE[name] });
+        return;
+      }
+      expect(r.status, explain(r)).toBe('identical');
+    });
+  }
+});
+
+describe('job options and outcomes no shipped scenario uses', () => {
+  const redis = useRedis();
+  it('backoff lists, maxExceptions, retryUntil, release/fail/delete, failOnTimeout, a kill, two connections, size and SIGTERM match', async () => {
+    const { spec } = await loadScenarioFile(fixture);
+    const r = await conformScenario(spec, redis(), { file: fixture });
+    expect(r.status, explain(r)).toBe('identical');
+    if (r.status !== 'identical') return;
+    // The fixture really exercises them (derived from the timeline by hand, 8.x rules):
+    const lines = r.trace.steps.flatMap((s) => s.commands.map((c) => `${s.t} ${s.actor} ${c.source} ${c.args.slice(0, 3).join(' ')}`));
+    // Backoff [5, 10]: attempt 1 throws at t+0 → release script ZADDs :delayed at t+0+5; attempt 2
+    // (popped at t+5 once migrated) throws → t+5+10.
+    expect(lines).toContain('T+0 worker-1 lua zadd queues:default:delayed T+5');
+    expect(lines).toContain('T+5 worker-1 lua zadd queues:default:delayed T+15');
+    // MaxExceptions: no $backoff, so --backoff (the worker's delay 7) at t+5 → t+12.
+    expect(lines).toContain('T+5 worker-1 lua zadd queues:default:delayed T+12');
+    // Releases: $this->release(15) at t+5 → t+20.
+    expect(lines).toContain('T+5 worker-1 lua zadd queues:default:delayed T+20');
+    // FailsOnTimeout: popped at t+4 with $timeout 10 → the alarm at t+14 fails it (failOnTimeout): ZREM.
+    expect(lines.filter((l) => l.startsWith('T+14 worker-2 client ZREM queues:slow:reserved {'))).toHaveLength(1);
+    // Deletes, dispatched at t+3 with delay 4 → later(): ZADD :delayed at t+7 by the dispatcher.
+    expect(lines).toContain('T+3 dispatcher client ZADD queues:default:delayed T+7');
+  });
+});
+
+describe('the comparison sees a difference', () => {
+  const redis = useRedis();
+  it('profile 5.7 against real 8.83 on timeout-max-attempts: RPUSH vs the push script with :notify, and no fail before the kill', async () => {
+    const file = join(SCENARIOS_DIR, 'timeout-max-attempts.yaml');
+    const { spec } = await loadScenarioFile(file);
+    const r = await conformScenario(spec, redis(), { file, profile: '5.7' });
+    expect(r.status).toBe('different');
+    if (r.status !== 'different') return;
+    const text = renderDiff(r.diff, { chalk: makeChalk(0), labels: ['tool@5.7', 'laravel 8.83'] });
+    // 5.7 pushes with a plain RPUSH; 8.83 runs the push script, whose second key is the notify list.
+    expect(text).toMatch(/^\s*- .*RPUSH queues:default /m);
+    expect(text).toMatch(/^\s*\+ .*EVAL .*queues:default queues:default:notify/m);
+    // 8.83's timeout handler fails the last attempt (--tries=1) before the kill: a ZREM of the
+    // reserved copy that 5.7 never sends at the alarm.
+    const real = r.real.steps.flatMap((s) => s.commands.map((c) => `${s.t ?? ''} ${c.source} ${c.args[0]}`));
+    const tool = r.tool.steps.flatMap((s) => s.commands.map((c) => `${s.t ?? ''} ${c.source} ${c.args[0]}`));
+    expect(real).toContain('T+60 client ZREM');
+    expect(tool).not.toContain('T+60 client ZREM');
+  });
+});
+
+describe('notComparableReason', () => {
+  const base = {
+    name: 'x',
+    title: 'x',
+    laravel: '8',
+    jobs: { A: { class: 'App\\Jobs\\A' } },
+    workers: [{ name: 'w' }],
+    timeline: [{ at: 0, dispatch: 'A' }],
+  };
+  const spec = (over: Record<string, unknown>) => parseScenario(JSON.stringify({ ...base, ...over }), 'x.yaml').spec;
+  it('accepts what real Laravel can play', () => {
+    expect(notComparableReason(spec({}))).toBeNull();
+  });
+  it('names a verbatim data.command, Predis, a shared class, a stopped --once worker and a stop during BLPOP', () => {
+    expect(notComparableReason(spec({ jobs: { A: { class: 'App\\Jobs\\A', command: 'O:1:"A":0:{}' } } }))).toMatch(/data\.command verbatim/);
+    expect(notComparableReason(spec({ redis: { client: 'predis' } }))).toMatch(/predis/);
+    expect(notComparableReason(spec({ jobs: { A: { class: 'App\\Jobs\\A' }, B: { class: 'App\\Jobs\\A' } } }))).toMatch(/share the class/);
+    expect(notComparableReason(spec({ workers: [{ name: 'w', once: true }], timeline: [{ at: 0, dispatch: 'A' }, { at: 1, stop: 'w' }] }))).toMatch(/--once/);
+    expect(
+      notComparableReason(spec({ connections: { redis: { block_for: 5 } }, timeline: [{ at: 0, dispatch: 'A' }, { at: 1, stop: 'w' }] })),
+    ).toMatch(/BLPOP/);
+  });
+});
+
+describe('lqsim conformance and lqsim diff laravel:', () => {
+  const env = () => {
+    const e: Record<string, string | undefined> = { ...process.env, LQSIM_REDIS: 'local', FORCE_COLOR: '0' };
+    delete e.REDIS_URL;
+    return e as NodeJS.ProcessEnv;
+  };
+  it('reports each scenario and a summary line, exit 0 when all are identical', async () => {
+    const { stdout } = await exec(process.execPath, [bin, 'conformance', 'dispatch', 'block-for'], { env: env() });
+    expect(stdout).toMatch(/^identical +dispatch +1 steps, 4 commands$/m);
+    expect(stdout).toMatch(/^identical +block-for /m);
+    expect(stdout.trim().split('\n').at(-1)).toBe('2 identical, 0 different, 0 not comparable, 0 failed');
+  });
+  it('lqsim diff <scenario>@8 laravel:<scenario> is empty for a scenario that conforms', async () => {
+    const { stdout } = await exec(process.execPath, [bin, 'diff', 'success@8', 'laravel:success'], { env: env() });
+    expect(stdout.trim().split('\n').at(-1)).toMatch(/^0 steps differ, \d+ same$/);
+  });
+  it('without PHP it says what to install, in one line, exit 2', async () => {
+    const r = await exec(process.execPath, [bin, 'conformance', 'dispatch'], { env: { ...env(), LQSIM_PHP: '/nonexistent/php' } }).catch(
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
+    expect(r).toMatchObject({ code: 2 });
+    expect((r as { stderr: string }).stderr.trim()).toMatch(/^lqsim: conformance: no PHP .*apt-get install -y php-cli php-redis php-laravel-framework$/);
+  });
+});

@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { err, nonNegativeInt, oneOf, out, UsageError, withRedis } from './cli/shared.ts';
 import { registerCheck, writeRunGolden } from './cli/check.ts';
+import { registerConformance } from './cli/conformance.ts';
 import { registerDiff } from './cli/diff.ts';
 import { checkExportTarget, EXPORT_FORMATS, isExportFormat, writeExport } from './cli/export-formats.ts';
 import { registerNew } from './cli/new.ts';
@@ -128,6 +129,7 @@ function program(setExit: (code: number) => void): Command {
   registerValidate(cmd, setExit);
   registerDiff(cmd, setExit);
   registerCheck(cmd, setExit);
+  registerConformance(cmd, setExit);
   return cmd;
 }
 

@@ -14,6 +14,7 @@
 // pop turns into N (5.4+: N - 1, as the pop script adds 1; 5.3: N, as 5.3 pushes attempts 1 and
 // RedisJob::attempts() reads the pushed value).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AttemptSpec } from '../../src/scenarios/schema.ts';
 import { useRedis } from '../helpers/run.ts';
 import type { LaravelRedis } from './harness.ts';
 import { LaravelRedis as Redis } from './harness.ts';
@@ -23,6 +24,9 @@ import { WorkerBench } from './worker-bench.ts';
 const redis = useRedis();
 
 const MAX_ATTEMPTS = 'Illuminate\\Queue\\MaxAttemptsExceededException';
+
+/** An attempt whose handle() throws at once: new RuntimeException (the model records its message). */
+const throws = (message: string): AttemptSpec => ({ run: 0, throw: message });
 
 /** The payload attempts that the pop turns into attempts() == n. */
 const pushedAttemptsFor = (h: LaravelRedis, n: number): number => (h.profile.name === '5.3' ? n : n - 1);
@@ -106,7 +110,7 @@ const CASES: Case[] = [
     profiles: ALL,
     async run(h) {
       const bench = new WorkerBench(h);
-      const id = await bench.push('Fake', [{ throw: 'RuntimeException' }]);
+      const id = await bench.push('Fake', [throws('RuntimeException')]);
       const t0 = h.clock;
       // --delay=10 to 5.7, --backoff=10 in 8.x: releaseAfter == 10.
       const r = await bench.runNextJob({ tries: 0, backoff: 10 });
@@ -125,7 +129,7 @@ const CASES: Case[] = [
     profiles: ALL,
     async run(h) {
       const bench = new WorkerBench(h);
-      const id = await bench.push('Fake', [{ throw: 'RuntimeException' }]);
+      const id = await bench.push('Fake', [throws('RuntimeException')]);
       const r = await bench.runNextJob({ tries: 1 });
       expect(releases(r)).toEqual([]);
       expect(deletes(r)).toEqual([reservedCopy(r)]);
@@ -141,7 +145,7 @@ const CASES: Case[] = [
     profiles: JOB_LEVEL,
     async run(h) {
       const bench = new WorkerBench(h);
-      const id = await bench.push('Fake', [{ throw: 'RuntimeException' }], { timeoutAt: h.clock + 1 });
+      const id = await bench.push('Fake', [throws('RuntimeException')], { timeoutAt: h.clock + 1 });
       h.clock += 1;
       const r = await bench.runNextJob();
       expect(bench.fired(id)).toBe(1);
@@ -201,7 +205,7 @@ const CASES: Case[] = [
     profiles: JOB_BACKOFF,
     async run(h) {
       const bench = new WorkerBench(h);
-      const id = await bench.push('Fake', [{ throw: 'Something went wrong.' }], { backoff: '10', backoffDeclared: 10 });
+      const id = await bench.push('Fake', [throws('Something went wrong.')], { backoff: '10', backoffDeclared: 10 });
       const t0 = h.clock;
       const r = await bench.runNextJob({ tries: 0, backoff: 3 });
       expect(releases(r)).toEqual([[reservedCopy(r), t0 + 10]]);

@@ -1,0 +1,214 @@
+// A `queue:work` process of real Laravel under supervisord, driven on the virtual clock: see
+// real-laravel.ts for the whole picture and conformance/laravel/README.md for what is Laravel's.
+import type { Client } from '../redis/connections.ts';
+import { parseClientList } from '../redis/connections.ts';
+import type { ScenarioSpec, WorkerSpec } from '../scenarios/schema.ts';
+import type { ActorContext, BlockingOp } from '../sim/scheduler.ts';
+import type { Answer, PhpActor, Yield } from './php-actor.ts';
+import type { AddressBook } from './real-laravel.ts';
+
+/** queue:work's --tries default in 8.x. */
+const DEFAULT_TRIES_8 = 1;
+
+export interface WorkerEnv {
+  defaultConnection: string;
+  connections: ScenarioSpec['connections'];
+  startActor(actor: string, role: Record<string, unknown>): Promise<{ php: PhpActor; name: string }>;
+  nextYield(php: PhpActor, name: string, actor: string): Promise<Yield>;
+  book: AddressBook;
+  observer: Client;
+}
+
+/**
+ * A `queue:work` process under supervisord, for real: the coordinator answers each of Laravel's
+ * waits on the virtual clock, raises SIGALRM when the alarm Laravel armed is due, delivers
+ * SIGTERM for a stop entry, and restarts the process after a kill, as the model's supervisor does.
+ */
+export class WorkerProxy {
+  running = false;
+  private shouldQuit = false;
+  private termPending = false;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    readonly spec: WorkerSpec,
+    private readonly env: WorkerEnv,
+  ) {}
+
+  signalTerm(): void {
+    this.shouldQuit = true;
+    this.termPending = true;
+    this.wake?.();
+  }
+
+  async supervise(ctx: ActorContext): Promise<void> {
+    for (;;) {
+      const outcome = await this.process(ctx);
+      if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
+      await ctx.sleep(0);
+      ctx.describe({ kind: 'restart', title: `supervisor restarts ${this.spec.name}` });
+      await ctx.sleep(0);
+    }
+  }
+
+  private async process(ctx: ActorContext): Promise<'done' | 'killed'> {
+    const name = this.spec.name;
+    const connection = this.spec.connection ?? this.env.defaultConnection;
+    const started = await this.env.startActor(name, {
+      role: 'worker',
+      connection,
+      queue: this.spec.queue ?? null,
+      tries: this.spec.tries ?? DEFAULT_TRIES_8,
+      timeout: this.spec.timeout,
+      sleep: this.spec.sleep,
+      backoff: this.spec.delay,
+      once: this.spec.once,
+    });
+    const { php } = started;
+    let answer: Answer = { now: ctx.now() };
+    for (;;) {
+      if (this.termPending) {
+        answer = { ...answer, signal: 'TERM' };
+        this.termPending = false;
+      }
+      php.answer(answer);
+      const y = await this.env.nextYield(php, started.name, name);
+      const now = ctx.now();
+      // The model's "busy": a job's handle() is running (Worker::process until it returns).
+      this.running = y.y === 'busy';
+      switch (y.y) {
+        case 'exit':
+          if (y.signal === 'SIGKILL') {
+            ctx.describe({ kind: 'kill', title: `${name} is killed (Worker::kill)` });
+            return 'killed';
+          }
+          throw new Error(`real Laravel ${name} exited unexpectedly: ${describeExit(y)}`);
+        case 'done':
+          ctx.describe({ kind: 'stop', title: `${name} exits` });
+          await php.close();
+          return 'done';
+        case 'step':
+          ctx.describe({ kind: 'process', title: `${name}: next step` });
+          await ctx.sleep(0);
+          answer = { now: ctx.now() };
+          break;
+        case 'sleep': {
+          ctx.describe({ kind: 'pop', title: `${name} sleeps ${y.s}s` });
+          const wakeAt = now + y.s;
+          if (y.alarm !== null && y.alarm <= wakeAt) {
+            const interrupted = await this.sleep(ctx, y.alarm - now);
+            answer = { now: ctx.now(), signal: interrupted ? 'TERM' : 'ALRM' };
+            if (interrupted) this.termPending = false;
+          } else {
+            const interrupted = await this.sleep(ctx, y.s);
+            answer = { now: ctx.now() };
+            if (interrupted) {
+              answer.signal = 'TERM';
+              this.termPending = false;
+            }
+          }
+          break;
+        }
+        case 'busy': {
+          ctx.describe({ kind: 'process', title: `${name}: handle() runs ${y.s}s` });
+          if (y.alarm !== null && y.alarm <= now + y.s) {
+            await ctx.sleep(y.alarm - now);
+            answer = { now: ctx.now(), signal: 'ALRM' };
+          } else {
+            await ctx.sleep(y.s);
+            answer = { now: ctx.now() };
+          }
+          break;
+        }
+        case 'blocking':
+          answer = await this.blockingPop(ctx, php, started.name, y.alarm);
+          break;
+        case 'unblocked':
+        case 'ready':
+          throw new Error(`real Laravel ${name}: unexpected ${y.y}`);
+      }
+    }
+  }
+
+  /** Worker::sleep: a signal (SIGTERM) cuts it short, as PHP's sleep() returns early. */
+  private async sleep(ctx: ActorContext, seconds: number): Promise<boolean> {
+    let interrupted = false;
+    let resolve!: (v: 'signal' | null) => void;
+    const result = new Promise<'signal' | null>((r) => (resolve = r));
+    this.wake = () => {
+      interrupted = true;
+      resolve('signal');
+    };
+    try {
+      const op: BlockingOp<'signal'> = { label: `sleep(${seconds})`, result, stillBlocked: async () => !interrupted, cancel: async () => resolve(null) };
+      return (await ctx.block(op, seconds)) === 'signal';
+    } finally {
+      this.wake = null;
+    }
+  }
+
+  /**
+   * Laravel is about to BLPOP. Wait until the server has it blocked (or already answered), then
+   * block in virtual time as the model does: a push wakes it; at the virtual deadline CLIENT
+   * UNBLOCK ... TIMEOUT ends it; harness.php lets Laravel go on only when answered.
+   */
+  private async blockingPop(ctx: ActorContext, php: PhpActor, name: string, alarm: number | null): Promise<Answer> {
+    const blockFor = this.connectionBlockFor();
+    const id = await this.connectionId(name);
+    let settled = false;
+    const unblocked = this.env.nextYield(php, name, this.spec.name).then((y) => {
+      settled = true;
+      return y;
+    });
+    for (let i = 0; !settled && !(await isBlocked(this.env.observer, id)); i++) {
+      if (i > 5000) throw new Error(`real Laravel ${this.spec.name}: BLPOP did not reach the server`);
+      await new Promise((r) => setImmediate(r));
+    }
+    if (!settled) {
+      ctx.describe({ kind: 'block', title: `${this.spec.name} waits in BLPOP` });
+      let limit: number | null = blockFor === 0 ? null : blockFor;
+      if (alarm !== null) limit = Math.min(limit ?? Infinity, Math.max(0, alarm - ctx.now()));
+      const op: BlockingOp<Yield> = {
+        label: `BLPOP (${this.spec.name})`,
+        expiresInRealTime: blockFor > 0,
+        result: unblocked,
+        stillBlocked: async () => !settled && (await isBlocked(this.env.observer, id)),
+        cancel: async () => {
+          if (!settled) await this.env.observer.sendCommand(['CLIENT', 'UNBLOCK', id, 'TIMEOUT']);
+        },
+      };
+      await ctx.block(op, limit);
+    }
+    const y = await unblocked;
+    if (y.y !== 'unblocked') throw new Error(`real Laravel ${this.spec.name}: expected the BLPOP's answer, got ${describeExit(y)}`);
+    const answer: Answer = { now: ctx.now() };
+    if (alarm !== null && ctx.now() >= alarm) answer.signal = 'ALRM';
+    return answer;
+  }
+
+  private connectionBlockFor(): number {
+    return this.env.connections[this.spec.connection ?? this.env.defaultConnection]?.block_for ?? 0;
+  }
+
+  private async connectionId(name: string): Promise<string> {
+    const known = this.env.book.idOf.get(name);
+    if (known) return known;
+    const entry = parseClientList(String(await this.env.observer.sendCommand(['CLIENT', 'LIST']))).find((c) => c.name === name);
+    if (!entry?.id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
+    this.env.book.idOf.set(name, entry.id);
+    return entry.id;
+  }
+}
+
+async function isBlocked(observer: Client, id: string): Promise<boolean> {
+  const entry = parseClientList(String(await observer.sendCommand(['CLIENT', 'LIST', 'ID', id])))[0];
+  return entry !== undefined && (entry.flags ?? '').includes('b');
+}
+
+
+export function describeExit(y: Yield): string {
+  if (y.y !== 'exit') return `"${y.y}"`;
+  const how = y.signal ? `signal ${y.signal}` : `exit code ${y.code}`;
+  return `${how}${y.stderr ? `: ${y.stderr.split('\n').slice(-3).join(' ')}` : ''}`;
+}
+

@@ -13,5 +13,6 @@ function escapeUnits(m: string): string {
 
 /** Pretty-printed (two spaces), newline-terminated. */
 export function renderJson(timeline: Timeline): string {
-  return replaceUnsafe(JSON.stringify(timeline, null, 2), escapeUnits) + '\n';
+  // The only unsafe character outside strings is the pretty-printing's own newline.
+  return replaceUnsafe(JSON.stringify(timeline, null, 2), (m) => (m === '\n' ? m : escapeUnits(m))) + '\n';
 }

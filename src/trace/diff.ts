@@ -16,6 +16,8 @@ export type StepDiff =
 
 export interface TraceDiff {
   steps: StepDiff[];
+  /** The key prefixes when they differ (it is stripped from the commands, so it is compared here). */
+  prefix?: [string, string];
   same: number;
   changed: number;
   removed: number;
@@ -78,16 +80,21 @@ export function diffTraces(a: NormalisedTrace, b: NormalisedTrace): TraceDiff {
   }
   flush();
   const count = (k: StepDiff['kind']) => steps.filter((s) => s.kind === k).length;
-  return { steps, same: count('same'), changed: count('changed'), removed: count('removed'), added: count('added') };
+  const d: TraceDiff = { steps, same: count('same'), changed: count('changed'), removed: count('removed'), added: count('added') };
+  const prefixA = a.meta.prefix ?? '';
+  const prefixB = b.meta.prefix ?? '';
+  if (prefixA !== prefixB) d.prefix = [prefixA, prefixB];
+  return d;
 }
 
 /** `3 steps differ, 12 same` (the line `lqsim diff` ends with). */
 export function diffSummary(d: TraceDiff): string {
   const differ = d.changed + d.removed + d.added;
   const parts = [`${d.changed} changed`, `${d.removed} only in a`, `${d.added} only in b`];
-  return `${differ} step${differ === 1 ? '' : 's'} differ${differ === 1 ? 's' : ''}${differ > 0 ? ` (${parts.join(', ')})` : ''}, ${d.same} same`;
+  const prefix = d.prefix ? '; the key prefix differs' : '';
+  return `${differ} step${differ === 1 ? '' : 's'} differ${differ === 1 ? 's' : ''}${differ > 0 ? ` (${parts.join(', ')})` : ''}, ${d.same} same${prefix}`;
 }
 
 export function isIdentical(d: TraceDiff): boolean {
-  return d.changed + d.removed + d.added === 0;
+  return d.changed + d.removed + d.added === 0 && d.prefix === undefined;
 }

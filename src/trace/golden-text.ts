@@ -7,6 +7,7 @@
 // matching braces), anything else a JSON string. Terminal-unsafe characters are \u escapes, so a
 // golden file is safe to `cat`. Parsing gives back exactly what was formatted.
 import { replaceUnsafe, isTerminalSafe, terminalSafe } from '../output/terminal-safe.ts';
+import { sortedJson } from './json-edits.ts';
 import type { NormalisedCommand, NormalisedStep, NormalisedTrace } from './normalise.ts';
 
 export const GOLDEN_MAGIC = '# lqsim normalised trace v1';
@@ -64,6 +65,7 @@ export function isGoldenText(text: string): boolean {
 export function parseGolden(text: string): NormalisedTrace {
   if (!isGoldenText(text)) throw new GoldenParseError(`line 1: not a golden trace (expected "${GOLDEN_MAGIC}")`);
   const trace: NormalisedTrace = { meta: {}, steps: [] };
+  const reencoded = new Set<string>();
   let step: NormalisedStep | undefined;
   text.split('\n').forEach((line, n) => {
     const fail = (msg: string): never => {
@@ -102,9 +104,23 @@ export function parseGolden(text: string): NormalisedTrace {
     }
     const args = readArgs(rest, fail);
     if (args.length === 0) fail('a command with no arguments');
-    step!.commands.push({ source, db, args });
+    step!.commands.push({ source, db, args: reencodedSorted(source, args, reencoded) });
   });
   return trace;
+}
+
+/**
+ * cjson-encoded JSON is compared with its keys sorted, as the normaliser writes it; a golden
+ * edited by hand, or written when cjson ordered keys another way, is read the same way (a [lua]
+ * JSON argument, and a client argument with the same bytes as one before it).
+ */
+function reencodedSorted(source: 'client' | 'lua', args: string[], reencoded: Set<string>): string[] {
+  return args.map((arg, i) => {
+    if (i === 0 || arg[0] !== '{') return arg;
+    if (source === 'lua') reencoded.add(arg);
+    else if (!reencoded.has(arg)) return arg;
+    return sortedJson(arg) ?? arg;
+  });
 }
 
 /** The arguments of one command line (the inverse of formatArg joined by spaces). */

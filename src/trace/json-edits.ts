@@ -90,6 +90,19 @@ function canonicalValue(value: unknown, r: Replacements): unknown {
   return value;
 }
 
+/** `s` (JSON) with object keys sorted, nothing else changed; undefined when it is not JSON. */
+export function sortedJson(s: string): string | undefined {
+  const value = parseJsonContainer(s);
+  return value === undefined ? undefined : JSON.stringify(sortKeys(value));
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const obj = value as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(obj).sort().map((k) => [k, sortKeys(obj[k])]));
+}
+
 /** Every `id` of a payload object found in `value` (recursively). */
 export function payloadIds(value: unknown, out: Set<string>): void {
   if (Array.isArray(value)) for (const v of value) payloadIds(v, out);

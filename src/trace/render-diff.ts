@@ -5,7 +5,7 @@
 // trace data passes through terminalSafe.
 import type { ChalkInstance } from 'chalk';
 import { summarizeArgs } from '../output/describe.ts';
-import { terminalSafe } from '../output/terminal-safe.ts';
+import { quoteArg, terminalSafe } from '../output/terminal-safe.ts';
 import { PROFILES } from '../sim/profiles/index.ts';
 import type { TraceCommand } from '../scenarios/timeline.ts';
 import type { CommandDiff, StepDiff, TraceDiff } from './diff.ts';
@@ -131,6 +131,10 @@ function renderStep(d: StepDiff, o: DiffRenderOptions, lines: string[]): void {
 export function renderDiff(d: TraceDiff, o: DiffRenderOptions): string {
   const { chalk } = o;
   const lines = [chalk.red(`--- a: ${terminalSafe(o.labels[0])}`), chalk.green(`+++ b: ${terminalSafe(o.labels[1])}`)];
+  if (d.prefix) {
+    const show = (p: string) => (p === '' ? '(none)' : quoteArg(p));
+    lines.push(chalk.yellow(`~ key prefix: ${show(d.prefix[0])} → ${show(d.prefix[1])} (stripped from the keys below)`));
+  }
   for (const s of d.steps) renderStep(s, o, lines);
   lines.push(diffSummary(d));
   return lines.join('\n') + '\n';

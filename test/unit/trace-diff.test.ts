@@ -113,3 +113,15 @@ describe('payload field changes', () => {
     expect(excerptPair('abcdef', 'abXdef', 1)).toEqual(['…bcd…', '…bXd…']);
   });
 });
+
+describe('key prefix', () => {
+  it('is stripped from the commands but still compared: a changed prefix is a difference', () => {
+    const a: NormalisedTrace = { meta: { prefix: 'laravel_database_' }, steps: [dispatch(0)] };
+    const b: NormalisedTrace = { meta: { prefix: 'laravel-database-' }, steps: [dispatch(0)] };
+    const d = diffTraces(a, b);
+    expect(isIdentical(d)).toBe(false);
+    expect(diffSummary(d)).toBe('0 steps differ, 1 same; the key prefix differs');
+    expect(render(a, b)).toContain('~ key prefix: laravel_database_ → laravel-database- (stripped from the keys below)\n');
+    expect(isIdentical(diffTraces(trace(dispatch(0)), { meta: { prefix: '' }, steps: [dispatch(0)] }))).toBe(true);
+  });
+});

@@ -19,6 +19,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseMonitorLine } from '../../src/redis/monitor-line.ts';
 import type { TraceCommand } from '../../src/scenarios/timeline.ts';
+import { diffTraces } from '../../src/trace/diff.ts';
+import { normaliseTrace } from '../../src/trace/normalise.ts';
+import type { TraceLike, TraceLikeStep } from '../../src/trace/trace-like.ts';
+import { fromMonitorLines, fromTimeline } from '../../src/trace/trace-like.ts';
 import { runFile, useRedis } from '../helpers/run.ts';
 
 const redis = useRedis();
@@ -78,6 +82,21 @@ describe('seed 003 MONITOR capture (Laravel 5.3)', () => {
     expect(a.cmds).toHaveLength(12);
   });
 
+  it('the 5.3 profile reproduces it after the product normaliser too (lqsim diff would show no difference)', async () => {
+    const lines = readFileSync(fixture('seed-003-capture.txt'), 'utf8').trim().split('\n').map(parseMonitorLine);
+    // The capture's two clients: 63798 is the web request (dispatcher), 63792 the worker.
+    const actors = new Map([['127.0.0.1:63798', 'dispatcher'], ['127.0.0.1:63792', 'worker-1']]);
+    const t = await runFile(fixture('seed-003.yaml'), redis());
+    const captured = fromMonitorLines(lines, { start: t.start, actors, prefix: '' });
+    // The same window as above; a raw capture has no step boundaries, only changes of sender, so
+    // the model's consecutive steps of one actor are merged the same way.
+    const dueAt = t.start + 61;
+    const ours = fromTimeline({ ...t, steps: t.steps.filter((s) => s.t === t.start || s.t === dueAt) });
+    const d = diffTraces(normaliseTrace(captured), normaliseTrace(mergeByActor(ours)));
+    expect(d).toMatchObject({ changed: 0, removed: 0, added: 0 });
+    expect(d.same).toBe(2);
+  });
+
   it('the 5.7 profile differs from it exactly where Laravel 5.4-5.7 changed the wire', async () => {
     const t = await runFile(fixture('seed-003.yaml'), redis(), '5.7');
     const zadd = t.steps[0]!.commands[1]!.args;
@@ -90,3 +109,15 @@ describe('seed 003 MONITOR capture (Laravel 5.3)', () => {
     expect(evals[0]!.args[1]).toMatch(/return val$/);
   });
 });
+
+/** Consecutive steps of one actor as one step, as fromMonitorLines groups a raw capture. */
+function mergeByActor(t: TraceLike): TraceLike {
+  const steps: TraceLikeStep[] = [];
+  for (const s of t.steps) {
+    if (s.commands.length === 0) continue;
+    const last = steps.at(-1);
+    if (last && last.actor === s.actor) last.commands = [...last.commands, ...s.commands];
+    else steps.push({ ...s, commands: [...s.commands] });
+  }
+  return { ...t, steps };
+}

@@ -54,7 +54,11 @@ export class LaravelRedis {
     this.scriptNames = new Map(Object.values(profile.scripts).map((s) => [s.source, s.name]));
   }
 
-  /** setUpRedis: connect, and empty this test's keys (Laravel flushes db 5; we delete only `test_queues:*`). */
+  /**
+   * setUpRedis: connect and start from empty keys. Laravel flushes db 5; on a server the tool started
+   * we delete this prefix's `queues:*` keys there, and on anyone else's (REDIS_URL) we touch nothing
+   * that was there before: keys found there fail the test instead.
+   */
   static async open(server: RedisServer, profileName: string, opts: { prefix?: string } = {}): Promise<LaravelRedis> {
     const profile = getProfile(profileName);
     const prefix = opts.prefix ?? LARAVEL_TEST_PREFIX;
@@ -63,20 +67,29 @@ export class LaravelRedis {
     await hub.observer.sendCommand(['SELECT', String(LARAVEL_TEST_DB)]);
     const selectDb = profile.worker.selectOnConnect(profile.defaultClient, LARAVEL_TEST_DB) ? LARAVEL_TEST_DB : null;
     const h = new LaravelRedis(profile, hub, await MonitorCapture.start(server.url), prefix, selectDb);
+    const existing = await h.ourKeys();
+    if (existing.length > 0 && !server.owned) {
+      await h.close(false);
+      throw new Error(`db ${LARAVEL_TEST_DB} of ${server.describe()} already holds ${existing.length} ${prefix}queues:* keys; refusing to touch them`);
+    }
     await h.deleteKeys();
     await h.commands();
     return h;
   }
 
-  /** tearDownRedis. */
-  async close(): Promise<void> {
-    await this.deleteKeys().catch(() => undefined);
+  /** tearDownRedis: every `<prefix>queues:*` key is this test's (open() made sure none was there before). */
+  async close(deleteKeys = true): Promise<void> {
+    if (deleteKeys) await this.deleteKeys().catch(() => undefined);
     await this.capture.stop().catch(() => undefined);
     await this.hub.close().catch(() => undefined);
   }
 
+  private async ourKeys(): Promise<string[]> {
+    return (await this.hub.observer.sendCommand(['KEYS', `${this.prefix}queues:*`])) as unknown as string[];
+  }
+
   private async deleteKeys(): Promise<void> {
-    const keys = (await this.hub.observer.sendCommand(['KEYS', `${this.prefix}queues:*`])) as unknown as string[];
+    const keys = await this.ourKeys();
     if (keys.length > 0) await this.hub.observer.sendCommand(['DEL', ...keys]);
   }
 

@@ -2,7 +2,7 @@
 // two identical): a whole Vitest file as a team would write it.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { acquireRedis, runScenario, scenario, type RedisServer, type Timeline } from 'laravel-queue-sim';
-import { anyPayload, lua, payload, same, scoreAt, script } from 'laravel-queue-sim/testing';
+import { lua, payload, same, scoreAt, script } from 'laravel-queue-sim/testing';
 import 'laravel-queue-sim/vitest'; // registers the matchers and their types
 
 const sendInvoice = scenario('send-invoice', 'SendInvoice succeeds on its first try')

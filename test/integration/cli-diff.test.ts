@@ -120,3 +120,14 @@ describe('lqsim diff: identical traces, other sources, bad input', () => {
     expect(readFileSync(bad, 'utf8')).toBe('{"step":0}\n');
   }, SLOW);
 });
+
+describe("README's What changed between Laravel versions", () => {
+  it('is what scripts/readme-versions.ts generates from the diffs now (its prose checked against them)', async () => {
+    const script = new URL('../../scripts/readme-versions.ts', import.meta.url).pathname;
+    const tsx = new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url).pathname;
+    const env: Record<string, string | undefined> = { ...process.env, LQSIM_REDIS: 'local', FORCE_COLOR: '0' };
+    delete env.REDIS_URL;
+    const { stdout } = await exec(process.execPath, [tsx, script, '--check'], { env });
+    expect(stdout).toBe('README.md: "What changed between Laravel versions" is current\n');
+  }, 300_000);
+});

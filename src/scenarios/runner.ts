@@ -238,7 +238,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         methods: ['Bus\\Dispatcher::dispatchToQueue', ...dedupe(methods)],
         explain:
           entry.delay !== undefined
-            ? 'later() ZADDs the payload to :delayed, scored by the time it becomes due; a worker migrates it once that time has passed.'
+            ? `later() ${profile.queue.later === 'script' ? 'runs the later script, which ZADDs' : 'ZADDs'} the payload to :delayed, scored by the time it becomes due; a worker migrates it once that time has passed.`
             : profile.queue.push === 'script'
               ? `push() runs the push script: it RPUSHes the JSON payload (attempts ${firstAttempts}) onto the ready list and a 1 onto :notify.`
               : `push() RPUSHes the JSON payload (attempts ${firstAttempts}) onto the ready list.`,

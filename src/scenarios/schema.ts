@@ -155,7 +155,7 @@ export const Scenario = z
         prefix: z
           .string()
           .optional()
-          .describe("key prefix applied to every key (default: the version's skeleton, '' up to 5.7, laravel_database_ in 8)"),
+          .describe("key prefix applied to every key (default: the version's skeleton, '' up to 5.7, laravel_database_ in 8, laravel-database- in 13)"),
       })
       .strict()
       .default({ database: 0 }),

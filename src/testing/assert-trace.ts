@@ -23,6 +23,8 @@ export type Row =
 
 /** Rows shown around each difference; runs of matching commands beyond them are folded. */
 const CONTEXT = 2;
+/** Above this many (captured × expected) pairs, commands are compared by position, not aligned. */
+const MAX_ALIGN_CELLS = 4_000_000;
 
 /** Throws an AssertionError with a readable diff unless `actual`'s commands match `expected`. */
 export function assertTrace(actual: TraceSubject, expected: ExpectedTrace, options: TraceOptions = {}): void {
@@ -105,6 +107,7 @@ export function compareCommands(got: readonly TraceCommand[], want: readonly Com
       return got.map((actual) => ({ kind: 'ok', actual }));
     }
   }
+  if (got.length * want.length > MAX_ALIGN_CELLS) return positional(got, want, ctx);
   // lcs[i][j]: length of the longest common subsequence of got[i..] and want[j..].
   const lcs: number[][] = Array.from({ length: got.length + 1 }, () => new Array<number>(want.length + 1).fill(0));
   for (let i = got.length - 1; i >= 0; i--) {
@@ -125,6 +128,22 @@ export function compareCommands(got: readonly TraceCommand[], want: readonly Com
       rows.push({ kind: 'missing', expected: want[j++]! });
     } else {
       rows.push({ kind: 'unexpected', actual: got[i++]! });
+    }
+  }
+  return rows;
+}
+
+/** Pairs by position only: for traces too long to align (the table would not fit in memory). */
+function positional(got: readonly TraceCommand[], want: readonly CommandSpec[], ctx: Omit<MatchContext, 'command'>): Row[] {
+  const rows: Row[] = [];
+  for (let i = 0; i < Math.max(got.length, want.length); i++) {
+    const actual = got[i];
+    const expected = want[i];
+    if (actual === undefined) rows.push({ kind: 'missing', expected: expected! });
+    else if (expected === undefined) rows.push({ kind: 'unexpected', actual });
+    else {
+      const problems = commandProblems(actual, expected, ctx);
+      rows.push(problems.length === 0 ? { kind: 'ok', actual } : { kind: 'differs', actual, expected, problems });
     }
   }
   return rows;

@@ -184,3 +184,14 @@ describe('matchers', () => {
 it('scoreAt is relative to the timeline start', () => {
   expect(scoreAt(90).test(String(START + 90), { start: START, command: fixture().steps[0]!.commands[0]!, profile: undefined, bound: new Map() })).toBeNull();
 });
+
+it('compares very long traces by position instead of aligning them', () => {
+  const t = fixture();
+  const ping = t.steps[0]!.commands[0]!;
+  t.steps = [{ ...t.steps[0]!, commands: Array.from({ length: 2100 }, () => ({ ...ping, args: ['PING'] })) }];
+  const expected: ExpectedCommand[] = Array.from({ length: 2000 }, () => 'PING');
+  const m = traceMismatch(t, expected)!;
+  // 2100 × 2000 pairs is past the alignment limit: the first 2000 pair up, the rest are extra.
+  expect(m.split('\n')[0]).toBe('assertTrace: the Redis commands differ from the expected ones: 100 differences (expected 2000 commands, got 2100)');
+  expect(m).toContain('  … 1998 matching commands');
+});

@@ -22,9 +22,10 @@ afterAll(async () => {
   await owner.stop();
 });
 
-type Client = ReturnType<typeof createClient>;
+const newClient = (db: number) => createClient({ socket: { host: owner.host, port: owner.port }, database: db });
+type Client = ReturnType<typeof newClient>;
 async function clientOn(db: number): Promise<Client> {
-  const client = createClient({ socket: { host: owner.host, port: owner.port }, database: db });
+  const client = newClient(db);
   client.on('error', () => undefined);
   await client.connect();
   return client;

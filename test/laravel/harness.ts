@@ -32,6 +32,13 @@ export function serializedTestJob(i: number): string {
   return phpSerialize({ kind: 'object', className: TEST_JOB_CLASS, properties: [{ name: 'i', visibility: 'public', value: i }] });
 }
 
+/** One ported Laravel test method: its name, the profiles it runs for, and its body. */
+export interface LaravelCase {
+  name: string;
+  profiles: readonly string[];
+  run(h: LaravelRedis): Promise<void>;
+}
+
 export interface QueueOptions {
   default?: string;
   retryAfter?: number | null;

@@ -76,7 +76,11 @@ function changeDetails(removed: NormalisedCommand, added: NormalisedCommand): st
 function renderCommands(diffs: readonly CommandDiff[], o: DiffRenderOptions, lines: string[]): void {
   const { chalk } = o;
   const removed = diffs.filter((d) => d.kind === 'removed').map((d) => d.command);
-  const shown = new Set<string>(); // a payload change is told once per step (the push script's [lua] rpush repeats it)
+  // The removed command an added one replaces: the one carrying the same job, else the same command.
+  const byJob = new Map<string, NormalisedCommand>();
+  for (const r of removed) for (const id of payloadIds(r)) if (!byJob.has(id)) byJob.set(id, r);
+  // A change is told once per step (ids aside): the push script's [lua] rpush, or 250 delayed jobs, repeat it.
+  const shown = new Set<string>();
   for (const d of diffs) {
     const text = commandLine(d.command);
     if (d.kind === 'same') lines.push(chalk.dim(`    = ${text}`));
@@ -85,16 +89,25 @@ function renderCommands(diffs: readonly CommandDiff[], o: DiffRenderOptions, lin
       lines.push(chalk.green(`    + ${text}`));
       const c = d.command;
       const partner =
-        removed.find((r) => r.source === c.source && r.args[0] === c.args[0] && r.args.length === c.args.length) ??
-        removed.find((r) => r.args.some((a) => parsePayload(a) !== null) && c.args.some((a) => parsePayload(a) !== null));
+        payloadIds(c).map((id) => byJob.get(id)).find((r) => r !== undefined) ??
+        removed.find((r) => r.source === c.source && r.args[0] === c.args[0] && r.args.length === c.args.length);
       for (const detail of partner ? changeDetails(partner, c) : []) {
-        const key = detail.split(', ').sort().join(', ');
+        const key = detail.replace(/^[^:]*: /, '').replace(/\b(UUID|ID)\d+\b/g, '$1').split(', ').sort().join(', ');
         if (shown.has(key)) continue;
         shown.add(key);
         lines.push(chalk.cyan(`        ${detail}`));
       }
     }
   }
+}
+
+function payloadIds(c: NormalisedCommand): string[] {
+  const ids: string[] = [];
+  for (const a of c.args) {
+    const p = parsePayload(a);
+    if (p && typeof p.id === 'string') ids.push(p.id);
+  }
+  return ids;
 }
 
 function titleLine(prefix: string, s: NormalisedStep): string {

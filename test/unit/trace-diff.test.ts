@@ -125,3 +125,14 @@ describe('key prefix', () => {
     expect(isIdentical(diffTraces(trace(dispatch(0)), { meta: { prefix: '' }, steps: [dispatch(0)] }))).toBe(true);
   });
 });
+
+describe('payload change lines', () => {
+  it('are told once per step when many jobs change the same way, matched to the removed command of the same job', () => {
+    const p = (id: number, extra: string) => `{"job":"X","displayName":"App\\\\Jobs\\\\SendInvoice","id":"ID${id}","attempts":0${extra}}`;
+    const a = trace(step(0, 'dispatcher', [1, 2, 3].map((i) => c('ZADD', 'queues:default:delayed', 'T+10', p(i, '')))));
+    // b dispatches the same jobs in another order, each with a new uuid field.
+    const b = trace(step(0, 'dispatcher', [3, 1, 2].map((i) => c('ZADD', 'queues:default:delayed', 'T+10', p(i, `,"uuid":"UUID${i}"`)))));
+    const details = render(a, b).split('\n').filter((line) => line.startsWith('        '));
+    expect(details).toEqual(['        ID3: +uuid UUID3']);
+  });
+});

@@ -18,11 +18,11 @@ import { seededRandom, strRandom, uuid4 } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
 import type { QueueConfig } from '../sim/redis-queue.ts';
 import { RedisQueue } from '../sim/redis-queue.ts';
-import { JobRegistry } from '../sim/registry.ts';
 import type { ActorContext } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import { WorkerModel } from '../sim/worker.ts';
 import { attributeLines } from './attribute.ts';
+import { ExecutionLog } from './execution-log.ts';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems } from './load.ts';
 import type { ScenarioSpec, TimelineEntrySpec } from './schema.ts';
@@ -86,7 +86,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   // Notes describe the scenario's own Laravel version; under --laravel another, they may not hold.
   const noteFor = (note: string): string =>
     profile.name === spec.laravel ? note : `[written for Laravel ${spec.laravel}] ${note}`;
-  const registry = new JobRegistry();
+  const executionLog = new ExecutionLog();
+  const registry = executionLog.registry();
   const cache = new Map<string, number>();
   const jobNameOf = new Map<string, string>();
   const random = seededRandom(spec.seed);
@@ -269,6 +270,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     await scheduler.run(async (done) => {
       const lines = await cap.barrier(hub.observer);
       const index = timeline.steps.length;
+      executionLog.commit(index);
       const { commands } = attributeLines(lines, hub, { index, t: done.t }, scriptNames);
       lastQueues = await snapshotQueues(hub.observer, queues, registry, profile.queue.notify);
       const d = done.description ?? { kind: 'process' as const, title: `${done.actor} continues` };
@@ -282,13 +284,15 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         explain: d.explain,
         note: d.note === undefined ? undefined : noteFor(d.note),
         commands,
-        state: {
-          t: done.t,
-          queues: lastQueues,
-          workers: workers.map((w) => structuredClone(w.state)),
-          failed: registry.failedSnapshot(),
-          executions: registry.executions(),
-        },
+        state: executionLog.attach(
+          {
+            t: done.t,
+            queues: lastQueues,
+            workers: workers.map((w) => structuredClone(w.state)),
+            failed: registry.failedSnapshot(),
+          },
+          index,
+        ),
       };
       notes.attach(step);
       timeline.steps.push(step);

@@ -40,18 +40,32 @@ export async function snapshotQueues(
         reserved: Number(zreserved),
         ...(notify ? { notify: Number(lnotify) } : {}),
       },
-      ready: (ready as unknown as string[]).map((raw): ListEntry => ({ ...registry.labelOfPayload(raw), raw })),
+      ready: (ready as unknown as string[]).map((raw): ListEntry => entryOf(registry, raw)),
       delayed: zsetEntries(delayed as unknown as string[], registry),
       reserved: zsetEntries(reserved as unknown as string[], registry),
     };
   });
 }
 
+/**
+ * One entry per distinct payload for the whole run: a payload that sits in a list for a thousand
+ * steps is parsed once and stored once, not once per snapshot (a run of N jobs has ~3N steps).
+ * Entries are shared between snapshots, so nothing may modify them.
+ */
+const entries = new WeakMap<JobRegistry, Map<string, ListEntry>>();
+function entryOf(registry: JobRegistry, raw: string): ListEntry {
+  let byRaw = entries.get(registry);
+  if (!byRaw) entries.set(registry, (byRaw = new Map()));
+  let entry = byRaw.get(raw);
+  if (!entry) byRaw.set(raw, (entry = { ...registry.labelOfPayload(raw), raw }));
+  return entry;
+}
+
 function zsetEntries(flat: string[], registry: JobRegistry): ZsetEntry[] {
   const out: ZsetEntry[] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) {
     const raw = flat[i]!;
-    out.push({ ...registry.labelOfPayload(raw), raw, score: Number(flat[i + 1]) });
+    out.push({ ...entryOf(registry, raw), score: Number(flat[i + 1]) });
   }
   return out;
 }

@@ -10,7 +10,10 @@ export type SessionStatus = 'starting' | 'running' | 'waiting' | 'finished' | 's
 
 export interface SessionSnapshot {
   status: SessionStatus;
-  /** The steps so far (a copy: a new array whenever a step arrives). */
+  /**
+   * The steps so far: the run's own array, which only ever grows (copying it at every step made a
+   * run of N steps cost O(N²)). The snapshot object is new whenever a step arrives.
+   */
   steps: readonly Step[];
   /** The run's timeline (scenario, start, jobs...), once the first step or the end arrived. */
   timeline: Timeline | null;
@@ -51,7 +54,7 @@ export class LiveSession implements StepSource {
     this.ended ??= this.run(this.onStep).then(
       (timeline) => {
         const error = this.stopped ? undefined : timeline.error;
-        this.set({ status: this.stopped ? 'stopped' : 'finished', steps: timeline.steps.slice(), timeline, error });
+        this.set({ status: this.stopped ? 'stopped' : 'finished', steps: timeline.steps, timeline, error });
         return timeline;
       },
       (e: unknown) => {
@@ -87,7 +90,7 @@ export class LiveSession implements StepSource {
 
   private readonly onStep: OnStep = async (_step, timeline, info) => {
     if (this.stopped) throw new SessionStopped();
-    const steps = timeline.steps.slice();
+    const steps = timeline.steps;
     // While a worker waits in a BLPOP the server would time out in real time, holding the run
     // for the reader would change what Redis does: run on, and show those steps as recorded.
     if (steps.length < this.wanted || info?.mayHold === false) {

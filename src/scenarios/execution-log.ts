@@ -1,0 +1,51 @@
+// How many times each job's handle() started, as of every step, without a copy per step: a run of
+// N jobs has ~3N steps, and a full record in each would cost O(N²) memory. Executions are logged
+// once, as they happen; a step's `state.executions` is an enumerable getter that counts the log up
+// to that step, so it reads (and serialises, and structuredClones) as the plain record it was.
+import type { JobInstance, StateSnapshot } from './timeline.ts';
+import { JobRegistry } from '../sim/registry.ts';
+
+export class ExecutionLog {
+  /** Job labels in the order their handle() started, and the step index each belongs to. */
+  private readonly labels: string[] = [];
+  private readonly steps: number[] = [];
+  private pending = 0;
+
+  record(label: string): void {
+    this.labels.push(label);
+    this.steps.push(-1);
+    this.pending++;
+  }
+
+  /** The executions recorded since the last commit belong to step `index`. */
+  commit(index: number): void {
+    for (let i = this.labels.length - this.pending; i < this.labels.length; i++) this.steps[i] = index;
+    this.pending = 0;
+  }
+
+  /** job label → executions, for the jobs that ran by the end of step `index` (committed ones). */
+  upTo(index: number): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (let i = 0; i < this.labels.length && this.steps[i] !== -1 && this.steps[i]! <= index; i++) {
+      const label = this.labels[i]!;
+      out[label] = (out[label] ?? 0) + 1;
+    }
+    return out;
+  }
+
+  /** Makes `state.executions` read this log as of step `index`. */
+  attach(state: Omit<StateSnapshot, 'executions'>, index: number): StateSnapshot {
+    return Object.defineProperty(state, 'executions', { enumerable: true, get: () => this.upTo(index) }) as StateSnapshot;
+  }
+
+  /** A JobRegistry that logs every execution here as well. */
+  registry(): JobRegistry {
+    const record = (label: string): void => this.record(label);
+    return new (class extends JobRegistry {
+      override recordExecution(job: JobInstance): void {
+        super.recordExecution(job);
+        record(job.label);
+      }
+    })();
+  }
+}

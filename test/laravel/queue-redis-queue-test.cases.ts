@@ -1,8 +1,8 @@
 // Laravel's unit tests tests/Queue/QueueRedisQueueTest.php and tests/Queue/QueueRedisJobTest.php
 // mock the Redis connection and assert the exact calls RedisQueue makes on it. Ported: the same
 // calls, with the same arguments, must reach a real redis-server, as MONITOR records them.
-// Expected strings are copied by hand from Laravel's tests (reference §1.5 and §3.2; sources read:
-// QueueRedisQueueTest v5.3, v5.5, v8.x, v13.x): a string job 'foo' with data ['data'] and getRandomId()
+// Expected strings are copied by hand from Laravel's tests (sources read: QueueRedisQueueTest v8.x
+// and v13.x; the v5.3 and v5.5 strings from reference §1.5): a string job 'foo' with data ['data'] and getRandomId()
 // mocked to 'foo'. The model builds object-job payloads only, so each case hands pushRaw/laterRaw
 // the JSON Laravel's test expects and checks the wire around it; a second case checks that the
 // model's own payloads put their keys in the order of Laravel's json_encode.

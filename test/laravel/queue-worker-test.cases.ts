@@ -5,8 +5,8 @@
 // exception, fired or not. Laravel's fake jobs hold these facts in properties; here they are read
 // back from Redis (a release is the release script moving the reserved copy to :delayed at
 // now + N; a delete is the ZREM of the reserved copy) and from failed_jobs.
-// Sources read: QueueWorkerTest v5.3 (snake_case names), v5.5-5.8 and 10.x/13.x (camelCase);
-// the names below are the current ones, which map 1:1.
+// Sources read: QueueWorkerTest v5.3 (snake_case names) and 10.x in full, excerpts of 5.4-5.8
+// (camelCase from 5.5); the names below are the current ones, which map 1:1.
 //
 // One translation applies throughout: a fake job starts with whatever `attempts` the test sets
 // and its callback increments it "as being popped off the queue would". On Redis the pop does

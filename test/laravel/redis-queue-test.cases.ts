@@ -1,7 +1,7 @@
 // Laravel's own integration test of RedisQueue, ported: tests/Queue/RedisQueueIntegrationTest.php
 // (5.3 → 10.36; tests/Integration/Queue/RedisQueueTest.php from 10.37), run against the tool's
 // RedisQueue/RedisJob model on a real redis-server, once per Laravel profile the case applies to
-// (CASES below; test/laravel/README.md explains every exclusion). Each case asserts what
+// (each case's `profiles`; test/laravel/README.md explains every exclusion). Each case asserts what
 // Laravel's test asserts: the keys' contents read back from Redis, the values returned, and
 // scores relative to the clock. Laravel freezes the clock with Carbon::setTestNow and checks a
 // score lies in [before + n, after + n]; our clock is virtual, so before == after and the

@@ -118,9 +118,10 @@ async function main(): Promise<void> {
 
   // 4. The TUI's first frame.
   if (!args.includes('--skip-tui')) {
-    const frame = await firstFrameMs(server);
+    const { importMs, frameMs } = await firstFrameMs(server);
     line('');
-    line(`4. TUI first frame after Redis is up: ${ms(frame)} (target < 300 ms: ${verdict(frame < 300)})`);
+    line(`4. TUI first frame (step #0 drawn) after Redis is up: ${ms(frameMs)} (target < 300 ms: ${verdict(frameMs < 300)})`);
+    line(`   (before that, importing the UI took ${ms(importMs)}; the CLI does it before it starts Redis)`);
   }
   await server.stop();
 }

@@ -92,6 +92,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const jobNameOf = new Map<string, string>();
   const random = seededRandom(spec.seed);
   const scriptNames = new Map(Object.values(profile.scripts).map((s) => [s.source, s.name]));
+  const scriptSources = new Map<string, string>(Object.values(profile.scripts).map((s) => [s.name, s.source]));
 
   const timeline: Timeline = {
     scenario: { name: spec.name, title: spec.title, description: spec.description, file: opts.file },
@@ -272,6 +273,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       const index = timeline.steps.length;
       executionLog.commit(index);
       const { commands } = attributeLines(lines, hub, { index, t: done.t }, scriptNames);
+      // Every EVAL carries the whole script; keep one copy of each text for the whole run.
+      for (const cmd of commands) if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
       lastQueues = await snapshotQueues(hub.observer, queues, registry, profile.queue.notify);
       const d = done.description ?? { kind: 'process' as const, title: `${done.actor} continues` };
       const step: Step = {

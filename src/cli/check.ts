@@ -44,6 +44,10 @@ export async function checkCommand(scenario: string, o: { golden: string; update
     return 0;
   }
   const d = diffTraces(golden.trace, run.trace);
+  const [was, now] = [golden.trace.meta.profile, run.trace.meta.profile];
+  if (!isIdentical(d) && was !== undefined && now !== undefined && was !== now) {
+    err(`lqsim: note: ${terminalSafe(o.golden)} was written with Laravel profile ${terminalSafe(was)}, this run used ${terminalSafe(now)} (--laravel)\n`);
+  }
   if (isIdentical(d)) {
     out(`${terminalSafe(o.golden)}: matches ${run.label} (${d.same} steps)\n`);
     return 0;

@@ -128,6 +128,11 @@ describe('golden files', () => {
     const create = await lqsim(['check', 'dispatch', '--golden', missing, '--laravel', '8', '--update']);
     expect(create.code).toBe(0);
     expect(readFileSync(missing, 'utf8')).toContain('# profile: 8\n# prefix: laravel_database_\n');
+    // Checked without --laravel, the scenario's own 5.7 runs: different, and the note says why.
+    const other = await lqsim(['check', 'dispatch', '--golden', missing]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain(`lqsim: note: ${missing} was written with Laravel profile 8, this run used 5.7 (--laravel)\n`);
+    expect(other.stdout).toContain('~ key prefix: laravel_database_ → (none) (stripped from the keys below)\n');
     const mangled = join(dir, 'mangled.golden');
     writeFileSync(mangled, '# lqsim normalised trace v1\nstep zero\n');
     const bad = await lqsim(['check', 'dispatch', '--golden', mangled]);

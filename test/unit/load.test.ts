@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,8 @@ import { ScenarioError } from '../../src/scenarios/errors.ts';
 import { loadScenarioFile, parseScenario } from '../../src/scenarios/load.ts';
 
 const BAD = fileURLToPath(new URL('../fixtures/bad-scenarios/', import.meta.url));
+const CLI = fileURLToPath(new URL('../../bin/lqsim.js', import.meta.url));
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Fixture → where the error must point. Written by reading each fixture (1-based line and
@@ -58,6 +61,18 @@ const CASES: Record<string, { line: number; column: number; field: string; detai
   'entry-after-until': { line: 10, column: 9, field: 'timeline.1.at', detail: 'after until (60)' },
   'total-count-too-large': { line: 8, column: 37, field: 'timeline.1.count', detail: 'at most 100000' },
   'dispatch-queue-list': { line: 9, column: 12, field: 'timeline.0.queue', detail: 'one queue name' },
+  // Cycles and numbers YAML allows but a scenario cannot use (positions counted by hand).
+  // line 7 `  - &entry { at: 0, dispatch: send, note: *entry }`: the alias starts at column 43.
+  'alias-cycle': { line: 7, column: 43, field: 'timeline.0.note', detail: 'expected text, got a mapping' },
+  // line 4 `  send: { class: ..., properties: *jobs }`: the alias is the jobs mapping, whose entry
+  // `send` (the flow mapping at column 9) is reported as the offending property value.
+  'properties-cycle': { line: 4, column: 9, field: 'jobs.send.properties.send', detail: 'got a mapping' },
+  // line 7 `  - { at: .inf, dispatch: send }`: `.inf` at column 11.
+  'infinite-time': { line: 7, column: 11, field: 'timeline.0.at', detail: 'got Infinity' },
+  // line 3 `workers: [{ name: w1, sleep: .nan }]`: `.nan` at column 30.
+  'nan-sleep': { line: 3, column: 30, field: 'workers.0.sleep', detail: 'got NaN' },
+  // line 7 `  - { at: 0, dispatch: send, count: 99999999999999999999999 }`: the number at column 37.
+  'count-unsafe': { line: 7, column: 37, field: 'timeline.0.count', detail: '9007199254740991' },
 };
 
 async function loadError(file: string): Promise<ScenarioError> {
@@ -91,6 +106,24 @@ describe('bad scenarios', () => {
       expect(err.message.startsWith(prefix)).toBe(true);
     });
   }
+
+  it('through the CLI: one `lqsim: file:line:col: ...` line per fixture, exit 2, no stack trace', async () => {
+    const names = Object.keys(CASES).sort();
+    const child = spawn(process.execPath, [CLI, 'validate', ...names.map((n) => join(BAD, `${n}.yaml`))], {
+      env: { ...process.env, FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += String(d)));
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.trimEnd().split('\n')).toEqual(
+      names.map((n) => expect.stringMatching(new RegExp(`^lqsim: ${escapeRegExp(join(BAD, `${n}.yaml`))}:${CASES[n]!.line}:${CASES[n]!.column}: `))),
+    );
+  });
 
   it('every message is a single line', async () => {
     for (const name of Object.keys(CASES)) {

@@ -67,7 +67,8 @@ export function parseGolden(text: string): NormalisedTrace {
   const trace: NormalisedTrace = { meta: {}, steps: [] };
   const reencoded = new Set<string>();
   let step: NormalisedStep | undefined;
-  text.split('\n').forEach((line, n) => {
+  // A checkout with CRLF line ends (git autocrlf) reads the same.
+  text.split(/\r?\n/).forEach((line, n) => {
     const fail = (msg: string): never => {
       throw new GoldenParseError(`line ${n + 1}: ${msg}`);
     };

@@ -231,6 +231,7 @@ describe('golden text', () => {
     const back = parseGolden(text);
     expect(back.steps[0]!.commands).toEqual(n.steps[0]!.commands);
     expect(back.meta).toEqual(n.meta);
+    expect(parseGolden(text.replace(/\n/g, '\r\n'))).toEqual(back);
     expect(() => parseGolden('step 0 - a\n')).toThrow(/line 1: not a golden trace/);
     expect(() => parseGolden(`${text}  SET "open\n`)).toThrow(/line \d+: unterminated string/);
   });

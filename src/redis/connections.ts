@@ -1,8 +1,8 @@
 // Connections of a run. Every actor process gets its own TCP connection, so MONITOR's client
 // address says who sent what. Connections speak RESP2 with client info disabled, so node-redis
-// sends nothing but a CLIENT SETNAME when it connects; the name (unique to the run) lets the
-// observer find the connection's address and id in CLIENT LIST, and the SETNAME line is then
-// dropped from the trace as the tool's own.
+// sends nothing when it connects (but AUTH for REDIS_URL's credentials); the tool then sends a
+// CLIENT SETNAME whose name (unique to the run) lets the observer find the connection's address
+// and id in CLIENT LIST, and the SETNAME line is dropped from the trace as the tool's own.
 import { createClient } from 'redis';
 import { parseRedisUrl } from './url.ts';
 
@@ -26,13 +26,18 @@ export interface ActorConnection {
  */
 export const COMMAND_TIMEOUT_MS = 5000;
 
-export function newClient(url: string, name?: string) {
+/**
+ * Every client of a run is created with the same options, on purpose: node-redis builds a client
+ * class (hundreds of command methods) per distinct options object and caches only the last one,
+ * keyed by its JSON, so a `name` per connection cost ~60 ms at every connect. Names are set with
+ * CLIENT SETNAME after connecting instead (ConnectionHub.connect).
+ */
+export function newClient(url: string) {
   const client = createClient({
     ...connectionOptions(url),
     RESP: 2,
     disableClientInfo: true,
     commandOptions: { timeout: COMMAND_TIMEOUT_MS },
-    ...(name ? { name } : {}),
   });
   // node-redis emits 'error' events; unhandled they would kill the process.
   client.on('error', () => undefined);
@@ -93,8 +98,9 @@ export class ConnectionHub {
   /** Opens a new connection for an actor and learns its address before it sends anything. */
   async connect(actor: string): Promise<ActorConnection> {
     const name = `lqsim:${this.runId}:${actor}:${++this.counter}`;
-    const client = newClient(this.url, name);
+    const client = newClient(this.url);
     await client.connect();
+    await client.sendCommand(['CLIENT', 'SETNAME', name]);
     this.open.add(client);
     const entry = parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST']))).find((c) => c.name === name);
     if (!entry?.addr || !entry.id) throw new Error(`could not find connection ${name} in CLIENT LIST`);

@@ -1,4 +1,5 @@
 // The normaliser on hand-built traces: every expected string below is written out by hand.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseMonitorLine } from '../../src/redis/monitor-line.ts';
 import { diffTraces, isIdentical } from '../../src/trace/diff.ts';
@@ -251,5 +252,24 @@ describe('golden text and cjson key order', () => {
     // A client payload that is no cjson copy keeps its bytes, key order included.
     const client = formatGolden({ meta: {}, steps: [{ index: 0, actor: 'd', commands: [{ source: 'client', db: 0, args: ['RPUSH', 'q', other] }] }] });
     expect(parseGolden(client).steps[0]!.commands[0]!.args[2]).toBe(other);
+  });
+});
+
+describe('golden text, any argument', () => {
+  it('reads back every client argument byte for byte, and never writes a terminal-unsafe character', () => {
+    const arg = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.json(), // JSON texts, objects included: written as themselves when safe
+      fc.constantFrom('', ' ', '{', '}', '"', '\\', '[lua]', '[db 1]', '#', '  # x', '{"a":"\\u001b"}'),
+    );
+    fc.assert(
+      fc.property(fc.array(arg, { minLength: 1, maxLength: 6 }), (args) => {
+        const n: NormalisedTrace = { meta: {}, steps: [{ index: 0, actor: 'worker-1', commands: [{ source: 'client', db: 0, args }] }] };
+        const text = formatGolden(n);
+        expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u);
+        expect(parseGolden(text).steps[0]!.commands[0]!.args).toEqual(args);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

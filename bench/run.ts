@@ -8,6 +8,8 @@
 // Options: --jobs 10000,100000 (the sizes of 3), --skip-tui.
 import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { acquireRedis, type RedisServer } from '../src/redis/server.ts';
 import { listScenarios } from '../src/scenarios/catalog.ts';
 import { loadScenarioFile } from '../src/scenarios/load.ts';
@@ -23,6 +25,10 @@ const opt = (name: string): string | undefined => {
 };
 const sizes = (opt('--jobs') ?? '10000,100000').split(',').map(Number);
 const localOnly = { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' };
+
+// A full GC before and after each big run, so the heap figure is what the timeline keeps.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 const ms = (x: number): string => `${x.toFixed(0)} ms`;
 const verdict = (ok: boolean): string => (ok ? 'within target' : 'OVER TARGET');
@@ -86,6 +92,12 @@ async function main(): Promise<void> {
   line(`2. round-trip floor (redis-benchmark -c 1 -P 1 -t ping, same server): ${floorUs.toFixed(1)} µs`);
   line(`   per command the server executed for the tool (${sent}: Laravel's, barriers, snapshots, connects): ${perSentUs.toFixed(1)} µs = ${(perSentUs / floorUs).toFixed(2)}x the floor (target <= 1.5x: ${verdict(perSentUs / floorUs <= 1.5)})`);
   line(`   per traced Laravel command (${traced}): ${perTracedUs.toFixed(1)} µs = ${(perTracedUs / floorUs).toFixed(2)}x the floor`);
+  // For scale: the same round trip through node-redis, which every command of the tool pays.
+  const pings = 2000;
+  const p0 = performance.now();
+  for (let i = 0; i < pings; i++) await admin.ping();
+  const clientUs = ((performance.now() - p0) * 1000) / pings;
+  line(`   (one PING round trip through node-redis itself: ${clientUs.toFixed(1)} µs = ${(clientUs / floorUs).toFixed(2)}x the floor)`);
   admin.destroy();
 
   // 3. Big scenarios: time and memory, and how they grow.
@@ -94,7 +106,7 @@ async function main(): Promise<void> {
   const results: Array<{ n: number; ms: number; steps: number; heapMb: number; rssMb: number }> = [];
   for (const n of sizes) {
     const spec = bigScenario(n);
-    global.gc?.();
+    gc();
     const heapBefore = process.memoryUsage().heapUsed;
     let peakRss = process.memoryUsage().rss;
     const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
@@ -103,7 +115,7 @@ async function main(): Promise<void> {
     const took = performance.now() - s;
     clearInterval(sampler);
     if (t.error) throw new Error(`${n} jobs: ${t.error}`);
-    global.gc?.();
+    gc();
     const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
     results.push({ n, ms: took, steps: t.steps.length, heapMb, rssMb: peakRss / 2 ** 20 });
     line(`   ${String(n).padStart(7)} jobs: ${ms(took).padStart(9)}, ${t.steps.length} steps, ${((took * 1000) / t.steps.length).toFixed(0)} µs/step, timeline heap ${heapMb.toFixed(0)} MB, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB`);

@@ -4,6 +4,7 @@ import type { Client } from '../redis/connections.ts';
 import { parseClientList } from '../redis/connections.ts';
 import type { ScenarioSpec, WorkerSpec } from '../scenarios/schema.ts';
 import type { ActorContext, BlockingOp } from '../sim/scheduler.ts';
+import { interruptibleSleep } from '../sim/scheduler.ts';
 import type { Answer, PhpActor, Yield } from './php-actor.ts';
 import type { AddressBook } from './real-laravel.ts';
 
@@ -131,21 +132,10 @@ export class WorkerProxy {
   }
 
   /** Worker::sleep: a signal (SIGTERM) cuts it short, as PHP's sleep() returns early. */
-  private async sleep(ctx: ActorContext, seconds: number): Promise<boolean> {
-    let interrupted = false;
-    let resolve!: (v: 'signal' | null) => void;
-    const result = new Promise<'signal' | null>((r) => (resolve = r));
-    this.wake = () => {
-      interrupted = true;
-      resolve('signal');
-    };
-    try {
-      const op: BlockingOp<'signal'> = { label: `sleep(${seconds})`, result, stillBlocked: async () => !interrupted, cancel: async () => resolve(null) };
-      return (await ctx.block(op, seconds)) === 'signal';
-    } finally {
-      this.wake = null;
-    }
+  private sleep(ctx: ActorContext, seconds: number): Promise<boolean> {
+    return interruptibleSleep(ctx, seconds, (wake) => (this.wake = wake));
   }
+
 
   /**
    * Laravel is about to BLPOP. Wait until the server has it blocked (or already answered), then

@@ -247,3 +247,24 @@ export class Scheduler {
 function before(a: Event, b: Event): boolean {
   return a.at < b.at || (a.at === b.at && a.seq < b.seq);
 }
+
+/**
+ * Worker::sleep on the virtual clock. A signal cuts it short, as PHP's sleep() returns early when
+ * one arrives: `setWaker` is handed the function that does that (and null once the sleep is over).
+ * True if it was cut short.
+ */
+export async function interruptibleSleep(ctx: ActorContext, seconds: number, setWaker: (wake: (() => void) | null) => void): Promise<boolean> {
+  let interrupted = false;
+  let resolve!: (v: 'signal' | null) => void;
+  const result = new Promise<'signal' | null>((r) => (resolve = r));
+  setWaker(() => {
+    interrupted = true;
+    resolve('signal');
+  });
+  try {
+    const op: BlockingOp<'signal'> = { label: `sleep(${seconds})`, result, stillBlocked: async () => !interrupted, cancel: async () => resolve(null) };
+    return (await ctx.block(op, seconds)) === 'signal';
+  } finally {
+    setWaker(null);
+  }
+}

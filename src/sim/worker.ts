@@ -13,6 +13,7 @@ import type { QueueConfig } from './redis-queue.ts';
 import { RedisQueue } from './redis-queue.ts';
 import type { JobRegistry } from './registry.ts';
 import type { ActorContext, StepDescription } from './scheduler.ts';
+import { interruptibleSleep } from './scheduler.ts';
 
 /** A PHP exception in flight (thrown by the job or by the worker's own checks). */
 class Thrown extends Error {
@@ -178,24 +179,10 @@ export class WorkerModel {
   }
 
   /** Worker::sleep($seconds): true if a signal cut it short. */
-  private async sleep(ctx: ActorContext, seconds: number): Promise<boolean> {
-    let interrupted = false;
-    let resolve!: (v: 'signal' | null) => void;
-    const result = new Promise<'signal' | null>((r) => (resolve = r));
-    this.wake = () => {
-      interrupted = true;
-      resolve('signal');
-    };
-    try {
-      const got = await ctx.block(
-        { label: `sleep(${seconds})`, result, stillBlocked: async () => !interrupted, cancel: async () => resolve(null) },
-        seconds,
-      );
-      return got === 'signal';
-    } finally {
-      this.wake = null;
-    }
+  private sleep(ctx: ActorContext, seconds: number): Promise<boolean> {
+    return interruptibleSleep(ctx, seconds, (wake) => (this.wake = wake));
   }
+
 
   /** Worker::getNextJob: each queue of --queue=a,b in order until one yields a job (11.27+ passes its index). */
   private async getNextJob(ctx: ActorContext, queue: RedisQueue, alarmAt: number | null): Promise<RedisJob | null> {

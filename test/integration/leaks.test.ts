@@ -14,7 +14,17 @@ import { waitFor } from '../helpers/process.ts';
 
 const cli = fileURLToPath(new URL('../../bin/lqsim.js', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'lqsim-leaks-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => {
+  // A failed run of this test must not leave its leftovers running: end them by pid.
+  for (const entry of leftovers()) {
+    try {
+      process.kill(Number(entry.split(':')[0]), 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 const RUNS = 30;
 const PARALLEL = 3;

@@ -7,6 +7,7 @@
 //   4. the TUI's first frame after Redis is up                                    (target < 300 ms)
 // Options: --jobs 10000,100000 (the sizes of 3), --skip-tui.
 import { execFileSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -55,6 +56,26 @@ function roundTripFloorUs(server: RedisServer): number {
   return 1e6 / Number(mbulk[1]);
 }
 
+/** PING over a bare TCP socket from Node, awaiting each reply: Node's own floor per command, in µs. */
+async function rawSocketRoundTripUs(server: RedisServer, n: number): Promise<number> {
+  const socket = connect(server.port, server.host);
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let replied: () => void = () => undefined;
+  socket.on('data', () => replied());
+  const ping = () =>
+    new Promise<void>((resolve) => {
+      replied = resolve;
+      socket.write('*1\r\n$4\r\nPING\r\n');
+    });
+  for (let i = 0; i < 200; i++) await ping(); // warm up
+  const t = performance.now();
+  for (let i = 0; i < n; i++) await ping();
+  const us = ((performance.now() - t) * 1000) / n;
+  socket.destroy();
+  return us;
+}
+
 async function main(): Promise<void> {
   line(`lqsim bench (node ${process.version}, ${new Date().toISOString()})`);
 
@@ -98,6 +119,10 @@ async function main(): Promise<void> {
   for (let i = 0; i < pings; i++) await admin.ping();
   const clientUs = ((performance.now() - p0) * 1000) / pings;
   line(`   (one PING round trip through node-redis itself: ${clientUs.toFixed(1)} µs = ${(clientUs / floorUs).toFixed(2)}x the floor)`);
+  // And with no client library at all: Node's own socket, one PING, await the reply. What any
+  // Node program pays per awaited command, so the lowest ratio this design could reach.
+  const rawUs = await rawSocketRoundTripUs(server, pings);
+  line(`   (one PING round trip over a bare node:net socket, no client library: ${rawUs.toFixed(1)} µs = ${(rawUs / floorUs).toFixed(2)}x the floor)`);
   admin.destroy();
 
   // 3. Big scenarios: time and memory, and how they grow.

@@ -17,10 +17,10 @@ import { out, UsageError, withRedis } from './shared.ts';
 /** The diff cut down to its first differing step and a little context before it. */
 export function firstDifference(d: TraceDiff, context = 2): TraceDiff {
   const i = d.steps.findIndex((s) => s.kind !== 'same');
-  if (i < 0) return d;
+  if (i < 0) return d; // only the key prefix differs: the whole (empty) diff says so
   const steps: StepDiff[] = d.steps.slice(Math.max(0, i - context), i + 1);
   const count = (k: StepDiff['kind']) => steps.filter((s) => s.kind === k).length;
-  return { steps, same: count('same'), changed: count('changed'), removed: count('removed'), added: count('added') };
+  return { ...d, steps, same: count('same'), changed: count('changed'), removed: count('removed'), added: count('added') };
 }
 
 export async function conformanceCommand(names: string[], o: { full?: boolean }): Promise<number> {

@@ -10,6 +10,8 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceResult } from '../../src/conformance/compare.ts';
 import { conformScenario, notComparableReason } from '../../src/conformance/compare.ts';
+import { firstDifference } from '../../src/cli/conformance.ts';
+import type { TraceDiff } from '../../src/trace/diff.ts';
 import { makeChalk } from '../../src/output/colour.ts';
 import { SCENARIOS_DIR } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile, parseScenario } from '../../src/scenarios/load.ts';
@@ -120,6 +122,24 @@ describe('notComparableReason', () => {
     expect(
       notComparableReason(spec({ connections: { redis: { block_for: 5 } }, timeline: [{ at: 0, dispatch: 'A' }, { at: 1, stop: 'w' }] })),
     ).toMatch(/BLPOP/);
+  });
+});
+
+describe('firstDifference', () => {
+  const step = (index: number, cmd: string) => ({ index, actor: 'worker-1', commands: [{ source: 'client' as const, db: 0, args: [cmd] }] });
+  it('keeps two steps of context before the first differing step, and drops what follows; the prefix stays', () => {
+    const same = (i: number) => ({ kind: 'same' as const, a: step(i, `S${i}`), b: step(i, `S${i}`) });
+    const d: TraceDiff = {
+      steps: [same(0), same(1), same(2), same(3), { kind: 'removed', a: step(4, 'X') }, same(5), { kind: 'added', b: step(6, 'Y') }],
+      prefix: ['', 'laravel_database_'],
+      same: 5,
+      changed: 0,
+      removed: 1,
+      added: 1,
+    };
+    const f = firstDifference(d);
+    expect(f.steps.map((s) => s.kind)).toEqual(['same', 'same', 'removed']);
+    expect(f).toMatchObject({ same: 2, removed: 1, added: 0, prefix: ['', 'laravel_database_'] });
   });
 });
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { App } from '../../src/tui/App.tsx';
 import { recordedSession } from '../../src/tui/live-session.ts';
 import { recordScenarios } from './recorded.ts';
-import { KEYS, renderInTerminal, settle, waitForFrame } from './fake-terminal.ts';
+import { KEYS, renderInTerminal, settle, settleFrame, waitForFrame } from './fake-terminal.ts';
 import type { Region } from './screen.ts';
 import { flat, region } from './screen.ts';
 
@@ -22,7 +22,7 @@ async function open(name: string) {
     press: async (...keys: string[]) => {
       for (const k of keys) {
         r.stdin.write(k);
-        await settle();
+        await settleFrame(frame);
       }
     },
     unmount: r.unmount,

@@ -56,6 +56,25 @@ export const KEYS = { right: '\u001b[C', left: '\u001b[D', up: '\u001b[A', down:
 /** Lets React and Ink flush (frames lag a write by a tick or two). */
 export const settle = (ms = 30): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * After a key: waits until the frame has stopped changing (the same for 45 ms, at most 2 s), so a
+ * loaded machine that takes longer than a fixed pause to handle the key is still waited for.
+ */
+export async function settleFrame(frame: () => string): Promise<void> {
+  await settle();
+  const until = Date.now() + 2000;
+  let last = frame();
+  let stableSince = Date.now();
+  while (Date.now() < until) {
+    await settle(15);
+    const now = frame();
+    if (now !== last) {
+      last = now;
+      stableSince = Date.now();
+    } else if (Date.now() - stableSince >= 45) return;
+  }
+}
+
 export function renderInTerminal(tree: ReactElement, columns: number, rows: number): Terminal {
   const stdout = new FakeStdout(columns, rows);
   const stdin = new FakeStdin();
@@ -75,7 +94,7 @@ export function renderInTerminal(tree: ReactElement, columns: number, rows: numb
     press: async (...keys) => {
       for (const k of keys) {
         stdin.write(k);
-        await settle();
+        await settleFrame(() => stdout.frames[stdout.frames.length - 1] ?? '');
       }
     },
     resize: async (c, r) => {

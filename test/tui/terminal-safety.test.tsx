@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import { App } from '../../src/tui/App.tsx';
 import { recordedSession } from '../../src/tui/live-session.ts';
-import { KEYS, settle } from './fake-terminal.ts';
+import { KEYS, settle, settleFrame } from './fake-terminal.ts';
 import { recordScenarios } from './recorded.ts';
 
 const timeline = recordScenarios('timeout-max-attempts');
@@ -42,7 +42,7 @@ it('renders hostile bytes as visible escapes in every view', async () => {
   for (const keys of [['r'], ['r', KEYS.up, KEYS.enter], [KEYS.escape, 'i'], [KEYS.escape, 's']]) {
     for (const k of keys) {
       app.stdin.write(k);
-      await settle();
+      await settleFrame(() => app.lastFrame() ?? '');
     }
     frames.push(app.lastFrame() ?? '');
   }

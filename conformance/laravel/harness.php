@@ -164,6 +164,7 @@ namespace Conformance\Laravel {
     {
         public function handle()
         {
+            log_event('handle', ['class' => static::class, 'attempt' => $this->attempts()]);
             $plan = Harness::$jobs[static::class]['attempts'];
             $b = $plan[min($this->attempts(), count($plan)) - 1];
             if (is_string($b)) {

@@ -11,6 +11,7 @@ import { laravel8Installation, LaravelUnavailableError } from '../conformance/in
 import { listScenarios, resolveScenario } from '../scenarios/catalog.ts';
 import { loadScenarioFile } from '../scenarios/load.ts';
 import type { StepDiff, TraceDiff } from '../trace/diff.ts';
+import { isIdentical } from '../trace/diff.ts';
 import { renderDiff } from '../trace/render-diff.ts';
 import { out, UsageError, withRedis } from './shared.ts';
 
@@ -60,9 +61,11 @@ function line(r: ConformanceResult, width: number, chalk: ReturnType<typeof make
     case 'error':
       return `${chalk.red('failed        ')} ${name}  ${terminalSafe(r.message.split('\n')[0] ?? '')}\n`;
     case 'different': {
+      const outcomes = r.outcomes.map((o) => `    ${terminalSafe(o)}\n`).join('');
+      if (isIdentical(r.diff)) return `${chalk.red('different     ')} ${name}  same trace, other outcomes:\n${outcomes}`;
       const shown = full ? r.diff : firstDifference(r.diff);
       const body = renderDiff(shown, { chalk, labels: [`${r.scenario}@8`, `laravel:${r.scenario}`] });
-      return `${chalk.red('different     ')} ${name}  ${full ? 'the whole diff' : 'first difference'}:\n${indent(body)}`;
+      return `${chalk.red('different     ')} ${name}  ${full ? 'the whole diff' : 'first difference'}:\n${indent(body)}${outcomes}`;
     }
   }
 }

@@ -13,7 +13,8 @@ import { normaliseTrace } from '../trace/normalise.ts';
 import { registerTraceResolver } from '../trace/source.ts';
 import type { TraceLike } from '../trace/trace-like.ts';
 import { fromTimeline } from '../trace/trace-like.ts';
-import type { RealRun } from './real-laravel.ts';
+import type { Timeline } from '../scenarios/timeline.ts';
+import type { RealFailedJob, RealRun } from './real-laravel.ts';
 import { PREFIX_8, runWithRealLaravel } from './real-laravel.ts';
 
 /** The profile real Laravel is compared with: Debian packages 8.83. */
@@ -21,7 +22,8 @@ export const CONFORMANCE_PROFILE = '8';
 
 export type ConformanceResult =
   | { scenario: string; status: 'identical'; steps: number; commands: number; trace: NormalisedTrace }
-  | { scenario: string; status: 'different'; diff: TraceDiff; tool: NormalisedTrace; real: NormalisedTrace }
+  /** The traces differ (diff), or the outcomes do (failed_jobs records, handle() counts), or both. */
+  | { scenario: string; status: 'different'; diff: TraceDiff; outcomes: string[]; tool: NormalisedTrace; real: NormalisedTrace }
   | { scenario: string; status: 'not-comparable'; reason: string }
   | { scenario: string; status: 'error'; message: string };
 
@@ -62,10 +64,32 @@ export function realTraceLike(run: RealRun, prefix: string): TraceLike {
   };
 }
 
-export async function realTrace(spec: ScenarioSpec, redis: RedisTarget): Promise<NormalisedTrace> {
+export async function realTrace(spec: ScenarioSpec, redis: RedisTarget): Promise<{ trace: NormalisedTrace; run: RealRun }> {
   const run = await runWithRealLaravel(spec, { redis });
   if (run.error) throw new Error(`${spec.name}: real Laravel's run ended early after ${run.steps.length} steps: ${run.error}`);
-  return normaliseTrace(realTraceLike(run, spec.redis.prefix ?? PREFIX_8));
+  return { trace: normaliseTrace(realTraceLike(run, spec.redis.prefix ?? PREFIX_8)), run };
+}
+
+/**
+ * What is not on the wire but shown to learners: the failed_jobs records (in order: connection,
+ * queue, exception class and message) and how many times each job class's handle() started.
+ * Pure; one line per difference.
+ */
+export function outcomeDifferences(tool: Pick<Timeline, 'failed' | 'jobs'>, real: Pick<RealRun, 'failed' | 'executions'>): string[] {
+  const out: string[] = [];
+  const show = (f: RealFailedJob | undefined) => (f ? `${f.exception} "${f.message}" on ${f.connection}/${f.queue}` : 'none');
+  const toolFailed: RealFailedJob[] = tool.failed.map((f) => ({ connection: f.connection, queue: f.queue, exception: f.exception, message: f.message }));
+  for (let i = 0; i < Math.max(toolFailed.length, real.failed.length); i++) {
+    const a = show(toolFailed[i]);
+    const b = show(real.failed[i]);
+    if (a !== b) out.push(`failed job ${i + 1}: tool ${a}; laravel ${b}`);
+  }
+  const toolRuns: Record<string, number> = {};
+  for (const j of tool.jobs) if (j.executions > 0) toolRuns[j.class] = (toolRuns[j.class] ?? 0) + j.executions;
+  for (const c of [...new Set([...Object.keys(toolRuns), ...Object.keys(real.executions)])].sort()) {
+    if ((toolRuns[c] ?? 0) !== (real.executions[c] ?? 0)) out.push(`${c} handle() ran: tool ${toolRuns[c] ?? 0}, laravel ${real.executions[c] ?? 0}`);
+  }
+  return out;
 }
 
 /** `profile` other than 8 is for showing that the comparison sees a difference (tests, demos). */
@@ -76,12 +100,13 @@ export async function conformScenario(spec: ScenarioSpec, redis: RedisTarget, op
     const timeline = await runScenario(spec, { redis, laravel: opts.profile ?? CONFORMANCE_PROFILE, file: opts.file });
     if (timeline.error) throw new Error(`the tool's run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
     const tool = normaliseTrace(fromTimeline(timeline));
-    const real = await realTrace(spec, redis);
+    const { trace: real, run } = await realTrace(spec, redis);
     const diff = diffTraces(tool, real);
-    if (isIdentical(diff)) {
+    const outcomes = outcomeDifferences(timeline, run);
+    if (isIdentical(diff) && outcomes.length === 0) {
       return { scenario: spec.name, status: 'identical', steps: tool.steps.length, commands: tool.steps.reduce((n, s) => n + s.commands.length, 0), trace: tool };
     }
-    return { scenario: spec.name, status: 'different', diff, tool, real };
+    return { scenario: spec.name, status: 'different', diff, outcomes, tool, real };
   } catch (e) {
     return { scenario: spec.name, status: 'error', message: e instanceof Error ? e.message : String(e) };
   }
@@ -91,5 +116,5 @@ registerTraceResolver('laravel:', async (rest, ctx) => {
   const loaded = await loadScenarioFile(await resolveScenario(rest));
   const reason = notComparableReason(loaded.spec);
   if (reason) throw new Error(`${rest}: real Laravel cannot play it: ${reason}`);
-  return { label: `laravel:${loaded.spec.name} (real 8.83)`, trace: await realTrace(loaded.spec, await ctx.redis()) };
+  return { label: `laravel:${loaded.spec.name} (real 8.83)`, trace: (await realTrace(loaded.spec, await ctx.redis())).trace };
 });

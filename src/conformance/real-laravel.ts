@@ -4,7 +4,7 @@
 // only decides *when* each one runs, exactly as the runner does for the model: one actor at a
 // time, a step from a wake-up to the next wait, the virtual clock handed to Carbon::setTestNow.
 // *What* each actor sends to Redis, and how long it then waits, is Laravel's.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -39,10 +39,21 @@ export interface RealStep {
   commands: TraceCommand[];
 }
 
+/** What failed_jobs would hold: queue:work's JobFailed listener, in order. */
+export interface RealFailedJob {
+  connection: string;
+  queue: string;
+  exception: string;
+  message: string;
+}
+
 export interface RealRun {
   scenario: string;
   start: number;
   steps: RealStep[];
+  failed: RealFailedJob[];
+  /** Job class → how many times its handle() started. */
+  executions: Record<string, number>;
   warnings: string[];
   error?: string;
 }
@@ -90,6 +101,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
   const dir = mkdtempSync(join(tmpdir(), 'lqsim-laravel-'));
   const unregisterDir = registerCleanup(async () => rmSync(dir, { recursive: true, force: true }));
   const configFile = join(dir, 'config.json');
+  const eventsFile = join(dir, 'events.jsonl');
   writeFileSync(
     configFile,
     JSON.stringify({
@@ -99,13 +111,15 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       // The 8.x skeleton's CACHE_DRIVER=file: one store for every worker process, as the model's
       // shared cache (maxExceptions counts, queue:restart) and a real server's would be.
       cache: join(dir, 'cache'),
+      // Laravel's queue events (bootstrap.php's listeners) and each handle(), one JSON line each.
+      log: eventsFile,
     }),
   );
   let roles = 0;
   const actors = new Set<PhpActor>();
   const observer = newClient(opts.redis.url);
   const book = new AddressBook(observer, runId);
-  const run: RealRun = { scenario: spec.name, start: spec.start, steps: [], warnings: [] };
+  const run: RealRun = { scenario: spec.name, start: spec.start, steps: [], failed: [], executions: {}, warnings: [] };
   let capture: MonitorCapture | null = null;
   let counter = 0;
 
@@ -237,11 +251,27 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
   } finally {
     await capture?.stop().catch(() => undefined);
     await Promise.all([...actors].map((a) => a.close()));
+    readEvents(eventsFile, run);
     observer.destroy();
     unregisterDir();
     rmSync(dir, { recursive: true, force: true });
   }
   return run;
+}
+
+/** failed_jobs records and handle() counts from the harness's event log (absent: none). */
+function readEvents(file: string, run: RealRun): void {
+  if (!existsSync(file)) return;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const e = JSON.parse(line) as Record<string, unknown>;
+    if (e.event === 'failed_jobs.log') {
+      run.failed.push({ connection: String(e.connection), queue: String(e.queue), exception: String(e.exception), message: String(e.message) });
+    } else if (e.event === 'handle') {
+      const c = String(e.class);
+      run.executions[c] = (run.executions[c] ?? 0) + 1;
+    }
+  }
 }
 
 async function areEmpty(observer: Client, queues: QueueKeys[]): Promise<boolean> {

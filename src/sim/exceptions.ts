@@ -22,7 +22,9 @@ export const timeoutExceeded = (message: string): JobException => ({
 export const manuallyFailed = (message?: string): JobException =>
   message
     ? { className: 'Exception', message }
-    : { className: 'Illuminate\\Queue\\ManuallyFailedException', message: 'This job was manually failed.' };
+    : // Job::fail(): `$e ?: new ManuallyFailedException`, a class with no message of its own
+      // (Debian's 8.83 Queue/Jobs/Job.php:195, Queue/ManuallyFailedException.php; lqsim conformance).
+      { className: 'Illuminate\\Queue\\ManuallyFailedException', message: '' };
 
 /** `App\\Jobs\\SendEmail` → `SendEmail`; a string job's `Foo@handle` → `Foo`. */
 export function shortClass(fqcn: string): string {

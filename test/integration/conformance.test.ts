@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceResult } from '../../src/conformance/compare.ts';
-import { conformScenario, notComparableReason } from '../../src/conformance/compare.ts';
+import { conformScenario, notComparableReason, outcomeDifferences } from '../../src/conformance/compare.ts';
 import { firstDifference } from '../../src/cli/conformance.ts';
 import type { TraceDiff } from '../../src/trace/diff.ts';
 import { makeChalk } from '../../src/output/colour.ts';
@@ -58,7 +58,7 @@ describe('every shipped scenario: the model (profile 8) = real Laravel 8.83 afte
 
 describe('job options and outcomes no shipped scenario uses', () => {
   const redis = useRedis();
-  it('backoff lists, maxExceptions, retryUntil, release/fail/delete, failOnTimeout, a kill, two connections, size and SIGTERM match', async () => {
+  it('backoff lists, maxExceptions, retryUntil, release/fail/delete, failOnTimeout, a kill, two connections, size and SIGTERM match, failed_jobs too', async () => {
     const { spec } = await loadScenarioFile(fixture);
     const r = await conformScenario(spec, redis(), { file: fixture });
     expect(r.status, explain(r)).toBe('identical');
@@ -122,6 +122,27 @@ describe('notComparableReason', () => {
     expect(
       notComparableReason(spec({ connections: { redis: { block_for: 5 } }, timeline: [{ at: 0, dispatch: 'A' }, { at: 1, stop: 'w' }] })),
     ).toMatch(/BLPOP/);
+  });
+});
+
+describe('outcomeDifferences', () => {
+  const failed = (exception: string, message: string) => ({ connection: 'redis', queue: 'default', exception, message });
+  const tool = (f: ReturnType<typeof failed>[], runs: Array<[string, number]>) => ({
+    failed: f.map((x, i) => ({ ...x, job: `J#${i}`, id: `id${i}`, failedAt: 0, payload: '' })),
+    jobs: runs.map(([c, n], i) => ({ label: `J#${i}`, id: `id${i}`, class: c, dispatchedAt: 0, queue: 'default', connection: 'redis', outcome: 'failed' as const, executions: n })),
+  });
+  it('is empty when failed_jobs records and handle() counts agree', () => {
+    expect(outcomeDifferences(tool([failed('Exception', 'boom')], [['App\\A', 2]]), { failed: [failed('Exception', 'boom')], executions: { 'App\\A': 2 } })).toEqual([]);
+  });
+  it('names a differing message, a missing record and a differing count', () => {
+    expect(
+      outcomeDifferences(tool([failed('X', 'a'), failed('Y', 'b')], [['App\\A', 1]]), { failed: [failed('X', '')], executions: { 'App\\A': 2, 'App\\B': 1 } }),
+    ).toEqual([
+      'failed job 1: tool X "a" on redis/default; laravel X "" on redis/default',
+      'failed job 2: tool Y "b" on redis/default; laravel none',
+      'App\\A handle() ran: tool 1, laravel 2',
+      'App\\B handle() ran: tool 0, laravel 1',
+    ]);
   });
 });
 

@@ -12,7 +12,7 @@ import type { NormalisedTrace } from '../trace/normalise.ts';
 import { normaliseTrace } from '../trace/normalise.ts';
 import { registerTraceResolver } from '../trace/source.ts';
 import type { TraceLike } from '../trace/trace-like.ts';
-import { fromTimeline } from '../trace/trace-like.ts';
+import { fromSteps, fromTimeline } from '../trace/trace-like.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import type { RealFailedJob, RealRun } from './real-laravel.ts';
 import { PREFIX_8, runWithRealLaravel } from './real-laravel.ts';
@@ -54,13 +54,7 @@ export function realTraceLike(run: RealRun, prefix: string): TraceLike {
     start: run.start,
     prefix,
     meta: { scenario: run.scenario, profile: 'laravel 8.83 (real)' },
-    steps: run.steps.map((s) => ({
-      actor: s.actor,
-      title: s.title,
-      index: s.index,
-      t: s.t,
-      commands: s.commands.map((c) => ({ source: c.source, actor: c.actor, db: c.db, args: c.args })),
-    })),
+    steps: fromSteps(run.steps),
   };
 }
 

@@ -10,15 +10,15 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { registerCleanup } from '../redis/cleanup.ts';
 import type { Client } from '../redis/connections.ts';
-import { newClient, parseClientList } from '../redis/connections.ts';
+import { isOwnSetname, newClient, parseClientList } from '../redis/connections.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { parseRedisUrl } from '../redis/url.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { QueueKeys } from '../sim/keys.ts';
-import { queueKeys } from '../sim/keys.ts';
 import type { ActorContext } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import { attributeLines } from '../scenarios/attribute.ts';
+import { scenarioQueues } from '../scenarios/queues.ts';
 import type { ScenarioSpec } from '../scenarios/schema.ts';
 import type { RedisTarget } from '../scenarios/runner.ts';
 import type { TraceCommand } from '../scenarios/timeline.ts';
@@ -65,7 +65,8 @@ export interface RealRunOptions {
 /** Connection names → actors, learned from CLIENT LIST while each PHP process is alive. */
 export class AddressBook {
   private readonly byAddr = new Map<string, string>();
-  private readonly learned = new Set<string>();
+  /** Connection name → CLIENT ID, once found. */
+  private readonly ids = new Map<string, string>();
   readonly unknown = new Set<string>();
 
   constructor(
@@ -73,23 +74,25 @@ export class AddressBook {
     readonly runId: string,
   ) {}
 
-  async learn(name: string, actor: string): Promise<string | undefined> {
-    if (this.learned.has(name)) return undefined;
+  /** Finds a connection in CLIENT LIST once (a process not yet connected is tried again later). */
+  async learn(name: string, actor: string): Promise<void> {
+    if (this.ids.has(name)) return;
     const entry = parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST']))).find((c) => c.name === name);
-    if (!entry?.addr || !entry.id) return undefined;
+    if (!entry?.addr || !entry.id) return;
     this.byAddr.set(entry.addr, actor);
-    this.learned.add(name);
-    return entry.id;
+    this.ids.set(name, entry.id);
   }
 
-  idOf = new Map<string, string>();
+  idOf(name: string): string | undefined {
+    return this.ids.get(name);
+  }
 
   actorOf(addr: string): string | undefined {
     return this.byAddr.get(addr);
   }
 
   isHandshake(args: readonly string[]): boolean {
-    return args.length === 3 && args[0]!.toUpperCase() === 'CLIENT' && args[1]!.toUpperCase() === 'SETNAME' && args[2]!.startsWith(`lqsim:${this.runId}:`);
+    return isOwnSetname(args, this.runId);
   }
 }
 
@@ -138,15 +141,12 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
   /** The actor's next yield; learns its connection's address while the process is alive. */
   async function nextYield(php: PhpActor, name: string, actor: string): Promise<Yield> {
     const y = await php.next();
-    if (y.y !== 'exit') {
-      const id = await book.learn(name, actor);
-      if (id) book.idOf.set(name, id);
-    }
+    if (y.y !== 'exit') await book.learn(name, actor);
     return y;
   }
 
   const defaultConnection = Object.keys(spec.connections)[0]!;
-  const queues = queuesOf(spec, prefix);
+  const queues = scenarioQueues(spec, prefix);
   let pendingEntries = spec.timeline.filter((e) => 'dispatch' in e || 'stop' in e || 'size' in e).length + spec.workers.length;
   let queuesEmpty = false;
   const totalJobs = spec.timeline.reduce((n, e) => n + ('dispatch' in e ? e.count : 0), 0);
@@ -284,18 +284,5 @@ async function areEmpty(observer: Client, queues: QueueKeys[]): Promise<boolean>
     if (Number(ready) + Number(delayed) + Number(reserved) > 0) return false;
   }
   return true;
-}
-
-/** Every queue a worker polls or a dispatch targets (the runner's rule). */
-function queuesOf(spec: ScenarioSpec, prefix: string): QueueKeys[] {
-  const names = new Set<string>();
-  const conns = Object.entries(spec.connections);
-  for (const [, c] of conns) names.add(c.queue);
-  for (const w of spec.workers) {
-    const c = spec.connections[w.connection ?? ''] ?? conns[0]![1];
-    for (const q of (w.queue ?? c.queue).split(',')) names.add(q);
-  }
-  for (const e of spec.timeline) if ('dispatch' in e && e.queue) names.add(e.queue);
-  return [...names].map((n) => queueKeys(n, prefix));
 }
 

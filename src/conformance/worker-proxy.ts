@@ -1,7 +1,7 @@
 // A `queue:work` process of real Laravel under supervisord, driven on the virtual clock: see
 // real-laravel.ts for the whole picture and conformance/laravel/README.md for what is Laravel's.
 import type { Client } from '../redis/connections.ts';
-import { parseClientList } from '../redis/connections.ts';
+import { isBlocked } from '../redis/port.ts';
 import type { ScenarioSpec, WorkerSpec } from '../scenarios/schema.ts';
 import type { ActorContext, BlockingOp } from '../sim/scheduler.ts';
 import { interruptibleSleep } from '../sim/scheduler.ts';
@@ -181,20 +181,13 @@ export class WorkerProxy {
   }
 
   private async connectionId(name: string): Promise<string> {
-    const known = this.env.book.idOf.get(name);
-    if (known) return known;
-    const entry = parseClientList(String(await this.env.observer.sendCommand(['CLIENT', 'LIST']))).find((c) => c.name === name);
-    if (!entry?.id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
-    this.env.book.idOf.set(name, entry.id);
-    return entry.id;
+    await this.env.book.learn(name, this.spec.name);
+    const id = this.env.book.idOf(name);
+    if (!id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
+    return id;
   }
-}
 
-async function isBlocked(observer: Client, id: string): Promise<boolean> {
-  const entry = parseClientList(String(await observer.sendCommand(['CLIENT', 'LIST', 'ID', id])))[0];
-  return entry !== undefined && (entry.flags ?? '').includes('b');
 }
-
 
 export function describeExit(y: Yield): string {
   if (y.y !== 'exit') return `"${y.y}"`;

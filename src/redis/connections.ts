@@ -74,6 +74,11 @@ export function parseClientList(text: string): Array<Record<string, string>> {
     })));
 }
 
+/** `CLIENT SETNAME lqsim:<run>:...`: how a traced connection of this run names itself (never Laravel's). */
+export function isOwnSetname(args: readonly string[], runId: string): boolean {
+  return args.length === 3 && args[0]!.toUpperCase() === 'CLIENT' && args[1]!.toUpperCase() === 'SETNAME' && args[2]!.startsWith(`lqsim:${runId}:`);
+}
+
 export class ConnectionHub {
   /** The tool's own connection for barriers, snapshots and CLIENT commands; filtered from the trace. */
   readonly observer: Client;
@@ -118,12 +123,7 @@ export class ConnectionHub {
     // node-redis authenticates with REDIS_URL's credentials before anything else; Laravel's own
     // AUTH is not modelled, so an AUTH on a traced connection is always the tool's.
     if (name === 'AUTH') return true;
-    return (
-      args.length === 3 &&
-      name === 'CLIENT' &&
-      args[1]!.toUpperCase() === 'SETNAME' &&
-      args[2]!.startsWith(`lqsim:${this.runId}:`)
-    );
+    return isOwnSetname(args, this.runId);
   }
 
   async release(client: Client): Promise<void> {

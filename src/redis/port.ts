@@ -90,7 +90,8 @@ export class NodeRedisPort implements RedisPort {
   }
 }
 
-async function isBlocked(observer: Client, id: string): Promise<boolean> {
+/** Whether the connection with this CLIENT ID is blocked (a BLPOP the server holds). */
+export async function isBlocked(observer: Client, id: string): Promise<boolean> {
   const text = String(await observer.sendCommand(['CLIENT', 'LIST', 'ID', id]));
   const entry = parseClientList(text)[0];
   return entry !== undefined && (entry.flags ?? '').includes('b');

@@ -26,6 +26,7 @@ import { ExecutionLog } from './execution-log.ts';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems } from './load.ts';
 import type { ScenarioSpec, TimelineEntrySpec } from './schema.ts';
+import { scenarioQueues } from './queues.ts';
 import { queuesAreEmpty, snapshotQueues } from './snapshot.ts';
 import type { QueueState, Step, Timeline } from './timeline.ts';
 
@@ -82,7 +83,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       },
     ]),
   );
-  const queues = queuesOf(spec, connections, prefix);
+  const queues = scenarioQueues(spec, prefix);
   // Notes describe the scenario's own Laravel version; under --laravel another, they may not hold.
   const noteFor = (note: string): string =>
     profile.name === spec.laravel ? note : `[written for Laravel ${spec.laravel}] ${note}`;
@@ -343,19 +344,6 @@ class PendingNotes {
   unmatched(): string[] {
     return this.pending.map((n) => `note at t+${n.at}s${n.actor ? ` for ${n.actor}` : ''}${n.on ? ` on ${n.on}` : ''} matched no step: "${n.note}"`);
   }
-}
-
-/** Every queue a worker polls or a dispatch targets, with the client prefix. */
-function queuesOf(spec: ScenarioSpec, connections: Record<string, QueueConfig>, prefix: string): QueueKeys[] {
-  const names = new Set<string>();
-  const first = Object.values(connections)[0]!;
-  for (const c of Object.values(connections)) names.add(c.default);
-  for (const w of spec.workers) {
-    const c = connections[w.connection ?? ''] ?? first;
-    for (const q of (w.queue ?? c.default).split(',')) names.add(q);
-  }
-  for (const e of spec.timeline) if ('dispatch' in e && e.queue) names.add(e.queue);
-  return [...names].map((n) => queueKeys(n, prefix));
 }
 
 /** REDIS_URL: an empty db, the scenario's if it is empty (keyspace.ts); says so when it is not. */

@@ -12,6 +12,7 @@ import { PROFILES } from '../sim/profiles/index.ts';
 import { isGoldenText, parseGolden } from './golden-text.ts';
 import type { NormalisedTrace } from './normalise.ts';
 import { normaliseTrace } from './normalise.ts';
+import type { TraceCommand } from '../scenarios/timeline.ts';
 import type { TraceLikeStep } from './trace-like.ts';
 import { fromTimeline, inferPrefix } from './trace-like.ts';
 
@@ -87,15 +88,8 @@ export async function goldenTrace(file: string): Promise<ResolvedTrace> {
   }
 }
 
-interface NdjsonRow {
-  step: number;
-  t: number;
-  actor: string;
-  source: 'client' | 'lua';
-  db: number;
-  args: string[];
-  script?: string;
-}
+/** A row of `lqsim run --format ndjson`: a trace command, as the ndjson view writes it. */
+type NdjsonRow = Pick<TraceCommand, 'step' | 't' | 'actor' | 'source' | 'db' | 'args' | 'script'>;
 
 function isRow(v: unknown): v is NdjsonRow {
   const r = v as Partial<NdjsonRow>;

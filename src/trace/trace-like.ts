@@ -1,7 +1,7 @@
 // The input of the normaliser: what both the tool's Timeline and a raw MONITOR capture of real
 // Laravel can be turned into. Plain data; actors are already names (dispatcher, worker-1).
 import type { MonitorLine } from '../redis/monitor-line.ts';
-import type { Timeline } from '../scenarios/timeline.ts';
+import type { Step, Timeline } from '../scenarios/timeline.ts';
 
 export interface TraceLikeCommand {
   source: 'client' | 'lua';
@@ -45,24 +45,24 @@ function timelinePrefix(t: Timeline): string {
 }
 
 export function fromTimeline(t: Timeline): TraceLike {
-  return {
-    start: t.start,
-    prefix: timelinePrefix(t),
-    meta: { scenario: t.scenario.name, profile: t.profile },
-    steps: t.steps.map((s) => ({
-      actor: s.actor,
-      title: s.title,
-      index: s.index,
-      t: s.t,
-      commands: s.commands.map((c) => ({
-        source: c.source,
-        actor: c.actor,
-        db: c.db,
-        args: c.args,
-        ...(c.script !== undefined ? { script: c.script } : {}),
-      })),
+  return { start: t.start, prefix: timelinePrefix(t), meta: { scenario: t.scenario.name, profile: t.profile }, steps: fromSteps(t.steps) };
+}
+
+/** Recorded steps (a Timeline's, or real Laravel's from the conformance harness) as TraceLike steps. */
+export function fromSteps(steps: ReadonlyArray<Pick<Step, 'actor' | 'title' | 'index' | 't' | 'commands'>>): TraceLikeStep[] {
+  return steps.map((s) => ({
+    actor: s.actor,
+    title: s.title,
+    index: s.index,
+    t: s.t,
+    commands: s.commands.map((c) => ({
+      source: c.source,
+      actor: c.actor,
+      db: c.db,
+      args: c.args,
+      ...(c.script !== undefined ? { script: c.script } : {}),
     })),
-  };
+  }));
 }
 
 /**

@@ -6,24 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { lqsim, lqsimEnv } from '../helpers/cli.ts';
 
 const exec = promisify(execFile);
-const bin = new URL('../../bin/lqsim.js', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'lqsim-diff-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function lqsim(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const base: Record<string, string | undefined> = { ...process.env, LQSIM_REDIS: 'local', FORCE_COLOR: '0', ...env };
-  delete base.REDIS_URL;
-  delete base.NO_COLOR;
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { env: base, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
-  }
-}
 
 const lines = (s: string) => s.split('\n');
 // Each test starts the CLI (and redis-server) a few times; on a loaded two-core machine that takes a while.
@@ -125,9 +112,7 @@ describe("README's What changed between Laravel versions", () => {
   it('is what scripts/readme-versions.ts generates from the diffs now (its prose checked against them)', async () => {
     const script = new URL('../../scripts/readme-versions.ts', import.meta.url).pathname;
     const tsx = new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url).pathname;
-    const env: Record<string, string | undefined> = { ...process.env, LQSIM_REDIS: 'local', FORCE_COLOR: '0' };
-    delete env.REDIS_URL;
-    const { stdout } = await exec(process.execPath, [tsx, script, '--check'], { env });
+    const { stdout } = await exec(process.execPath, [tsx, script, '--check'], { env: lqsimEnv() });
     expect(stdout).toBe('README.md: "What changed between Laravel versions" is current\n');
   }, 300_000);
 });

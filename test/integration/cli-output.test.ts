@@ -1,16 +1,7 @@
 // The CLI's outputs on real runs: ndjson's fields, text's colour rules, and `lqsim list`.
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { lqsim } from '../helpers/cli.ts';
 
-const exec = promisify(execFile);
-const bin = new URL('../../bin/lqsim.js', import.meta.url).pathname;
-
-async function lqsim(args: string[], env: Record<string, string> = {}) {
-  const base = { ...process.env, LQSIM_REDIS: 'local', FORCE_COLOR: '0', ...env };
-  delete (base as Record<string, string | undefined>).REDIS_URL;
-  return exec(process.execPath, [bin, ...args], { env: base, maxBuffer: 64 * 1024 * 1024 });
-}
 
 describe('lqsim run --format ndjson', () => {
   it('prints one JSON object per captured command with step, t, actor, source, db, args', async () => {
@@ -45,9 +36,9 @@ describe('lqsim run (text)', () => {
     expect(plain.stdout).not.toContain('\x1b');
     expect(plain.stdout).toContain('ZREM queues:default:reserved ‹ResizeImage#1 attempts:1›');
     expect(plain.stderr).toMatch(/Using local redis-server \d+\.\d+\.\d+ on 127\.0\.0\.1:\d+/);
-    const coloured = await lqsim(['run', 'success'], { FORCE_COLOR: '1' });
+    const coloured = await lqsim(['run', 'success'], { env: { FORCE_COLOR: '1' } });
     expect(coloured.stdout).toContain('\x1b[');
-    const noColor = await lqsim(['run', 'success'], { FORCE_COLOR: '1', NO_COLOR: '1' });
+    const noColor = await lqsim(['run', 'success'], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } });
     expect(noColor.stdout).not.toContain('\x1b');
   });
 });

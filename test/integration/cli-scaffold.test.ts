@@ -1,38 +1,25 @@
 // `lqsim new`, `lqsim validate` and `lqsim schema` as a user runs them, and the scaffold itself:
 // it must validate, run against a real Redis, and send what Laravel 5.7 sends for its flow.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExpectedCommand } from '../../src/testing/index.ts';
 import { assertTrace, lua, payload, same, scoreAt, script } from '../../src/testing/index.ts';
+import { lqsim } from '../helpers/cli.ts';
 import { runFile, useRedis } from '../helpers/run.ts';
 
-const exec = promisify(execFile);
-const bin = new URL('../../bin/lqsim.js', import.meta.url).pathname;
 const repo = new URL('../../', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'lqsim-scaffold-'));
+/** lqsim run from the scratch directory, as a user in their project. */
+const inDir = (args: string[]) => lqsim(args, { cwd: dir });
 const redis = useRedis();
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function lqsim(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, LQSIM_REDIS: 'local', FORCE_COLOR: '0' };
-  delete (env as Record<string, string | undefined>).REDIS_URL;
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { cwd: dir, env, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
-  }
-}
-
 describe('lqsim new', () => {
   it('writes a commented scenario whose modeline points at the shipped schema, and never overwrites', async () => {
-    const first = await lqsim(['new', 'my-flow']);
+    const first = await inDir(['new', 'my-flow']);
     expect(first).toMatchObject({ code: 0, stderr: '' });
     const file = join(dir, 'my-flow.yaml');
     const text = readFileSync(file, 'utf8');
@@ -43,21 +30,21 @@ describe('lqsim new', () => {
     expect(text.split('\n').filter((l) => l.includes('#')).length).toBeGreaterThan(10);
 
     writeFileSync(file, text + '# my own edit\n');
-    const again = await lqsim(['new', 'my-flow.yaml']);
+    const again = await inDir(['new', 'my-flow.yaml']);
     expect(again.code).toBe(2);
     expect(again.stderr).toBe(`lqsim: new: ${file} already exists; not overwriting it\n`);
     expect(readFileSync(file, 'utf8')).toBe(text + '# my own edit\n');
   });
 
   it('refuses a name the scenario format would reject', async () => {
-    const r = await lqsim(['new', '9lives']);
+    const r = await inDir(['new', '9lives']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^lqsim: new: "9lives" is not a scenario name: .*\n$/);
   });
 
   it('the scaffold validates, runs, and sends what Laravel 5.7 sends for a job released once', async () => {
-    expect(await lqsim(['validate', 'my-flow.yaml'])).toMatchObject({ code: 0, stdout: 'my-flow.yaml: ok\n', stderr: '' });
-    const run = await lqsim(['run', 'my-flow.yaml', '--format', 'json']);
+    expect(await inDir(['validate', 'my-flow.yaml'])).toMatchObject({ code: 0, stdout: 'my-flow.yaml: ok\n', stderr: '' });
+    const run = await inDir(['run', 'my-flow.yaml', '--format', 'json']);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ jobs: [{ label: 'SendInvoice#1', outcome: 'succeeded', executions: 2 }] });
 
@@ -99,21 +86,21 @@ describe('lqsim new', () => {
 describe('lqsim validate', () => {
   it('prints ok per good file and the loader\'s one-line error for a bad one, exit 2', async () => {
     const bad = join(repo, 'test/fixtures/bad-scenarios/bad-indent.yaml');
-    const r = await lqsim(['validate', 'dispatch', bad]);
+    const r = await inDir(['validate', 'dispatch', bad]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe(`${join(repo, 'scenarios/dispatch.yaml')}: ok\n`);
     expect(r.stderr).toMatch(new RegExp(`^lqsim: ${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: [^\\n]+\\n$`));
   });
 
   it('says so for a file that does not exist', async () => {
-    const r = await lqsim(['validate', 'nope.yaml']);
+    const r = await inDir(['validate', 'nope.yaml']);
     expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'lqsim: nope.yaml: no such file\n' });
   });
 });
 
 describe('lqsim schema', () => {
   it('prints the shipped JSON Schema file (test/unit/json-schema.test.ts keeps it equal to the zod schema)', async () => {
-    const r = await lqsim(['schema']);
+    const r = await inDir(['schema']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', title: 'laravel-queue-sim scenario' });
     expect(r.stdout).toBe(readFileSync(join(repo, 'schema/scenario.schema.json'), 'utf8'));

@@ -3,10 +3,8 @@
 // after normalisation (times, ids, uuids, the key prefix; cjson payloads as parsed JSON).
 // `npm test` installs the PHP packages when it can (scripts/setup.mjs --laravel); without them
 // these tests fail and say what to install: they are the proof that a trace is what Laravel sends.
-import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceResult } from '../../src/conformance/compare.ts';
 import { conformScenario, notComparableReason, outcomeDifferences } from '../../src/conformance/compare.ts';
@@ -16,10 +14,9 @@ import { makeChalk } from '../../src/output/colour.ts';
 import { SCENARIOS_DIR } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile, parseScenario } from '../../src/scenarios/load.ts';
 import { renderDiff } from '../../src/trace/render-diff.ts';
+import { lqsim } from '../helpers/cli.ts';
 import { useRedis } from '../helpers/run.ts';
 
-const exec = promisify(execFile);
-const bin = new URL('../../bin/lqsim.js', import.meta.url).pathname;
 const fixture = new URL('../fixtures/conformance/job-options.yaml', import.meta.url).pathname;
 
 /** The whole diff in the failure message, so a mismatch says where. */
@@ -165,26 +162,21 @@ describe('firstDifference', () => {
 });
 
 describe('lqsim conformance and lqsim diff laravel:', () => {
-  const env = () => {
-    const e: Record<string, string | undefined> = { ...process.env, LQSIM_REDIS: 'local', FORCE_COLOR: '0' };
-    delete e.REDIS_URL;
-    return e as NodeJS.ProcessEnv;
-  };
   it('reports each scenario and a summary line, exit 0 when all are identical', async () => {
-    const { stdout } = await exec(process.execPath, [bin, 'conformance', 'dispatch', 'block-for'], { env: env() });
+    const { code, stdout } = await lqsim(['conformance', 'dispatch', 'block-for']);
+    expect(code).toBe(0);
     expect(stdout).toMatch(/^identical +dispatch +1 steps, 4 commands$/m);
     expect(stdout).toMatch(/^identical +block-for /m);
     expect(stdout.trim().split('\n').at(-1)).toBe('2 identical, 0 different, 0 not comparable, 0 failed');
   });
   it('lqsim diff <scenario>@8 laravel:<scenario> is empty for a scenario that conforms', async () => {
-    const { stdout } = await exec(process.execPath, [bin, 'diff', 'success@8', 'laravel:success'], { env: env() });
+    const { code, stdout } = await lqsim(['diff', 'success@8', 'laravel:success']);
+    expect(code).toBe(0);
     expect(stdout.trim().split('\n').at(-1)).toMatch(/^0 steps differ, \d+ same$/);
   });
   it('without PHP it says what to install, in one line, exit 2', async () => {
-    const r = await exec(process.execPath, [bin, 'conformance', 'dispatch'], { env: { ...env(), LQSIM_PHP: '/nonexistent/php' } }).catch(
-      (e: { code: number; stdout: string; stderr: string }) => e,
-    );
-    expect(r).toMatchObject({ code: 2 });
-    expect((r as { stderr: string }).stderr.trim()).toMatch(/^lqsim: conformance: no PHP .*apt-get install -y php-cli php-redis php-laravel-framework$/);
+    const r = await lqsim(['conformance', 'dispatch'], { env: { LQSIM_PHP: '/nonexistent/php' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^lqsim: conformance: no PHP .*apt-get install -y php-cli php-redis php-laravel-framework$/);
   });
 });

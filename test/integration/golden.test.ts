@@ -1,32 +1,15 @@
 // Golden files through the CLI on real runs: run --golden writes one, check passes against it,
 // a changed golden fails with the step-aligned diff, --update rewrites it (never in CI), and a
 // golden does not break when only the key order of cjson-encoded copies differs.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { lqsim } from '../helpers/cli.ts';
 
-const exec = promisify(execFile);
-const bin = new URL('../../bin/lqsim.js', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'lqsim-golden-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const SLOW = 120_000;
-
-async function lqsim(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const base: Record<string, string | undefined> = { ...process.env, LQSIM_REDIS: 'local', FORCE_COLOR: '0', ...env };
-  delete base.REDIS_URL;
-  delete base.NO_COLOR;
-  if (env.CI === undefined) delete base.CI;
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { env: base, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const x = e as { code: number; stdout: string; stderr: string };
-    return { code: x.code, stdout: x.stdout, stderr: x.stderr };
-  }
-}
 
 /** The JSON argument of a golden command line (the last argument, a JSON object). */
 const jsonOf = (line: string) => JSON.parse(line.slice(line.indexOf(' {') + 1)) as Record<string, unknown>;
@@ -108,7 +91,7 @@ describe('golden files', () => {
     expect(out).toContain('        ID1: attempts 3→2');
     expect(out.filter((l) => l !== '').at(-1)).toBe('1 step differs (1 changed, 0 only in a, 0 only in b), 6 same');
 
-    const ci = await lqsim(['check', 'timeout-max-attempts', '--golden', changed, '--update'], { CI: 'true' });
+    const ci = await lqsim(['check', 'timeout-max-attempts', '--golden', changed, '--update'], { env: { CI: 'true' } });
     expect(ci.code).toBe(2);
     expect(ci.stderr).toBe('lqsim: check --update: refusing to rewrite a golden file in CI (CI is set); update it locally and commit it\n');
     expect(readFileSync(changed, 'utf8')).not.toBe(text);

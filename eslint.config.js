@@ -9,9 +9,17 @@ export default tseslint.config(
   {
     languageOptions: {
       globals: Object.fromEntries(
-        ['process', 'console', 'Buffer', 'URL', 'setTimeout', 'clearTimeout', 'setImmediate', 'setInterval', 'clearInterval'].map(
-          (g) => [g, 'readonly'],
-        ),
+        [
+          'process',
+          'console',
+          'Buffer',
+          'URL',
+          'setTimeout',
+          'clearTimeout',
+          'setImmediate',
+          'setInterval',
+          'clearInterval',
+        ].map((g) => [g, 'readonly']),
       ),
     },
     rules: {

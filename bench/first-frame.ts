@@ -31,9 +31,20 @@ class FakeStdin extends EventEmitter {
   unref(): void {}
 }
 
-export async function firstFrameMs(server: RedisServer, scenario = 'timeout-max-attempts'): Promise<{ importMs: number; frameMs: number }> {
+export async function firstFrameMs(
+  server: RedisServer,
+  scenario = 'timeout-max-attempts',
+): Promise<{ importMs: number; frameMs: number }> {
   const i0 = performance.now();
-  const [{ createElement }, { render }, { App }, { LiveSession }, { resolveScenario }, { loadScenarioFile }, { runScenario }] = await Promise.all([
+  const [
+    { createElement },
+    { render },
+    { App },
+    { LiveSession },
+    { resolveScenario },
+    { loadScenarioFile },
+    { runScenario },
+  ] = await Promise.all([
     import('react'),
     import('ink'),
     import('../src/tui/App.tsx'),
@@ -45,7 +56,9 @@ export async function firstFrameMs(server: RedisServer, scenario = 'timeout-max-
   const t0 = performance.now();
   const importMs = t0 - i0;
   const file = await resolveScenario(scenario);
-  const session = new LiveSession(async (onStep) => runScenario((await loadScenarioFile(file)).spec, { redis: server, file, onStep }));
+  const session = new LiveSession(async (onStep) =>
+    runScenario((await loadScenarioFile(file)).spec, { redis: server, file, onStep }),
+  );
   void session.start().catch(() => undefined);
   let shown: number | undefined;
   let resolveShown: () => void = () => {};

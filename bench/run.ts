@@ -36,7 +36,10 @@ const verdict = (ok: boolean): string => (ok ? 'within target' : 'OVER TARGET');
 const line = (s: string): void => void process.stdout.write(`${s}\n`);
 
 /** Commands the server executed (INFO stats), to count the tool's own ones too. */
-async function commandsProcessed(server: RedisServer, observer: { sendCommand(a: string[]): Promise<unknown> }): Promise<number> {
+async function commandsProcessed(
+  server: RedisServer,
+  observer: { sendCommand(a: string[]): Promise<unknown> },
+): Promise<number> {
   void server;
   return Number(/total_commands_processed:(\d+)/.exec(String(await observer.sendCommand(['INFO', 'stats'])))?.[1]);
 }
@@ -47,11 +50,19 @@ function tracedCommands(t: Timeline): number {
 
 /** redis-benchmark: one client, no pipelining, PING: the floor of one round trip, in µs. */
 function roundTripFloorUs(server: RedisServer): number {
-  const csv = execFileSync('redis-benchmark', ['-h', server.host, '-p', String(server.port), '-c', '1', '-P', '1', '-n', '20000', '-t', 'ping', '--csv'], {
-    encoding: 'utf8',
-  });
+  const csv = execFileSync(
+    'redis-benchmark',
+    ['-h', server.host, '-p', String(server.port), '-c', '1', '-P', '1', '-n', '20000', '-t', 'ping', '--csv'],
+    {
+      encoding: 'utf8',
+    },
+  );
   // "PING_INLINE","45454.55",... then "PING_MBULK",...: take the MBULK (RESP) one, as node-redis sends.
-  const rows = csv.trim().split('\n').slice(1).map((r) => r.split(',').map((f) => f.replaceAll('"', '')));
+  const rows = csv
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((r) => r.split(',').map((f) => f.replaceAll('"', '')));
   const mbulk = rows.find((r) => r[0] === 'PING_MBULK') ?? rows.at(-1)!;
   return 1e6 / Number(mbulk[1]);
 }
@@ -102,7 +113,9 @@ async function main(): Promise<void> {
   const sent = (await commandsProcessed(server, admin)) - before - 1;
   const allMs = performance.now() - t0;
   line('');
-  line(`1. all ${scenarios.length} shipped scenarios, redis-server start included: ${ms(allMs)} (target < 2000 ms: ${verdict(allMs < 2000)})`);
+  line(
+    `1. all ${scenarios.length} shipped scenarios, redis-server start included: ${ms(allMs)} (target < 2000 ms: ${verdict(allMs < 2000)})`,
+  );
   line(`   redis-server start ${ms(started - t0)}, replay ${ms(runMs)}: ${steps} steps, ${traced} traced commands`);
 
   // 2. Per command, against the round-trip floor on the same server.
@@ -111,18 +124,26 @@ async function main(): Promise<void> {
   const perSentUs = (runMs * 1000) / sent;
   line('');
   line(`2. round-trip floor (redis-benchmark -c 1 -P 1 -t ping, same server): ${floorUs.toFixed(1)} µs`);
-  line(`   per command the server executed for the tool (${sent}: Laravel's, barriers, snapshots, connects): ${perSentUs.toFixed(1)} µs = ${(perSentUs / floorUs).toFixed(2)}x the floor (target <= 1.5x: ${verdict(perSentUs / floorUs <= 1.5)})`);
-  line(`   per traced Laravel command (${traced}): ${perTracedUs.toFixed(1)} µs = ${(perTracedUs / floorUs).toFixed(2)}x the floor`);
+  line(
+    `   per command the server executed for the tool (${sent}: Laravel's, barriers, snapshots, connects): ${perSentUs.toFixed(1)} µs = ${(perSentUs / floorUs).toFixed(2)}x the floor (target <= 1.5x: ${verdict(perSentUs / floorUs <= 1.5)})`,
+  );
+  line(
+    `   per traced Laravel command (${traced}): ${perTracedUs.toFixed(1)} µs = ${(perTracedUs / floorUs).toFixed(2)}x the floor`,
+  );
   // For scale: the same round trip through node-redis, which every command of the tool pays.
   const pings = 2000;
   const p0 = performance.now();
   for (let i = 0; i < pings; i++) await admin.ping();
   const clientUs = ((performance.now() - p0) * 1000) / pings;
-  line(`   (one PING round trip through node-redis itself: ${clientUs.toFixed(1)} µs = ${(clientUs / floorUs).toFixed(2)}x the floor)`);
+  line(
+    `   (one PING round trip through node-redis itself: ${clientUs.toFixed(1)} µs = ${(clientUs / floorUs).toFixed(2)}x the floor)`,
+  );
   // And with no client library at all: Node's own socket, one PING, await the reply. What any
   // Node program pays per awaited command, so the lowest ratio this design could reach.
   const rawUs = await rawSocketRoundTripUs(server, pings);
-  line(`   (one PING round trip over a bare node:net socket, no client library: ${rawUs.toFixed(1)} µs = ${(rawUs / floorUs).toFixed(2)}x the floor)`);
+  line(
+    `   (one PING round trip over a bare node:net socket, no client library: ${rawUs.toFixed(1)} µs = ${(rawUs / floorUs).toFixed(2)}x the floor)`,
+  );
   admin.destroy();
 
   // 3. Big scenarios: time and memory, and how they grow.
@@ -143,21 +164,27 @@ async function main(): Promise<void> {
     gc();
     const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 2 ** 20;
     results.push({ n, ms: took, steps: t.steps.length, heapMb, rssMb: peakRss / 2 ** 20 });
-    line(`   ${String(n).padStart(7)} jobs: ${ms(took).padStart(9)}, ${t.steps.length} steps, ${((took * 1000) / t.steps.length).toFixed(0)} µs/step, timeline heap ${heapMb.toFixed(0)} MB, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB`);
+    line(
+      `   ${String(n).padStart(7)} jobs: ${ms(took).padStart(9)}, ${t.steps.length} steps, ${((took * 1000) / t.steps.length).toFixed(0)} µs/step, timeline heap ${heapMb.toFixed(0)} MB, peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MB`,
+    );
   }
   if (results.length >= 2) {
     const [a, b] = [results[0]!, results.at(-1)!];
     const scale = b.n / a.n;
     const timeRatio = b.ms / a.ms / scale;
     const memRatio = b.heapMb / a.heapMb / scale;
-    line(`   growth ${a.n} → ${b.n} (×${scale}): time ×${(b.ms / a.ms).toFixed(1)} (${timeRatio.toFixed(2)} of linear), memory ×${(b.heapMb / a.heapMb).toFixed(1)} (${memRatio.toFixed(2)} of linear) (target: linear, ~1.0: ${verdict(timeRatio < 1.3 && memRatio < 1.3)})`);
+    line(
+      `   growth ${a.n} → ${b.n} (×${scale}): time ×${(b.ms / a.ms).toFixed(1)} (${timeRatio.toFixed(2)} of linear), memory ×${(b.heapMb / a.heapMb).toFixed(1)} (${memRatio.toFixed(2)} of linear) (target: linear, ~1.0: ${verdict(timeRatio < 1.3 && memRatio < 1.3)})`,
+    );
   }
 
   // 4. The TUI's first frame.
   if (!args.includes('--skip-tui')) {
     const { importMs, frameMs } = await firstFrameMs(server);
     line('');
-    line(`4. TUI first frame (step #0 drawn) after Redis is up: ${ms(frameMs)} (target < 300 ms: ${verdict(frameMs < 300)})`);
+    line(
+      `4. TUI first frame (step #0 drawn) after Redis is up: ${ms(frameMs)} (target < 300 ms: ${verdict(frameMs < 300)})`,
+    );
     line(`   (before that, importing the UI took ${ms(importMs)}; the CLI does it before it starts Redis)`);
   }
   await server.stop();

@@ -26,7 +26,11 @@ const ourQueue = scenario('our-queue-config', 'ImportOrders with tries 3, backof
   .laravel('8')
   .connection('redis', { queue: 'default', retry_after: 90, block_for: null })
   .worker('worker-1', { tries: 3, timeout: 60, sleep: 3 })
-  .job('ImportOrders', { class: 'App\\Jobs\\ImportOrders', backoff: [10, 30], attempts: [{ throw: 'Upstream API is down' }] })
+  .job('ImportOrders', {
+    class: 'App\\Jobs\\ImportOrders',
+    backoff: [10, 30],
+    attempts: [{ throw: 'Upstream API is down' }],
+  })
   .dispatch('ImportOrders', { at: 0 })
   .build();
 
@@ -36,16 +40,26 @@ const ourQueue = scenario('our-queue-config', 'ImportOrders with tries 3, backof
  * has come due on :delayed (moved back to the queue with a :notify token); `reserves` the copy
  * the pop script then writes to :reserved (attempts + 1, re-encoded by cjson), bound by name.
  */
-function poll(t: number, o: { migrates?: string; reserves?: { attempts: number; as: string } } = {}): ExpectedCommand[] {
+function poll(
+  t: number,
+  o: { migrates?: string; reserves?: { attempts: number; as: string } } = {},
+): ExpectedCommand[] {
   return [
     ['EVAL', script('migrateExpiredJobs'), 3, DELAYED, QUEUE, NOTIFY, scoreAt(t)],
     lua('zrangebyscore', DELAYED, '-inf', scoreAt(t)),
-    ...(o.migrates === undefined ? [] : [lua('zremrangebyrank', DELAYED, '0', '0'), lua('rpush', QUEUE, same(o.migrates)), lua('rpush', NOTIFY, '1')]),
+    ...(o.migrates === undefined
+      ? []
+      : [lua('zremrangebyrank', DELAYED, '0', '0'), lua('rpush', QUEUE, same(o.migrates)), lua('rpush', NOTIFY, '1')]),
     ['EVAL', script('migrateExpiredJobs'), 3, RESERVED, QUEUE, NOTIFY, scoreAt(t)],
     lua('zrangebyscore', RESERVED, '-inf', scoreAt(t)),
     ['EVAL', script('pop'), 3, QUEUE, RESERVED, NOTIFY, scoreAt(t + 90)],
     lua('lpop', QUEUE),
-    ...(o.reserves === undefined ? [] : [lua('zadd', RESERVED, scoreAt(t + 90), payload({ attempts: o.reserves.attempts }, o.reserves.as)), lua('lpop', NOTIFY)]),
+    ...(o.reserves === undefined
+      ? []
+      : [
+          lua('zadd', RESERVED, scoreAt(t + 90), payload({ attempts: o.reserves.attempts }, o.reserves.as)),
+          lua('lpop', NOTIFY),
+        ]),
   ];
 }
 
@@ -70,7 +84,14 @@ const expected: ExpectedCommand[] = [
   // the payload (attempts 0; $backoff serialized as the string "10,30"; --tries is not in it) and
   // a token on :notify.
   'SELECT 0',
-  ['EVAL', script('push'), 2, QUEUE, NOTIFY, payload({ attempts: 0, displayName: 'App\\Jobs\\ImportOrders', maxTries: null, backoff: '10,30' }, 'pushed')],
+  [
+    'EVAL',
+    script('push'),
+    2,
+    QUEUE,
+    NOTIFY,
+    payload({ attempts: 0, displayName: 'App\\Jobs\\ImportOrders', maxTries: null, backoff: '10,30' }, 'pushed'),
+  ],
   lua('rpush', QUEUE, same('pushed')),
   lua('rpush', NOTIFY, '1'),
 
@@ -119,6 +140,9 @@ describe('our queue config: tries 3, backoff [10, 30], retry_after 90, timeout 6
 
   it('the same check without the matchers, in any test framework', () => {
     // assertTrace throws an AssertionError with the diff; here only the web request's commands.
-    assertTrace(trace, ['SELECT 0', ['EVAL', script('push'), 2, QUEUE, NOTIFY, anyPayload()]], { lua: false, actor: 'dispatcher' });
+    assertTrace(trace, ['SELECT 0', ['EVAL', script('push'), 2, QUEUE, NOTIFY, anyPayload()]], {
+      lua: false,
+      actor: 'dispatcher',
+    });
   });
 });

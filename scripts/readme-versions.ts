@@ -42,8 +42,16 @@ const PROSE: Record<string, Claim[]> = {
       ],
     },
     {
-      text: 'The payload gains `uuid`, `maxExceptions`, `failOnTimeout`, `backoff` and `retryUntil` (`timeoutAt` is gone), and the keys get the skeleton\'s `laravel_database_` prefix.',
-      evidence: ['+uuid UUID1', '+maxExceptions null', '+failOnTimeout false', '+backoff null', '+retryUntil null', '-timeoutAt', '~ key prefix: (none) → laravel_database_'],
+      text: "The payload gains `uuid`, `maxExceptions`, `failOnTimeout`, `backoff` and `retryUntil` (`timeoutAt` is gone), and the keys get the skeleton's `laravel_database_` prefix.",
+      evidence: [
+        '+uuid UUID1',
+        '+maxExceptions null',
+        '+failOnTimeout false',
+        '+backoff null',
+        '+retryUntil null',
+        '-timeoutAt',
+        '~ key prefix: (none) → laravel_database_',
+      ],
     },
     {
       text: 'The timeout: 5.7 only kills the worker, so the job waits in `:reserved` until `retry_after` (t+90), is migrated back, popped as attempts 2 and only then failed (`ZREM` of the attempts:2 copy). 8 (since 5.8.28) fails the job on its last attempt inside the timeout handler, a `ZREM` of the attempts:1 copy at t+60 before the kill; the polls, the migration and the second pop disappear.',
@@ -58,7 +66,7 @@ const PROSE: Record<string, Claim[]> = {
   ],
   '8→13': [
     {
-      text: 'Payloads gain `createdAt` (the dispatch time), `delay`, `deleteWhenMissingModels` and `data.batchId`, and `serialize()` leaves out the job\'s properties that still have their defaults (`O:…:0:{}`).',
+      text: "Payloads gain `createdAt` (the dispatch time), `delay`, `deleteWhenMissingModels` and `data.batchId`, and `serialize()` leaves out the job's properties that still have their defaults (`O:…:0:{}`).",
       evidence: ['+createdAt T+0', '+delay null', '+deleteWhenMissingModels false', '+data.batchId null', '":0:{}'],
     },
     {
@@ -105,7 +113,13 @@ function excerpt(diff: string): string {
     if (command === undefined && !detail) {
       flushSame();
       flushDropped();
-      block = line.startsWith('~ #') ? 'changed' : /^[+-] /.test(line) ? 'whole' : block === 'other' || !line.startsWith('   ') ? 'other' : block;
+      block = line.startsWith('~ #')
+        ? 'changed'
+        : /^[+-] /.test(line)
+          ? 'whole'
+          : block === 'other' || !line.startsWith('   ')
+            ? 'other'
+            : block;
       kept = 0;
       const title = block === 'whole' ? line.slice(line.indexOf('  ') + 2) : '';
       repeat = block === 'whole' && title !== '' && title === lastTitle;
@@ -151,7 +165,8 @@ export async function generateVersionsSection(): Promise<string> {
       if (!claims) throw new Error(`no prose for ${from} → ${to}: read the diffs and add it to PROSE`);
       for (const claim of claims) {
         const missing = claim.evidence.filter((e) => !all.includes(e));
-        if (missing.length > 0) throw new Error(`${from} → ${to}: the diff no longer shows ${JSON.stringify(missing)} for: ${claim.text}`);
+        if (missing.length > 0)
+          throw new Error(`${from} → ${to}: the diff no longer shows ${JSON.stringify(missing)} for: ${claim.text}`);
       }
       parts.push(`### ${from} → ${to}`, '', ...claims.map((c) => `- ${c.text}`), '');
       for (const e of excerpts) parts.push('```text', e, '```', '');
@@ -175,7 +190,9 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const next = replaceBlock(text, await generateVersionsSection());
   if (process.argv.includes('--check')) {
     if (next !== text) {
-      console.error('README.md: "What changed between Laravel versions" is out of date; run npx tsx scripts/readme-versions.ts');
+      console.error(
+        'README.md: "What changed between Laravel versions" is out of date; run npx tsx scripts/readme-versions.ts',
+      );
       process.exit(1);
     }
     console.log('README.md: "What changed between Laravel versions" is current');

@@ -67,7 +67,9 @@ function ensureLaravel() {
     version = laravelVersion();
   }
   if (version === undefined) {
-    console.warn(`setup: real Laravel (PHP with phpredis + Debian's php-laravel-framework) not found; the conformance tests will fail. Install: apt-get install -y ${PACKAGES.join(' ')}`);
+    console.warn(
+      `setup: real Laravel (PHP with phpredis + Debian's php-laravel-framework) not found; the conformance tests will fail. Install: apt-get install -y ${PACKAGES.join(' ')}`,
+    );
     return;
   }
   console.log(`real Laravel ${version} (php ${locate('php') ?? 'php'})`);
@@ -119,7 +121,11 @@ function versionOf(file) {
   const match = /\bv=(\S+)/.exec(`${r.stdout ?? ''}`);
   if (r.error || r.status !== 0 || !match) {
     const said = `${r.stdout ?? ''}${r.stderr ?? ''}`.trim().split('\n')[0];
-    const why = r.error ? r.error.message : r.status !== 0 ? (r.signal ?? `exit code ${r.status}`) : `it printed: ${said || 'nothing'}`;
+    const why = r.error
+      ? r.error.message
+      : r.status !== 0
+        ? (r.signal ?? `exit code ${r.status}`)
+        : `it printed: ${said || 'nothing'}`;
     fail(`${file} --version did not print a Redis version (${why})`);
   }
   return match[1];

@@ -20,12 +20,34 @@ export interface CellStyle {
   inverse: boolean;
 }
 
-const PLAIN: CellStyle = { fg: null, bg: null, bold: false, dim: false, italic: false, underline: false, inverse: false };
+const PLAIN: CellStyle = {
+  fg: null,
+  bg: null,
+  bold: false,
+  dim: false,
+  italic: false,
+  underline: false,
+  inverse: false,
+};
 
 /** VS Code's dark terminal palette: 8 colours, then their bright versions. */
 export const PALETTE = [
-  '#000000', '#cd3131', '#0dbc79', '#e5e510', '#2472c8', '#bc3fbc', '#11a8cd', '#e5e5e5',
-  '#767676', '#f14c4c', '#23d18b', '#f5f543', '#3b8eea', '#d670d6', '#29b8db', '#ffffff',
+  '#000000',
+  '#cd3131',
+  '#0dbc79',
+  '#e5e510',
+  '#2472c8',
+  '#bc3fbc',
+  '#11a8cd',
+  '#e5e5e5',
+  '#767676',
+  '#f14c4c',
+  '#23d18b',
+  '#f5f543',
+  '#3b8eea',
+  '#d670d6',
+  '#29b8db',
+  '#ffffff',
 ];
 const FG = '#cccccc';
 const BG = '#1e1e1e';
@@ -88,11 +110,15 @@ export function parseAnsi(text: string, columns: number, rows: number): Cell[][]
   let style = PLAIN;
   for (const raw of text.replace(/\r/g, '').split('\n').slice(0, rows)) {
     const row: Cell[] = [];
-    for (let i = 0; i < raw.length; ) {
+    for (let i = 0; i < raw.length;) {
       if (raw[i] === '\x1b') {
         const csi = /^\x1b\[([0-9;:?]*)([@-~])/.exec(raw.slice(i));
         if (csi !== null) {
-          if (csi[2] === 'm') style = applySgr(style, (csi[1] === '' ? '0' : csi[1]!).split(/[;:]/).map((n) => Number(n) || 0));
+          if (csi[2] === 'm')
+            style = applySgr(
+              style,
+              (csi[1] === '' ? '0' : csi[1]!).split(/[;:]/).map((n) => Number(n) || 0),
+            );
           i += csi[0].length;
           continue;
         }
@@ -111,7 +137,8 @@ export function parseAnsi(text: string, columns: number, rows: number): Cell[][]
     while (row.length < columns) row.push({ ch: ' ', width: 1, style: PLAIN });
     grid.push(row.slice(0, columns));
   }
-  while (grid.length < rows) grid.push(Array.from({ length: columns }, () => ({ ch: ' ', width: 1 as const, style: PLAIN })));
+  while (grid.length < rows)
+    grid.push(Array.from({ length: columns }, () => ({ ch: ' ', width: 1 as const, style: PLAIN })));
   return grid;
 }
 
@@ -133,7 +160,13 @@ function colours(s: CellStyle): { fg: string; bg: string | null } {
 }
 
 const sameText = (a: CellStyle, b: CellStyle): boolean =>
-  a.fg === b.fg && a.bg === b.bg && a.bold === b.bold && a.dim === b.dim && a.italic === b.italic && a.underline === b.underline && a.inverse === b.inverse;
+  a.fg === b.fg &&
+  a.bg === b.bg &&
+  a.bold === b.bold &&
+  a.dim === b.dim &&
+  a.italic === b.italic &&
+  a.underline === b.underline &&
+  a.inverse === b.inverse;
 
 /** An SVG picture of the screen in a window frame; every cell is placed on a fixed grid. */
 export function ansiToSvg(text: string, o: SvgOptions): string {
@@ -149,8 +182,12 @@ export function ansiToSvg(text: string, o: SvgOptions): string {
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
     `<rect width="${width}" height="${height}" rx="8" fill="${BG}"/>`,
     `<rect width="${width}" height="${bar}" rx="8" fill="#2d2d2d"/><rect y="${bar - 8}" width="${width}" height="8" fill="#2d2d2d"/>`,
-    ...['#ff5f56', '#ffbd2e', '#27c93f'].map((c, i) => `<circle cx="${pad + 6 + i * 20}" cy="${bar / 2}" r="6" fill="${c}"/>`),
-    o.title === undefined ? '' : `<text x="${width / 2}" y="${bar / 2 + 4}" fill="#9d9d9d" font-family="sans-serif" font-size="12" text-anchor="middle">${xml(o.title)}</text>`,
+    ...['#ff5f56', '#ffbd2e', '#27c93f'].map(
+      (c, i) => `<circle cx="${pad + 6 + i * 20}" cy="${bar / 2}" r="6" fill="${c}"/>`,
+    ),
+    o.title === undefined
+      ? ''
+      : `<text x="${width / 2}" y="${bar / 2 + 4}" fill="#9d9d9d" font-family="sans-serif" font-size="12" text-anchor="middle">${xml(o.title)}</text>`,
     `<g transform="translate(${pad} ${pad + bar})" font-family="'DejaVu Sans Mono','Menlo','Consolas','Liberation Mono',monospace" font-size="${size}" style="white-space:pre">`,
   ];
   grid.forEach((row, y) => {
@@ -161,7 +198,10 @@ export function ansiToSvg(text: string, o: SvgOptions): string {
       while (end < row.length && sameText(row[end]!.style, style)) end++;
       const { fg, bg } = colours(style);
       const top = y * lh;
-      if (bg !== null) out.push(`<rect x="${(x * cw).toFixed(2)}" y="${top}" width="${((end - x) * cw).toFixed(2)}" height="${lh}" fill="${bg}"/>`);
+      if (bg !== null)
+        out.push(
+          `<rect x="${(x * cw).toFixed(2)}" y="${top}" width="${((end - x) * cw).toFixed(2)}" height="${lh}" fill="${bg}"/>`,
+        );
       const cells = row.slice(x, end);
       const content = cells.map((c) => c.ch).join('');
       if (content.trim() !== '') {

@@ -32,7 +32,8 @@ const socket = join(scratch, 'tmux.sock');
 /** The TUI needs a terminal and no CI variable (Ink then draws only its last frame). */
 function tmuxEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color' };
-  for (const k of Object.keys(env)) if (k === 'CI' || k === 'CONTINUOUS_INTEGRATION' || k === 'TMUX' || k === 'NO_COLOR') delete env[k];
+  for (const k of Object.keys(env))
+    if (k === 'CI' || k === 'CONTINUOUS_INTEGRATION' || k === 'TMUX' || k === 'NO_COLOR') delete env[k];
   delete env.FORCE_COLOR;
   return env;
 }

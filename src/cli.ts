@@ -27,7 +27,10 @@ import type { Timeline } from './scenarios/timeline.ts';
 const FORMATS = ['text', 'ndjson', ...EXPORT_FORMATS] as const;
 type Format = (typeof FORMATS)[number];
 
-async function runCommand(scenario: string, o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string }): Promise<number> {
+async function runCommand(
+  scenario: string,
+  o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string },
+): Promise<number> {
   checkExportTarget(o.format);
   const file = await resolveScenario(scenario);
   const loaded = await loadScenarioFile(file);
@@ -78,7 +81,8 @@ function tuiUnavailable(env: NodeJS.ProcessEnv): string | null {
 async function tuiCommand(scenario: string | undefined, o: { laravel?: string }): Promise<number> {
   const unavailable = tuiUnavailable(process.env);
   if (unavailable !== null) {
-    if (scenario === undefined) throw new UsageError(`tui: ${unavailable}, so no scenario picker; name one (lqsim list shows them)`);
+    if (scenario === undefined)
+      throw new UsageError(`tui: ${unavailable}, so no scenario picker; name one (lqsim list shows them)`);
     err(`lqsim: ${unavailable}: printing the text trace instead of the terminal UI (same as lqsim run)\n`);
     return runCommand(scenario, { format: 'text', laravel: o.laravel });
   }
@@ -99,7 +103,11 @@ function program(setExit: (code: number) => void): Command {
     .version(packageVersion(), '-V, --version')
     .exitOverride()
     // Usage errors read like every other error: one `lqsim: ...` line.
-    .configureOutput({ writeErr: err, writeOut: out, outputError: (s, write) => write(`lqsim: ${s.replace(/^error: /, '')}`) });
+    .configureOutput({
+      writeErr: err,
+      writeOut: out,
+      outputError: (s, write) => write(`lqsim: ${s.replace(/^error: /, '')}`),
+    });
 
   cmd
     .command('list')
@@ -112,17 +120,28 @@ function program(setExit: (code: number) => void): Command {
     .argument('<scenario>', 'scenario name or path')
     .option('-f, --format <format>', `output: ${FORMATS.join(' | ')}`, oneOf(FORMATS, '--format'), 'text')
     .option('--full', 'text: print every argument verbatim (scripts and payloads included)')
-    .option('--laravel <version>', `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`, oneOf(PROFILE_NAMES, '--laravel'))
+    .option(
+      '--laravel <version>',
+      `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
+      oneOf(PROFILE_NAMES, '--laravel'),
+    )
     .option('--pace <ms>', 'wait this many real milliseconds after each step', nonNegativeInt)
     .option('--golden <file>', 'also write the normalised trace to this golden file (for lqsim check)')
-    .action(async (scenario: string, o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string }) =>
-      setExit(await runCommand(scenario, o)),
+    .action(
+      async (
+        scenario: string,
+        o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string },
+      ) => setExit(await runCommand(scenario, o)),
     );
   cmd
     .command('tui')
     .description('step through a scenario in a full-terminal UI (the trace beside the live queue and worker state)')
     .argument('[scenario]', 'scenario name or path (none: choose one)')
-    .option('--laravel <version>', `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`, oneOf(PROFILE_NAMES, '--laravel'))
+    .option(
+      '--laravel <version>',
+      `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
+      oneOf(PROFILE_NAMES, '--laravel'),
+    )
     .action(async (scenario: string | undefined, o: { laravel?: string }) => setExit(await tuiCommand(scenario, o)));
   registerSchema(cmd, setExit);
   registerNew(cmd, setExit);

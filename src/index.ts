@@ -9,7 +9,17 @@ export { listScenarios, resolveScenario, SCENARIOS_DIR } from './scenarios/catal
 export { ScenarioError } from './scenarios/errors.ts';
 export { Scenario } from './scenarios/schema.ts';
 export { buildScenario, scenario, ScenarioBuilder } from './scenarios/builder.ts';
-export type { ConnectionOptions, DispatchOptions, JobOptions, LaravelVersion, NoteOptions, RedisOptions, SizeOptions, StopOptions, WorkerOptions } from './scenarios/builder.ts';
+export type {
+  ConnectionOptions,
+  DispatchOptions,
+  JobOptions,
+  LaravelVersion,
+  NoteOptions,
+  RedisOptions,
+  SizeOptions,
+  StopOptions,
+  WorkerOptions,
+} from './scenarios/builder.ts';
 export type { ScenarioInput, ScenarioSpec } from './scenarios/schema.ts';
 export { runScenario } from './scenarios/runner.ts';
 export type { RedisTarget, RunOptions } from './scenarios/runner.ts';

@@ -15,7 +15,10 @@ export const PACKAGE_ROOT: string = findPackageRoot(dirname(fileURLToPath(import
 
 export function packageVersion(): string {
   try {
-    return (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown';
+    return (
+      (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ??
+      'unknown'
+    );
   } catch {
     return 'unknown';
   }

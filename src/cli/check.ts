@@ -30,11 +30,19 @@ async function exists(file: string): Promise<boolean> {
   }
 }
 
-export async function checkCommand(scenario: string, o: { golden: string; update?: boolean; laravel?: string }): Promise<number> {
-  if (o.update && ciIsSet(process.env)) throw new UsageError('check --update: refusing to rewrite a golden file in CI (CI is set); update it locally and commit it');
+export async function checkCommand(
+  scenario: string,
+  o: { golden: string; update?: boolean; laravel?: string },
+): Promise<number> {
+  if (o.update && ciIsSet(process.env))
+    throw new UsageError(
+      'check --update: refusing to rewrite a golden file in CI (CI is set); update it locally and commit it',
+    );
   const present = await exists(o.golden);
   if (!present && !o.update) {
-    throw new UsageError(`${o.golden}: no such golden file (write it with: lqsim run ${scenario} --golden ${o.golden})`);
+    throw new UsageError(
+      `${o.golden}: no such golden file (write it with: lqsim run ${scenario} --golden ${o.golden})`,
+    );
   }
   const golden = present ? await asUsage(goldenTrace(o.golden)) : undefined;
   const run = await withLazyRedis((ctx) => runScenarioTrace(scenario, o.laravel, ctx));
@@ -46,7 +54,9 @@ export async function checkCommand(scenario: string, o: { golden: string; update
   const d = diffTraces(golden.trace, run.trace);
   const [was, now] = [golden.trace.meta.profile, run.trace.meta.profile];
   if (!isIdentical(d) && was !== undefined && now !== undefined && was !== now) {
-    err(`lqsim: note: ${terminalSafe(o.golden)} was written with Laravel profile ${terminalSafe(was)}, this run used ${terminalSafe(now)} (--laravel)\n`);
+    err(
+      `lqsim: note: ${terminalSafe(o.golden)} was written with Laravel profile ${terminalSafe(was)}, this run used ${terminalSafe(now)} (--laravel)\n`,
+    );
   }
   if (isIdentical(d)) {
     out(`${terminalSafe(o.golden)}: matches ${run.label} (${d.same} steps)\n`);
@@ -72,10 +82,18 @@ export async function writeRunGolden(file: string, timeline: Timeline): Promise<
 export function registerCheck(cmd: Command, setExit: (code: number) => void): void {
   cmd
     .command('check')
-    .description('run a scenario and compare it with a golden file (from run --golden); exit 1 with the diff when it changed')
+    .description(
+      'run a scenario and compare it with a golden file (from run --golden); exit 1 with the diff when it changed',
+    )
     .argument('<scenario>', 'scenario name or path')
     .requiredOption('--golden <file>', 'the golden trace to compare with')
     .option('--update', 'rewrite the golden file with this run (refused when CI is set)')
-    .option('--laravel <version>', `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`, oneOf(PROFILE_NAMES, '--laravel'))
-    .action(async (scenario: string, o: { golden: string; update?: boolean; laravel?: string }) => setExit(await checkCommand(scenario, o)));
+    .option(
+      '--laravel <version>',
+      `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
+      oneOf(PROFILE_NAMES, '--laravel'),
+    )
+    .action(async (scenario: string, o: { golden: string; update?: boolean; laravel?: string }) =>
+      setExit(await checkCommand(scenario, o)),
+    );
 }

@@ -21,7 +21,14 @@ export function firstDifference(d: TraceDiff, context = 2): TraceDiff {
   if (i < 0) return d; // only the key prefix differs: the whole (empty) diff says so
   const steps: StepDiff[] = d.steps.slice(Math.max(0, i - context), i + 1);
   const count = (k: StepDiff['kind']) => steps.filter((s) => s.kind === k).length;
-  return { ...d, steps, same: count('same'), changed: count('changed'), removed: count('removed'), added: count('added') };
+  return {
+    ...d,
+    steps,
+    same: count('same'),
+    changed: count('changed'),
+    removed: count('removed'),
+    added: count('added'),
+  };
 }
 
 export async function conformanceCommand(names: string[], o: { full?: boolean }): Promise<number> {
@@ -32,7 +39,10 @@ export async function conformanceCommand(names: string[], o: { full?: boolean })
     if (e instanceof LaravelUnavailableError) throw new UsageError(`conformance: ${e.message}`);
     throw e;
   }
-  const files = names.length > 0 ? await Promise.all(names.map((n) => resolveScenario(n))) : (await listScenarios()).map((e) => e.file);
+  const files =
+    names.length > 0
+      ? await Promise.all(names.map((n) => resolveScenario(n)))
+      : (await listScenarios()).map((e) => e.file);
   const specs = await Promise.all(files.map(async (f) => ({ file: f, spec: (await loadScenarioFile(f)).spec })));
   const chalk = makeChalk(colourLevel(process.stdout, process.env));
   const width = Math.max(...specs.map((s) => s.spec.name.length));
@@ -47,7 +57,9 @@ export async function conformanceCommand(names: string[], o: { full?: boolean })
     return all;
   });
   const count = (s: ConformanceResult['status']) => results.filter((r) => r.status === s).length;
-  out(`${count('identical')} identical, ${count('different')} different, ${count('not-comparable')} not comparable, ${count('error')} failed\n`);
+  out(
+    `${count('identical')} identical, ${count('different')} different, ${count('not-comparable')} not comparable, ${count('error')} failed\n`,
+  );
   return count('different') + count('error') > 0 ? 1 : 0;
 }
 
@@ -62,7 +74,8 @@ function line(r: ConformanceResult, width: number, chalk: ReturnType<typeof make
       return `${chalk.red('failed        ')} ${name}  ${terminalSafe(r.message.split('\n')[0] ?? '')}\n`;
     case 'different': {
       const outcomes = r.outcomes.map((o) => `    ${terminalSafe(o)}\n`).join('');
-      if (isIdentical(r.diff)) return `${chalk.red('different     ')} ${name}  same trace, other outcomes:\n${outcomes}`;
+      if (isIdentical(r.diff))
+        return `${chalk.red('different     ')} ${name}  same trace, other outcomes:\n${outcomes}`;
       const shown = full ? r.diff : firstDifference(r.diff);
       const body = renderDiff(shown, { chalk, labels: [`${r.scenario}@8`, `laravel:${r.scenario}`] });
       return `${chalk.red('different     ')} ${name}  ${full ? 'the whole diff' : 'first difference'}:\n${indent(body)}${outcomes}`;
@@ -80,7 +93,9 @@ function indent(s: string): string {
 export function registerConformance(cmd: Command, setExit: (code: number) => void): void {
   cmd
     .command('conformance')
-    .description("replay scenarios through the tool (profile 8) and through real Laravel 8.83 (Debian's php-laravel-framework), and compare")
+    .description(
+      "replay scenarios through the tool (profile 8) and through real Laravel 8.83 (Debian's php-laravel-framework), and compare",
+    )
     .argument('[scenario...]', 'scenario names or files (default: every shipped scenario)')
     .option('--full', 'print the whole step-aligned diff of a scenario that differs, not just its first difference')
     .action(async (names: string[], o: { full?: boolean }) => setExit(await conformanceCommand(names, o)));

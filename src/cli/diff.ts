@@ -32,7 +32,10 @@ export async function asUsage<T>(p: Promise<T>): Promise<T> {
 }
 
 export async function diffCommand(a: string, b: string, o: { all?: boolean }): Promise<number> {
-  const [left, right] = await withLazyRedis(async (ctx) => [await asUsage(resolveTrace(a, ctx)), await asUsage(resolveTrace(b, ctx))]);
+  const [left, right] = await withLazyRedis(async (ctx) => [
+    await asUsage(resolveTrace(a, ctx)),
+    await asUsage(resolveTrace(b, ctx)),
+  ]);
   const d = diffTraces(left.trace, right.trace);
   const chalk = makeChalk(colourLevel(process.stdout, process.env));
   out(renderDiff(d, { chalk, labels: [left.label, right.label], all: o.all ?? false }));
@@ -42,7 +45,9 @@ export async function diffCommand(a: string, b: string, o: { all?: boolean }): P
 export function registerDiff(cmd: Command, setExit: (code: number) => void): void {
   cmd
     .command('diff')
-    .description('compare two traces step by step: scenario[@profile], a golden file, or ndjson from run --format ndjson (exit 0 same, 1 different)')
+    .description(
+      'compare two traces step by step: scenario[@profile], a golden file, or ndjson from run --format ndjson (exit 0 same, 1 different)',
+    )
     .argument('<a>', 'scenario[@profile] | golden file | ndjson file')
     .argument('<b>', 'scenario[@profile] | golden file | ndjson file')
     .option('--all', 'also print the commands of steps that are the same')

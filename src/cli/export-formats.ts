@@ -18,7 +18,9 @@ export function isExportFormat(format: string): format is ExportFormat {
 /** Throws a UsageError before the run when the output cannot go where stdout points. */
 export function checkExportTarget(format: string, stdout: { isTTY?: boolean } = process.stdout): void {
   if (format === 'resp' && stdout.isTTY === true) {
-    throw new UsageError('--format resp writes raw protocol bytes; redirect it to a file or a pipe (lqsim run x -f resp > x.resp)');
+    throw new UsageError(
+      '--format resp writes raw protocol bytes; redirect it to a file or a pipe (lqsim run x -f resp > x.resp)',
+    );
   }
 }
 

@@ -43,7 +43,9 @@ export async function newScenario(target: string): Promise<string> {
   const file = resolve(target.endsWith('.yaml') ? target : `${target}.yaml`);
   const name = basename(file, '.yaml');
   if (!NAME.test(name)) {
-    throw new UsageError(`new: "${name}" is not a scenario name: use letters, digits, "_", "-" or "." and start with a letter`);
+    throw new UsageError(
+      `new: "${name}" is not a scenario name: use letters, digits, "_", "-" or "." and start with a letter`,
+    );
   }
   let ref = relative(dirname(file), SCHEMA_FILE).split(sep).join('/');
   if (!ref.startsWith('.')) ref = `./${ref}`;

@@ -10,7 +10,8 @@ export class UsageError extends Error {}
 
 export function oneOf<T extends string>(values: readonly T[], what: string) {
   return (value: string): T => {
-    if (!(values as readonly string[]).includes(value)) throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
+    if (!(values as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
     return value as T;
   };
 }

@@ -27,7 +27,9 @@ export async function validateFiles(files: readonly string[]): Promise<number> {
 export function registerValidate(program: Command, setExit: (code: number) => void): void {
   program
     .command('validate')
-    .description('check scenario files (or shipped names) without running them: `ok` or the first error with its line and column')
+    .description(
+      'check scenario files (or shipped names) without running them: `ok` or the first error with its line and column',
+    )
     .argument('<file...>', 'scenario files or names')
     .action(async (files: string[]) => setExit(await validateFiles(files)));
 }

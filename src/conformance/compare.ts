@@ -23,7 +23,14 @@ export const CONFORMANCE_PROFILE = '8';
 export type ConformanceResult =
   | { scenario: string; status: 'identical'; steps: number; commands: number; trace: NormalisedTrace }
   /** The traces differ (diff), or the outcomes do (failed_jobs records, handle() counts), or both. */
-  | { scenario: string; status: 'different'; diff: TraceDiff; outcomes: string[]; tool: NormalisedTrace; real: NormalisedTrace }
+  | {
+      scenario: string;
+      status: 'different';
+      diff: TraceDiff;
+      outcomes: string[];
+      tool: NormalisedTrace;
+      real: NormalisedTrace;
+    }
   | { scenario: string; status: 'not-comparable'; reason: string }
   | { scenario: string; status: 'error'; message: string };
 
@@ -33,17 +40,21 @@ export type ConformanceResult =
  */
 export function notComparableReason(spec: ScenarioSpec): string | null {
   const verbatim = Object.entries(spec.jobs).find(([, j]) => j.command !== null);
-  if (verbatim) return `job ${verbatim[0]} gives data.command verbatim: Laravel builds it by serializing a job object, so its dispatch cannot send those bytes`;
-  if (spec.redis.client === 'predis') return 'redis.client is predis: the harness runs Debian\'s Laravel with phpredis (Predis is not packaged with it)';
+  if (verbatim)
+    return `job ${verbatim[0]} gives data.command verbatim: Laravel builds it by serializing a job object, so its dispatch cannot send those bytes`;
+  if (spec.redis.client === 'predis')
+    return "redis.client is predis: the harness runs Debian's Laravel with phpredis (Predis is not packaged with it)";
   const classes = Object.values(spec.jobs).map((j) => j.class);
   const twice = classes.find((c, i) => classes.indexOf(c) !== i);
   if (twice) return `two jobs share the class ${twice}: real Laravel cannot tell their behaviours apart`;
   for (const e of spec.timeline) {
     if (!('stop' in e)) continue;
     const w = spec.workers.find((x) => x.name === e.stop);
-    if (w?.once) return `${e.stop} runs --once and gets a stop: runNextJob installs no SIGTERM handler, so the real process dies at once; the model lets it finish`;
+    if (w?.once)
+      return `${e.stop} runs --once and gets a stop: runNextJob installs no SIGTERM handler, so the real process dies at once; the model lets it finish`;
     const conn = spec.connections[w?.connection ?? Object.keys(spec.connections)[0]!];
-    if (conn?.block_for != null) return `${e.stop} is stopped while it may wait in BLPOP (block_for): a SIGTERM during BLPOP is not modelled`;
+    if (conn?.block_for != null)
+      return `${e.stop} is stopped while it may wait in BLPOP (block_for): a SIGTERM during BLPOP is not modelled`;
   }
   return null;
 }
@@ -58,9 +69,13 @@ export function realTraceLike(run: RealRun, prefix: string): TraceLike {
   };
 }
 
-export async function realTrace(spec: ScenarioSpec, redis: RedisTarget): Promise<{ trace: NormalisedTrace; run: RealRun }> {
+export async function realTrace(
+  spec: ScenarioSpec,
+  redis: RedisTarget,
+): Promise<{ trace: NormalisedTrace; run: RealRun }> {
   const run = await runWithRealLaravel(spec, { redis });
-  if (run.error) throw new Error(`${spec.name}: real Laravel's run ended early after ${run.steps.length} steps: ${run.error}`);
+  if (run.error)
+    throw new Error(`${spec.name}: real Laravel's run ended early after ${run.steps.length} steps: ${run.error}`);
   return { trace: normaliseTrace(realTraceLike(run, spec.redis.prefix ?? PREFIX_8)), run };
 }
 
@@ -69,10 +84,19 @@ export async function realTrace(spec: ScenarioSpec, redis: RedisTarget): Promise
  * queue, exception class and message) and how many times each job class's handle() started.
  * Pure; one line per difference.
  */
-export function outcomeDifferences(tool: Pick<Timeline, 'failed' | 'jobs'>, real: Pick<RealRun, 'failed' | 'executions'>): string[] {
+export function outcomeDifferences(
+  tool: Pick<Timeline, 'failed' | 'jobs'>,
+  real: Pick<RealRun, 'failed' | 'executions'>,
+): string[] {
   const out: string[] = [];
-  const show = (f: RealFailedJob | undefined) => (f ? `${f.exception} "${f.message}" on ${f.connection}/${f.queue}` : 'none');
-  const toolFailed: RealFailedJob[] = tool.failed.map((f) => ({ connection: f.connection, queue: f.queue, exception: f.exception, message: f.message }));
+  const show = (f: RealFailedJob | undefined) =>
+    f ? `${f.exception} "${f.message}" on ${f.connection}/${f.queue}` : 'none';
+  const toolFailed: RealFailedJob[] = tool.failed.map((f) => ({
+    connection: f.connection,
+    queue: f.queue,
+    exception: f.exception,
+    message: f.message,
+  }));
   for (let i = 0; i < Math.max(toolFailed.length, real.failed.length); i++) {
     const a = show(toolFailed[i]);
     const b = show(real.failed[i]);
@@ -81,24 +105,36 @@ export function outcomeDifferences(tool: Pick<Timeline, 'failed' | 'jobs'>, real
   const toolRuns: Record<string, number> = {};
   for (const j of tool.jobs) if (j.executions > 0) toolRuns[j.class] = (toolRuns[j.class] ?? 0) + j.executions;
   for (const c of [...new Set([...Object.keys(toolRuns), ...Object.keys(real.executions)])].sort()) {
-    if ((toolRuns[c] ?? 0) !== (real.executions[c] ?? 0)) out.push(`${c} handle() ran: tool ${toolRuns[c] ?? 0}, laravel ${real.executions[c] ?? 0}`);
+    if ((toolRuns[c] ?? 0) !== (real.executions[c] ?? 0))
+      out.push(`${c} handle() ran: tool ${toolRuns[c] ?? 0}, laravel ${real.executions[c] ?? 0}`);
   }
   return out;
 }
 
 /** `profile` other than 8 is for showing that the comparison sees a difference (tests, demos). */
-export async function conformScenario(spec: ScenarioSpec, redis: RedisTarget, opts: { file?: string; profile?: string } = {}): Promise<ConformanceResult> {
+export async function conformScenario(
+  spec: ScenarioSpec,
+  redis: RedisTarget,
+  opts: { file?: string; profile?: string } = {},
+): Promise<ConformanceResult> {
   const reason = notComparableReason(spec);
   if (reason) return { scenario: spec.name, status: 'not-comparable', reason };
   try {
     const timeline = await runScenario(spec, { redis, laravel: opts.profile ?? CONFORMANCE_PROFILE, file: opts.file });
-    if (timeline.error) throw new Error(`the tool's run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
+    if (timeline.error)
+      throw new Error(`the tool's run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
     const tool = normaliseTrace(fromTimeline(timeline));
     const { trace: real, run } = await realTrace(spec, redis);
     const diff = diffTraces(tool, real);
     const outcomes = outcomeDifferences(timeline, run);
     if (isIdentical(diff) && outcomes.length === 0) {
-      return { scenario: spec.name, status: 'identical', steps: tool.steps.length, commands: tool.steps.reduce((n, s) => n + s.commands.length, 0), trace: tool };
+      return {
+        scenario: spec.name,
+        status: 'identical',
+        steps: tool.steps.length,
+        commands: tool.steps.reduce((n, s) => n + s.commands.length, 0),
+        trace: tool,
+      };
     }
     return { scenario: spec.name, status: 'different', diff, outcomes, tool, real };
   } catch (e) {
@@ -110,5 +146,8 @@ registerTraceResolver('laravel:', async (rest, ctx) => {
   const loaded = await loadScenarioFile(await resolveScenario(rest));
   const reason = notComparableReason(loaded.spec);
   if (reason) throw new Error(`${rest}: real Laravel cannot play it: ${reason}`);
-  return { label: `laravel:${loaded.spec.name} (real 8.83)`, trace: (await realTrace(loaded.spec, await ctx.redis())).trace };
+  return {
+    label: `laravel:${loaded.spec.name} (real 8.83)`,
+    trace: (await realTrace(loaded.spec, await ctx.redis())).trace,
+  };
 });

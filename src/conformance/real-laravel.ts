@@ -77,7 +77,9 @@ export class AddressBook {
   /** Finds a connection in CLIENT LIST once (a process not yet connected is tried again later). */
   async learn(name: string, actor: string): Promise<void> {
     if (this.ids.has(name)) return;
-    const entry = parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST']))).find((c) => c.name === name);
+    const entry = parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST']))).find(
+      (c) => c.name === name,
+    );
     if (!entry?.addr || !entry.id) return;
     this.byAddr.set(entry.addr, actor);
     this.ids.set(name, entry.id);
@@ -147,7 +149,8 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
 
   const defaultConnection = Object.keys(spec.connections)[0]!;
   const queues = scenarioQueues(spec, prefix);
-  let pendingEntries = spec.timeline.filter((e) => 'dispatch' in e || 'stop' in e || 'size' in e).length + spec.workers.length;
+  let pendingEntries =
+    spec.timeline.filter((e) => 'dispatch' in e || 'stop' in e || 'size' in e).length + spec.workers.length;
   let queuesEmpty = false;
   const totalJobs = spec.timeline.reduce((n, e) => n + ('dispatch' in e ? e.count : 0), 0);
 
@@ -158,7 +161,10 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
     else throw new Error('conformance runs need a Redis the tool started (unset REDIS_URL)');
     if (spec.redis.database !== 0) await observer.sendCommand(['SELECT', String(spec.redis.database)]);
 
-    const workers = spec.workers.map((w) => new WorkerProxy(w, { defaultConnection, connections: spec.connections, startActor, nextYield, book, observer }));
+    const workers = spec.workers.map(
+      (w) =>
+        new WorkerProxy(w, { defaultConnection, connections: spec.connections, startActor, nextYield, book, observer }),
+    );
     const byName = new Map(workers.map((w) => [w.spec.name, w]));
     const scheduler = new Scheduler({
       start: spec.start,
@@ -220,7 +226,11 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       scheduler.spawn(
         'dispatcher',
         spec.start + entry.at,
-        request(`Queue::size('${entry.size}')`, () => ({ role: 'size', queue: entry.size, connection: entry.connection ?? null })),
+        request(`Queue::size('${entry.size}')`, () => ({
+          role: 'size',
+          queue: entry.size,
+          connection: entry.connection ?? null,
+        })),
       );
     }
     for (const w of workers) {
@@ -241,11 +251,18 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       }
       const index = run.steps.length;
       const { commands } = attributeLines(lines, book, { index, t: done.t }, new Map());
-      run.steps.push({ index, t: done.t, actor: done.actor, title: done.description?.title ?? `${done.actor} continues`, commands });
+      run.steps.push({
+        index,
+        t: done.t,
+        actor: done.actor,
+        title: done.description?.title ?? `${done.actor} continues`,
+        commands,
+      });
       queuesEmpty = await areEmpty(observer, queues);
     });
     // A line nobody owns would be a command silently left out of the comparison.
-    if (book.unknown.size > 0) throw new Error(`MONITOR showed commands from connections no actor owns: ${[...book.unknown].join(', ')}`);
+    if (book.unknown.size > 0)
+      throw new Error(`MONITOR showed commands from connections no actor owns: ${[...book.unknown].join(', ')}`);
   } catch (e) {
     run.error = e instanceof Error ? e.message : String(e);
   } finally {
@@ -266,7 +283,12 @@ function readEvents(file: string, run: RealRun): void {
     if (line.trim() === '') continue;
     const e = JSON.parse(line) as Record<string, unknown>;
     if (e.event === 'failed_jobs.log') {
-      run.failed.push({ connection: String(e.connection), queue: String(e.queue), exception: String(e.exception), message: String(e.message) });
+      run.failed.push({
+        connection: String(e.connection),
+        queue: String(e.queue),
+        exception: String(e.exception),
+        message: String(e.message),
+      });
     } else if (e.event === 'handle') {
       const c = String(e.class);
       run.executions[c] = (run.executions[c] ?? 0) + 1;
@@ -285,4 +307,3 @@ async function areEmpty(observer: Client, queues: QueueKeys[]): Promise<boolean>
   }
   return true;
 }
-

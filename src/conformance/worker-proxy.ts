@@ -136,7 +136,6 @@ export class WorkerProxy {
     return interruptibleSleep(ctx, seconds, (wake) => (this.wake = wake));
   }
 
-
   /**
    * Laravel is about to BLPOP. Wait until the server has it blocked (or already answered), then
    * block in virtual time as the model does: a push wakes it; at the virtual deadline CLIENT
@@ -170,7 +169,8 @@ export class WorkerProxy {
       await ctx.block(op, limit);
     }
     const y = await unblocked;
-    if (y.y !== 'unblocked') throw new Error(`real Laravel ${this.spec.name}: expected the BLPOP's answer, got ${describeExit(y)}`);
+    if (y.y !== 'unblocked')
+      throw new Error(`real Laravel ${this.spec.name}: expected the BLPOP's answer, got ${describeExit(y)}`);
     const answer: Answer = { now: ctx.now() };
     if (alarm !== null && ctx.now() >= alarm) answer.signal = 'ALRM';
     return answer;
@@ -186,7 +186,6 @@ export class WorkerProxy {
     if (!id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
     return id;
   }
-
 }
 
 export function describeExit(y: Yield): string {
@@ -194,4 +193,3 @@ export function describeExit(y: Yield): string {
   const how = y.signal ? `signal ${y.signal}` : `exit code ${y.code}`;
   return `${how}${y.stderr ? `: ${y.stderr.split('\n').slice(-3).join(' ')}` : ''}`;
 }
-

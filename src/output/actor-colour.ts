@@ -5,7 +5,14 @@ import type { ForegroundColorName } from 'chalk';
 
 const DISPATCHER_COLOUR: ForegroundColorName = 'cyan';
 const ACTOR_PALETTE: readonly ForegroundColorName[] = [
-  'green', 'magenta', 'blue', 'greenBright', 'magentaBright', 'blueBright', 'cyanBright', 'white',
+  'green',
+  'magenta',
+  'blue',
+  'greenBright',
+  'magentaBright',
+  'blueBright',
+  'cyanBright',
+  'white',
 ];
 
 export function actorColour(actor: string, workers: readonly string[]): ForegroundColorName {

@@ -51,7 +51,6 @@ function payloadClass(p: Record<string, unknown>): string {
   return p.job as string;
 }
 
-
 /** `‹SendEmail#1 attempts:1›`, or `‹SendEmail#1›` when the payload has no attempts. */
 export function payloadTag(p: PayloadSummary): string {
   return `‹${terminalSafe(p.label)}${p.attempts === null ? '' : ` attempts:${p.attempts}`}›`;
@@ -93,7 +92,11 @@ export const PAYLOAD_RUN_MAX = 3;
  * A run of more than PAYLOAD_RUN_MAX consecutive job payloads starting at `from`, as one tag
  * (`‹100 jobs: SendInvoice#136 … SendInvoice#57›`) and the index after the run; else null.
  */
-export function payloadRun(args: readonly string[], from: number, labels: Map<string, string>): { tag: string; end: number } | null {
+export function payloadRun(
+  args: readonly string[],
+  from: number,
+  labels: Map<string, string>,
+): { tag: string; end: number } | null {
   const found: string[] = [];
   let end = from;
   for (; end < args.length; end++) {

@@ -32,14 +32,20 @@ export function renderMarkdown(timeline: Timeline): string {
   if (scenario.description?.trim()) out.push(escapeMarkdown(scenario.description.trim().replace(/\s*\n\s*/g, ' ')), '');
   for (const step of timeline.steps) out.push(...stepSection(step, timeline.start, labels));
   out.push('## Result', '');
-  out.push(`Jobs: ${timeline.jobs.length === 0 ? 'none' : `${timeline.jobs.length} (${outcomeCounts(timeline.jobs)})`}.`, '');
+  out.push(
+    `Jobs: ${timeline.jobs.length === 0 ? 'none' : `${timeline.jobs.length} (${outcomeCounts(timeline.jobs)})`}.`,
+    '',
+  );
   if (timeline.jobs.length > 0) {
     out.push('| job | class | outcome | executions |', '|---|---|---|---|');
-    for (const j of timeline.jobs) out.push(`| ${escapeMarkdown(j.label)} | ${codeCell(j.class)} | ${j.outcome} | ${j.executions} |`);
+    for (const j of timeline.jobs)
+      out.push(`| ${escapeMarkdown(j.label)} | ${codeCell(j.class)} | ${j.outcome} | ${j.executions} |`);
     out.push('');
   }
   for (const f of timeline.failed) {
-    out.push(`- Failed: ${escapeMarkdown(f.job)} at ${relTime(f.failedAt, timeline.start)}: ${codeCell(f.exception)}: ${escapeMarkdown(f.message)}`);
+    out.push(
+      `- Failed: ${escapeMarkdown(f.job)} at ${relTime(f.failedAt, timeline.start)}: ${codeCell(f.exception)}: ${escapeMarkdown(f.message)}`,
+    );
   }
   if (timeline.failed.length > 0) out.push('');
   for (const w of timeline.warnings) out.push(`> Warning: ${escapeMarkdown(w)}`, '');
@@ -48,7 +54,10 @@ export function renderMarkdown(timeline: Timeline): string {
 }
 
 function stepSection(step: Step, start: number, labels: Map<string, string>): string[] {
-  const out = [`### #${step.index} ${relTime(step.t, start)} ${escapeMarkdown(step.actor)}: ${escapeMarkdown(step.title)}`, ''];
+  const out = [
+    `### #${step.index} ${relTime(step.t, start)} ${escapeMarkdown(step.actor)}: ${escapeMarkdown(step.title)}`,
+    '',
+  ];
   if (step.methods.length > 0) out.push(step.methods.map(codeCell).join(' → '), '');
   if (step.explain !== undefined) out.push(`Why: ${escapeMarkdown(step.explain)}`, '');
   if (step.note !== undefined) out.push(`> ${escapeMarkdown(step.note)}`, '');
@@ -57,7 +66,9 @@ function stepSection(step: Step, start: number, labels: Map<string, string>): st
     return out;
   }
   out.push('| # | sent by | command |', '|---:|---|---|');
-  step.commands.forEach((cmd, i) => out.push(`| ${i + 1} | ${sender(cmd)} | ${codeCell(summarizeArgs(cmd, labels).join(' '))} |`));
+  step.commands.forEach((cmd, i) =>
+    out.push(`| ${i + 1} | ${sender(cmd)} | ${codeCell(summarizeArgs(cmd, labels).join(' '))} |`),
+  );
   out.push('');
   return out;
 }

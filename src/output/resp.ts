@@ -19,5 +19,7 @@ export function encodeCommand(cmd: Pick<TraceCommand, 'args' | 'binaryArgs'>): B
 
 /** Every client command of the timeline, step by step, as one RESP byte stream. */
 export function renderResp(timeline: Pick<Timeline, 'steps'>): Buffer {
-  return Buffer.concat(timeline.steps.flatMap((s) => s.commands.filter((c) => c.source === 'client').map(encodeCommand)));
+  return Buffer.concat(
+    timeline.steps.flatMap((s) => s.commands.filter((c) => c.source === 'client').map(encodeCommand)),
+  );
 }

@@ -82,7 +82,8 @@ export function quoteBytes(s: string): string {
     const b = s.charCodeAt(i);
     if (b === 0x5c || b === 0x22) out += `\\${s[i]}`;
     else if (b >= 0x20 && b < 0x7f) out += s[i];
-    else if (b > 0xff) out += `\\u${hex(b, 4)}`; // not latin1 after all: still never raw
+    else if (b > 0xff)
+      out += `\\u${hex(b, 4)}`; // not latin1 after all: still never raw
     else out += NAMED[b] ?? `\\x${hex(b, 2)}`;
   }
   return out + '"';

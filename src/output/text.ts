@@ -77,7 +77,11 @@ export function renderStepText(step: Step, timeline: Timeline, opts: TextOptions
 export function renderTextFooter(timeline: Timeline, opts: TextOptions): string {
   const { chalk } = opts;
   const width = textWidth(opts);
-  let out = '\n' + chalk.bold('jobs: ') + (timeline.jobs.length === 0 ? 'none' : `${timeline.jobs.length} (${outcomeCounts(timeline.jobs)})`) + '\n';
+  let out =
+    '\n' +
+    chalk.bold('jobs: ') +
+    (timeline.jobs.length === 0 ? 'none' : `${timeline.jobs.length} (${outcomeCounts(timeline.jobs)})`) +
+    '\n';
   const shown = timeline.jobs.slice(0, FOOTER_LIST_LIMIT);
   const labelWidth = Math.max(0, ...shown.map((j) => displayWidth(terminalSafe(j.label))));
   for (const job of shown) {
@@ -94,7 +98,8 @@ export function renderTextFooter(timeline: Timeline, opts: TextOptions): string 
     out += chalk.bold.red(`failed jobs: ${timeline.failed.length}`) + '\n';
     for (const f of timeline.failed.slice(0, FOOTER_LIST_LIMIT)) {
       out += `  ${chalk.red(terminalSafe(f.job))} at ${relTime(f.failedAt, timeline.start)} on ${terminalSafe(f.connection)}/${terminalSafe(f.queue)}\n`;
-      for (const line of paragraphs(`${f.exception}: ${f.message}`, width - BODY.length)) out += `${BODY}${chalk.red(line)}\n`;
+      for (const line of paragraphs(`${f.exception}: ${f.message}`, width - BODY.length))
+        out += `${BODY}${chalk.red(line)}\n`;
     }
     if (timeline.failed.length > FOOTER_LIST_LIMIT) {
       out += chalk.dim(`  ... and ${timeline.failed.length - FOOTER_LIST_LIMIT} more\n`);
@@ -159,7 +164,12 @@ function knownActors(step: Step): string[] {
  * in the scenario (the state snapshot lists them all), anything else by a hash of its name.
  */
 function actorColour(chalk: ChalkInstance, actor: string, step: Step): (s: string) => string {
-  return chalk[actorColourName(actor, step.state.workers.map((w) => w.name))];
+  return chalk[
+    actorColourName(
+      actor,
+      step.state.workers.map((w) => w.name),
+    )
+  ];
 }
 
 function outcomeColour(chalk: ChalkInstance, outcome: JobInstance['outcome']): (s: string) => string {
@@ -189,7 +199,8 @@ function labelsOf(timeline: Timeline): Map<string, string> {
     labelCache.set(timeline.jobs, { length: timeline.jobs.length, labels });
     return labels;
   }
-  for (let i = cached.length; i < timeline.jobs.length; i++) cached.labels.set(timeline.jobs[i]!.id, timeline.jobs[i]!.label);
+  for (let i = cached.length; i < timeline.jobs.length; i++)
+    cached.labels.set(timeline.jobs[i]!.id, timeline.jobs[i]!.label);
   cached.length = timeline.jobs.length;
   return cached.labels;
 }

@@ -68,15 +68,27 @@ export function parseClientList(text: string): Array<Record<string, string>> {
   return text
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((line) => Object.fromEntries(line.trim().split(' ').map((kv) => {
-      const i = kv.indexOf('=');
-      return [kv.slice(0, i), kv.slice(i + 1)];
-    })));
+    .map((line) =>
+      Object.fromEntries(
+        line
+          .trim()
+          .split(' ')
+          .map((kv) => {
+            const i = kv.indexOf('=');
+            return [kv.slice(0, i), kv.slice(i + 1)];
+          }),
+      ),
+    );
 }
 
 /** `CLIENT SETNAME lqsim:<run>:...`: how a traced connection of this run names itself (never Laravel's). */
 export function isOwnSetname(args: readonly string[], runId: string): boolean {
-  return args.length === 3 && args[0]!.toUpperCase() === 'CLIENT' && args[1]!.toUpperCase() === 'SETNAME' && args[2]!.startsWith(`lqsim:${runId}:`);
+  return (
+    args.length === 3 &&
+    args[0]!.toUpperCase() === 'CLIENT' &&
+    args[1]!.toUpperCase() === 'SETNAME' &&
+    args[2]!.startsWith(`lqsim:${runId}:`)
+  );
 }
 
 export class ConnectionHub {
@@ -107,7 +119,9 @@ export class ConnectionHub {
     await client.connect();
     await client.sendCommand(['CLIENT', 'SETNAME', name]);
     this.open.add(client);
-    const entry = parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST']))).find((c) => c.name === name);
+    const entry = parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST']))).find(
+      (c) => c.name === name,
+    );
     if (!entry?.addr || !entry.id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
     this.byAddr.set(entry.addr, actor);
     return { actor, client, id: entry.id, addr: entry.addr, name };

@@ -43,10 +43,13 @@ export class RedisRefusedError extends Error {
   }
 }
 
-const CONNECTION_LOST = /Socket closed unexpectedly|ECONNRESET|ECONNREFUSED|EPIPE|The client is closed|Connection timeout/i;
+const CONNECTION_LOST =
+  /Socket closed unexpectedly|ECONNRESET|ECONNREFUSED|EPIPE|The client is closed|Connection timeout/i;
 
 /** One line for an error that ended a run: a dropped connection says that Redis was lost. */
 export function describeRunFailure(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e);
-  return CONNECTION_LOST.test(message) ? `lost the connection to Redis (server gone or network down): ${message}` : message;
+  return CONNECTION_LOST.test(message)
+    ? `lost the connection to Redis (server gone or network down): ${message}`
+    : message;
 }

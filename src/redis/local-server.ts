@@ -92,9 +92,27 @@ function isRunning(child: ChildProcess): boolean {
   return child.pid !== undefined && child.exitCode === null && child.signalCode === null;
 }
 
-async function startOnce(binary: string, port: number, env: NodeJS.ProcessEnv, readyTimeoutMs: number): Promise<LocalRedisServer> {
+async function startOnce(
+  binary: string,
+  port: number,
+  env: NodeJS.ProcessEnv,
+  readyTimeoutMs: number,
+): Promise<LocalRedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'lqsim-redis-'));
-  const args = ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    HOST,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+  ];
   const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
   const watchdog = child.pid === undefined ? null : startWatchdog(child.pid, dir);
@@ -143,7 +161,14 @@ async function startOnce(binary: string, port: number, env: NodeJS.ProcessEnv, r
   try {
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
-        () => settle(new LocalRedisError('timeout', `${binary} did not print "${READY}" within ${readyTimeoutMs} ms`, lastOutput())),
+        () =>
+          settle(
+            new LocalRedisError(
+              'timeout',
+              `${binary} did not print "${READY}" within ${readyTimeoutMs} ms`,
+              lastOutput(),
+            ),
+          ),
         readyTimeoutMs,
       );
       const settle = (err?: LocalRedisError): void => {
@@ -159,7 +184,10 @@ async function startOnce(binary: string, port: number, env: NodeJS.ProcessEnv, r
         if (ready) return;
         settle(
           e.code === 'ENOENT'
-            ? new LocalRedisError('not-found', `redis-server binary not found: ${binary} (set REDIS_SERVER_BIN or put redis-server on PATH)`)
+            ? new LocalRedisError(
+                'not-found',
+                `redis-server binary not found: ${binary} (set REDIS_SERVER_BIN or put redis-server on PATH)`,
+              )
             : new LocalRedisError('spawn-failed', `could not run ${binary}: ${e.message}`),
         );
       });

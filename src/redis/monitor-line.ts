@@ -112,7 +112,8 @@ function parseHeader(line: string): Header {
   if (i === timeStart) fail('expected timestamp seconds', i);
   if (line.charCodeAt(i) !== 0x2e /* . */) fail("expected '.' in timestamp", i);
   i++;
-  for (let k = 0; k < 6; k++, i++) if (i >= end || !isDigit(line.charCodeAt(i))) fail('expected 6-digit microseconds', i);
+  for (let k = 0; k < 6; k++, i++)
+    if (i >= end || !isDigit(line.charCodeAt(i))) fail('expected 6-digit microseconds', i);
   const time = line.slice(timeStart, i);
   if (i >= end || line.charCodeAt(i) !== SPACE) fail('expected a space after the timestamp', i);
   i++;
@@ -145,7 +146,8 @@ function scanArgs(line: string, h: Header, onArg: (start: number, close: number,
   let i = h.argsStart;
   if (i === end) return; // argc == 0: the server would print "... [db client] " and nothing more
   for (;;) {
-    if (i >= end || line.charCodeAt(i) !== QUOTE) throw new MonitorParseError('expected \'"\' to open an argument', line, i);
+    if (i >= end || line.charCodeAt(i) !== QUOTE)
+      throw new MonitorParseError("expected '\"' to open an argument", line, i);
     const start = i + 1;
     let j = start;
     let c = 0;

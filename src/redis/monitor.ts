@@ -50,7 +50,10 @@ export class MonitorCapture {
     } catch (e) {
       client.destroy();
       const denied = aclDenial(e);
-      if (denied) throw new RedisRefusedError(`this server's user may not run MONITOR, which is how lqsim sees the commands (${denied})`);
+      if (denied)
+        throw new RedisRefusedError(
+          `this server's user may not run MONITOR, which is how lqsim sees the commands (${denied})`,
+        );
       throw e;
     }
     return capture;
@@ -86,7 +89,12 @@ export class MonitorCapture {
       this.waiting = { token, resolve, reject };
       timer = setTimeout(() => {
         this.waiting = null;
-        reject(this.failure ?? new MonitorError(`MONITOR did not deliver the barrier within ${timeoutMs} ms (server hung or network down)`));
+        reject(
+          this.failure ??
+            new MonitorError(
+              `MONITOR did not deliver the barrier within ${timeoutMs} ms (server hung or network down)`,
+            ),
+        );
       }, timeoutMs);
     });
     // The ECHO can fail (or hang on a dead network) as well as the MONITOR line: whichever first.

@@ -31,7 +31,10 @@ export class NodeRedisPort implements RedisPort {
       return await this.conn.client.sendCommand(args, blocking ? { timeout: 0 } : undefined);
     } catch (e) {
       if (e instanceof TimeoutError) {
-        throw new Error(`Redis did not answer ${args[0]} from ${this.conn.actor} within ${COMMAND_TIMEOUT_MS / 1000} s (server hung or network down)`, { cause: e });
+        throw new Error(
+          `Redis did not answer ${args[0]} from ${this.conn.actor} within ${COMMAND_TIMEOUT_MS / 1000} s (server hung or network down)`,
+          { cause: e },
+        );
       }
       throw e;
     }

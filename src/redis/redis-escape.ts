@@ -58,7 +58,8 @@ export function formatMonitorLine(l: {
   for (let j = 0; j < l.args.length; j++) {
     if (j > 0) out += ' ';
     const arg = l.args[j]!;
-    out += typeof arg === 'string' && l.binaryArgs?.includes(j) ? sdscatrepr(Buffer.from(arg, 'latin1')) : sdscatrepr(arg);
+    out +=
+      typeof arg === 'string' && l.binaryArgs?.includes(j) ? sdscatrepr(Buffer.from(arg, 'latin1')) : sdscatrepr(arg);
   }
   return out;
 }

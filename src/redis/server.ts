@@ -168,7 +168,11 @@ export async function serverVersion(url: string): Promise<string> {
   client.on('error', () => {});
   try {
     await withTimeout(client.connect(), VERSION_TIMEOUT_MS, `no answer within ${VERSION_TIMEOUT_MS} ms`);
-    const info = await withTimeout(client.info('server'), VERSION_TIMEOUT_MS, `INFO got no answer within ${VERSION_TIMEOUT_MS} ms`);
+    const info = await withTimeout(
+      client.info('server'),
+      VERSION_TIMEOUT_MS,
+      `INFO got no answer within ${VERSION_TIMEOUT_MS} ms`,
+    );
     return /^redis_version:(\S+)/m.exec(info)?.[1] ?? 'unknown';
   } finally {
     client.destroy();

@@ -51,7 +51,15 @@ function toCommand(
   source: 'client' | 'lua',
   step: { index: number; t: number },
 ): TraceCommand {
-  const cmd: TraceCommand = { step: step.index, t: step.t, actor, source, db: line.db, args: line.args, time: line.time };
+  const cmd: TraceCommand = {
+    step: step.index,
+    t: step.t,
+    actor,
+    source,
+    db: line.db,
+    args: line.args,
+    time: line.time,
+  };
   if (line.binaryArgs && line.binaryArgs.length > 0) cmd.binaryArgs = line.binaryArgs;
   return cmd;
 }

@@ -141,7 +141,8 @@ export function scenario(name: string, title: string): ScenarioBuilder {
  * a file: the schema with its defaults, then the cross-reference checks.
  */
 export function buildScenario(input: ScenarioInput): ScenarioSpec {
-  const label = typeof input === 'object' && input !== null && typeof input.name === 'string' ? input.name : '<scenario>';
+  const label =
+    typeof input === 'object' && input !== null && typeof input.name === 'string' ? input.name : '<scenario>';
   const result = Scenario.safeParse(input);
   if (!result.success) {
     const problem = schemaProblems(result.error.issues, Scenario, input)[0];

@@ -26,7 +26,11 @@ export async function listScenarios(dir: string = SCENARIOS_DIR): Promise<Catalo
     const stem = basename(file, EXTENSION);
     // `lqsim run <name>` finds the file by its name, so the two must agree.
     if (loaded.spec.name !== stem) {
-      throw scenarioErrorAt(loaded, ['name'], `the scenario is named "${loaded.spec.name}" but its file is ${stem}${EXTENSION}; make them match`);
+      throw scenarioErrorAt(
+        loaded,
+        ['name'],
+        `the scenario is named "${loaded.spec.name}" but its file is ${stem}${EXTENSION}; make them match`,
+      );
     }
     entries.push({ name: loaded.spec.name, title: loaded.spec.title, file, laravel: loaded.spec.laravel });
   }

@@ -35,7 +35,10 @@ export class ExecutionLog {
 
   /** Makes `state.executions` read this log as of step `index`. */
   attach(state: Omit<StateSnapshot, 'executions'>, index: number): StateSnapshot {
-    return Object.defineProperty(state, 'executions', { enumerable: true, get: () => this.upTo(index) }) as StateSnapshot;
+    return Object.defineProperty(state, 'executions', {
+      enumerable: true,
+      get: () => this.upTo(index),
+    }) as StateSnapshot;
   }
 
   /** A JobRegistry that logs every execution here as well. */

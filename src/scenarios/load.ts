@@ -60,12 +60,24 @@ function parseYaml(source: string, file: string): { data: unknown; locator: Loca
   if (doc.warnings.length > 0) throw locator.syntaxError(doc.warnings);
   const top = doc.contents;
   if (top === null) {
-    throw new ScenarioError(file, 1, 1, '', 'the file is empty; expected a mapping with name, title, jobs and timeline');
+    throw new ScenarioError(
+      file,
+      1,
+      1,
+      '',
+      'the file is empty; expected a mapping with name, title, jobs and timeline',
+    );
   }
   if (!isMap(top)) {
     const got = isSeq(top) ? 'a list' : isScalar(top) ? show(top.value) : 'something else';
     const { line, col } = locator.offset(top.range?.[0] ?? 0);
-    throw new ScenarioError(file, line, col, '', `expected a mapping with name, title, jobs and timeline at the top level, got ${got}`);
+    throw new ScenarioError(
+      file,
+      line,
+      col,
+      '',
+      `expected a mapping with name, title, jobs and timeline at the top level, got ${got}`,
+    );
   }
   // A list or mapping as a key (`? [a, b]`) has no JS object form (yaml would stringify it).
   let complexKey: number | undefined;
@@ -124,7 +136,8 @@ class Locator {
     for (const problem of problems) {
       const { offset, exact } = this.offsetOf(problem.path, problem.atKey === true);
       const rank = exact ? 0 : 1;
-      if (best === undefined || rank < best.rank || (rank === best.rank && offset < best.offset)) best = { problem, rank, offset };
+      if (best === undefined || rank < best.rank || (rank === best.rank && offset < best.offset))
+        best = { problem, rank, offset };
     }
     if (best === undefined) return new ScenarioError(this.file, 1, 1, '', 'invalid scenario');
     const { line, col } = this.offset(best.offset);
@@ -171,7 +184,10 @@ class Locator {
       detail = 'a scenario file holds one YAML document; remove the "---" separator';
     } else if (e.code === 'TAB_AS_INDENT') {
       detail = `${e.message}; indent with spaces`;
-    } else if (e.code === 'BLOCK_AS_IMPLICIT_KEY' || /Nested mappings are not allowed in compact mappings/.test(e.message)) {
+    } else if (
+      e.code === 'BLOCK_AS_IMPLICIT_KEY' ||
+      /Nested mappings are not allowed in compact mappings/.test(e.message)
+    ) {
       // The usual cause: a plain value (a note, a title) that contains ": ".
       detail = `${e.message}; a value containing ": " must be quoted, e.g. note: "tries 3: no release"`;
     }
@@ -259,17 +275,29 @@ export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
   const workerIndex = new Map<string, number>();
   spec.workers.forEach((worker, i) => {
     if (worker.name === DISPATCHER) {
-      problems.push({ path: ['workers', i, 'name'], detail: `"${DISPATCHER}" is the actor that dispatches jobs; give the worker another name` });
+      problems.push({
+        path: ['workers', i, 'name'],
+        detail: `"${DISPATCHER}" is the actor that dispatches jobs; give the worker another name`,
+      });
     } else if (workerIndex.has(worker.name)) {
-      problems.push({ path: ['workers', i, 'name'], detail: `duplicate worker name "${worker.name}" (also workers.${workerIndex.get(worker.name)})` });
+      problems.push({
+        path: ['workers', i, 'name'],
+        detail: `duplicate worker name "${worker.name}" (also workers.${workerIndex.get(worker.name)})`,
+      });
     } else {
       workerIndex.set(worker.name, i);
     }
     if (worker.connection !== undefined && !connections.includes(worker.connection)) {
-      problems.push({ path: ['workers', i, 'connection'], detail: unknown('connection', worker.connection, connections) });
+      problems.push({
+        path: ['workers', i, 'connection'],
+        detail: unknown('connection', worker.connection, connections),
+      });
     }
     if (worker.queue !== undefined && !worker.queue.split(',').every(isQueueName)) {
-      problems.push({ path: ['workers', i, 'queue'], detail: `expected comma-separated queue names, got ${show(worker.queue)}` });
+      problems.push({
+        path: ['workers', i, 'queue'],
+        detail: `expected comma-separated queue names, got ${show(worker.queue)}`,
+      });
     }
   });
   const workers = [...workerIndex.keys()];
@@ -278,14 +306,20 @@ export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
   let reportedTotal = false;
   spec.timeline.forEach((entry, i) => {
     if (spec.until !== undefined && entry.at > spec.until) {
-      problems.push({ path: ['timeline', i, 'at'], detail: `at ${entry.at} is after until (${spec.until}); the run stops before it` });
+      problems.push({
+        path: ['timeline', i, 'at'],
+        detail: `at ${entry.at} is after until (${spec.until}); the run stops before it`,
+      });
     }
     if ('dispatch' in entry) {
       if (!jobs.includes(entry.dispatch)) {
         problems.push({ path: ['timeline', i, 'dispatch'], detail: unknown('job', entry.dispatch, jobs) });
       }
       if (entry.connection !== undefined && !connections.includes(entry.connection)) {
-        problems.push({ path: ['timeline', i, 'connection'], detail: unknown('connection', entry.connection, connections) });
+        problems.push({
+          path: ['timeline', i, 'connection'],
+          detail: unknown('connection', entry.connection, connections),
+        });
       }
       if (entry.queue !== undefined && !isQueueName(entry.queue)) {
         problems.push({ path: ['timeline', i, 'queue'], detail: singleQueue(entry.queue) });
@@ -299,15 +333,22 @@ export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
         });
       }
     } else if ('stop' in entry) {
-      if (!workerIndex.has(entry.stop)) problems.push({ path: ['timeline', i, 'stop'], detail: unknown('worker', entry.stop, workers) });
+      if (!workerIndex.has(entry.stop))
+        problems.push({ path: ['timeline', i, 'stop'], detail: unknown('worker', entry.stop, workers) });
     } else if ('size' in entry) {
       if (entry.connection !== undefined && !connections.includes(entry.connection)) {
-        problems.push({ path: ['timeline', i, 'connection'], detail: unknown('connection', entry.connection, connections) });
+        problems.push({
+          path: ['timeline', i, 'connection'],
+          detail: unknown('connection', entry.connection, connections),
+        });
       }
     } else if (entry.actor !== undefined && entry.actor !== DISPATCHER && !workerIndex.has(entry.actor)) {
       const actors = [DISPATCHER, ...workers];
       const hint = didYouMean(entry.actor, actors);
-      problems.push({ path: ['timeline', i, 'actor'], detail: `unknown actor "${entry.actor}"${hint}; use ${DISPATCHER} or a worker name (${actors.join(', ')})` });
+      problems.push({
+        path: ['timeline', i, 'actor'],
+        detail: `unknown actor "${entry.actor}"${hint}; use ${DISPATCHER} or a worker name (${actors.join(', ')})`,
+      });
     }
   });
   return problems;

@@ -5,7 +5,10 @@ import type { QueueKeys } from '../sim/keys.ts';
 import { queueKeys } from '../sim/keys.ts';
 import type { ScenarioSpec } from './schema.ts';
 
-export function scenarioQueues(spec: Pick<ScenarioSpec, 'connections' | 'workers' | 'timeline'>, prefix: string): QueueKeys[] {
+export function scenarioQueues(
+  spec: Pick<ScenarioSpec, 'connections' | 'workers' | 'timeline'>,
+  prefix: string,
+): QueueKeys[] {
   const names = new Set<string>();
   const connections = Object.values(spec.connections);
   for (const c of connections) names.add(c.queue);

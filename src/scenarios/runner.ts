@@ -108,7 +108,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
 
   const urlDb = parseRedisUrl(opts.redis.url).db;
   if (urlDb !== undefined && urlDb !== db) {
-    timeline.warnings.push(`REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${db}), not the URL's`);
+    timeline.warnings.push(
+      `REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${db}), not the URL's`,
+    );
   }
   const hub = new ConnectionHub(opts.redis.url, randomBytes(4).toString('hex'));
   let capture: MonitorCapture | null = null;
@@ -129,22 +131,26 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const connect: ConnectionFactory = async (actor) => new NodeRedisPort(await hub.connect(actor), hub, selectDb);
     const workers = spec.workers.map(
       (w) =>
-        new WorkerModel({ ...w, connection: w.connection ?? defaultConnection, tries: w.tries ?? profile.worker.defaultTries }, {
-          profile,
-          connect,
-          connections,
-          registry,
-          cache,
-          start: spec.start,
-          behaviourOf: (id, attempt) => {
-            const attempts = spec.jobs[jobNameOf.get(id) ?? '']?.attempts ?? ['succeed'];
-            return attempts[Math.min(attempt, attempts.length) - 1] ?? attempts[attempts.length - 1]!;
+        new WorkerModel(
+          { ...w, connection: w.connection ?? defaultConnection, tries: w.tries ?? profile.worker.defaultTries },
+          {
+            profile,
+            connect,
+            connections,
+            registry,
+            cache,
+            start: spec.start,
+            behaviourOf: (id, attempt) => {
+              const attempts = spec.jobs[jobNameOf.get(id) ?? '']?.attempts ?? ['succeed'];
+              return attempts[Math.min(attempt, attempts.length) - 1] ?? attempts[attempts.length - 1]!;
+            },
           },
-        }),
+        ),
     );
     const workerByName = new Map(workers.map((w) => [w.name, w]));
 
-    let pendingEntries = spec.timeline.filter((e) => 'dispatch' in e || 'stop' in e || 'size' in e).length + workers.length;
+    let pendingEntries =
+      spec.timeline.filter((e) => 'dispatch' in e || 'stop' in e || 'size' in e).length + workers.length;
     let lastQueues: QueueState[] | null = null;
     const totalJobs = spec.timeline.reduce((n, e) => n + ('dispatch' in e ? e.count : 0), 0);
     const scheduler = new Scheduler({
@@ -152,7 +158,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       until: spec.until ?? null,
       maxSteps: 10_000 + 50 * totalJobs,
       onWarning: (m) => timeline.warnings.push(m),
-      isDone: () => pendingEntries === 0 && lastQueues !== null && queuesAreEmpty(lastQueues) && !workers.some((w) => w.busy()),
+      isDone: () =>
+        pendingEntries === 0 && lastQueues !== null && queuesAreEmpty(lastQueues) && !workers.some((w) => w.busy()),
     });
 
     for (const entry of spec.timeline) {
@@ -193,7 +200,13 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       const methods: string[] = [];
       const port = await connect('dispatcher');
       const connectionName = entry.connection ?? defaultConnection;
-      const queue = new RedisQueue(port, connections[connectionName]!, profile, () => ctx.now(), (m) => methods.push(m));
+      const queue = new RedisQueue(
+        port,
+        connections[connectionName]!,
+        profile,
+        () => ctx.now(),
+        (m) => methods.push(m),
+      );
       const job = spec.jobs[entry.dispatch]!;
       const queueName = entry.queue ?? connections[connectionName]!.default;
       const labels: string[] = [];
@@ -202,35 +215,45 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         const uuid = uuid4(random);
         const id = strRandom(random, 32);
         const built = profile.buildPayload({
-            className: job.class,
-            tries: job.tries,
-            timeout: job.timeout,
-            timeoutAt: job.retry_until === null ? null : ctx.now() + job.retry_until,
-            properties: Object.entries(job.properties),
-            connection: entry.connection ?? null,
-            queue: entry.queue ?? null,
-            delay: entry.delay ?? null,
-            command: job.command,
-            id,
-            uuid,
-            backoff: job.backoff === null ? null : [job.backoff].flat().join(','),
-            backoffDeclared: job.backoff,
-            maxExceptions: job.max_exceptions,
-            failOnTimeout: job.fail_on_timeout,
-            createdAt: ctx.now(),
-          });
+          className: job.class,
+          tries: job.tries,
+          timeout: job.timeout,
+          timeoutAt: job.retry_until === null ? null : ctx.now() + job.retry_until,
+          properties: Object.entries(job.properties),
+          connection: entry.connection ?? null,
+          queue: entry.queue ?? null,
+          delay: entry.delay ?? null,
+          command: job.command,
+          id,
+          uuid,
+          backoff: job.backoff === null ? null : [job.backoff].flat().join(','),
+          backoffDeclared: job.backoff,
+          maxExceptions: job.max_exceptions,
+          failOnTimeout: job.fail_on_timeout,
+          createdAt: ctx.now(),
+        });
         if (i === 0) firstAttempts = Number(built.attempts);
         const payload = profile.encodePayload(built);
         jobNameOf.set(id, entry.dispatch);
         labels.push(
-          registry.add({ id, class: job.class, dispatchedAt: ctx.now(), queue: queueName, connection: connectionName, baseName: entry.dispatch }).label,
+          registry.add({
+            id,
+            class: job.class,
+            dispatchedAt: ctx.now(),
+            queue: queueName,
+            connection: connectionName,
+            baseName: entry.dispatch,
+          }).label,
         );
         // Bus\Dispatcher::pushCommandToQueue: a job with a delay (even 0) goes through later().
         if (entry.delay !== undefined) await queue.laterRaw(entry.delay, payload, queueName);
         else await queue.pushRaw(payload, queueName);
       }
       await port.close();
-      const what = labels.length === 1 ? labels[0]! : `${labels.length} × ${entry.dispatch} (${labels[0]} … ${labels[labels.length - 1]})`;
+      const what =
+        labels.length === 1
+          ? labels[0]!
+          : `${labels.length} × ${entry.dispatch} (${labels[0]} … ${labels[labels.length - 1]})`;
       const keys = queueKeys(queueName, prefix);
       ctx.describe({
         kind: 'dispatch',
@@ -254,14 +277,21 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       const methods: string[] = [];
       const port = await connect('dispatcher');
       const connectionName = entry.connection ?? defaultConnection;
-      const queue = new RedisQueue(port, connections[connectionName]!, profile, () => ctx.now(), (m) => methods.push(m));
+      const queue = new RedisQueue(
+        port,
+        connections[connectionName]!,
+        profile,
+        () => ctx.now(),
+        (m) => methods.push(m),
+      );
       const size = await queue.size(entry.size);
       await port.close();
       ctx.describe({
         kind: 'size',
         title: `Queue::size('${entry.size}') = ${size}`,
         methods: ['Queue::size', ...methods],
-        explain: 'size counts the ready LIST, the :delayed ZSET and the :reserved ZSET together: jobs that are running still count.',
+        explain:
+          'size counts the ready LIST, the :delayed ZSET and the :reserved ZSET together: jobs that are running still count.',
         note: entry.note,
       });
     }
@@ -280,7 +310,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       executionLog.commit(index);
       const { commands } = attributeLines(lines, hub, { index, t: done.t }, scriptNames);
       // Every EVAL carries the whole script; keep one copy of each text for the whole run.
-      for (const cmd of commands) if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
+      for (const cmd of commands)
+        if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
       lastQueues = await snapshot;
       const d = done.description ?? { kind: 'process' as const, title: `${done.actor} continues` };
       const step: Step = {
@@ -342,7 +373,10 @@ class PendingNotes {
     }
   }
   unmatched(): string[] {
-    return this.pending.map((n) => `note at t+${n.at}s${n.actor ? ` for ${n.actor}` : ''}${n.on ? ` on ${n.on}` : ''} matched no step: "${n.note}"`);
+    return this.pending.map(
+      (n) =>
+        `note at t+${n.at}s${n.actor ? ` for ${n.actor}` : ''}${n.on ? ` on ${n.on}` : ''} matched no step: "${n.note}"`,
+    );
   }
 }
 
@@ -350,9 +384,12 @@ class PendingNotes {
 async function chooseDb(hub: ConnectionHub, wanted: number, warnings: string[]): Promise<number> {
   const choice = await chooseDatabase(hub.observer, wanted);
   if (choice.moved) {
-    warnings.push(`db ${wanted} holds other data on this server (REDIS_URL), so the run used the empty db ${choice.db}: Laravel's SELECT shows ${choice.db}`);
+    warnings.push(
+      `db ${wanted} holds other data on this server (REDIS_URL), so the run used the empty db ${choice.db}: Laravel's SELECT shows ${choice.db}`,
+    );
   }
-  if (choice.shared) warnings.push(`no empty db on this server (REDIS_URL): the run shares db ${wanted} with other data`);
+  if (choice.shared)
+    warnings.push(`no empty db on this server (REDIS_URL): the run shares db ${wanted} with other data`);
   return choice.db;
 }
 
@@ -366,7 +403,9 @@ async function prepareKeyspace(hub: ConnectionHub, owned: boolean, queues: Queue
   const exists = await Promise.all(keys.map((k) => hub.observer.sendCommand(['EXISTS', k])));
   const taken = keys.filter((_k, i) => Number(exists[i]) > 0);
   if (taken.length > 0) {
-    throw new Error(`refusing to run: ${taken.join(', ')} already ${taken.length === 1 ? 'holds' : 'hold'} data on this server (REDIS_URL); use an empty db or a redis.prefix`);
+    throw new Error(
+      `refusing to run: ${taken.join(', ')} already ${taken.length === 1 ? 'holds' : 'hold'} data on this server (REDIS_URL); use an empty db or a redis.prefix`,
+    );
   }
 }
 

@@ -34,7 +34,14 @@ export function schemaProblems(issues: readonly Issue[], schema: z.ZodType, data
   return problems;
 }
 
-function collect(issues: readonly Issue[], schema: z.ZodType, base: Path, data: unknown, out: Problem[], seen: Set<string>): void {
+function collect(
+  issues: readonly Issue[],
+  schema: z.ZodType,
+  base: Path,
+  data: unknown,
+  out: Problem[],
+  seen: Set<string>,
+): void {
   for (const issue of issues) {
     const rel = issue.path.map((s) => (typeof s === 'number' ? s : String(s)));
     const path = [...base, ...rel];
@@ -57,7 +64,8 @@ function collect(issues: readonly Issue[], schema: z.ZodType, base: Path, data: 
         const before = out.length;
         collect(result.error.issues, branch, at, data, out, seen);
         if (orMapping) {
-          for (const p of out.slice(before)) p.detail = p.detail.replace(/^expected (.+?), got/, 'expected $1 or a mapping, got');
+          for (const p of out.slice(before))
+            p.detail = p.detail.replace(/^expected (.+?), got/, 'expected $1 or a mapping, got');
         }
         continue;
       }
@@ -84,7 +92,8 @@ function walk(schema: z.ZodType, path: Path): { schema: z.ZodType; depth: number
 
 function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;
-  while (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
+  while (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable)
+    s = s.unwrap() as z.ZodType;
   return s;
 }
 
@@ -135,8 +144,10 @@ function describe(issue: Issue, path: Path, leaf: z.ZodType | undefined, value: 
       const numeric = issue.expected === 'int' || issue.expected === 'number';
       const want = numeric && isInt(leaf) ? 'a whole number' : (EXPECTED[issue.expected] ?? issue.expected);
       let detail = `expected ${want}, got ${show(value)}`;
-      if (numeric && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) detail += ' (write it without quotes)';
-      if (issue.expected === 'string' && (typeof value === 'number' || typeof value === 'boolean')) detail += ' (put it in quotes)';
+      if (numeric && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value)))
+        detail += ' (write it without quotes)';
+      if (issue.expected === 'string' && (typeof value === 'number' || typeof value === 'boolean'))
+        detail += ' (put it in quotes)';
       return [{ path, detail }];
     }
     case 'too_small':
@@ -146,7 +157,12 @@ function describe(issue: Issue, path: Path, leaf: z.ZodType | undefined, value: 
       if (issue.origin === 'number') {
         const op = small ? (issue.inclusive === false ? '>' : '>=') : issue.inclusive === false ? '<' : '<=';
         const years = !small && bound === TEN_YEARS ? ' (10 years)' : '';
-        return [{ path, detail: `expected ${isInt(leaf) ? 'a whole number' : 'a number'} ${op} ${bound}${years}, got ${show(value)}` }];
+        return [
+          {
+            path,
+            detail: `expected ${isInt(leaf) ? 'a whole number' : 'a number'} ${op} ${bound}${years}, got ${show(value)}`,
+          },
+        ];
       }
       if (issue.origin === 'string' && small && bound === 1) return [{ path, detail: 'must not be empty' }];
       const unit = issue.origin === 'array' ? 'entr' : issue.origin === 'string' ? 'character' : '';
@@ -193,7 +209,9 @@ function alternatives(options: readonly z.ZodType[]): string {
     return 'another form';
   });
   const unique = [...new Set(kinds)];
-  return unique.length <= 1 ? (unique[0] ?? 'another form') : `${unique.slice(0, -1).join(', ')} or ${unique[unique.length - 1]}`;
+  return unique.length <= 1
+    ? (unique[0] ?? 'another form')
+    : `${unique.slice(0, -1).join(', ')} or ${unique[unique.length - 1]}`;
 }
 
 function isInt(schema: z.ZodType | undefined): boolean {

@@ -3,7 +3,12 @@
 import { z } from 'zod';
 
 const seconds = (what: string) =>
-  z.number().int().min(0).max(10 * 365 * 24 * 3600).describe(what);
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(10 * 365 * 24 * 3600)
+    .describe(what);
 
 const name = z
   .string()
@@ -24,7 +29,8 @@ const AttemptObject = z
   })
   .strict()
   .refine(
-    (a) => ['succeed', 'throw', 'release', 'fail', 'delete'].filter((k) => a[k as keyof typeof a] !== undefined).length <= 1,
+    (a) =>
+      ['succeed', 'throw', 'release', 'fail', 'delete'].filter((k) => a[k as keyof typeof a] !== undefined).length <= 1,
     { message: 'an attempt has at most one outcome: succeed, throw, release, fail or delete' },
   );
 
@@ -37,22 +43,40 @@ export const JobClass = z
     class: z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]*(\\[A-Za-z_][A-Za-z0-9_]*)*$/, 'a PHP class name such as App\\Jobs\\SendEmail')
-      .describe('PHP class name (write it unquoted or single-quoted in YAML: backslashes are escapes in double quotes)'),
+      .describe(
+        'PHP class name (write it unquoted or single-quoted in YAML: backslashes are escapes in double quotes)',
+      ),
     tries: z.number().int().min(0).max(1000).nullable().default(null).describe('public $tries (overrides --tries)'),
-    timeout: z.number().int().min(0).max(86400).nullable().default(null).describe('public $timeout (overrides --timeout)'),
-    retry_until: seconds('retryUntil(): seconds after dispatch; becomes the payload timeoutAt (retryUntil in 8.x)').nullable().default(null),
+    timeout: z
+      .number()
+      .int()
+      .min(0)
+      .max(86400)
+      .nullable()
+      .default(null)
+      .describe('public $timeout (overrides --timeout)'),
+    retry_until: seconds('retryUntil(): seconds after dispatch; becomes the payload timeoutAt (retryUntil in 8.x)')
+      .nullable()
+      .default(null),
     backoff: z
       .union([seconds('seconds'), z.array(seconds('seconds')).min(1)])
       .nullable()
       .default(null)
       .describe('public $backoff (8.x): seconds before a retry, or one per attempt, e.g. [5, 10]'),
     max_exceptions: z.number().int().min(1).max(1000).nullable().default(null).describe('public $maxExceptions (8.x)'),
-    fail_on_timeout: z.boolean().default(false).describe('public $failOnTimeout (8.x): fail instead of retrying after a timeout'),
+    fail_on_timeout: z
+      .boolean()
+      .default(false)
+      .describe('public $failOnTimeout (8.x): fail instead of retrying after a timeout'),
     properties: z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), z.number(), z.boolean(), z.null()]))
       .default({})
       .describe("the job's own public properties, serialized into data.command"),
-    command: z.string().nullable().default(null).describe('verbatim data.command (PHP serialize() output) instead of the generated one'),
+    command: z
+      .string()
+      .nullable()
+      .default(null)
+      .describe('verbatim data.command (PHP serialize() output) instead of the generated one'),
     attempts: z
       .array(Attempt)
       .min(1)
@@ -72,7 +96,14 @@ export const Connection = z
       .nullable()
       .default(90)
       .describe('seconds a reserved job may run before it is migrated back (null: never); 5.3 calls it expire'),
-    block_for: z.number().int().min(0).max(3600).nullable().default(null).describe('BLPOP timeout; null polls with the pop script'),
+    block_for: z
+      .number()
+      .int()
+      .min(0)
+      .max(3600)
+      .nullable()
+      .default(null)
+      .describe('BLPOP timeout; null polls with the pop script'),
   })
   .strict();
 
@@ -85,13 +116,22 @@ export const Worker = z
       .regex(/^[^,\s]+(,[^,\s]+)*$/, 'comma-separated queue names without spaces, e.g. high,default')
       .optional()
       .describe('--queue=high,default (default: the connection queue)'),
-    tries: z.number().int().min(0).max(1000).optional().describe("--tries (0: unlimited; default: the version's, 0 up to 5.8, 1 from 6.0)"),
+    tries: z
+      .number()
+      .int()
+      .min(0)
+      .max(1000)
+      .optional()
+      .describe("--tries (0: unlimited; default: the version's, 0 up to 5.8, 1 from 6.0)"),
     timeout: z.number().int().min(0).max(86400).default(60).describe('--timeout (0: no alarm)'),
     sleep: z.number().int().min(0).max(3600).default(3).describe('--sleep when no job is available'),
     delay: z.number().int().min(0).max(86400).default(0).describe('--delay before a failed job is retried'),
     once: z.boolean().default(false).describe('--once: process a single job (or none) and exit'),
     start: seconds('virtual second at which the worker process starts').default(0),
-    restart: z.boolean().default(true).describe('a supervisor restarts the process after it is killed (a new connection)'),
+    restart: z
+      .boolean()
+      .default(true)
+      .describe('a supervisor restarts the process after it is killed (a new connection)'),
   })
   .strict();
 
@@ -117,7 +157,10 @@ const StopEntry = z
 const SizeEntry = z
   .object({
     at,
-    size: z.string().regex(/^[^,\s]+$/, 'one queue name').describe("the application calls Queue::size('<queue>'): the size script"),
+    size: z
+      .string()
+      .regex(/^[^,\s]+$/, 'one queue name')
+      .describe("the application calls Queue::size('<queue>'): the size script"),
     connection: name.optional(),
     note,
   })
@@ -147,7 +190,13 @@ export const Scenario = z
     laravel: z.enum(PROFILE_NAMES).default('5.7').describe('Laravel version profile'),
     start: z.number().int().min(0).max(4_102_444_800).default(1_700_000_000).describe('virtual unix time of t=0'),
     until: seconds('stop the simulation at this virtual second (default: when every job has finished)').optional(),
-    seed: z.number().int().min(0).max(2 ** 32 - 1).default(1).describe('seed for the random job ids (0 to 2^32-1)'),
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .default(1)
+      .describe('seed for the random job ids (0 to 2^32-1)'),
     redis: z
       .object({
         client: z.enum(['predis', 'phpredis']).optional().describe("Laravel's Redis client (default: the profile's)"),
@@ -155,7 +204,9 @@ export const Scenario = z
         prefix: z
           .string()
           .optional()
-          .describe("key prefix applied to every key (default: the version's skeleton, '' up to 5.7, laravel_database_ in 8, laravel-database- in 13)"),
+          .describe(
+            "key prefix applied to every key (default: the version's skeleton, '' up to 5.7, laravel_database_ in 8, laravel-database- in 13)",
+          ),
       })
       .strict()
       .default({ database: 0 }),

@@ -49,7 +49,11 @@ export function phpSerialize(value: PhpValue): string {
   const props = value.properties
     .map((p) => {
       const mangled =
-        p.visibility === 'public' ? p.name : p.visibility === 'protected' ? `\0*\0${p.name}` : `\0${value.className}\0${p.name}`;
+        p.visibility === 'public'
+          ? p.name
+          : p.visibility === 'protected'
+            ? `\0*\0${p.name}`
+            : `\0${value.className}\0${p.name}`;
       return phpSerialize(mangled) + phpSerialize(p.value);
     })
     .join('');

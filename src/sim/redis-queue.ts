@@ -104,7 +104,9 @@ export class RedisQueue {
   async migrateExpiredJobs(from: string, to: QueueKeys): Promise<void> {
     this.trail('RedisQueue::migrateExpiredJobs → LuaScripts::migrateExpiredJobs');
     const keys = this.profile.queue.notify ? [from, to.ready, to.notify] : [from, to.ready];
-    const argv = this.profile.queue.migrationBatchSize ? [this.now(), this.config.migrationBatchSize ?? -1] : [this.now()];
+    const argv = this.profile.queue.migrationBatchSize
+      ? [this.now(), this.config.migrationBatchSize ?? -1]
+      : [this.now()];
     await this.port.eval(this.profile.scripts.migrateExpiredJobs, keys, argv);
   }
 
@@ -112,7 +114,12 @@ export class RedisQueue {
    * RedisQueue::retrieveNextJob. `blockUntil` bounds a blocking pop by the worker's alarm; `block`
    * false (11.27+, a queue other than the first) never waits on :notify.
    */
-  async retrieveNextJob(ctx: ActorContext, keys: QueueKeys, blockUntil: number | null, block = true): Promise<[string | null, string | null]> {
+  async retrieveNextJob(
+    ctx: ActorContext,
+    keys: QueueKeys,
+    blockUntil: number | null,
+    block = true,
+  ): Promise<[string | null, string | null]> {
     if (this.config.blockFor !== null && this.profile.worker.blockingPop === 'list') {
       return this.blockingPop(ctx, keys, blockUntil);
     }
@@ -126,8 +133,12 @@ export class RedisQueue {
 
   private async popScript(keys: QueueKeys): Promise<[string | null, string | null]> {
     this.trail('RedisQueue::retrieveNextJob → LuaScripts::pop');
-    const scriptKeys = this.profile.queue.notify ? [keys.ready, keys.reserved, keys.notify] : [keys.ready, keys.reserved];
-    return popReply(await this.port.eval(this.profile.scripts.pop, scriptKeys, [this.availableAt(this.config.retryAfter)]));
+    const scriptKeys = this.profile.queue.notify
+      ? [keys.ready, keys.reserved, keys.notify]
+      : [keys.ready, keys.reserved];
+    return popReply(
+      await this.port.eval(this.profile.scripts.pop, scriptKeys, [this.availableAt(this.config.retryAfter)]),
+    );
   }
 
   /** BLPOP queues:<q>:notify <block_for>: true when a notification arrived. */
@@ -137,7 +148,8 @@ export class RedisQueue {
     this.describeStep(ctx, {
       kind: 'block',
       title: `BLPOP ${keys.notify} ${blockFor}: the pop found nothing, so wait for a push's notification${blockFor === 0 ? ' (0: forever)' : ` for up to ${blockFor}s`}`,
-      explain: 'Since 5.8 every push and migrate RPUSHes a 1 onto :notify; the worker blocks on that list, not on the jobs, and pops again when it wakes.',
+      explain:
+        'Since 5.8 every push and migrate RPUSHes a 1 onto :notify; the worker blocks on that list, not on the jobs, and pops again when it wakes.',
     });
     return (await ctx.block(pending, this.blockLimit(blockFor, blockUntil))) !== null;
   }
@@ -153,7 +165,11 @@ export class RedisQueue {
    * RedisQueue::blockingPop (5.6-5.7): BLPOP the ready list, then attempts++ and ZADD to :reserved
    * from PHP. json_encode keeps PHP's key order, unlike the pop script's cjson.
    */
-  async blockingPop(ctx: ActorContext, keys: QueueKeys, blockUntil: number | null): Promise<[string | null, string | null]> {
+  async blockingPop(
+    ctx: ActorContext,
+    keys: QueueKeys,
+    blockUntil: number | null,
+  ): Promise<[string | null, string | null]> {
     this.trail('RedisQueue::retrieveNextJob → RedisQueue::blockingPop');
     const blockFor = this.config.blockFor ?? 0;
     const pending = await this.port.blpop(keys.ready, blockFor);
@@ -161,7 +177,8 @@ export class RedisQueue {
     this.describeStep(ctx, {
       kind: 'block',
       title: `BLPOP ${keys.ready} ${blockFor}: blocked until a job is pushed${blockFor === 0 ? ' (0: forever)' : ` or ${blockFor}s pass (block_for)`}`,
-      explain: 'The worker sleeps inside Redis instead of polling; MONITOR logs the BLPOP once, when it is issued, not when it is served.',
+      explain:
+        'The worker sleeps inside Redis instead of polling; MONITOR logs the BLPOP once, when it is issued, not when it is served.',
     });
     const popped = await ctx.block(pending, limit);
     if (!popped) return [null, null];
@@ -199,7 +216,11 @@ export class RedisQueue {
   async deleteAndRelease(queue: string, job: RedisJob, delay: number): Promise<void> {
     this.trail('RedisQueue::deleteAndRelease → LuaScripts::release');
     const keys = this.keys(queue);
-    await this.port.eval(this.profile.scripts.release, [keys.delayed, keys.reserved], [job.getReservedJob(), this.availableAt(delay)]);
+    await this.port.eval(
+      this.profile.scripts.release,
+      [keys.delayed, keys.reserved],
+      [job.getReservedJob(), this.availableAt(delay)],
+    );
   }
 }
 

@@ -60,7 +60,10 @@ export class JobRegistry {
     this.executionsCopy = null;
   }
 
-  recordFailure(job: JobInstance | undefined, f: { id: string; connection: string; queue: string; exception: JobException; failedAt: number; payload: string }) {
+  recordFailure(
+    job: JobInstance | undefined,
+    f: { id: string; connection: string; queue: string; exception: JobException; failedAt: number; payload: string },
+  ) {
     if (job) job.outcome = 'failed';
     this.failedCopy = null;
     this.failed.push({

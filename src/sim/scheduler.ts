@@ -253,7 +253,11 @@ function before(a: Event, b: Event): boolean {
  * one arrives: `setWaker` is handed the function that does that (and null once the sleep is over).
  * True if it was cut short.
  */
-export async function interruptibleSleep(ctx: ActorContext, seconds: number, setWaker: (wake: (() => void) | null) => void): Promise<boolean> {
+export async function interruptibleSleep(
+  ctx: ActorContext,
+  seconds: number,
+  setWaker: (wake: (() => void) | null) => void,
+): Promise<boolean> {
   let interrupted = false;
   let resolve!: (v: 'signal' | null) => void;
   const result = new Promise<'signal' | null>((r) => (resolve = r));
@@ -262,7 +266,12 @@ export async function interruptibleSleep(ctx: ActorContext, seconds: number, set
     resolve('signal');
   });
   try {
-    const op: BlockingOp<'signal'> = { label: `sleep(${seconds})`, result, stillBlocked: async () => !interrupted, cancel: async () => resolve(null) };
+    const op: BlockingOp<'signal'> = {
+      label: `sleep(${seconds})`,
+      result,
+      stillBlocked: async () => !interrupted,
+      cancel: async () => resolve(null),
+    };
     return (await ctx.block(op, seconds)) === 'signal';
   } finally {
     setWaker(null);

@@ -92,7 +92,8 @@ export class WorkerModel {
         kind: 'restart',
         title: `supervisor restarts ${this.name}: a new PHP process with a new Redis connection`,
         methods: ['supervisord → php artisan queue:work'],
-        explain: 'The killed process never reached its catch/finally blocks, so nothing was sent to Redis; the job is still in :reserved.',
+        explain:
+          'The killed process never reached its catch/finally blocks, so nothing was sent to Redis; the job is still in :reserved.',
       });
       this.state.status = { kind: 'starting' };
       await ctx.sleep(0);
@@ -103,13 +104,24 @@ export class WorkerModel {
   private async daemon(ctx: ActorContext): Promise<Outcome> {
     const rules = this.env.profile.worker;
     const port = await this.env.connect(this.name);
-    const queue = new RedisQueue(port, this.config, this.env.profile, () => ctx.now(), (m) => this.methods.push(m), (c, d) => this.describe(c, d));
+    const queue = new RedisQueue(
+      port,
+      this.config,
+      this.env.profile,
+      () => ctx.now(),
+      (m) => this.methods.push(m),
+      (c, d) => this.describe(c, d),
+    );
     const o = this.spec;
     let alarmAt: number | null = null;
     try {
       for (;;) {
         if (this.shouldQuit) {
-          this.describe(ctx, { kind: 'stop', title: `${this.name} exits: SIGTERM was received (Worker::stop)`, methods: ['Worker::stop'] });
+          this.describe(ctx, {
+            kind: 'stop',
+            title: `${this.name} exits: SIGTERM was received (Worker::stop)`,
+            methods: ['Worker::stop'],
+          });
           this.state.status = { kind: 'stopped', reason: 'SIGTERM' };
           return 'done';
         }
@@ -139,9 +151,10 @@ export class WorkerModel {
           this.describe(ctx, {
             kind: 'pop',
             title: `pop: reserved ${label} (attempts ${job.attempts()}) until ${this.untilText(ctx)}`,
-            explain: this.config.blockFor !== null && rules.blockingPop === 'list'
-              ? 'BLPOP took the payload; PHP incremented attempts, re-encoded it and ZADDed it to :reserved (not atomic: a crash in between loses the job).'
-              : 'The pop script moved the payload to :reserved with attempts + 1, re-encoded by cjson (key order changes).',
+            explain:
+              this.config.blockFor !== null && rules.blockingPop === 'list'
+                ? 'BLPOP took the payload; PHP incremented attempts, re-encoded it and ZADDed it to :reserved (not atomic: a crash in between loses the job).'
+                : 'The pop script moved the payload to :reserved with attempts + 1, re-encoded by cjson (key order changes).',
           });
           await ctx.sleep(0);
           const outcome = await this.process(ctx, job, alarmAt);
@@ -154,7 +167,10 @@ export class WorkerModel {
           } else await ctx.sleep(0);
         } else {
           const sleepUntil = ctx.now() + o.sleep;
-          this.describe(ctx, { kind: 'pop', title: `pop: no job on ${this.state.queue}; sleeping ${o.sleep}s (--sleep)` });
+          this.describe(ctx, {
+            kind: 'pop',
+            title: `pop: no job on ${this.state.queue}; sleeping ${o.sleep}s (--sleep)`,
+          });
           this.state.status = { kind: 'idle', until: sleepUntil };
           if (alarmAt !== null && alarmAt <= sleepUntil) {
             if (!(await this.sleep(ctx, alarmAt - ctx.now()))) return await this.kill(ctx, null);
@@ -162,7 +178,11 @@ export class WorkerModel {
           if (rules.resetAlarm) alarmAt = null;
         }
         if (o.once) {
-          this.describe(ctx, { kind: 'stop', title: `${this.name} exits after one job (--once)`, methods: ['Worker::runNextJob'] });
+          this.describe(ctx, {
+            kind: 'stop',
+            title: `${this.name} exits after one job (--once)`,
+            methods: ['Worker::runNextJob'],
+          });
           this.state.status = { kind: 'stopped', reason: '--once' };
           return 'done';
         }
@@ -183,12 +203,15 @@ export class WorkerModel {
     return interruptibleSleep(ctx, seconds, (wake) => (this.wake = wake));
   }
 
-
   /** Worker::getNextJob: each queue of --queue=a,b in order until one yields a job (11.27+ passes its index). */
   private async getNextJob(ctx: ActorContext, queue: RedisQueue, alarmAt: number | null): Promise<RedisJob | null> {
     for (const [index, name] of this.state.queue.split(',').entries()) {
       if (this.config.blockFor !== null && this.env.profile.worker.blockingPop) {
-        this.state.status = { kind: 'blocked', queue: name, until: this.config.blockFor === 0 ? null : ctx.now() + this.config.blockFor };
+        this.state.status = {
+          kind: 'blocked',
+          queue: name,
+          until: this.config.blockFor === 0 ? null : ctx.now() + this.config.blockFor,
+        };
       }
       const job = await queue.pop(ctx, name, alarmAt, index);
       if (alarmAt !== null && ctx.now() >= alarmAt) return null;
@@ -214,7 +237,8 @@ export class WorkerModel {
         const killAt = alarmAt !== null && alarmAt <= finishAt ? alarmAt : null;
         this.describe(ctx, {
           kind: 'process',
-          title: `process: ${label} attempt ${attempt} starts; handle() runs ${behaviour.run}s` +
+          title:
+            `process: ${label} attempt ${attempt} starts; handle() runs ${behaviour.run}s` +
             (killAt !== null ? ` (the ${killAt - ctx.now()}s alarm fires first)` : ''),
           methods: ['Job::fire → CallQueuedHandler::call'],
           explain: this.deadlines(finishAt, alarmAt),
@@ -270,9 +294,10 @@ export class WorkerModel {
         this.describe(ctx, {
           kind: 'delete',
           title: `${label} succeeded: delete from :reserved (ZREM removed ${removed})`,
-          explain: removed === 0
-            ? 'ZREM removed nothing: the reserved copy this worker holds is no longer there (it was migrated back and re-reserved by another pop).'
-            : 'ZREM names the reserved copy (attempts + 1, re-encoded when it was reserved), not the payload that was pushed.',
+          explain:
+            removed === 0
+              ? 'ZREM removed nothing: the reserved copy this worker holds is no longer there (it was migrated back and re-reserved by another pop).'
+              : 'ZREM names the reserved copy (attempts + 1, re-encoded when it was reserved), not the payload that was pushed.',
         });
         return;
       }
@@ -305,7 +330,11 @@ export class WorkerModel {
     const label = this.label(job);
     const maxTries = job.maxTries() ?? this.spec.tries;
     if (!job.failed) {
-      this.methods.push(rules.jobLevelOptions ? 'Worker::markJobAsFailedIfWillExceedMaxAttempts' : 'Worker::markJobAsFailedIfHasExceededMaxAttempts');
+      this.methods.push(
+        rules.jobLevelOptions
+          ? 'Worker::markJobAsFailedIfWillExceedMaxAttempts'
+          : 'Worker::markJobAsFailedIfHasExceededMaxAttempts',
+      );
       await this.markJobAsFailedIfWillExceedMaxAttempts(ctx, job, thrown.exception);
       await this.markJobAsFailedIfWillExceedMaxExceptions(ctx, job, thrown.exception);
     }
@@ -327,7 +356,11 @@ export class WorkerModel {
   }
 
   /** Worker::markJobAsFailedIfWillExceedMaxAttempts: fail now if this was the last try (or retryUntil passed). */
-  private async markJobAsFailedIfWillExceedMaxAttempts(ctx: ActorContext, job: RedisJob, e: JobException): Promise<void> {
+  private async markJobAsFailedIfWillExceedMaxAttempts(
+    ctx: ActorContext,
+    job: RedisJob,
+    e: JobException,
+  ): Promise<void> {
     const maxTries = job.maxTries() ?? this.spec.tries;
     const retryUntil = job.timeoutAt();
     if (retryUntil && retryUntil <= ctx.now()) await this.failJob(ctx, job, e);
@@ -337,7 +370,11 @@ export class WorkerModel {
   }
 
   /** Worker::markJobAsFailedIfWillExceedMaxExceptions (7.x+): a per-uuid counter in the cache. */
-  private async markJobAsFailedIfWillExceedMaxExceptions(ctx: ActorContext, job: RedisJob, e: JobException): Promise<void> {
+  private async markJobAsFailedIfWillExceedMaxExceptions(
+    ctx: ActorContext,
+    job: RedisJob,
+    e: JobException,
+  ): Promise<void> {
     const uuid = job.uuid();
     const maxExceptions = job.maxExceptions();
     if (uuid === null || maxExceptions === null) return;
@@ -426,15 +463,23 @@ export class WorkerModel {
     const r = this.config.retryAfter;
     const reservedUntil = r === null || this.poppedAt === null ? null : this.poppedAt + r;
     const alarm =
-      alarmAt !== null ? `the alarm fires at ${this.rel(alarmAt)}` : this.spec.once ? 'no alarm (--once never arms one)' : 'no alarm (--timeout=0)';
-    const reservation = reservedUntil === null ? `the reservation never expires (${this.retryAfterName} is null)` : `the reservation expires at ${this.rel(reservedUntil)}`;
+      alarmAt !== null
+        ? `the alarm fires at ${this.rel(alarmAt)}`
+        : this.spec.once
+          ? 'no alarm (--once never arms one)'
+          : 'no alarm (--timeout=0)';
+    const reservation =
+      reservedUntil === null
+        ? `the reservation never expires (${this.retryAfterName} is null)`
+        : `the reservation expires at ${this.rel(reservedUntil)}`;
     let verdict = '';
     if (reservedUntil !== null && reservedUntil < finishAt && (alarmAt === null || reservedUntil < alarmAt)) {
       verdict = ': the reservation expires while it still runs, so another worker can migrate it and run it again';
     } else if (alarmAt !== null && alarmAt <= finishAt) {
-      verdict = reservedUntil !== null && alarmAt < reservedUntil
-        ? ': the alarm kills the worker before the reservation expires, so the job is never run twice at once'
-        : '';
+      verdict =
+        reservedUntil !== null && alarmAt < reservedUntil
+          ? ': the alarm kills the worker before the reservation expires, so the job is never run twice at once'
+          : '';
     } else if (alarmAt !== null && reservedUntil !== null && alarmAt < reservedUntil) {
       verdict = ': it finishes first, and were it stuck, the alarm would kill it before the reservation expires';
     }
@@ -446,17 +491,23 @@ export class WorkerModel {
   }
 
   private label(job: RedisJob): string {
-    return this.env.registry.get(job.getJobId())?.label ?? `${shortClass(job.resolveName())}#${job.getJobId().slice(0, 6)}`;
+    return (
+      this.env.registry.get(job.getJobId())?.label ?? `${shortClass(job.resolveName())}#${job.getJobId().slice(0, 6)}`
+    );
   }
 
   private untilText(ctx: ActorContext): string {
     const r = this.config.retryAfter;
-    return r === null ? `forever (${this.retryAfterName} is null)` : `${this.rel(ctx.now() + r)} (${this.retryAfterName} ${r}s)`;
+    return r === null
+      ? `forever (${this.retryAfterName} is null)`
+      : `${this.rel(ctx.now() + r)} (${this.retryAfterName} ${r}s)`;
   }
 
   private reservedUntil(): string {
     const r = this.config.retryAfter;
-    return r === null || this.poppedAt === null ? `never (${this.retryAfterName} is null)` : this.rel(this.poppedAt + r);
+    return r === null || this.poppedAt === null
+      ? `never (${this.retryAfterName} is null)`
+      : this.rel(this.poppedAt + r);
   }
 
   private get retryAfterName(): string {

@@ -12,7 +12,14 @@ import type { CommandSpec, ExpectedStep, ExpectedTrace, TraceOptions, TraceSubje
 import { commandProblems, isStepwise, keep, sameKind, showSpec, toSpec } from './expected.ts';
 import type { MatchContext } from './patterns.ts';
 
-export type { CommandSpec, ExpectedCommand, ExpectedStep, ExpectedTrace, TraceOptions, TraceSubject } from './expected.ts';
+export type {
+  CommandSpec,
+  ExpectedCommand,
+  ExpectedStep,
+  ExpectedTrace,
+  TraceOptions,
+  TraceSubject,
+} from './expected.ts';
 
 /** A compared command: matched, differing, in the trace only, or expected only. */
 export type Row =
@@ -33,8 +40,16 @@ export function assertTrace(actual: TraceSubject, expected: ExpectedTrace, optio
 }
 
 /** The diff assertTrace() would throw, or null when the trace matches. */
-export function traceMismatch(actual: TraceSubject, expected: ExpectedTrace, options: TraceOptions = {}): string | null {
-  const ctx: Omit<MatchContext, 'command'> = { start: actual.start, profile: PROFILES[actual.profile], bound: new Map() };
+export function traceMismatch(
+  actual: TraceSubject,
+  expected: ExpectedTrace,
+  options: TraceOptions = {},
+): string | null {
+  const ctx: Omit<MatchContext, 'command'> = {
+    start: actual.start,
+    profile: PROFILES[actual.profile],
+    bound: new Map(),
+  };
   const labels = jobLabels({ jobs: actual.jobs ?? [] });
   const show = (cmd: TraceCommand) => `${cmd.source === 'lua' ? '[lua] ' : ''}${summarizeArgs(cmd, labels).join(' ')}`;
   const width = Math.max(10, ...actual.steps.map((s) => s.actor.length));
@@ -67,39 +82,55 @@ export function traceMismatch(actual: TraceSubject, expected: ExpectedTrace, opt
       continue;
     }
     const stepProblems = stepHeaderProblems(step, want, actual.start);
-    const rows = compareCommands(step.commands.filter((c) => keep(c, options)), want.commands.map(toSpec), ctx);
+    const rows = compareCommands(
+      step.commands.filter((c) => keep(c, options)),
+      want.commands.map(toSpec),
+      ctx,
+    );
     const bad = rows.filter((r) => r.kind !== 'ok').length + stepProblems.length;
     differences += bad;
     if (bad === 0) {
       lines.push(`✓ ${title} (${plural(rows.length, 'command')})`);
       continue;
     }
-    lines.push(`✗ ${title}`, ...stepProblems.map((p) => `     ${p}`), ...renderRows(rows, show, width, actual.start).map((l) => `  ${l}`));
+    lines.push(
+      `✗ ${title}`,
+      ...stepProblems.map((p) => `     ${p}`),
+      ...renderRows(rows, show, width, actual.start).map((l) => `  ${l}`),
+    );
   }
   if (differences === 0 && error.length === 0) return null;
   const head = `assertTrace: the steps differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expected.steps.length, 'step')}, got ${actual.steps.length})`;
   return [head, ...error, '', ...lines, '', LEGEND].join('\n');
 }
 
-const LEGEND = '✓ matches   ✗ differs (expected form below it)   + in the trace, not expected   - expected, not in the trace';
+const LEGEND =
+  '✓ matches   ✗ differs (expected form below it)   + in the trace, not expected   - expected, not in the trace';
 
 function stepHeaderProblems(step: Step, want: ExpectedStep, start: number): string[] {
   const out: string[] = [];
   if (want.actor !== undefined && want.actor !== step.actor) out.push(`actor is ${step.actor}, expected ${want.actor}`);
-  if (want.at !== undefined && want.at !== step.t - start) out.push(`time is ${relTime(step.t, start)}, expected t+${want.at}s`);
+  if (want.at !== undefined && want.at !== step.t - start)
+    out.push(`time is ${relTime(step.t, start)}, expected t+${want.at}s`);
   if (want.kind !== undefined && want.kind !== step.kind) out.push(`kind is ${step.kind}, expected ${want.kind}`);
   return out;
 }
 
 function showStep(s: ExpectedStep): string {
-  return [s.actor, s.at === undefined ? undefined : `t+${s.at}s`, s.kind, plural(s.commands.length, 'command')].filter((x) => x !== undefined).join(' ');
+  return [s.actor, s.at === undefined ? undefined : `t+${s.at}s`, s.kind, plural(s.commands.length, 'command')]
+    .filter((x) => x !== undefined)
+    .join(' ');
 }
 
 /**
  * Pairs captured and expected commands: positionally when the counts agree and every pair
  * matches; otherwise along a longest common subsequence of same-named commands.
  */
-export function compareCommands(got: readonly TraceCommand[], want: readonly CommandSpec[], ctx: Omit<MatchContext, 'command'>): Row[] {
+export function compareCommands(
+  got: readonly TraceCommand[],
+  want: readonly CommandSpec[],
+  ctx: Omit<MatchContext, 'command'>,
+): Row[] {
   if (got.length === want.length) {
     const trial = { ...ctx, bound: new Map(ctx.bound) };
     if (got.every((cmd, i) => commandProblems(cmd, want[i]!, trial).length === 0)) {
@@ -121,7 +152,11 @@ export function compareCommands(got: readonly TraceCommand[], want: readonly Com
   while (i < got.length || j < want.length) {
     if (i < got.length && j < want.length && sameKind(got[i]!, want[j]!) && lcs[i]![j] === lcs[i + 1]![j + 1]! + 1) {
       const problems = commandProblems(got[i]!, want[j]!, ctx);
-      rows.push(problems.length === 0 ? { kind: 'ok', actual: got[i]! } : { kind: 'differs', actual: got[i]!, expected: want[j]!, problems });
+      rows.push(
+        problems.length === 0
+          ? { kind: 'ok', actual: got[i]! }
+          : { kind: 'differs', actual: got[i]!, expected: want[j]!, problems },
+      );
       i++;
       j++;
     } else if (j < want.length && (i >= got.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) {
@@ -134,7 +169,11 @@ export function compareCommands(got: readonly TraceCommand[], want: readonly Com
 }
 
 /** Pairs by position only: for traces too long to align (the table would not fit in memory). */
-function positional(got: readonly TraceCommand[], want: readonly CommandSpec[], ctx: Omit<MatchContext, 'command'>): Row[] {
+function positional(
+  got: readonly TraceCommand[],
+  want: readonly CommandSpec[],
+  ctx: Omit<MatchContext, 'command'>,
+): Row[] {
   const rows: Row[] = [];
   for (let i = 0; i < Math.max(got.length, want.length); i++) {
     const actual = got[i];
@@ -152,7 +191,8 @@ function positional(got: readonly TraceCommand[], want: readonly CommandSpec[], 
 /** The rows as diff lines, runs of matches far from any difference folded into one line. */
 function renderRows(rows: readonly Row[], show: (c: TraceCommand) => string, width: number, start: number): string[] {
   const near = rows.map((_, i) => rows.slice(Math.max(0, i - CONTEXT), i + CONTEXT + 1).some((r) => r.kind !== 'ok'));
-  const who = (c: TraceCommand) => `#${c.step}`.padEnd(4) + ` ${relTime(c.t, start).padEnd(7)} ${terminalSafe(c.actor).padEnd(width)}`;
+  const who = (c: TraceCommand) =>
+    `#${c.step}`.padEnd(4) + ` ${relTime(c.t, start).padEnd(7)} ${terminalSafe(c.actor).padEnd(width)}`;
   const blank = ' '.repeat(13 + width);
   const out: string[] = [];
   let folded = 0;

@@ -69,14 +69,20 @@ export function keep(cmd: TraceCommand, o: TraceOptions): boolean {
 export function sameKind(cmd: TraceCommand, spec: CommandSpec): boolean {
   const name = spec.args[0];
   if (typeof name !== 'string' || cmd.args[0]?.toLowerCase() !== name.toLowerCase()) return false;
-  return (spec.source === undefined || spec.source === cmd.source) && (spec.actor === undefined || spec.actor === cmd.actor);
+  return (
+    (spec.source === undefined || spec.source === cmd.source) && (spec.actor === undefined || spec.actor === cmd.actor)
+  );
 }
 
 /** Every way `cmd` differs from `spec` (empty when it matches); binds same() names in `ctx.bound`. */
 export function commandProblems(cmd: TraceCommand, spec: CommandSpec, ctx: Omit<MatchContext, 'command'>): string[] {
   const problems: string[] = [];
-  if (spec.source !== undefined && spec.source !== cmd.source) problems.push(`sent by ${cmd.source === 'lua' ? 'a Lua script' : 'a client'}, expected ${spec.source === 'lua' ? 'a Lua script' : 'a client'}`);
-  if (spec.actor !== undefined && spec.actor !== cmd.actor) problems.push(`actor is ${cmd.actor}, expected ${spec.actor}`);
+  if (spec.source !== undefined && spec.source !== cmd.source)
+    problems.push(
+      `sent by ${cmd.source === 'lua' ? 'a Lua script' : 'a client'}, expected ${spec.source === 'lua' ? 'a Lua script' : 'a client'}`,
+    );
+  if (spec.actor !== undefined && spec.actor !== cmd.actor)
+    problems.push(`actor is ${cmd.actor}, expected ${spec.actor}`);
   if (cmd.args.length !== spec.args.length) problems.push(`${cmd.args.length} arguments, expected ${spec.args.length}`);
   const n = Math.min(cmd.args.length, spec.args.length);
   for (let i = 0; i < n; i++) {
@@ -84,7 +90,11 @@ export function commandProblems(cmd: TraceCommand, spec: CommandSpec, ctx: Omit<
     const got = cmd.args[i]!;
     let why: string | null;
     if (isArgPattern(want)) why = want.test(got, { ...ctx, command: cmd });
-    else if (i === 0) why = String(want).toLowerCase() === got.toLowerCase() ? null : `is ${quoteArg(got)}, expected ${quoteArg(String(want))}`;
+    else if (i === 0)
+      why =
+        String(want).toLowerCase() === got.toLowerCase()
+          ? null
+          : `is ${quoteArg(got)}, expected ${quoteArg(String(want))}`;
     else why = String(want) === got ? null : `is ${clip(quoteArg(got))}, expected ${clip(quoteArg(String(want)))}`;
     if (why !== null) problems.push(i === 0 ? `command ${why}` : `arg ${i} ${why}`);
   }
@@ -93,7 +103,9 @@ export function commandProblems(cmd: TraceCommand, spec: CommandSpec, ctx: Omit<
 
 /** An expected command for display: patterns by their description, strings quoted and clipped. */
 export function showSpec(spec: CommandSpec): string {
-  const args = spec.args.map((a, i) => (isArgPattern(a) ? a.description : i === 0 ? String(a) : clip(quoteArg(String(a)))));
+  const args = spec.args.map((a, i) =>
+    isArgPattern(a) ? a.description : i === 0 ? String(a) : clip(quoteArg(String(a))),
+  );
   return `${spec.source === 'lua' ? '[lua] ' : ''}${args.join(' ')}`;
 }
 

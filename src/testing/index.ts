@@ -2,7 +2,14 @@
 // or with the Vitest/Jest matchers (`expect.extend(matchers)`; for Vitest, importing
 // laravel-queue-sim/vitest does that and adds the types).
 export { assertTrace, traceMismatch } from './assert-trace.ts';
-export type { CommandSpec, ExpectedCommand, ExpectedStep, ExpectedTrace, TraceOptions, TraceSubject } from './expected.ts';
+export type {
+  CommandSpec,
+  ExpectedCommand,
+  ExpectedStep,
+  ExpectedTrace,
+  TraceOptions,
+  TraceSubject,
+} from './expected.ts';
 export { client, lua } from './expected.ts';
 export { matchers } from './matchers.ts';
 export type { MatcherResult, TraceMatchers } from './matchers.ts';

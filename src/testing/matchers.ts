@@ -22,11 +22,19 @@ export interface TraceMatchers<R = unknown> {
 }
 
 function isTimeline(value: unknown): value is TraceSubject {
-  return typeof value === 'object' && value !== null && Array.isArray((value as Timeline).steps) && typeof (value as Timeline).start === 'number';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Array.isArray((value as Timeline).steps) &&
+    typeof (value as Timeline).start === 'number'
+  );
 }
 
 function notATimeline(value: unknown): MatcherResult {
-  return { pass: false, message: () => `expected a Timeline from runScenario(), got ${value === null ? 'null' : typeof value}` };
+  return {
+    pass: false,
+    message: () => `expected a Timeline from runScenario(), got ${value === null ? 'null' : typeof value}`,
+  };
 }
 
 export const matchers = {
@@ -42,7 +50,13 @@ export const matchers = {
     if (!isTimeline(received)) return notATimeline(received);
     const failed = (received as Partial<Timeline>).failed ?? [];
     const mine = failed.filter((f) => f.job === job);
-    const fits = mine.find((f) => exception === undefined || (typeof exception === 'string' ? f.exception === exception || f.exception.endsWith(`\\${exception}`) : exception.test(`${f.exception}: ${f.message}`)));
+    const fits = mine.find(
+      (f) =>
+        exception === undefined ||
+        (typeof exception === 'string'
+          ? f.exception === exception || f.exception.endsWith(`\\${exception}`)
+          : exception.test(`${f.exception}: ${f.message}`)),
+    );
     const all = failed.map((f) => `${f.job} (${f.exception})`).join(', ') || 'none';
     const wanted = `${job}${exception === undefined ? '' : ` with ${String(exception)}`}`;
     return fits !== undefined
@@ -58,6 +72,12 @@ export const matchers = {
     const known = jobs.map((j) => `${j.label} ${j.executions}×`).join(', ') || 'none';
     return got === times
       ? { pass: true, message: () => terminalSafe(`expected ${job} not to have run ${times} times, but it did`) }
-      : { pass: false, message: () => terminalSafe(`expected ${job} to have run ${times} times, ${found ? `it ran ${got}` : 'but there is no such job'} (jobs: ${known})`) };
+      : {
+          pass: false,
+          message: () =>
+            terminalSafe(
+              `expected ${job} to have run ${times} times, ${found ? `it ran ${got}` : 'but there is no such job'} (jobs: ${known})`,
+            ),
+        };
   },
 };

@@ -71,15 +71,24 @@ export function payload(fields: Record<string, unknown>, bind?: string): ArgPatt
     .map(([k, v]) => `${k}:${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(' ');
   const sameAs = bind === undefined ? undefined : same(bind);
-  return argPattern(`‹payload${shown === '' ? '' : ` ${shown}`}${bind === undefined ? '' : ` as ${bind}`}›`, (arg, ctx) => {
-    const p = parsePayload(arg);
-    if (typeof p === 'string') return p;
-    for (const [path, want] of Object.entries(fields)) {
-      const got = path.split('.').reduce<unknown>((o, k) => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined), p);
-      if (!isDeepStrictEqual(got, want)) return `payload.${path} is ${got === undefined ? 'missing' : JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
-    }
-    return sameAs === undefined ? null : sameAs.test(arg, ctx);
-  });
+  return argPattern(
+    `‹payload${shown === '' ? '' : ` ${shown}`}${bind === undefined ? '' : ` as ${bind}`}›`,
+    (arg, ctx) => {
+      const p = parsePayload(arg);
+      if (typeof p === 'string') return p;
+      for (const [path, want] of Object.entries(fields)) {
+        const got = path
+          .split('.')
+          .reduce<unknown>(
+            (o, k) => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined),
+            p,
+          );
+        if (!isDeepStrictEqual(got, want))
+          return `payload.${path} is ${got === undefined ? 'missing' : JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
+      }
+      return sameAs === undefined ? null : sameAs.test(arg, ctx);
+    },
+  );
 }
 
 /**
@@ -103,7 +112,9 @@ export function afterNow(seconds: number): ArgPattern {
   return argPattern(`now+${seconds}`, (arg, ctx) => {
     const want = ctx.command.t + seconds;
     if (arg === String(want)) return null;
-    return /^-?\d+$/.test(arg) ? `is ${arg} (now+${Number(arg) - ctx.command.t}), expected ${want}` : `is not a unix time`;
+    return /^-?\d+$/.test(arg)
+      ? `is ${arg} (now+${Number(arg) - ctx.command.t}), expected ${want}`
+      : `is not a unix time`;
   });
 }
 

@@ -30,7 +30,8 @@ function stepKey(s: NormalisedStep): string {
 
 /** Same actor, and the first command is the same command (name and source). */
 function similar(a: NormalisedStep, b: NormalisedStep): boolean {
-  const head = (s: NormalisedStep) => (s.commands[0] ? `${s.commands[0].source} ${s.commands[0].args[0]?.toUpperCase()}` : '');
+  const head = (s: NormalisedStep) =>
+    s.commands[0] ? `${s.commands[0].source} ${s.commands[0].args[0]?.toUpperCase()}` : '';
   return a.actor === b.actor && head(a) === head(b);
 }
 
@@ -38,7 +39,11 @@ function similar(a: NormalisedStep, b: NormalisedStep): boolean {
  * Myers over `a` and `b` with `equal`, as a list of aligned pairs: [x, y] matched, [x, undefined]
  * only in a, [undefined, y] only in b, in order.
  */
-export function align<T>(a: readonly T[], b: readonly T[], equal: (x: T, y: T) => boolean): Array<[T | undefined, T | undefined]> {
+export function align<T>(
+  a: readonly T[],
+  b: readonly T[],
+  equal: (x: T, y: T) => boolean,
+): Array<[T | undefined, T | undefined]> {
   const out: Array<[T | undefined, T | undefined]> = [];
   let i = 0;
   let j = 0;
@@ -80,7 +85,13 @@ export function diffTraces(a: NormalisedTrace, b: NormalisedTrace): TraceDiff {
   }
   flush();
   const count = (k: StepDiff['kind']) => steps.filter((s) => s.kind === k).length;
-  const d: TraceDiff = { steps, same: count('same'), changed: count('changed'), removed: count('removed'), added: count('added') };
+  const d: TraceDiff = {
+    steps,
+    same: count('same'),
+    changed: count('changed'),
+    removed: count('removed'),
+    added: count('added'),
+  };
   const prefixA = a.meta.prefix ?? '';
   const prefixB = b.meta.prefix ?? '';
   if (prefixA !== prefixB) d.prefix = [prefixA, prefixB];

@@ -11,7 +11,8 @@ import { sortedJson } from './json-edits.ts';
 import type { NormalisedCommand, NormalisedStep, NormalisedTrace } from './normalise.ts';
 
 export const GOLDEN_MAGIC = '# lqsim normalised trace v1';
-const NOTE = '# Written by lqsim: times are T+N from the start, job ids ID1..., uuids UUID1..., cjson-encoded JSON has its keys sorted.';
+const NOTE =
+  '# Written by lqsim: times are T+N from the start, job ids ID1..., uuids UUID1..., cjson-encoded JSON has its keys sorted.';
 
 const BARE = /^[^\s"{\\#[][^\s"\\]*$/u;
 
@@ -50,7 +51,9 @@ export function formatGolden(trace: NormalisedTrace): string {
   const lines = [GOLDEN_MAGIC, NOTE];
   for (const [k, v] of Object.entries(trace.meta)) lines.push(`# ${oneLine(k)}: ${oneLine(v)}`);
   for (const s of trace.steps) {
-    lines.push(`step ${s.index} ${s.t ?? '-'} ${formatArg(s.actor)}${s.title !== undefined ? `  # ${oneLine(s.title)}` : ''}`);
+    lines.push(
+      `step ${s.index} ${s.t ?? '-'} ${formatArg(s.actor)}${s.title !== undefined ? `  # ${oneLine(s.title)}` : ''}`,
+    );
     for (const c of s.commands) lines.push(`  ${formatCommand(c)}`);
   }
   return lines.join('\n') + '\n';

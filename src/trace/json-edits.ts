@@ -100,7 +100,11 @@ function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (typeof value !== 'object' || value === null) return value;
   const obj = value as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(obj).sort().map((k) => [k, sortKeys(obj[k])]));
+  return Object.fromEntries(
+    Object.keys(obj)
+      .sort()
+      .map((k) => [k, sortKeys(obj[k])]),
+  );
 }
 
 /** Every `id` of a payload object found in `value` (recursively). */

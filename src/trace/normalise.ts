@@ -46,13 +46,18 @@ export function commandKey(c: NormalisedCommand): string {
 export function normaliseTrace(trace: TraceLike): NormalisedTrace {
   const r = new Replacements(trace.start);
   // Ids are known before numbering starts, so a job's id is replaced wherever it shows up first.
-  for (const step of trace.steps) for (const c of step.commands) for (const a of c.args) payloadIds(parseJsonContainer(a), r.knownIds);
+  for (const step of trace.steps)
+    for (const c of step.commands) for (const a of c.args) payloadIds(parseJsonContainer(a), r.knownIds);
   const reencoded = new Set<string>();
   const prefix = trace.prefix ?? '';
   const steps: NormalisedStep[] = [];
   trace.steps.forEach((step, position) => {
     if (step.commands.length === 0) return;
-    const out: NormalisedStep = { index: step.index ?? position, actor: step.actor, commands: step.commands.map((c) => normaliseCommand(c, r, reencoded, prefix)) };
+    const out: NormalisedStep = {
+      index: step.index ?? position,
+      actor: step.actor,
+      commands: step.commands.map((c) => normaliseCommand(c, r, reencoded, prefix)),
+    };
     if (step.t !== undefined) out.t = r.time(String(step.t)) ?? String(step.t);
     if (step.title !== undefined) out.title = step.title;
     steps.push(out);
@@ -62,7 +67,12 @@ export function normaliseTrace(trace: TraceLike): NormalisedTrace {
   return { meta, steps };
 }
 
-function normaliseCommand(c: TraceLikeCommand, r: Replacements, reencoded: Set<string>, prefix: string): NormalisedCommand {
+function normaliseCommand(
+  c: TraceLikeCommand,
+  r: Replacements,
+  reencoded: Set<string>,
+  prefix: string,
+): NormalisedCommand {
   const args = c.args.map((arg, i) => {
     if (i === 0) return arg;
     if (prefix !== '' && arg.startsWith(prefix) && arg.length > prefix.length) arg = arg.slice(prefix.length);

@@ -26,7 +26,8 @@ let scriptNames: Map<string, string> | undefined;
 function scriptName(text: string): string | undefined {
   if (!scriptNames) {
     scriptNames = new Map();
-    for (const profile of Object.values(PROFILES)) for (const s of Object.values(profile.scripts)) if (s) scriptNames.set(s.source, s.name);
+    for (const profile of Object.values(PROFILES))
+      for (const s of Object.values(profile.scripts)) if (s) scriptNames.set(s.source, s.name);
   }
   return scriptNames.get(text);
 }
@@ -37,7 +38,16 @@ const NO_LABELS = new Map<string, string>();
 export function commandLine(c: NormalisedCommand): string {
   const isEval = c.source === 'client' && c.args[0]?.toUpperCase() === 'EVAL';
   const script = c.script ?? (isEval && c.args[1] !== undefined ? scriptName(c.args[1]) : undefined);
-  const cmd: TraceCommand = { step: 0, t: 0, actor: '', source: c.source, db: c.db, args: c.args, time: '', ...(script ? { script } : {}) };
+  const cmd: TraceCommand = {
+    step: 0,
+    t: 0,
+    actor: '',
+    source: c.source,
+    db: c.db,
+    args: c.args,
+    time: '',
+    ...(script ? { script } : {}),
+  };
   const text = summarizeArgs(cmd, NO_LABELS).join(' ');
   const db = c.db !== 0 ? `[db ${c.db}] ` : '';
   return c.source === 'lua' ? `  [lua] ${db}${text}` : `${db}${text}`;
@@ -58,12 +68,22 @@ function changeDetails(removed: NormalisedCommand, added: NormalisedCommand): st
       if (j >= 0 && removed.args[j] !== arg) {
         const changes = payloadChanges(payloadsA[j]!, pb);
         const id = typeof pb.id === 'string' ? terminalSafe(pb.id) : '?';
-        out.push(changes.length > 0 ? `${id}: ${changes.join(', ')}` : `${id}: same fields, other bytes (key order or escaping)`);
+        out.push(
+          changes.length > 0
+            ? `${id}: ${changes.join(', ')}`
+            : `${id}: same fields, other bytes (key order or escaping)`,
+        );
       }
       return;
     }
     const before = removed.args[i];
-    if (before === undefined || before === arg || removed.args.length !== added.args.length || removed.args[0] !== added.args[0]) return;
+    if (
+      before === undefined ||
+      before === arg ||
+      removed.args.length !== added.args.length ||
+      removed.args[0] !== added.args[0]
+    )
+      return;
     if (i === 1 && added.args[0]?.toUpperCase() === 'EVAL') out.push('script text differs');
     else if (arg.length > 40 || before.length > 40) {
       const [x, y] = excerptPair(before, arg);
@@ -89,10 +109,17 @@ function renderCommands(diffs: readonly CommandDiff[], o: DiffRenderOptions, lin
       lines.push(chalk.green(`    + ${text}`));
       const c = d.command;
       const partner =
-        payloadIds(c).map((id) => byJob.get(id)).find((r) => r !== undefined) ??
+        payloadIds(c)
+          .map((id) => byJob.get(id))
+          .find((r) => r !== undefined) ??
         removed.find((r) => r.source === c.source && r.args[0] === c.args[0] && r.args.length === c.args.length);
       for (const detail of partner ? changeDetails(partner, c) : []) {
-        const key = detail.replace(/^[^:]*: /, '').replace(/\b(UUID|ID)\d+\b/g, '$1').split(', ').sort().join(', ');
+        const key = detail
+          .replace(/^[^:]*: /, '')
+          .replace(/\b(UUID|ID)\d+\b/g, '$1')
+          .split(', ')
+          .sort()
+          .join(', ');
         if (shown.has(key)) continue;
         shown.add(key);
         lines.push(chalk.cyan(`        ${detail}`));
@@ -118,16 +145,31 @@ function renderStep(d: StepDiff, o: DiffRenderOptions, lines: string[]): void {
   const { chalk } = o;
   switch (d.kind) {
     case 'same':
-      lines.push(chalk.dim(`= ${stepHead(d.a)} | ${stepHead(d.b)}${titleLine('', d.b)}  (${d.b.commands.length} same)`));
-      if (o.all) renderCommands(d.b.commands.map((command) => ({ kind: 'same', command })), o, lines);
+      lines.push(
+        chalk.dim(`= ${stepHead(d.a)} | ${stepHead(d.b)}${titleLine('', d.b)}  (${d.b.commands.length} same)`),
+      );
+      if (o.all)
+        renderCommands(
+          d.b.commands.map((command) => ({ kind: 'same', command })),
+          o,
+          lines,
+        );
       return;
     case 'removed':
       lines.push(chalk.red.bold(`- ${stepHead(d.a)} | (none)${titleLine('', d.a)}`));
-      renderCommands(d.a.commands.map((command) => ({ kind: 'removed', command })), o, lines);
+      renderCommands(
+        d.a.commands.map((command) => ({ kind: 'removed', command })),
+        o,
+        lines,
+      );
       return;
     case 'added':
       lines.push(chalk.green.bold(`+ (none) | ${stepHead(d.b)}${titleLine('', d.b)}`));
-      renderCommands(d.b.commands.map((command) => ({ kind: 'added', command })), o, lines);
+      renderCommands(
+        d.b.commands.map((command) => ({ kind: 'added', command })),
+        o,
+        lines,
+      );
       return;
     case 'changed':
       lines.push(chalk.yellow.bold(`~ ${stepHead(d.a)} | ${stepHead(d.b)}`));
@@ -146,7 +188,9 @@ export function renderDiff(d: TraceDiff, o: DiffRenderOptions): string {
   const lines = [chalk.red(`--- a: ${terminalSafe(o.labels[0])}`), chalk.green(`+++ b: ${terminalSafe(o.labels[1])}`)];
   if (d.prefix) {
     const show = (p: string) => (p === '' ? '(none)' : quoteArg(p));
-    lines.push(chalk.yellow(`~ key prefix: ${show(d.prefix[0])} → ${show(d.prefix[1])} (stripped from the keys below)`));
+    lines.push(
+      chalk.yellow(`~ key prefix: ${show(d.prefix[0])} → ${show(d.prefix[1])} (stripped from the keys below)`),
+    );
   }
   for (const s of d.steps) renderStep(s, o, lines);
   lines.push(diffSummary(d));

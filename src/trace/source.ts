@@ -64,18 +64,25 @@ export async function scenarioTrace(operand: string, ctx: SourceContext): Promis
     name = operand.slice(0, at);
     profile = operand.slice(at + 1);
     if (PROFILES[profile] === undefined) {
-      throw new TraceSourceError(`${operand}: unknown Laravel profile "${profile}" (known: ${Object.keys(PROFILES).join(', ')})`);
+      throw new TraceSourceError(
+        `${operand}: unknown Laravel profile "${profile}" (known: ${Object.keys(PROFILES).join(', ')})`,
+      );
     }
   }
   return runScenarioTrace(name, profile, ctx);
 }
 
 /** Runs a scenario (name or file) with an optional profile override and normalises its timeline. */
-export async function runScenarioTrace(nameOrFile: string, profile: string | undefined, ctx: SourceContext): Promise<ResolvedTrace> {
+export async function runScenarioTrace(
+  nameOrFile: string,
+  profile: string | undefined,
+  ctx: SourceContext,
+): Promise<ResolvedTrace> {
   const file = await resolveScenario(nameOrFile);
   const loaded = await loadScenarioFile(file);
   const timeline = await runScenario(loaded.spec, { redis: await ctx.redis(), laravel: profile, file });
-  if (timeline.error) throw new Error(`${nameOrFile}: the run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
+  if (timeline.error)
+    throw new Error(`${nameOrFile}: the run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
   return { label: `${loaded.spec.name}@${timeline.profile}`, trace: normaliseTrace(fromTimeline(timeline)) };
 }
 
@@ -94,8 +101,15 @@ type NdjsonRow = Pick<TraceCommand, 'step' | 't' | 'actor' | 'source' | 'db' | '
 function isRow(v: unknown): v is NdjsonRow {
   const r = v as Partial<NdjsonRow>;
   return (
-    typeof v === 'object' && v !== null && Number.isInteger(r.step) && typeof r.t === 'number' && typeof r.actor === 'string' &&
-    (r.source === 'client' || r.source === 'lua') && Number.isInteger(r.db) && Array.isArray(r.args) && r.args.every((a) => typeof a === 'string')
+    typeof v === 'object' &&
+    v !== null &&
+    Number.isInteger(r.step) &&
+    typeof r.t === 'number' &&
+    typeof r.actor === 'string' &&
+    (r.source === 'client' || r.source === 'lua') &&
+    Number.isInteger(r.db) &&
+    Array.isArray(r.args) &&
+    r.args.every((a) => typeof a === 'string')
   );
 }
 
@@ -111,11 +125,18 @@ export async function ndjsonTrace(file: string): Promise<ResolvedTrace> {
     } catch {
       throw new TraceSourceError(`${file}:${n + 1}: not JSON`);
     }
-    if (!isRow(row)) throw new TraceSourceError(`${file}:${n + 1}: not an lqsim ndjson row (step, t, actor, source, db, args)`);
+    if (!isRow(row))
+      throw new TraceSourceError(`${file}:${n + 1}: not an lqsim ndjson row (step, t, actor, source, db, args)`);
     start = Math.min(start, row.t);
     let step = steps.get(row.step);
     if (!step) steps.set(row.step, (step = { actor: row.actor, index: row.step, t: row.t, commands: [] }));
-    step.commands.push({ source: row.source, actor: row.actor, db: row.db, args: row.args, ...(row.script !== undefined ? { script: row.script } : {}) });
+    step.commands.push({
+      source: row.source,
+      actor: row.actor,
+      db: row.db,
+      args: row.args,
+      ...(row.script !== undefined ? { script: row.script } : {}),
+    });
   });
   if (steps.size === 0) throw new TraceSourceError(`${file}: no commands`);
   const list = [...steps.values()].sort((a, b) => a.index! - b.index!);

@@ -45,11 +45,18 @@ function timelinePrefix(t: Timeline): string {
 }
 
 export function fromTimeline(t: Timeline): TraceLike {
-  return { start: t.start, prefix: timelinePrefix(t), meta: { scenario: t.scenario.name, profile: t.profile }, steps: fromSteps(t.steps) };
+  return {
+    start: t.start,
+    prefix: timelinePrefix(t),
+    meta: { scenario: t.scenario.name, profile: t.profile },
+    steps: fromSteps(t.steps),
+  };
 }
 
 /** Recorded steps (a Timeline's, or real Laravel's from the conformance harness) as TraceLike steps. */
-export function fromSteps(steps: ReadonlyArray<Pick<Step, 'actor' | 'title' | 'index' | 't' | 'commands'>>): TraceLikeStep[] {
+export function fromSteps(
+  steps: ReadonlyArray<Pick<Step, 'actor' | 'title' | 'index' | 't' | 'commands'>>,
+): TraceLikeStep[] {
   return steps.map((s) => ({
     actor: s.actor,
     title: s.title,
@@ -70,7 +77,10 @@ export function fromSteps(steps: ReadonlyArray<Pick<Step, 'actor' | 'title' | 'i
  * names, the others become client-1, client-2, ... in first-seen order. `lua` lines are skipped
  * (they belong to the EVAL before them).
  */
-export function actorsFromAddresses(lines: ReadonlyArray<Pick<MonitorLine, 'client'>>, known: ReadonlyMap<string, string> = new Map()): Map<string, string> {
+export function actorsFromAddresses(
+  lines: ReadonlyArray<Pick<MonitorLine, 'client'>>,
+  known: ReadonlyMap<string, string> = new Map(),
+): Map<string, string> {
   const names = new Map(known);
   let n = 0;
   for (const { client } of lines) {
@@ -88,7 +98,10 @@ export function actorsFromAddresses(lines: ReadonlyArray<Pick<MonitorLine, 'clie
  * line belongs to the client before it). T+0 is the first line's whole second unless `start` is
  * given (Laravel passes its own clock as arguments, so pass the app's time when it is known).
  */
-export function fromMonitorLines(lines: readonly MonitorLine[], opts: { start?: number; actors?: ReadonlyMap<string, string>; prefix?: string } = {}): TraceLike {
+export function fromMonitorLines(
+  lines: readonly MonitorLine[],
+  opts: { start?: number; actors?: ReadonlyMap<string, string>; prefix?: string } = {},
+): TraceLike {
   const actors = actorsFromAddresses(lines, opts.actors);
   const steps: TraceLikeStep[] = [];
   let current: TraceLikeStep | undefined;

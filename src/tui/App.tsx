@@ -111,7 +111,9 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
           speed={speedLabel(ui.speed)}
           width={layout.columns}
         />
-        {overlay.kind === 'help' ? <Help lines={overlayLines} top={overlay.top} width={layout.columns} height={overlayHeight} /> : null}
+        {overlay.kind === 'help' ? (
+          <Help lines={overlayLines} top={overlay.top} width={layout.columns} height={overlayHeight} />
+        ) : null}
         {overlay.kind === 'detail' ? (
           <DetailView
             title={detailTitle(overlay.step, overlay.command, snap.steps, vm.start)}
@@ -122,9 +124,19 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
           />
         ) : null}
         {overlay.kind === 'none' && vm.step === undefined ? (
-          <Box height={overlayHeight} width={layout.columns} flexDirection="column" justifyContent="center" alignItems="center">
+          <Box
+            height={overlayHeight}
+            width={layout.columns}
+            flexDirection="column"
+            justifyContent="center"
+            alignItems="center"
+          >
             <Text>{snap.error === undefined ? `Starting ${terminalSafe(scenario)} against Redis…` : ''}</Text>
-            {snap.error === undefined ? null : <Text color={colour ? 'red' : undefined}>The run failed before its first step: {terminalSafe(snap.error)}</Text>}
+            {snap.error === undefined ? null : (
+              <Text color={colour ? 'red' : undefined}>
+                The run failed before its first step: {terminalSafe(snap.error)}
+              </Text>
+            )}
           </Box>
         ) : null}
         {overlay.kind === 'none' && vm.step !== undefined ? (
@@ -141,9 +153,21 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
                 raw={ui.raw}
                 focused={ui.focus === 'trace'}
               />
-              <StatePane title={vm.stateTitle} lines={vm.stateLines} top={ui.stateTop} width={layout.stateWidth} height={layout.mainRows} focused={ui.focus === 'state'} />
+              <StatePane
+                title={vm.stateTitle}
+                lines={vm.stateLines}
+                top={ui.stateTop}
+                width={layout.stateWidth}
+                height={layout.mainRows}
+                focused={ui.focus === 'state'}
+              />
             </Box>
-            <Narration heading={vm.narrationHeading} lines={vm.narration} width={layout.columns} rows={layout.narrationRows} />
+            <Narration
+              heading={vm.narrationHeading}
+              lines={vm.narration}
+              width={layout.columns}
+              rows={layout.narrationRows}
+            />
           </>
         ) : null}
         <Footer bindings={bindingsFor(mode)} width={layout.columns} />

@@ -32,8 +32,10 @@ export function Footer({ bindings, width, extra }: FooterProps) {
         {extra === undefined ? null : <Text dimColor>{extra} </Text>}
         {footerItems(bindings, width - (extra === undefined ? 0 : extra.length + 1)).map(([keys, label]) => (
           <Text key={keys + label}>
-            <Text bold color={theme.colour ? 'cyan' : undefined}>{keys}</Text>
-            <Text> {label}  </Text>
+            <Text bold color={theme.colour ? 'cyan' : undefined}>
+              {keys}
+            </Text>
+            <Text> {label} </Text>
           </Text>
         ))}
       </Text>

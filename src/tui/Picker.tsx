@@ -47,16 +47,25 @@ export function Picker({ entries, colour, onPick, onQuit }: PickerProps) {
   const top = windowTop(entries.length, listRows, [selected, selected], topRef.current);
   topRef.current = top;
   const nameWidth = Math.max(0, ...entries.map((e) => e.name.length));
-  const description = current === undefined ? [] : wrap(terminalSafe(current.title), layout.columns - 4).slice(0, descriptionRows);
+  const description =
+    current === undefined ? [] : wrap(terminalSafe(current.title), layout.columns - 4).slice(0, descriptionRows);
   return (
     <Box flexDirection="column" width={layout.columns} height={layout.height}>
       <Text bold>
         lqsim <Text dimColor>· choose a scenario to step through against a real Redis</Text>
       </Text>
-      <Pane title="Scenarios" info={`${selected + 1}/${entries.length}`} width={layout.columns} height={listRows + 2} focused>
+      <Pane
+        title="Scenarios"
+        info={`${selected + 1}/${entries.length}`}
+        width={layout.columns}
+        height={listRows + 2}
+        focused
+      >
         {entries.slice(top, top + listRows).map((e, i) => (
           <Text key={e.name} wrap="truncate-end" inverse={top + i === selected}>
-            <Text bold color={colour ? 'cyan' : undefined}>{terminalSafe(e.name).padEnd(nameWidth + 2)}</Text>
+            <Text bold color={colour ? 'cyan' : undefined}>
+              {terminalSafe(e.name).padEnd(nameWidth + 2)}
+            </Text>
             <Text dimColor>[{terminalSafe(e.laravel)}] </Text>
             <Text>{terminalSafe(e.title)}</Text>
           </Text>
@@ -68,8 +77,18 @@ export function Picker({ entries, colour, onPick, onQuit }: PickerProps) {
         ))}
       </Box>
       <Text wrap="truncate-end">
-        <Text bold color={colour ? 'cyan' : undefined}>↑ ↓</Text> choose  <Text bold color={colour ? 'cyan' : undefined}>enter</Text> open{'  '}
-        <Text bold color={colour ? 'cyan' : undefined}>q</Text> quit
+        <Text bold color={colour ? 'cyan' : undefined}>
+          ↑ ↓
+        </Text>{' '}
+        choose{' '}
+        <Text bold color={colour ? 'cyan' : undefined}>
+          enter
+        </Text>{' '}
+        open{'  '}
+        <Text bold color={colour ? 'cyan' : undefined}>
+          q
+        </Text>{' '}
+        quit
       </Text>
     </Box>
   );

@@ -20,6 +20,14 @@ export interface RootProps {
 export function Root({ colour, styleLevel, session, entries, open }: RootProps) {
   const { exit } = useApp();
   const [current, setCurrent] = useState(session);
-  if (current !== null) return <App session={current.source} scenario={current.scenario} colour={colour} styleLevel={styleLevel} />;
-  return <Picker entries={entries} colour={colour} onPick={(e) => setCurrent({ source: open(e), scenario: e.name })} onQuit={() => exit()} />;
+  if (current !== null)
+    return <App session={current.source} scenario={current.scenario} colour={colour} styleLevel={styleLevel} />;
+  return (
+    <Picker
+      entries={entries}
+      colour={colour}
+      onPick={(e) => setCurrent({ source: open(e), scenario: e.name })}
+      onQuit={() => exit()}
+    />
+  );
 }

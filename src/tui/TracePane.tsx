@@ -26,7 +26,12 @@ export function TracePane({ rows, selected, step, width, height, start, rowPrefi
   const body = paneBody(width, height);
   const lines = traceLines(rows, { width: body.width, start, rowPrefix, step, selected });
   const topRef = useRef(0);
-  const top = windowTop(lines.length, body.rows, selected === null ? null : linesOfRow(lines, selected), topRef.current);
+  const top = windowTop(
+    lines.length,
+    body.rows,
+    selected === null ? null : linesOfRow(lines, selected),
+    topRef.current,
+  );
   topRef.current = top;
   const visible = lines.slice(top, top + body.rows);
   const info = `${selected === null ? 'newest' : `line ${selected + 1}/${rows.length}`}${raw ? ' · raw' : ''}`;

@@ -24,19 +24,37 @@ export interface DetailContext {
 }
 
 /** The lines, wrapped to `width` (continuations indented under their line's text). */
-export function detailLines(at: { step: number; command: number | null }, ctx: DetailContext, width: number, showScript: boolean): Line[] {
+export function detailLines(
+  at: { step: number; command: number | null },
+  ctx: DetailContext,
+  width: number,
+  showScript: boolean,
+): Line[] {
   return wrapAll(unwrapped(at, ctx, width, showScript), width);
 }
 
-function unwrapped(at: { step: number; command: number | null }, ctx: DetailContext, width: number, showScript: boolean): Line[] {
+function unwrapped(
+  at: { step: number; command: number | null },
+  ctx: DetailContext,
+  width: number,
+  showScript: boolean,
+): Line[] {
   const step = ctx.timeline.steps[at.step];
   if (step === undefined) return [[seg('(no such step)', 'dim')]];
   if (at.command === null) return narrationLines(step, ctx.narration, width);
   const cmd = step.commands[at.command];
   if (cmd === undefined) return [[seg('(no such command)', 'dim')]];
   const out: Line[] = [stepHeader(step, ctx.timeline.start), []];
-  const where = cmd.source === 'lua' ? `run by the Lua script of the EVAL above it, db ${cmd.db}` : `sent by ${terminalSafe(cmd.actor)}'s connection, db ${cmd.db}`;
-  out.push([actorSeg(terminalSafe(cmd.actor)), seg(` ${cmd.source === 'lua' ? '[lua] ' : ''}`, 'dim'), seg(quoteArg(cmd.args[0] ?? ''), 'command'), seg(`  ${where}`, 'dim')]);
+  const where =
+    cmd.source === 'lua'
+      ? `run by the Lua script of the EVAL above it, db ${cmd.db}`
+      : `sent by ${terminalSafe(cmd.actor)}'s connection, db ${cmd.db}`;
+  out.push([
+    actorSeg(terminalSafe(cmd.actor)),
+    seg(` ${cmd.source === 'lua' ? '[lua] ' : ''}`, 'dim'),
+    seg(quoteArg(cmd.args[0] ?? ''), 'command'),
+    seg(`  ${where}`, 'dim'),
+  ]);
   out.push([]);
   const isEval = cmd.source === 'client' && (cmd.args[0] ?? '').toUpperCase() === 'EVAL' && cmd.args.length > 2;
   if (isEval) out.push(...evalLines(cmd, ctx, width, showScript));
@@ -48,7 +66,11 @@ function evalLines(cmd: TraceCommand, ctx: DetailContext, width: number, showScr
   const script = cmd.script === undefined ? undefined : ctx.scripts[cmd.script];
   const numKeys = Number(cmd.args[2]);
   const out: Line[] = [
-    [seg('script   ', 'dim'), seg(`‹${terminalSafe(scriptLabel(cmd.script))}›`, 'script'), seg(script ? `  ${terminalSafe(script.method)}` : '', 'plain')],
+    [
+      seg('script   ', 'dim'),
+      seg(`‹${terminalSafe(scriptLabel(cmd.script))}›`, 'script'),
+      seg(script ? `  ${terminalSafe(script.method)}` : '', 'plain'),
+    ],
     [seg('numkeys  ', 'dim'), seg(terminalSafe(cmd.args[2] ?? ''))],
   ];
   cmd.args.slice(3).forEach((arg, j) => {
@@ -57,21 +79,25 @@ function evalLines(cmd: TraceCommand, ctx: DetailContext, width: number, showScr
     const label = `${isKey ? 'KEYS' : 'ARGV'}[${n}]`;
     const doc = isKey ? script?.keys[n - 1] : script?.argv[n - 1];
     out.push(...argLines(cmd, j + 3, label, arg, ctx, width));
-    if (doc !== undefined) out.push(...wrap(terminalSafe(doc), width - 11).map((l): Line => [seg(`           ${l}`, 'dim')]));
+    if (doc !== undefined)
+      out.push(...wrap(terminalSafe(doc), width - 11).map((l): Line => [seg(`           ${l}`, 'dim')]));
   });
   out.push([]);
   if (!showScript) out.push([seg('s', 'key'), seg(' shows the Lua source sent with this EVAL', 'dim')]);
   else {
     out.push([seg('Lua source (s hides it):', 'dim')]);
-    for (const l of (cmd.args[1] ?? '').split('\n')) out.push([seg(`  ${terminalSafe(l.replace(/\t/g, '    '))}`, 'script')]);
+    for (const l of (cmd.args[1] ?? '').split('\n'))
+      out.push([seg(`  ${terminalSafe(l.replace(/\t/g, '    '))}`, 'script')]);
   }
   return out;
 }
 
 function argLines(cmd: TraceCommand, i: number, label: string, arg: string, ctx: DetailContext, width: number): Line[] {
   const head = seg(label.padEnd(9), 'dim');
-  if (cmd.binaryArgs?.includes(i)) return [[head, seg(quoteBytes(arg)), seg(`  (${arg.length} bytes, not UTF-8)`, 'dim')]];
-  if (isVirtualTime(arg, ctx.timeline.start)) return [[head, seg(arg), seg('  = ', 'dim'), seg(relTime(Number(arg), ctx.timeline.start), 'time')]];
+  if (cmd.binaryArgs?.includes(i))
+    return [[head, seg(quoteBytes(arg)), seg(`  (${arg.length} bytes, not UTF-8)`, 'dim')]];
+  if (isVirtualTime(arg, ctx.timeline.start))
+    return [[head, seg(arg), seg('  = ', 'dim'), seg(relTime(Number(arg), ctx.timeline.start), 'time')]];
   const payload = describePayload(arg, ctx.labels);
   const parsed = payload === null ? null : parsePayload(arg);
   if (payload === null || parsed === null) {
@@ -84,9 +110,16 @@ function argLines(cmd: TraceCommand, i: number, label: string, arg: string, ctx:
     previous === null
       ? 'first time in the trace'
       : changes.length === 0
-        ? 'no field changed since the trace last showed it' + (reordered(previous, parsed) ? ' (keys re-ordered by cjson)' : '')
+        ? 'no field changed since the trace last showed it' +
+          (reordered(previous, parsed) ? ' (keys re-ordered by cjson)' : '')
         : changes.map((c) => `${c.field} ${c.from}→${c.to}`).join(', ');
-  const out: Line[] = [[head, seg(`job payload of ${terminalSafe(payload.label)}, ${arg.length} bytes: `, 'payload'), seg(summary, changes.length > 0 ? 'changed' : 'dim')]];
+  const out: Line[] = [
+    [
+      head,
+      seg(`job payload of ${terminalSafe(payload.label)}, ${arg.length} bytes: `, 'payload'),
+      seg(summary, changes.length > 0 ? 'changed' : 'dim'),
+    ],
+  ];
   for (const l of JSON.stringify(parsed, null, 2).split('\n')) {
     const field = /^ {2}"([^"]+)":/.exec(l)?.[1];
     const tone = field !== undefined && changed.has(field) ? 'changed' : 'plain';
@@ -104,7 +137,13 @@ function reordered(a: ParsedPayload, b: ParsedPayload): boolean {
 }
 
 /** The same job's payload as the trace last showed it before `cmd` (argument `argIndex`). */
-function previousPayload(steps: readonly Step[], cmd: TraceCommand, argIndex: number, label: string, labels: Map<string, string>): ParsedPayload | null {
+function previousPayload(
+  steps: readonly Step[],
+  cmd: TraceCommand,
+  argIndex: number,
+  label: string,
+  labels: Map<string, string>,
+): ParsedPayload | null {
   let last: ParsedPayload | null = null;
   for (const step of steps) {
     for (const c of step.commands) {

@@ -40,9 +40,18 @@ export function headerLine(h: HeaderInfo, width: number): Line {
   const play: Segment[] = h.playing ? [seg(`▶ ${h.speed}  `, 'good')] : [];
   const status = statusSegments(h);
   const tries: Segment[][][] = [
-    [[...name, ...profile, ...where], [...play, ...status]],
-    [[...name, ...where], [...play, ...status]],
-    [[...name, ...where], [...play, status[0]!]],
+    [
+      [...name, ...profile, ...where],
+      [...play, ...status],
+    ],
+    [
+      [...name, ...where],
+      [...play, ...status],
+    ],
+    [
+      [...name, ...where],
+      [...play, status[0]!],
+    ],
     [[...where], [...play, status[0]!]],
   ];
   for (const [left, right] of tries) {

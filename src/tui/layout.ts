@@ -24,13 +24,24 @@ export const MIN_ROWS = 16;
 export function layoutFor(columns: number, rows: number): Layout {
   const cols = Math.max(MIN_COLUMNS, columns);
   const height = Math.max(MIN_ROWS, rows) - 1;
-  const stateWidth = cols < 100 ? Math.max(30, Math.floor(cols * 0.42)) : cols < 140 ? 46 : Math.min(64, Math.floor(cols * 0.34));
+  const stateWidth =
+    cols < 100 ? Math.max(30, Math.floor(cols * 0.42)) : cols < 140 ? 46 : Math.min(64, Math.floor(cols * 0.34));
   const traceWidth = cols - stateWidth;
   const narrationRows = Math.max(rows < 24 ? 4 : 5, Math.min(10, Math.round(rows * 0.25)));
   const headerRows = 1;
   const footerRows = 1;
   const mainRows = height - headerRows - footerRows - (narrationRows + 1);
-  return { columns: cols, height, headerRows, footerRows, narrationRows, mainRows, traceWidth, stateWidth, rowPrefix: traceWidth - 4 >= 64 };
+  return {
+    columns: cols,
+    height,
+    headerRows,
+    footerRows,
+    narrationRows,
+    mainRows,
+    traceWidth,
+    stateWidth,
+    rowPrefix: traceWidth - 4 >= 64,
+  };
 }
 
 /** Content rows and columns inside a pane of this outer size (title row, border, one space padding). */

@@ -59,7 +59,11 @@ export class LiveSession implements StepSource {
       },
       (e: unknown) => {
         const error = e instanceof Error ? e.message : String(e);
-        this.set({ ...this.snapshot, status: this.stopped ? 'stopped' : 'finished', error: this.stopped ? undefined : error });
+        this.set({
+          ...this.snapshot,
+          status: this.stopped ? 'stopped' : 'finished',
+          error: this.stopped ? undefined : error,
+        });
         throw e;
       },
     );
@@ -98,7 +102,8 @@ export class LiveSession implements StepSource {
       return;
     }
     this.set({ status: 'waiting', steps, timeline });
-    while (!this.stopped && timeline.steps.length >= this.wanted) await new Promise<void>((resolve) => (this.wake = resolve));
+    while (!this.stopped && timeline.steps.length >= this.wanted)
+      await new Promise<void>((resolve) => (this.wake = resolve));
     if (this.stopped) throw new SessionStopped();
     this.set({ ...this.snapshot, status: 'running' });
   };
@@ -125,6 +130,11 @@ export class LiveSession implements StepSource {
 
 /** A finished run, for viewing a recorded timeline (and for tests). */
 export function recordedSession(timeline: Timeline): StepSource {
-  const snapshot: SessionSnapshot = { status: 'finished', steps: timeline.steps.slice(), timeline, error: timeline.error };
+  const snapshot: SessionSnapshot = {
+    status: 'finished',
+    steps: timeline.steps.slice(),
+    timeline,
+    error: timeline.error,
+  };
   return { subscribe: () => () => {}, getSnapshot: () => snapshot, request: () => {} };
 }

@@ -43,11 +43,18 @@ export function fittedNarration(step: Step, ctx: NarrationContext, width: number
   return fitLines(tight, rows, 'i shows all of it');
 }
 
-export function narrationLines(step: Step, ctx: NarrationContext, width: number, o = { title: true, methodsOnOneLine: false }): Line[] {
+export function narrationLines(
+  step: Step,
+  ctx: NarrationContext,
+  width: number,
+  o = { title: true, methodsOnOneLine: false },
+): Line[] {
   const kindTone: Tone = step.kind === 'kill' || step.kind === 'fail' ? 'bad' : 'heading';
   const actor = terminalSafe(step.actor);
   const title = wrap(terminalSafe(step.title), Math.max(10, width - actor.length - 1));
-  const out: Line[] = o.title ? title.map((l, i): Line => [i === 0 ? actorSeg(actor) : seg(' '.repeat(actor.length)), seg(' '), seg(l, kindTone)]) : [];
+  const out: Line[] = o.title
+    ? title.map((l, i): Line => [i === 0 ? actorSeg(actor) : seg(' '.repeat(actor.length)), seg(' '), seg(l, kindTone)])
+    : [];
   // An error and the end of the run come right after the title: they must survive a short narration.
   if (ctx.error !== undefined) out.push(...labelled('error: ', ctx.error, width, 'bad'));
   if (ctx.atEnd) {
@@ -56,7 +63,11 @@ export function narrationLines(step: Step, ctx: NarrationContext, width: number,
   }
   if (step.methods.length > 0) {
     const methods = terminalSafe(step.methods.join(' → '));
-    out.push(...(o.methodsOnOneLine ? [[seg('Laravel: ', 'dim'), seg(clip(methods, width - 9))]] : labelled('Laravel: ', methods, width, 'plain')));
+    out.push(
+      ...(o.methodsOnOneLine
+        ? [[seg('Laravel: ', 'dim'), seg(clip(methods, width - 9))]]
+        : labelled('Laravel: ', methods, width, 'plain')),
+    );
   }
   if (step.explain !== undefined) out.push(...labelled('why: ', step.explain, width, 'plain'));
   if (step.note !== undefined) out.push(...labelled('note: ', step.note, width, 'note'));

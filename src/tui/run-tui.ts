@@ -62,7 +62,13 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
     const screen = enterFullScreen(stdin, stdout, () => instance?.unmount());
     try {
       instance = render(
-        createElement(Root, { colour: level > 0, styleLevel, session: first, entries, open: (e: CatalogEntry) => open(e.file, e.name) }),
+        createElement(Root, {
+          colour: level > 0,
+          styleLevel,
+          session: first,
+          entries,
+          open: (e: CatalogEntry) => open(e.file, e.name),
+        }),
         { stdin, stdout, stderr, exitOnCtrlC: false, patchConsole: false },
       );
       await instance.waitUntilExit();
@@ -86,9 +92,17 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
 function summary(name: string, session: LiveSession): { text: string; failed: boolean } {
   const snap = session.getSnapshot();
   const safe = terminalSafe(name);
-  if (snap.error !== undefined) return { text: `${safe}: the run failed after ${snap.steps.length} steps: ${terminalSafe(snap.error)}`, failed: true };
+  if (snap.error !== undefined)
+    return {
+      text: `${safe}: the run failed after ${snap.steps.length} steps: ${terminalSafe(snap.error)}`,
+      failed: true,
+    };
   const last = snap.steps[snap.steps.length - 1];
   const at = last === undefined || snap.timeline === null ? '' : ` (${relTime(last.t, snap.timeline.start)})`;
-  if (snap.status === 'finished') return { text: `${safe}: the run finished after ${snap.steps.length} steps${at}`, failed: false };
-  return { text: `${safe}: stopped after step #${Math.max(0, snap.steps.length - 1)}${at}; lqsim run ${safe} prints the whole trace`, failed: false };
+  if (snap.status === 'finished')
+    return { text: `${safe}: the run finished after ${snap.steps.length} steps${at}`, failed: false };
+  return {
+    text: `${safe}: stopped after step #${Math.max(0, snap.steps.length - 1)}${at}; lqsim run ${safe} prints the whole trace`,
+    failed: false,
+  };
 }

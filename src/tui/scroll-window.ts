@@ -2,7 +2,12 @@
 // selection (the first and last line of the selected item): the window moves as little as it can
 // to show all of it. Pure.
 
-export function windowTop(count: number, height: number, selected: [number, number] | null, previousTop: number): number {
+export function windowTop(
+  count: number,
+  height: number,
+  selected: [number, number] | null,
+  previousTop: number,
+): number {
   const maxTop = Math.max(0, count - height);
   if (selected === null) return maxTop;
   const [first, last] = selected;

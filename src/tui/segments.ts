@@ -94,7 +94,12 @@ export function wrapLine(line: Line, width: number, indent = 0): Line[] {
     hasText = false;
   };
   for (const word of words) {
-    const w = displayWidth(word.map((p) => p.text).join('').trimEnd());
+    const w = displayWidth(
+      word
+        .map((p) => p.text)
+        .join('')
+        .trimEnd(),
+    );
     if (w === 0 && word.length === 0) continue;
     if (used + w > max && hasText) newLine();
     for (const piece of word) {

@@ -65,7 +65,10 @@ function queueLines(q: QueueState, now: number, ctx: StateContext, width: number
   }
   for (const [key, size, entries] of keys) {
     if (density !== 'full' && size === 0) continue;
-    out.push([seg(`  ${pad(key, KEY_COLUMN)}`, size === 0 ? 'dim' : 'plain'), seg(size === 0 ? 'empty' : String(size), size === 0 ? 'dim' : 'bold')]);
+    out.push([
+      seg(`  ${pad(key, KEY_COLUMN)}`, size === 0 ? 'dim' : 'plain'),
+      seg(size === 0 ? 'empty' : String(size), size === 0 ? 'dim' : 'bold'),
+    ]);
     out.push(...entries);
   }
   return out;
@@ -107,7 +110,11 @@ function zsetEntries(
   const shown = entries.slice(0, ENTRY_LIMIT[density]);
   const lines = shown.flatMap((e): Line[] => {
     const due = dueText(e.score, now, key);
-    const when: Segment[] = [seg(relTime(e.score, ctx.start), 'time'), seg(' · '), kept(due, e.score <= now ? 'warn' : 'plain')];
+    const when: Segment[] = [
+      seg(relTime(e.score, ctx.start), 'time'),
+      seg(' · '),
+      kept(due, e.score <= now ? 'warn' : 'plain'),
+    ];
     const job = [seg('    '), ...jobSegments(e)];
     const oneLine = [...job, seg('  '), ...when];
     if (lineWidth(oneLine) <= width) return [oneLine];
@@ -123,15 +130,32 @@ export function workerStatus(w: WorkerState, start: number): Segment[] {
     case 'starting':
       return w.generation === 0 ? [seg('not started yet', 'dim')] : [seg('restarting: new process', 'warn')];
     case 'idle':
-      return [seg('idle', 'dim'), ...(s.until === undefined ? [] : [seg(' (--sleep) ', 'dim'), kept(`until ${relTime(s.until, start)}`, 'dim')])];
+      return [
+        seg('idle', 'dim'),
+        ...(s.until === undefined ? [] : [seg(' (--sleep) ', 'dim'), kept(`until ${relTime(s.until, start)}`, 'dim')]),
+      ];
     case 'polling':
       return [seg('polling')];
     case 'blocked':
-      return [seg('BLPOP '), seg(terminalSafe(s.queue)), seg(s.until === null ? ' (no timeout)' : ` until ${relTime(s.until, start)}`, 'dim')];
+      return [
+        seg('BLPOP '),
+        seg(terminalSafe(s.queue)),
+        seg(s.until === null ? ' (no timeout)' : ` until ${relTime(s.until, start)}`, 'dim'),
+      ];
     case 'running':
-      return [seg('running ', 'bold'), seg(terminalSafe(s.job), 'payload'), seg(' '), kept(`since ${relTime(s.since, start)}`), seg(' '), kept(`(attempt ${s.attempt})`)];
+      return [
+        seg('running ', 'bold'),
+        seg(terminalSafe(s.job), 'payload'),
+        seg(' '),
+        kept(`since ${relTime(s.since, start)}`),
+        seg(' '),
+        kept(`(attempt ${s.attempt})`),
+      ];
     case 'killed':
-      return [seg('killed', 'bad'), ...(s.job === undefined ? [] : [seg(' while running '), seg(terminalSafe(s.job), 'payload')])];
+      return [
+        seg('killed', 'bad'),
+        ...(s.job === undefined ? [] : [seg(' while running '), seg(terminalSafe(s.job), 'payload')]),
+      ];
     case 'stopped':
       return [seg(`stopped (${terminalSafe(s.reason)})`, 'dim')];
   }
@@ -160,7 +184,10 @@ function workerLines(w: WorkerState, ctx: StateContext, width: number, density: 
   const head: Line[] =
     lineWidth(oneLine) <= width || rest.length === 0
       ? [oneLine]
-      : [[name, seg(' '), status!, ...restarted], [seg('  '), ...trimStart(rest)]];
+      : [
+          [name, seg(' '), status!, ...restarted],
+          [seg('  '), ...trimStart(rest)],
+        ];
   // Not started or stopped: the options can wait for a larger pane.
   const idle = (w.status.kind === 'starting' && w.generation === 0) || w.status.kind === 'stopped';
   if (density !== 'full' && idle) return head;
@@ -175,7 +202,10 @@ function workerLines(w: WorkerState, ctx: StateContext, width: number, density: 
     ...(w.blockFor !== null ? [`block_for ${w.blockFor}`] : []),
     ...(w.queue.includes(',') || density === 'full' ? [`queue ${terminalSafe(w.queue)}`] : []),
   ];
-  const options = density === 'compact' ? [parts.join(' ')] : packParts(parts, density === 'full' ? ' · ' : ' ', Math.max(10, width - 2));
+  const options =
+    density === 'compact'
+      ? [parts.join(' ')]
+      : packParts(parts, density === 'full' ? ' · ' : ' ', Math.max(10, width - 2));
   return [...head, ...options.map((l): Line => [seg(`  ${l}`, 'dim')])];
 }
 

@@ -12,7 +12,11 @@ export interface FullScreen {
 }
 
 /** Enters the alternate screen; `beforeLeave` runs first on a signal (e.g. unmount Ink). */
-export function enterFullScreen(stdin: NodeJS.ReadStream, stdout: NodeJS.WriteStream, beforeLeave: () => void = () => {}): FullScreen {
+export function enterFullScreen(
+  stdin: NodeJS.ReadStream,
+  stdout: NodeJS.WriteStream,
+  beforeLeave: () => void = () => {},
+): FullScreen {
   let active = true;
   const leave = (): void => {
     if (!active) return;

@@ -16,7 +16,6 @@ export interface TextStyle {
   inverse?: boolean;
 }
 
-
 const TONES: Record<Tone, TextStyle> = {
   plain: {},
   dim: { dimColor: true },
@@ -53,7 +52,8 @@ export interface Theme {
 }
 
 export function styleOf(segment: Segment, theme: Theme): TextStyle {
-  if (segment.actor !== undefined) return theme.colour ? { color: actorColour(segment.actor, theme.workers), bold: true } : { bold: true };
+  if (segment.actor !== undefined)
+    return theme.colour ? { color: actorColour(segment.actor, theme.workers), bold: true } : { bold: true };
   const tone = segment.tone ?? 'plain';
   if (!theme.colour) return MONO[tone] ?? (tone === 'dim' || tone === 'lua' ? { dimColor: true } : {});
   return TONES[tone];
@@ -68,7 +68,8 @@ export function paint(segment: Segment, theme: Theme): string {
   const style = styleOf(segment, theme);
   let c = theme.chalk;
   if (style.color !== undefined) c = c[style.color as ForegroundColorName] ?? c;
-  if (style.backgroundColor !== undefined) c = c[`bg${style.backgroundColor[0]!.toUpperCase()}${style.backgroundColor.slice(1)}` as ForegroundColorName] ?? c;
+  if (style.backgroundColor !== undefined)
+    c = c[`bg${style.backgroundColor[0]!.toUpperCase()}${style.backgroundColor.slice(1)}` as ForegroundColorName] ?? c;
   if (style.bold === true) c = c.bold;
   if (style.dimColor === true) c = c.dim;
   if (style.italic === true) c = c.italic;

@@ -41,8 +41,13 @@ export function traceLines(rows: readonly TraceRow[], o: TraceLayout): TraceLine
     }
     const wrapped = wrapLine(body, o.width - lineWidth(prefix), indent - lineWidth(prefix));
     // A long payload in the raw view would fill the pane: its row stops at MAX_ROW_LINES (enter shows it all).
-    const lines = wrapped.length <= MAX_ROW_LINES ? wrapped : [...wrapped.slice(0, MAX_ROW_LINES - 1), [...wrapped[MAX_ROW_LINES - 1]!, seg('…', 'dim')]];
-    lines.forEach((l, k) => out.push({ row: i, line: [...(k === 0 ? prefix : continuation(prefix, row, o.rowPrefix)), ...l] }));
+    const lines =
+      wrapped.length <= MAX_ROW_LINES
+        ? wrapped
+        : [...wrapped.slice(0, MAX_ROW_LINES - 1), [...wrapped[MAX_ROW_LINES - 1]!, seg('…', 'dim')]];
+    lines.forEach((l, k) =>
+      out.push({ row: i, line: [...(k === 0 ? prefix : continuation(prefix, row, o.rowPrefix)), ...l] }),
+    );
   });
   return out;
 }
@@ -50,7 +55,14 @@ export function traceLines(rows: readonly TraceRow[], o: TraceLayout): TraceLine
 function split(row: TraceRow, o: TraceLayout, timeWidth: number, actorWidth: number): [Line, Line] {
   if (row.kind === 'step') return [[], row.segments];
   if (!o.rowPrefix) return [[actorSeg(row.actor, '▏'), seg(' ')], row.segments];
-  return [[seg(pad(relTime(row.t, o.start), timeWidth + 1), 'dim'), actorSeg(row.actor, pad(terminalSafe(row.actor), actorWidth + 1)), seg(' ')], row.segments];
+  return [
+    [
+      seg(pad(relTime(row.t, o.start), timeWidth + 1), 'dim'),
+      actorSeg(row.actor, pad(terminalSafe(row.actor), actorWidth + 1)),
+      seg(' '),
+    ],
+    row.segments,
+  ];
 }
 
 /** The prefix of a continuation line: blank, but the actor's bar stays. */

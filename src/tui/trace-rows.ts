@@ -85,11 +85,24 @@ export function stepHeader(step: Step, start: number): Line {
 
 function rowsOfStep(step: Step, ctx: TraceContext, before: Map<string, ParsedPayload>): StepRows {
   const after = new Map(before);
-  const header: TraceRow = { kind: 'step', step: step.index, actor: step.actor, t: step.t, segments: stepHeader(step, ctx.start) };
+  const header: TraceRow = {
+    kind: 'step',
+    step: step.index,
+    actor: step.actor,
+    t: step.t,
+    segments: stepHeader(step, ctx.start),
+  };
   const rows: TraceRow[] = [header];
   const raw: TraceRow[] = [header];
   step.commands.forEach((cmd, i) => {
-    const base = { kind: 'command' as const, step: step.index, command: i, source: cmd.source, actor: cmd.actor, t: cmd.t };
+    const base = {
+      kind: 'command' as const,
+      step: step.index,
+      command: i,
+      source: cmd.source,
+      actor: cmd.actor,
+      t: cmd.t,
+    };
     rows.push({ ...base, segments: commandSegments(cmd, ctx, after) });
     raw.push({ ...base, segments: rawSegments(cmd) });
   });
@@ -143,7 +156,8 @@ function payloadSegments(arg: string, ctx: TraceContext, history: Map<string, Pa
   const attempts = changes.find((c) => c.field === 'attempts');
   if (attempts !== undefined) out.push(seg(' attempts:', 'payload'), seg(`${attempts.from}→${attempts.to}`, 'changed'));
   else if (summary.attempts !== null) out.push(seg(` attempts:${summary.attempts}`, 'payload'));
-  for (const c of changes.filter((c) => c.field !== 'attempts')) out.push(seg(' '), seg(`${terminalSafe(c.field)} changed`, 'changed'));
+  for (const c of changes.filter((c) => c.field !== 'attempts'))
+    out.push(seg(' '), seg(`${terminalSafe(c.field)} changed`, 'changed'));
   out.push(seg('›', 'payload'));
   return out;
 }

@@ -95,7 +95,8 @@ function scroll(s: UiState, by: number, v: View): UiState {
     const top = clamp(s.overlay.top + by, 0, Math.max(0, v.overlayLines - v.overlayPage));
     return { ...s, overlay: { ...s.overlay, top } };
   }
-  if (s.focus === 'state') return { ...s, stateTop: clamp(s.stateTop + by, 0, Math.max(0, v.stateLines - v.statePage)) };
+  if (s.focus === 'state')
+    return { ...s, stateTop: clamp(s.stateTop + by, 0, Math.max(0, v.stateLines - v.statePage)) };
   return moveSelection(s, by, v);
 }
 
@@ -135,7 +136,9 @@ export function reduce(s: UiState, action: Action, v: View): UiState {
       if (v.selectedRow === null) return s;
       return { ...s, playing: false, overlay: { kind: 'detail', ...v.selectedRow, top: 0, script: false } };
     case 'info':
-      return v.steps === 0 ? s : { ...s, playing: false, overlay: { kind: 'detail', step: cursor, command: null, top: 0, script: false } };
+      return v.steps === 0
+        ? s
+        : { ...s, playing: false, overlay: { kind: 'detail', step: cursor, command: null, top: 0, script: false } };
     case 'script':
       return s.overlay.kind === 'detail' ? { ...s, overlay: { ...s.overlay, script: !s.overlay.script } } : s;
     case 'raw':
@@ -147,7 +150,11 @@ export function reduce(s: UiState, action: Action, v: View): UiState {
     case 'play':
       if (s.playing) return { ...s, playing: false };
       // Playing from the last step of a finished run starts over.
-      return { ...s, playing: true, ...(v.finished && cursor >= v.steps - 1 ? { target: 0, selected: null, stateTop: 0 } : {}) };
+      return {
+        ...s,
+        playing: true,
+        ...(v.finished && cursor >= v.steps - 1 ? { target: 0, selected: null, stateTop: 0 } : {}),
+      };
     case 'faster':
       return { ...s, speed: Math.min(SPEEDS.length - 1, s.speed + 1) };
     case 'slower':

@@ -71,11 +71,16 @@ export function viewModel(snap: SessionSnapshot, ui: UiState, layout: Layout): V
     clock: step === undefined ? 't+0s' : relTime(step.t, start),
     traceRows: step === undefined ? [] : buildTraceRows(steps, cursor, { start, labels }, ui.raw),
     stateTitle: step === undefined ? 'State' : stateTitle(step, start, layout.stateWidth),
-    stateLines: step === undefined ? [] : fittedStateLines(step.state, { start, retryAfterName: profile.retryAfterName }, stateBody.width, stateBody.rows),
-    narration:
+    stateLines:
       step === undefined
         ? []
-        : fittedNarration(step, narrationCtx, narrationWidth, layout.narrationRows),
+        : fittedStateLines(
+            step.state,
+            { start, retryAfterName: profile.retryAfterName },
+            stateBody.width,
+            stateBody.rows,
+          ),
+    narration: step === undefined ? [] : fittedNarration(step, narrationCtx, narrationWidth, layout.narrationRows),
     narrationHeading: step === undefined ? '' : narrationHeading(step, start),
     detail: { timeline: { start, steps }, labels, scripts: profile.scripts, narration: narrationCtx },
     workers: (step?.state.workers ?? []).map((w) => w.name),

@@ -17,7 +17,8 @@ const ANNOUNCE = /Using local redis-server \S+ on 127\.0\.0\.1:\d+ \(pid (\d+)\)
 /** The real-terminal environment: no CI variables (Ink would draw only its last frame), colours on. */
 function terminalEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', LQSIM_REDIS: 'local' };
-  for (const k of ['CI', 'CONTINUOUS_INTEGRATION', 'TMUX', 'NO_COLOR', 'FORCE_COLOR', 'REDIS_URL', 'LQSIM_DEBUG']) delete env[k];
+  for (const k of ['CI', 'CONTINUOUS_INTEGRATION', 'TMUX', 'NO_COLOR', 'FORCE_COLOR', 'REDIS_URL', 'LQSIM_DEBUG'])
+    delete env[k];
   return env;
 }
 
@@ -48,7 +49,11 @@ async function eventually(test: () => boolean, ms = 5000): Promise<boolean> {
 }
 
 /** Starts `lqsim tui <args>` in a shell in tmux; its stderr goes to a file shown after it exits. */
-function startTui(args: string, columns = 120, rows = 40): { tmux: Tmux; stderr: () => string; redisPid: () => number | undefined } {
+function startTui(
+  args: string,
+  columns = 120,
+  rows = 40,
+): { tmux: Tmux; stderr: () => string; redisPid: () => number | undefined } {
   const n = ++started;
   const tmux = new Tmux(terminalEnv(), join(scratch, `tmux-${n}.sock`));
   sessions.push(tmux);
@@ -123,7 +128,12 @@ describe.skipIf(!tmuxAvailable())('lqsim tui in a terminal (tmux)', () => {
     t.tmux.run('resize-window', '-t', 'e2e', '-x', '80', '-y', '24');
     const complete = (s: string): boolean => {
       const lines = s.split('\n');
-      return lines[0]!.includes('step #3 · t+60s') && lines[1]!.includes('Redis MONITOR') && lines[22]!.startsWith('→') && lines.every((l) => l.length <= 80);
+      return (
+        lines[0]!.includes('step #3 · t+60s') &&
+        lines[1]!.includes('Redis MONITOR') &&
+        lines[22]!.startsWith('→') &&
+        lines.every((l) => l.length <= 80)
+      );
     };
     const screen = await t.tmux.waitFor(complete, 'a complete redraw at 80×24');
     const lines = screen.split('\n');
@@ -162,8 +172,14 @@ describe.skipIf(!tmuxAvailable())('lqsim tui in a terminal (tmux)', () => {
     const t = startTui('');
     await t.tmux.waitFor((s) => s.includes('choose a scenario'), 'the picker');
     await new Promise((r) => setTimeout(r, 300)); // keys typed before the first frame's effects run would be lost
-    const target = t.tmux.screen().split('\n').findIndex((l) => l.includes('timeout-max-attempts'));
-    const first = t.tmux.screen().split('\n').findIndex((l) => l.includes('block-for'));
+    const target = t.tmux
+      .screen()
+      .split('\n')
+      .findIndex((l) => l.includes('timeout-max-attempts'));
+    const first = t.tmux
+      .screen()
+      .split('\n')
+      .findIndex((l) => l.includes('block-for'));
     for (let i = first; i < target; i++) t.tmux.keys('Down');
     t.tmux.keys('Enter');
     const screen = await t.tmux.waitFor((s) => s.includes('step #0 · t+0s'), 'the chosen scenario');
@@ -186,7 +202,9 @@ describe('lqsim tui without a terminal', () => {
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect(code, stderr).toBe(0);
-    expect(stderr).toContain('lqsim: not a terminal: printing the text trace instead of the terminal UI (same as lqsim run)');
+    expect(stderr).toContain(
+      'lqsim: not a terminal: printing the text trace instead of the terminal UI (same as lqsim run)',
+    );
     expect(stdout).toMatch(/^#0 {2}t\+0s {4}dispatcher {2}dispatch ImportCsv#1 onto queues:default$/m);
     expect(stdout).toContain('failed jobs: 1');
     const pid = Number(ANNOUNCE.exec(stderr)?.[1]);
@@ -194,8 +212,15 @@ describe('lqsim tui without a terminal', () => {
   });
 
   it('with no scenario named it cannot pick one: exit 2 and one line', () => {
-    const r = spawnSync(process.execPath, [cli, 'tui'], { cwd: repoRoot, env: terminalEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const r = spawnSync(process.execPath, [cli, 'tui'], {
+      cwd: repoRoot,
+      env: terminalEnv(),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^lqsim: tui: not a terminal, so no scenario picker; name one \(lqsim list shows them\)\n$/);
+    expect(r.stderr).toMatch(
+      /^lqsim: tui: not a terminal, so no scenario picker; name one \(lqsim list shows them\)\n$/,
+    );
   });
 });

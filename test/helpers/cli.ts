@@ -22,9 +22,14 @@ export function lqsimEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 /** Runs `lqsim <args>`; a non-zero exit is a result (code), not a rejection. */
 export function lqsim(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [LQSIM_BIN, ...args], { env: lqsimEnv(opts.env), cwd: opts.cwd, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [LQSIM_BIN, ...args],
+      { env: lqsimEnv(opts.env), cwd: opts.cwd, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }

@@ -57,7 +57,8 @@ export const payload =
     }
     for (const [path, want] of Object.entries(fields)) {
       const got = path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], p);
-      if (!isDeepStrictEqual(got, want)) return `payload.${path} = ${JSON.stringify(want)} (got ${JSON.stringify(got)})`;
+      if (!isDeepStrictEqual(got, want))
+        return `payload.${path} = ${JSON.stringify(want)} (got ${JSON.stringify(got)})`;
     }
     if (bind) return same(bind)(arg, ctx);
     return null;
@@ -79,7 +80,16 @@ export const any: ArgMatcher = () => null;
 
 /** EVAL <script> <numkeys> <keys...> <argv...>, followed by the script's own commands. */
 export function evalScript(name: ScriptName, keys: string[], argv: Arg[], inner: CmdPattern[] = []): CmdPattern[] {
-  return [c('EVAL', script(name), (a, ctx) => (a === String(ctx.profile.scripts[name]?.numberOfKeys) ? null : 'numkeys'), ...keys, ...argv), ...inner];
+  return [
+    c(
+      'EVAL',
+      script(name),
+      (a, ctx) => (a === String(ctx.profile.scripts[name]?.numberOfKeys) ? null : 'numkeys'),
+      ...keys,
+      ...argv,
+    ),
+    ...inner,
+  ];
 }
 
 export interface QueueNames {
@@ -113,11 +123,23 @@ export function popScript(q: QueueNames, t: number, retryAfter: number, reserved
 
 /** The release script moving the bound reserved copy `r` to :delayed, due at t+due. */
 export function releaseScript(q: QueueNames, r: string, due: number): CmdPattern[] {
-  return evalScript('release', [q.delayed, q.reserved], [same(r), at(due)], [lua('zrem', q.reserved, same(r)), lua('zadd', q.delayed, at(due), same(r))]);
+  return evalScript(
+    'release',
+    [q.delayed, q.reserved],
+    [same(r), at(due)],
+    [lua('zrem', q.reserved, same(r)), lua('zadd', q.delayed, at(due), same(r))],
+  );
 }
 
 /** A poll at t that finds the released copy `from` due on :delayed and reserves it as `to`. */
-export function popDue(q: QueueNames, t: number, from: string, to: string, attempts: number, retryAfter = 90): CmdPattern[] {
+export function popDue(
+  q: QueueNames,
+  t: number,
+  from: string,
+  to: string,
+  attempts: number,
+  retryAfter = 90,
+): CmdPattern[] {
   return [
     ...migrate(q.delayed, q.ready, t, [[same(from)]]),
     ...migrate(q.reserved, q.ready, t),
@@ -143,7 +165,9 @@ export function expectSteps(timeline: Timeline, expected: StepPattern[], profile
     const want = expected[i];
     const got = timeline.steps[i];
     if (!want || !got) {
-      problems.push(`step ${i}: expected ${want ? describeStep(want) : 'no step'}, got ${got ? `${got.actor} t+${got.t - timeline.start}s "${got.title}"` : 'no step'}`);
+      problems.push(
+        `step ${i}: expected ${want ? describeStep(want) : 'no step'}, got ${got ? `${got.actor} t+${got.t - timeline.start}s "${got.title}"` : 'no step'}`,
+      );
       continue;
     }
     const where = `step ${i} (${got.actor} t+${got.t - timeline.start}s "${got.title}")`;
@@ -151,7 +175,8 @@ export function expectSteps(timeline: Timeline, expected: StepPattern[], profile
     if (got.t - timeline.start !== want.t) problems.push(`${where}: time t+${want.t}s`);
     if (want.kind && got.kind !== want.kind) problems.push(`${where}: kind ${want.kind}, got ${got.kind}`);
     const cmdProblems = matchCommands(got.commands, want.commands, ctx);
-    if (cmdProblems.length) problems.push(`${where}:\n    ${cmdProblems.join('\n    ')}\n  actual:\n${render(got.commands)}`);
+    if (cmdProblems.length)
+      problems.push(`${where}:\n    ${cmdProblems.join('\n    ')}\n  actual:\n${render(got.commands)}`);
   }
   if (problems.length) throw new Error(`trace mismatch:\n- ${problems.join('\n- ')}`);
 }

@@ -2,11 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { lqsim } from '../helpers/cli.ts';
 
-
 describe('lqsim run --format ndjson', () => {
   it('prints one JSON object per captured command with step, t, actor, source, db, args', async () => {
     const { stdout } = await lqsim(['run', 'success', '--format', 'ndjson']);
-    const rows = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const rows = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     for (const r of rows) expect(Object.keys(r).slice(0, 6)).toEqual(['step', 't', 'actor', 'source', 'db', 'args']);
     // success: dispatch (SELECT, RPUSH), pop (SELECT + 3 EVALs with 1+1+2 lua lines), process (none), delete (ZREM).
     expect(rows.map((r) => [r.step, r.actor, r.source, (r.args as string[])[0]])).toEqual([
@@ -26,7 +28,10 @@ describe('lqsim run --format ndjson', () => {
     expect(rows[10]).toMatchObject({ t: 1_700_000_002 });
     expect(rows[7]).toMatchObject({ script: 'pop' });
     // args are unescaped: the RPUSH payload parses as JSON.
-    expect(JSON.parse((rows[1]!.args as string[])[2]!)).toMatchObject({ displayName: 'App\\Jobs\\ResizeImage', attempts: 0 });
+    expect(JSON.parse((rows[1]!.args as string[])[2]!)).toMatchObject({
+      displayName: 'App\\Jobs\\ResizeImage',
+      attempts: 0,
+    });
   });
 });
 
@@ -46,10 +51,22 @@ describe('lqsim run (text)', () => {
 describe('lqsim list', () => {
   it('lists the eleven documented scenarios', async () => {
     const { stdout } = await lqsim(['list']);
-    const names = stdout.trim().split('\n').map((l) => l.split(/\s+/)[0]);
+    const names = stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/\s+/)[0]);
     expect(names).toEqual([
-      'block-for', 'dispatch', 'dispatch-later', 'failure-exhausted', 'failure-release', 'migrate-chunking',
-      'priority-queues', 'reserve', 'retry-after-vs-timeout', 'success', 'timeout-max-attempts',
+      'block-for',
+      'dispatch',
+      'dispatch-later',
+      'failure-exhausted',
+      'failure-release',
+      'migrate-chunking',
+      'priority-queues',
+      'reserve',
+      'retry-after-vs-timeout',
+      'success',
+      'timeout-max-attempts',
     ]);
   });
 });

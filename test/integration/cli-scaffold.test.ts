@@ -43,22 +43,42 @@ describe('lqsim new', () => {
   });
 
   it('the scaffold validates, runs, and sends what Laravel 5.7 sends for a job released once', async () => {
-    expect(await inDir(['validate', 'my-flow.yaml'])).toMatchObject({ code: 0, stdout: 'my-flow.yaml: ok\n', stderr: '' });
+    expect(await inDir(['validate', 'my-flow.yaml'])).toMatchObject({
+      code: 0,
+      stdout: 'my-flow.yaml: ok\n',
+      stderr: '',
+    });
     const run = await inDir(['run', 'my-flow.yaml', '--format', 'json']);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ jobs: [{ label: 'SendInvoice#1', outcome: 'succeeded', executions: 2 }] });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      jobs: [{ label: 'SendInvoice#1', outcome: 'succeeded', executions: 2 }],
+    });
 
     // By hand, from the scaffold (5.7 profile, Predis, retry_after 90, --tries=3 --sleep=3
     // --delay=10; attempt 1 throws after 2 s, attempt 2 returns after 2 s):
-    const poll = (t: number, o: { migrates?: string; reserves?: { attempts: number; as: string } } = {}): ExpectedCommand[] => [
+    const poll = (
+      t: number,
+      o: { migrates?: string; reserves?: { attempts: number; as: string } } = {},
+    ): ExpectedCommand[] => [
       ['EVAL', script('migrateExpiredJobs'), 2, 'queues:default:delayed', 'queues:default', scoreAt(t)],
       lua('zrangebyscore', 'queues:default:delayed', '-inf', scoreAt(t)),
-      ...(o.migrates ? [lua('zremrangebyrank', 'queues:default:delayed', '0', '0'), lua('rpush', 'queues:default', same(o.migrates))] : []),
+      ...(o.migrates
+        ? [lua('zremrangebyrank', 'queues:default:delayed', '0', '0'), lua('rpush', 'queues:default', same(o.migrates))]
+        : []),
       ['EVAL', script('migrateExpiredJobs'), 2, 'queues:default:reserved', 'queues:default', scoreAt(t)],
       lua('zrangebyscore', 'queues:default:reserved', '-inf', scoreAt(t)),
       ['EVAL', script('pop'), 2, 'queues:default', 'queues:default:reserved', scoreAt(t + 90)],
       lua('lpop', 'queues:default'),
-      ...(o.reserves ? [lua('zadd', 'queues:default:reserved', scoreAt(t + 90), payload({ attempts: o.reserves.attempts }, o.reserves.as))] : []),
+      ...(o.reserves
+        ? [
+            lua(
+              'zadd',
+              'queues:default:reserved',
+              scoreAt(t + 90),
+              payload({ attempts: o.reserves.attempts }, o.reserves.as),
+            ),
+          ]
+        : []),
     ];
     const expected: ExpectedCommand[] = [
       // The web request: Predis' SELECT 0 on its new connection, RPUSH of the attempts-0 payload.
@@ -72,7 +92,10 @@ describe('lqsim new', () => {
       lua('zrem', 'queues:default:reserved', same('r1')),
       lua('zadd', 'queues:default:delayed', scoreAt(12), same('r1')),
       // The loop polls at once (t+2), then every --sleep=3 s: t+5, t+8, t+11 find nothing.
-      ...poll(2), ...poll(5), ...poll(8), ...poll(11),
+      ...poll(2),
+      ...poll(5),
+      ...poll(8),
+      ...poll(11),
       // t+14: the released copy (due t+12) is migrated back and reserved with attempts 2.
       ...poll(14, { migrates: 'r1', reserves: { attempts: 2, as: 'r2' } }),
       // t+16: handle() returns; RedisJob::delete ZREMs the reserved copy. Every job settled: the end.
@@ -84,12 +107,14 @@ describe('lqsim new', () => {
 });
 
 describe('lqsim validate', () => {
-  it('prints ok per good file and the loader\'s one-line error for a bad one, exit 2', async () => {
+  it("prints ok per good file and the loader's one-line error for a bad one, exit 2", async () => {
     const bad = join(repo, 'test/fixtures/bad-scenarios/bad-indent.yaml');
     const r = await inDir(['validate', 'dispatch', bad]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe(`${join(repo, 'scenarios/dispatch.yaml')}: ok\n`);
-    expect(r.stderr).toMatch(new RegExp(`^lqsim: ${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: [^\\n]+\\n$`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^lqsim: ${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+:\\d+: [^\\n]+\\n$`),
+    );
   });
 
   it('says so for a file that does not exist', async () => {
@@ -102,7 +127,10 @@ describe('lqsim schema', () => {
   it('prints the shipped JSON Schema file (test/unit/json-schema.test.ts keeps it equal to the zod schema)', async () => {
     const r = await inDir(['schema']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ $schema: 'http://json-schema.org/draft-07/schema#', title: 'laravel-queue-sim scenario' });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      title: 'laravel-queue-sim scenario',
+    });
     expect(r.stdout).toBe(readFileSync(join(repo, 'schema/scenario.schema.json'), 'utf8'));
   });
 });

@@ -82,7 +82,11 @@ function cwdOf(pid: number): string | undefined {
 }
 
 function tempDirs(): Set<string> {
-  return new Set(readdirSync(tmpdir()).filter((n) => n.startsWith(DIR_PREFIX)).map((n) => join(tmpdir(), n)));
+  return new Set(
+    readdirSync(tmpdir())
+      .filter((n) => n.startsWith(DIR_PREFIX))
+      .map((n) => join(tmpdir(), n)),
+  );
 }
 
 async function exitWithin(run: CliRun, ms: number): Promise<Exit | 'timeout'> {
@@ -101,7 +105,9 @@ async function waitForFirstStep(run: CliRun): Promise<number> {
   void run.exited.then(() => (closed = true));
   const ok = await waitFor(() => closed || (/^#0 /m.test(run.stdout()) && run.redisPid() !== undefined), STARTUP_MS);
   if (!ok || closed || run.redisPid() === undefined) {
-    throw new Error(`lqsim did not reach step #0 with a redis-server pid (exited: ${closed})\nstderr:\n${run.stderr()}`);
+    throw new Error(
+      `lqsim did not reach step #0 with a redis-server pid (exited: ${closed})\nstderr:\n${run.stderr()}`,
+    );
   }
   return run.redisPid()!;
 }

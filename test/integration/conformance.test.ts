@@ -61,7 +61,9 @@ describe('job options and outcomes no shipped scenario uses', () => {
     expect(r.status, explain(r)).toBe('identical');
     if (r.status !== 'identical') return;
     // The fixture really exercises them (derived from the timeline by hand, 8.x rules):
-    const lines = r.trace.steps.flatMap((s) => s.commands.map((c) => `${s.t} ${s.actor} ${c.source} ${c.args.slice(0, 3).join(' ')}`));
+    const lines = r.trace.steps.flatMap((s) =>
+      s.commands.map((c) => `${s.t} ${s.actor} ${c.source} ${c.args.slice(0, 3).join(' ')}`),
+    );
     // Backoff [5, 10]: attempt 1 throws at t+0 → release script ZADDs :delayed at t+0+5; attempt 2
     // (popped at t+5 once migrated) throws → t+5+10.
     expect(lines).toContain('T+0 worker-1 lua zadd queues:default:delayed T+5');
@@ -112,28 +114,72 @@ describe('notComparableReason', () => {
     expect(notComparableReason(spec({}))).toBeNull();
   });
   it('names a verbatim data.command, Predis, a shared class, a stopped --once worker and a stop during BLPOP', () => {
-    expect(notComparableReason(spec({ jobs: { A: { class: 'App\\Jobs\\A', command: 'O:1:"A":0:{}' } } }))).toMatch(/data\.command verbatim/);
+    expect(notComparableReason(spec({ jobs: { A: { class: 'App\\Jobs\\A', command: 'O:1:"A":0:{}' } } }))).toMatch(
+      /data\.command verbatim/,
+    );
     expect(notComparableReason(spec({ redis: { client: 'predis' } }))).toMatch(/predis/);
-    expect(notComparableReason(spec({ jobs: { A: { class: 'App\\Jobs\\A' }, B: { class: 'App\\Jobs\\A' } } }))).toMatch(/share the class/);
-    expect(notComparableReason(spec({ workers: [{ name: 'w', once: true }], timeline: [{ at: 0, dispatch: 'A' }, { at: 1, stop: 'w' }] }))).toMatch(/--once/);
+    expect(notComparableReason(spec({ jobs: { A: { class: 'App\\Jobs\\A' }, B: { class: 'App\\Jobs\\A' } } }))).toMatch(
+      /share the class/,
+    );
     expect(
-      notComparableReason(spec({ connections: { redis: { block_for: 5 } }, timeline: [{ at: 0, dispatch: 'A' }, { at: 1, stop: 'w' }] })),
+      notComparableReason(
+        spec({
+          workers: [{ name: 'w', once: true }],
+          timeline: [
+            { at: 0, dispatch: 'A' },
+            { at: 1, stop: 'w' },
+          ],
+        }),
+      ),
+    ).toMatch(/--once/);
+    expect(
+      notComparableReason(
+        spec({
+          connections: { redis: { block_for: 5 } },
+          timeline: [
+            { at: 0, dispatch: 'A' },
+            { at: 1, stop: 'w' },
+          ],
+        }),
+      ),
     ).toMatch(/BLPOP/);
   });
 });
 
 describe('outcomeDifferences', () => {
-  const failed = (exception: string, message: string) => ({ connection: 'redis', queue: 'default', exception, message });
+  const failed = (exception: string, message: string) => ({
+    connection: 'redis',
+    queue: 'default',
+    exception,
+    message,
+  });
   const tool = (f: ReturnType<typeof failed>[], runs: Array<[string, number]>) => ({
     failed: f.map((x, i) => ({ ...x, job: `J#${i}`, id: `id${i}`, failedAt: 0, payload: '' })),
-    jobs: runs.map(([c, n], i) => ({ label: `J#${i}`, id: `id${i}`, class: c, dispatchedAt: 0, queue: 'default', connection: 'redis', outcome: 'failed' as const, executions: n })),
+    jobs: runs.map(([c, n], i) => ({
+      label: `J#${i}`,
+      id: `id${i}`,
+      class: c,
+      dispatchedAt: 0,
+      queue: 'default',
+      connection: 'redis',
+      outcome: 'failed' as const,
+      executions: n,
+    })),
   });
   it('is empty when failed_jobs records and handle() counts agree', () => {
-    expect(outcomeDifferences(tool([failed('Exception', 'boom')], [['App\\A', 2]]), { failed: [failed('Exception', 'boom')], executions: { 'App\\A': 2 } })).toEqual([]);
+    expect(
+      outcomeDifferences(tool([failed('Exception', 'boom')], [['App\\A', 2]]), {
+        failed: [failed('Exception', 'boom')],
+        executions: { 'App\\A': 2 },
+      }),
+    ).toEqual([]);
   });
   it('names a differing message, a missing record and a differing count', () => {
     expect(
-      outcomeDifferences(tool([failed('X', 'a'), failed('Y', 'b')], [['App\\A', 1]]), { failed: [failed('X', '')], executions: { 'App\\A': 2, 'App\\B': 1 } }),
+      outcomeDifferences(tool([failed('X', 'a'), failed('Y', 'b')], [['App\\A', 1]]), {
+        failed: [failed('X', '')],
+        executions: { 'App\\A': 2, 'App\\B': 1 },
+      }),
     ).toEqual([
       'failed job 1: tool X "a" on redis/default; laravel X "" on redis/default',
       'failed job 2: tool Y "b" on redis/default; laravel none',
@@ -144,11 +190,23 @@ describe('outcomeDifferences', () => {
 });
 
 describe('firstDifference', () => {
-  const step = (index: number, cmd: string) => ({ index, actor: 'worker-1', commands: [{ source: 'client' as const, db: 0, args: [cmd] }] });
+  const step = (index: number, cmd: string) => ({
+    index,
+    actor: 'worker-1',
+    commands: [{ source: 'client' as const, db: 0, args: [cmd] }],
+  });
   it('keeps two steps of context before the first differing step, and drops what follows; the prefix stays', () => {
     const same = (i: number) => ({ kind: 'same' as const, a: step(i, `S${i}`), b: step(i, `S${i}`) });
     const d: TraceDiff = {
-      steps: [same(0), same(1), same(2), same(3), { kind: 'removed', a: step(4, 'X') }, same(5), { kind: 'added', b: step(6, 'Y') }],
+      steps: [
+        same(0),
+        same(1),
+        same(2),
+        same(3),
+        { kind: 'removed', a: step(4, 'X') },
+        same(5),
+        { kind: 'added', b: step(6, 'Y') },
+      ],
       prefix: ['', 'laravel_database_'],
       same: 5,
       changed: 0,
@@ -177,6 +235,8 @@ describe('lqsim conformance and lqsim diff laravel:', () => {
   it('without PHP it says what to install, in one line, exit 2', async () => {
     const r = await lqsim(['conformance', 'dispatch'], { env: { LQSIM_PHP: '/nonexistent/php' } });
     expect(r.code).toBe(2);
-    expect(r.stderr.trim()).toMatch(/^lqsim: conformance: no PHP .*apt-get install -y php-cli php-redis php-laravel-framework$/);
+    expect(r.stderr.trim()).toMatch(
+      /^lqsim: conformance: no PHP .*apt-get install -y php-cli php-redis php-laravel-framework$/,
+    );
   });
 });

@@ -65,7 +65,12 @@ describe('--format ndjson', () => {
     expect(lines).toHaveLength(commands.length);
     lines.forEach((line, i) => {
       const o = JSON.parse(line) as { step: number; actor: string; source: string; args: string[] };
-      expect(o).toMatchObject({ step: commands[i]!.step, actor: commands[i]!.actor, source: commands[i]!.source, args: commands[i]!.args });
+      expect(o).toMatchObject({
+        step: commands[i]!.step,
+        actor: commands[i]!.actor,
+        source: commands[i]!.source,
+        args: commands[i]!.args,
+      });
     });
     expect(renderNdjson(nasty)).not.toMatch(UNSAFE);
   });
@@ -73,7 +78,11 @@ describe('--format ndjson', () => {
 
 describe('--format markdown', () => {
   /** Cells of a table row, split on `|` that is not escaped. */
-  const cells = (row: string) => row.slice(1, -1).split(/(?<!\\)\|/).map((c) => c.trim());
+  const cells = (row: string) =>
+    row
+      .slice(1, -1)
+      .split(/(?<!\\)\|/)
+      .map((c) => c.trim());
 
   it('has a heading and a table per step with one row per command', () => {
     const md = renderMarkdown(shipped);
@@ -84,10 +93,18 @@ describe('--format markdown', () => {
       expect(section.startsWith(`#${i} `)).toBe(true);
       const rows = section.split('\n').filter((l) => /^\| \d+ \|/.test(l));
       expect(rows).toHaveLength(step.commands.length);
-      rows.forEach((row, j) => expect(cells(row)).toEqual([String(j + 1), step.commands[j]!.source === 'lua' ? 'Lua script' : step.actor, expect.any(String)]));
+      rows.forEach((row, j) =>
+        expect(cells(row)).toEqual([
+          String(j + 1),
+          step.commands[j]!.source === 'lua' ? 'Lua script' : step.actor,
+          expect.any(String),
+        ]),
+      );
     });
     // The release of the failed first attempt (5.7 release script, due after --delay).
-    expect(md).toMatch(/\| `EVAL ‹release› 2 queues:default:delayed queues:default:reserved ‹ChargeCard#1 attempts:1› \d+` \|/);
+    expect(md).toMatch(
+      /\| `EVAL ‹release› 2 queues:default:delayed queues:default:reserved ‹ChargeCard#1 attempts:1› \d+` \|/,
+    );
   });
 
   it('keeps every cell a cell and no tag or control byte through', () => {
@@ -98,7 +115,9 @@ describe('--format markdown', () => {
     for (const row of md.split('\n').filter((l) => /^\| \d+ \|/.test(l))) expect(cells(row)).toHaveLength(3);
     expect(md).toContain('``RPUSH queues:q\\|<b>#;%&`*_[x]é ‹Ping#1 attempts:0›``');
     // Rendered, this reads: note | <script>alert(1)</script> #59; ;\x1b[2J\u202e end `tick` *bold*
-    expect(md).toContain(String.raw`> note \| &lt;script\>alert(1)&lt;/script\> \#59; ;\\x1b\[2J\\u202e end \`tick\` \*bold\*`);
+    expect(md).toContain(
+      String.raw`> note \| &lt;script\>alert(1)&lt;/script\> \#59; ;\\x1b\[2J\\u202e end \`tick\` \*bold\*`,
+    );
   });
 });
 
@@ -119,7 +138,11 @@ describe('--format mermaid', () => {
     return db
       .getMessages()
       .filter((m) => m.from !== undefined)
-      .map((m) => ({ from: m.from!, to: m.to!, message: m.message.replace(/ﬂ°°(\d+)¶ß/g, (_, n: string) => String.fromCharCode(Number(n))) }));
+      .map((m) => ({
+        from: m.from!,
+        to: m.to!,
+        message: m.message.replace(/ﬂ°°(\d+)¶ß/g, (_, n: string) => String.fromCharCode(Number(n))),
+      }));
   }
 
   it('parses as a sequence diagram: a note per step, a message per command', async () => {
@@ -133,7 +156,9 @@ describe('--format mermaid', () => {
       const c = commands[i]!;
       if (c.source === 'lua') expect(m).toMatchObject({ from: 'redis', to: 'redis' });
       else expect(m.to).toBe('redis');
-      expect(m.message.startsWith(`${c.source === 'lua' ? '[lua] ' : ''}${c.args[0]} `) || m.message === c.args[0]).toBe(true);
+      expect(
+        m.message.startsWith(`${c.source === 'lua' ? '[lua] ' : ''}${c.args[0]} `) || m.message === c.args[0],
+      ).toBe(true);
     });
     expect(arrows[0]!.message).toBe('SELECT 0');
   });
@@ -145,7 +170,9 @@ describe('--format mermaid', () => {
     const arrows = got.filter((m) => !m.message.startsWith('#'));
     expect(arrows).toHaveLength(allCommands(nasty).length);
     expect(arrows[1]!.message).toBe(`RPUSH queues:${NASTY_QUEUE} ‹Ping#1 attempts:0›`);
-    expect(got.find((m) => m.message.startsWith('#0 '))!.message).toBe(`#0 t+0s dispatch Ping#1 onto queues:${NASTY_QUEUE}`);
+    expect(got.find((m) => m.message.startsWith('#0 '))!.message).toBe(
+      `#0 t+0s dispatch Ping#1 onto queues:${NASTY_QUEUE}`,
+    );
   });
 });
 
@@ -184,7 +211,9 @@ describe('--format resp', () => {
   });
 
   it('the stream is what the hand-derived dispatch sends: *2 SELECT 0, then *3 RPUSH', () => {
-    const first = parse(renderResp(shipped)).slice(0, 2).map((r) => r.map((b) => b.toString('utf8')));
+    const first = parse(renderResp(shipped))
+      .slice(0, 2)
+      .map((r) => r.map((b) => b.toString('utf8')));
     expect(first[0]).toEqual(['SELECT', '0']);
     expect(first[1]!.slice(0, 2)).toEqual(['RPUSH', 'queues:default']);
     assertTrace(shipped, ['SELECT 0', ['RPUSH', 'queues:default', anyPayload()]], { actor: 'dispatcher', lua: false });

@@ -31,11 +31,14 @@ describe('a server the tool did not start', () => {
   it('with no empty db to move to, refuses when the keys hold data, names the key, and leaves the data untouched', async () => {
     await client.flushAll();
     // Every other db holds something, so the run cannot move to an empty one (keyspace.ts).
-    for (let db = 1; db < 16; db++) await client.sendCommand(['EVAL', `redis.call('select', ${db}); redis.call('set', 'theirs', 'x')`, '0']);
+    for (let db = 1; db < 16; db++)
+      await client.sendCommand(['EVAL', `redis.call('select', ${db}); redis.call('set', 'theirs', 'x')`, '0']);
     await client.rPush('queues:default', 'their job');
     await client.set('unrelated', 'x');
     const t = await runScenario(await spec('success'), { redis: external() });
-    expect(t.error).toBe('refusing to run: queues:default already holds data on this server (REDIS_URL); use an empty db or a redis.prefix');
+    expect(t.error).toBe(
+      'refusing to run: queues:default already holds data on this server (REDIS_URL); use an empty db or a redis.prefix',
+    );
     expect(await client.lRange('queues:default', 0, -1)).toEqual(['their job']);
     expect(await client.get('unrelated')).toBe('x');
   });

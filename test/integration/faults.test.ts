@@ -20,7 +20,10 @@ describe('the redis-server is killed (SIGKILL) mid-run', () => {
   it('lqsim run exits 1 within seconds with one lqsim: line, the steps so far printed', async () => {
     const env: NodeJS.ProcessEnv = { ...process.env, LQSIM_REDIS: 'local', FORCE_COLOR: '0' };
     delete env.REDIS_URL;
-    const child = spawn(process.execPath, [cli, 'run', 'timeout-max-attempts', '--pace', '300'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'run', 'timeout-max-attempts', '--pace', '300'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += String(d)));
@@ -40,7 +43,11 @@ describe('the redis-server is killed (SIGKILL) mid-run', () => {
       expect(stdout).not.toMatch(/^#9 /m);
       const lines = stderr.trimEnd().split('\n');
       expect(lines[0]).toMatch(/^lqsim: Using local redis-server/);
-      expect(lines.slice(1)).toEqual([expect.stringMatching(/^lqsim: run ended early after \d+ steps: lost the connection to Redis \(server gone or network down\): /)]);
+      expect(lines.slice(1)).toEqual([
+        expect.stringMatching(
+          /^lqsim: run ended early after \d+ steps: lost the connection to Redis \(server gone or network down\): /,
+        ),
+      ]);
     } finally {
       child.kill('SIGKILL');
     }
@@ -60,7 +67,10 @@ class Relay {
       const back = createConnection({ host: '127.0.0.1', port });
       const pair: [Socket, Socket] = [front, back];
       relay.pairs.add(pair);
-      for (const [from, to] of [[front, back], [back, front]] as const) {
+      for (const [from, to] of [
+        [front, back],
+        [back, front],
+      ] as const) {
         from.on('data', (d) => {
           if (!relay.frozen) to.write(d);
         });
@@ -110,7 +120,13 @@ describe('the network between the tool and the server fails mid-run', () => {
 
   async function runThrough(fault: (r: Relay) => void) {
     relay = await Relay.start(server.port);
-    const target = { url: `redis://127.0.0.1:${relay.port}`, owned: true, kind: 'local-binary', version: server.version, describe: () => 'relay' };
+    const target = {
+      url: `redis://127.0.0.1:${relay.port}`,
+      owned: true,
+      kind: 'local-binary',
+      version: server.version,
+      describe: () => 'relay',
+    };
     let faultAt = 0;
     const t = await runScenario(await spec('timeout-max-attempts'), {
       redis: target,

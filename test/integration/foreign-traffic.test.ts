@@ -71,7 +71,17 @@ function expectSuccessTrace(t: Timeline, db: number): void {
   const SELECT = c('SELECT', String(db));
   expectSteps(t, [
     { actor: 'dispatcher', t: 0, commands: [SELECT, c('RPUSH', Q.ready, payload({ attempts: 0 }))] },
-    { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...migrate(Q.delayed, Q.ready, 0), ...migrate(Q.reserved, Q.ready, 0), ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r'))] },
+    {
+      actor: 'worker-1',
+      t: 0,
+      kind: 'pop',
+      commands: [
+        SELECT,
+        ...migrate(Q.delayed, Q.ready, 0),
+        ...migrate(Q.reserved, Q.ready, 0),
+        ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r')),
+      ],
+    },
     { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
     { actor: 'worker-1', t: 2, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r'))] },
   ]);

@@ -17,7 +17,8 @@ import { runFile, useRedis } from '../helpers/run.ts';
 
 const redis = useRedis();
 const repo = new URL('../../', import.meta.url);
-const capture = (c: string) => readFileSync(new URL(`conformance/laravel/captures/case-${c}.monitor.txt`, repo), 'utf8');
+const capture = (c: string) =>
+  readFileSync(new URL(`conformance/laravel/captures/case-${c}.monitor.txt`, repo), 'utf8');
 const fixture = (f: string) => new URL(`test/fixtures/laravel8/${f}`, repo).pathname;
 
 interface Cmd {
@@ -29,19 +30,25 @@ function normalise(cmds: Cmd[]): unknown[] {
   const clients = new Map<string, string>();
   const ids = new Map<string, string>();
   const rename = (s: string): string =>
-    s.replace(/[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|(?<="id":")[A-Za-z0-9]{32}(?=")/g, (m) => {
-      if (!ids.has(m)) ids.set(m, m.length === 32 ? `I${ids.size + 1}` : `U${ids.size + 1}`);
-      return ids.get(m)!;
-    });
+    s.replace(
+      /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}|(?<="id":")[A-Za-z0-9]{32}(?=")/g,
+      (m) => {
+        if (!ids.has(m)) ids.set(m, m.length === 32 ? `I${ids.size + 1}` : `U${ids.size + 1}`);
+        return ids.get(m)!;
+      },
+    );
   return cmds.map(({ client, args }) => {
     if (client !== 'lua' && !clients.has(client)) clients.set(client, `C${clients.size + 1}`);
     const who = client === 'lua' ? 'lua' : clients.get(client)!;
-    return [who, ...args.map((a) => {
-      const named = rename(a);
-      if (!named.startsWith('{')) return named;
-      const p = JSON.parse(named) as { attempts?: number };
-      return (p.attempts ?? 0) >= 1 ? { cjson: p } : named;
-    })];
+    return [
+      who,
+      ...args.map((a) => {
+        const named = rename(a);
+        if (!named.startsWith('{')) return named;
+        const p = JSON.parse(named) as { attempts?: number };
+        return (p.attempts ?? 0) >= 1 ? { cjson: p } : named;
+      }),
+    ];
   });
 }
 
@@ -85,7 +92,9 @@ describe('a 5.7 scenario replayed with --laravel 8', () => {
     expect(kill.commands.map((c) => c.args[0])).toEqual(['ZREM']);
     expect(t.steps.filter((s) => s.kind === 'restart')).toHaveLength(0);
     expect(kill.note).toMatch(/^\[written for Laravel 5\.7\] /);
-    expect(t.failed).toMatchObject([{ exception: 'Illuminate\\Queue\\MaxAttemptsExceededException', failedAt: t.start + 60 }]);
+    expect(t.failed).toMatchObject([
+      { exception: 'Illuminate\\Queue\\MaxAttemptsExceededException', failedAt: t.start + 60 },
+    ]);
   });
 });
 

@@ -88,7 +88,10 @@ async function killOnce(random: () => number): Promise<Outcome> {
   const delayMs = Math.floor(random() * (early ? 1200 : 1500));
   const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: scratch, LQSIM_REDIS: 'local', FORCE_COLOR: '0' };
   delete env.REDIS_URL;
-  const child = spawn(process.execPath, [cli, 'run', 'timeout-max-attempts', '--pace', '100'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'run', 'timeout-max-attempts', '--pace', '100'], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += String(d)));
   let exited = false;
@@ -108,11 +111,16 @@ describe('killing the CLI at random points', () => {
     const random = prng(SEED);
     const outcomes: Outcome[] = [];
     for (let i = 0; i < RUNS; i += PARALLEL) {
-      outcomes.push(...(await Promise.all(Array.from({ length: Math.min(PARALLEL, RUNS - i) }, () => killOnce(random)))));
+      outcomes.push(
+        ...(await Promise.all(Array.from({ length: Math.min(PARALLEL, RUNS - i) }, () => killOnce(random)))),
+      );
     }
     // Every signal was sent both before and after a redis-server was up.
     for (const s of SIGNALS) {
-      expect(outcomes.filter((o) => o.signal === s && o.afterRedis).length, `${s} after redis-server started`).toBeGreaterThan(1);
+      expect(
+        outcomes.filter((o) => o.signal === s && o.afterRedis).length,
+        `${s} after redis-server started`,
+      ).toBeGreaterThan(1);
       expect(outcomes.filter((o) => o.signal === s && !o.afterRedis).length, `${s} before`).toBeGreaterThan(0);
     }
     for (const o of outcomes) expect(o.exitedWithinMs, JSON.stringify(o)).toBeLessThan(5000);

@@ -24,7 +24,17 @@ describe('library API', () => {
     expect(timeline.error).toBeUndefined();
     // dispatch: SELECT + RPUSH; pop: SELECT + 3 EVAL + 4 lua; delete: ZREM.
     expect(allCommands(timeline).map((c) => c.args[0])).toEqual([
-      'SELECT', 'RPUSH', 'SELECT', 'EVAL', 'zrangebyscore', 'EVAL', 'zrangebyscore', 'EVAL', 'lpop', 'zadd', 'ZREM',
+      'SELECT',
+      'RPUSH',
+      'SELECT',
+      'EVAL',
+      'zrangebyscore',
+      'EVAL',
+      'zrangebyscore',
+      'EVAL',
+      'lpop',
+      'zadd',
+      'ZREM',
     ]);
     expect(timeline.jobs).toMatchObject([{ label: 'Ping#1', outcome: 'succeeded', executions: 1 }]);
   });
@@ -36,6 +46,8 @@ describe('library API', () => {
       jobs: { Ping: { class: 'App\\Jobs\\Ping' } },
       timeline: [{ at: 0, dispatch: 'Pong' }],
     };
-    await expect(runScenario(Scenario.parse(input), { redis })).rejects.toThrow(/^in-code: timeline\.0\.dispatch: unknown job "Pong"/);
+    await expect(runScenario(Scenario.parse(input), { redis })).rejects.toThrow(
+      /^in-code: timeline\.0\.dispatch: unknown job "Pong"/,
+    );
   });
 });

@@ -48,7 +48,8 @@ function migrate(from: string, q: Keys, t: number, moved?: Arg[][]): CmdPattern[
     const n = moved.reduce((s, chunk) => s + chunk.length, 0);
     inner.push(lua('zremrangebyrank', from, '0', String(n - 1)));
     // for i = 1, #val, 100: one rpush of the chunk, then one rpush of 1 onto :notify per job.
-    for (const chunk of moved) inner.push(lua('rpush', q.ready, ...chunk), ...chunk.map(() => lua('rpush', q.notify, '1')));
+    for (const chunk of moved)
+      inner.push(lua('rpush', q.ready, ...chunk), ...chunk.map(() => lua('rpush', q.notify, '1')));
   }
   return evalScript('migrateExpiredJobs', [from, q.ready, q.notify], [at(t), '-1'], inner);
 }
@@ -118,7 +119,15 @@ describe('dispatch under --laravel 13', () => {
           actor: 'dispatcher',
           t: 0,
           kind: 'dispatch',
-          commands: [SELECT, ...evalScript('push', [Q.ready, Q.notify], [p], [lua('rpush', Q.ready, same('p')), lua('rpush', Q.notify, '1')])],
+          commands: [
+            SELECT,
+            ...evalScript(
+              'push',
+              [Q.ready, Q.notify],
+              [p],
+              [lua('rpush', Q.ready, same('p')), lua('rpush', Q.notify, '1')],
+            ),
+          ],
         },
       ],
       laravel13,
@@ -138,7 +147,14 @@ describe('dispatch-later under --laravel 13', () => {
     const p = exactly(payload13(cls, command, t.start, '60'), 'p');
     const steps: StepPattern[] = [
       // RedisQueue::laterRaw: eval(later(), 1, q:delayed, availableAt(60), $payload) → [lua] zadd.
-      { actor: 'dispatcher', t: 0, commands: [SELECT, ...evalScript('later', [Q.delayed], [at(60), p], [lua('zadd', Q.delayed, at(60), same('p'))])] },
+      {
+        actor: 'dispatcher',
+        t: 0,
+        commands: [
+          SELECT,
+          ...evalScript('later', [Q.delayed], [at(60), p], [lua('zadd', Q.delayed, at(60), same('p'))]),
+        ],
+      },
       // The worker's phpredis connection: SELECT 0; nothing is due at t+0 or t+30 (--sleep=30).
       { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...emptyPoll(Q, 0)] },
       { actor: 'worker-1', t: 30, kind: 'pop', commands: emptyPoll(Q, 30) },
@@ -148,7 +164,11 @@ describe('dispatch-later under --laravel 13', () => {
         actor: 'worker-1',
         t: 60,
         kind: 'pop',
-        commands: [...migrate(Q.delayed, Q, 60, [[same('p')]]), ...migrate(Q.reserved, Q, 60), ...pop(Q, 60, 90, payload({ attempts: 1, delay: 60 }, 'r'))],
+        commands: [
+          ...migrate(Q.delayed, Q, 60, [[same('p')]]),
+          ...migrate(Q.reserved, Q, 60),
+          ...pop(Q, 60, 90, payload({ attempts: 1, delay: 60 }, 'r')),
+        ],
       },
       // CallQueuedHandler::call → RedisJob::delete → ZREM of the reserved (cjson) copy.
       { actor: 'worker-1', t: 60, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r'))] },
@@ -168,9 +188,27 @@ describe('timeout-max-attempts under --laravel 13', () => {
         {
           actor: 'dispatcher',
           t: 0,
-          commands: [SELECT, ...evalScript('push', [Q.ready, Q.notify], [exactly(payload13(cls, command, t.start, 'null'), 'p')], [lua('rpush', Q.ready, same('p')), lua('rpush', Q.notify, '1')])],
+          commands: [
+            SELECT,
+            ...evalScript(
+              'push',
+              [Q.ready, Q.notify],
+              [exactly(payload13(cls, command, t.start, 'null'), 'p')],
+              [lua('rpush', Q.ready, same('p')), lua('rpush', Q.notify, '1')],
+            ),
+          ],
         },
-        { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...migrate(Q.delayed, Q, 0), ...migrate(Q.reserved, Q, 0), ...pop(Q, 0, 90, payload({ attempts: 1 }, 'r1'))] },
+        {
+          actor: 'worker-1',
+          t: 0,
+          kind: 'pop',
+          commands: [
+            SELECT,
+            ...migrate(Q.delayed, Q, 0),
+            ...migrate(Q.reserved, Q, 0),
+            ...pop(Q, 0, 90, payload({ attempts: 1 }, 'r1')),
+          ],
+        },
         // handle() needs 120 s; pcntl_alarm(60) (--timeout) fires first.
         { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
         // SIGALRM handler (10.10+): attempts 1 >= --tries 1, so markJobAsFailedIfWillExceedMaxAttempts
@@ -182,7 +220,11 @@ describe('timeout-max-attempts under --laravel 13', () => {
     );
     // TimeoutExceededException::forJob: "<displayName> has timed out."
     expect(t.failed).toMatchObject([
-      { exception: 'Illuminate\\Queue\\TimeoutExceededException', message: 'App\\Jobs\\ImportCsv has timed out.', failedAt: t.start + 60 },
+      {
+        exception: 'Illuminate\\Queue\\TimeoutExceededException',
+        message: 'App\\Jobs\\ImportCsv has timed out.',
+        failedAt: t.start + 60,
+      },
     ]);
   });
 
@@ -209,7 +251,11 @@ timeline:
     // first poll migrates the expired reservation back and reserves it as attempts 2: attempts 2
     // > tries 1 → markJobAsFailedIfAlreadyExceedsMaxAttempts → MaxAttemptsExceededException.
     expect(t.failed).toMatchObject([
-      { exception: 'Illuminate\\Queue\\MaxAttemptsExceededException', message: 'App\\Jobs\\J has been attempted too many times.', failedAt: t.start + 10 },
+      {
+        exception: 'Illuminate\\Queue\\MaxAttemptsExceededException',
+        message: 'App\\Jobs\\J has been attempted too many times.',
+        failedAt: t.start + 10,
+      },
     ]);
   });
 });
@@ -228,7 +274,12 @@ describe('migrate-chunking under --laravel 13', () => {
     const cls = 'App\\\\Jobs\\\\SendInvoice';
     const command = 'O:20:\\"App\\\\Jobs\\\\SendInvoice\\":1:{s:5:\\"delay\\";i:10;}';
     const laterCalls = payloads.flatMap((pl, i) =>
-      evalScript('later', [Q.delayed], [at(10), exactly(payload13(cls, command, t.start, '10'), `p${i}`)], [lua('zadd', Q.delayed, at(10), same(`p${i}`))]),
+      evalScript(
+        'later',
+        [Q.delayed],
+        [at(10), exactly(payload13(cls, command, t.start, '10'), `p${i}`)],
+        [lua('zadd', Q.delayed, at(10), same(`p${i}`))],
+      ),
     );
     expectSteps(
       t,
@@ -278,7 +329,19 @@ timeline:
       t,
       [
         // The job goes to a queue this worker does not watch: only the push reaches Redis.
-        { actor: 'dispatcher', t: 0, commands: [SELECT, ...evalScript('push', [O.ready, O.notify], [payload({ attempts: 0 })], [lua('rpush', O.ready, payload({ attempts: 0 })), lua('rpush', O.notify, '1')])] },
+        {
+          actor: 'dispatcher',
+          t: 0,
+          commands: [
+            SELECT,
+            ...evalScript(
+              'push',
+              [O.ready, O.notify],
+              [payload({ attempts: 0 })],
+              [lua('rpush', O.ready, payload({ attempts: 0 })), lua('rpush', O.notify, '1')],
+            ),
+          ],
+        },
         // pop('high', 0): nothing; $block = ! secondaryQueueHadJob && index == 0 → BLPOP high:notify 2.
         { actor: 'worker-1', t: 0, kind: 'block', commands: [SELECT, ...emptyPoll(H, 0), c('BLPOP', H.notify, '2')] },
         // It times out at t+2; pop('default', 1) finds nothing and, index 1, does not block: sleep 3.
@@ -293,10 +356,9 @@ timeline:
   it('the same worker under 8 blocks on every queue in turn', async () => {
     const t = await runInline(blocking, '8');
     const K = (n: string) => `laravel_database_queues:${n}`;
-    expect(t.steps.slice(1, 3).map((s) => s.commands.filter((x) => x.args[0] === 'BLPOP').map((x) => x.args.slice(1)))).toEqual([
-      [[`${K('high')}:notify`, '2']],
-      [[`${K('default')}:notify`, '2']],
-    ]);
+    expect(
+      t.steps.slice(1, 3).map((s) => s.commands.filter((x) => x.args[0] === 'BLPOP').map((x) => x.args.slice(1))),
+    ).toEqual([[[`${K('high')}:notify`, '2']], [[`${K('default')}:notify`, '2']]]);
   });
 
   it('Job::backoff() falls back to the payload delay: a job dispatched with delay 5 is released for 5 s, not --backoff 0', async () => {
@@ -324,7 +386,12 @@ timeline:
           actor: 'worker-1',
           t: 5,
           kind: 'release',
-          commands: evalScript('release', [Q.delayed, Q.reserved], [same('r'), at(10)], [lua('zrem', Q.reserved, same('r')), lua('zadd', Q.delayed, at(10), same('r'))]),
+          commands: evalScript(
+            'release',
+            [Q.delayed, Q.reserved],
+            [same('r'), at(10)],
+            [lua('zrem', Q.reserved, same('r')), lua('zadd', Q.delayed, at(10), same('r'))],
+          ),
         },
       ],
       laravel13,

@@ -28,7 +28,8 @@ describe('the version check on INFO server', () => {
 
   it('accepts 6.2 and newer, refuses older ones and a missing version with a message naming the minimum', () => {
     expect(MIN_REDIS_VERSION).toBe('6.2.0');
-    for (const ok of ['6.2.0', '6.2.14', '7.0.15', '7.4.1', '10.0.0']) expect(versionProblem(versionFromInfo(info(ok))), ok).toBeNull();
+    for (const ok of ['6.2.0', '6.2.14', '7.0.15', '7.4.1', '10.0.0'])
+      expect(versionProblem(versionFromInfo(info(ok))), ok).toBeNull();
     expect(versionProblem(versionFromInfo(info('6.0.16')))).toBe(
       'Redis 6.0.16 is too old: lqsim needs 6.2.0 or newer (CLIENT INFO, CLIENT UNBLOCK, EVAL)',
     );
@@ -64,7 +65,9 @@ describe('ACL users that may not do what a run needs', () => {
   it('without MONITOR: refuses before any step, names MONITOR, writes nothing', async () => {
     await admin.flushAll();
     const t = await runScenario(await spec('success'), { redis: as('nomonitor') });
-    expect(t.error).toMatch(/^refusing to run: this server's user may not run MONITOR, which is how lqsim sees the commands \(NOPERM /);
+    expect(t.error).toMatch(
+      /^refusing to run: this server's user may not run MONITOR, which is how lqsim sees the commands \(NOPERM /,
+    );
     expect(t.steps).toEqual([]);
     expect(await admin.dbSize()).toBe(0);
   });
@@ -72,7 +75,9 @@ describe('ACL users that may not do what a run needs', () => {
   it('without scripting: refuses before any step, names EVAL, writes nothing', async () => {
     await admin.flushAll();
     const t = await runScenario(await spec('success'), { redis: as('noscripts') });
-    expect(t.error).toMatch(/^refusing to run: this server's user may not run Lua scripts \(EVAL\), which Laravel uses to pop, release and migrate jobs \(NOPERM /);
+    expect(t.error).toMatch(
+      /^refusing to run: this server's user may not run Lua scripts \(EVAL\), which Laravel uses to pop, release and migrate jobs \(NOPERM /,
+    );
     expect(t.steps).toEqual([]);
     expect(await admin.dbSize()).toBe(0);
   });
@@ -91,7 +96,9 @@ describe('ACL users that may not do what a run needs', () => {
     expect(code).toBe(1);
     const lines = stderr.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^lqsim: Using REDIS_URL /);
-    expect(lines.slice(1)).toEqual([expect.stringMatching(/^lqsim: .*refusing to run: this server's user may not run MONITOR/)]);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^lqsim: .*refusing to run: this server's user may not run MONITOR/),
+    ]);
     expect(stderr).not.toMatch(/^\s+at /m);
     expect(stdout).not.toMatch(/^#0 /m);
   });

@@ -8,7 +8,21 @@
 import { describe, expect, it } from 'vitest';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import type { Arg, CmdPattern, StepPattern } from '../helpers/trace.ts';
-import { at, c, emptyPoll, evalScript, expectSteps, lua, migrate, payload, popDue, popScript, queue, releaseScript, same } from '../helpers/trace.ts';
+import {
+  at,
+  c,
+  emptyPoll,
+  evalScript,
+  expectSteps,
+  lua,
+  migrate,
+  payload,
+  popDue,
+  popScript,
+  queue,
+  releaseScript,
+  same,
+} from '../helpers/trace.ts';
 import { runShipped, useRedis } from '../helpers/run.ts';
 
 const redis = useRedis();
@@ -35,17 +49,36 @@ describe('dispatch', () => {
         kind: 'dispatch',
         commands: [
           SELECT,
-          c('RPUSH', 'queues:default', payload({
-            displayName: cls, job: CALL, maxTries: null, timeout: null, timeoutAt: null,
-            'data.commandName': cls, 'data.command': command57(cls), attempts: 0,
-          })),
+          c(
+            'RPUSH',
+            'queues:default',
+            payload({
+              displayName: cls,
+              job: CALL,
+              maxTries: null,
+              timeout: null,
+              timeoutAt: null,
+              'data.commandName': cls,
+              'data.command': command57(cls),
+              attempts: 0,
+            }),
+          ),
         ],
       },
     ]);
     const raw = t.steps[0]!.commands[1]!.args[2]!;
     const p = JSON.parse(raw) as Record<string, unknown>;
     // json_encode keeps PHP's array order: the order of createObjectPayload + id, attempts (seed 000).
-    expect(Object.keys(p)).toEqual(['displayName', 'job', 'maxTries', 'timeout', 'timeoutAt', 'data', 'id', 'attempts']);
+    expect(Object.keys(p)).toEqual([
+      'displayName',
+      'job',
+      'maxTries',
+      'timeout',
+      'timeoutAt',
+      'data',
+      'id',
+      'attempts',
+    ]);
     expect(ID(p.id as string)).toBeNull();
     // PHP escapes backslashes and slashes and writes NUL as \u0000, as in seed 000's payload.
     expect(raw).toContain('"displayName":"App\\\\Jobs\\\\SendWelcomeEmail"');
@@ -62,7 +95,14 @@ describe('dispatch-later', () => {
     const cls = 'App\\Jobs\\SendReminder';
     expectSteps(t, [
       // later(60): ZADD queues:default:delayed <now+60> <payload>; the job's $delay is serialized as i:60.
-      { actor: 'dispatcher', t: 0, commands: [SELECT, c('ZADD', Q.delayed, at(60), payload({ attempts: 0, 'data.command': command57(cls, 'i:60;') }, 'p'))] },
+      {
+        actor: 'dispatcher',
+        t: 0,
+        commands: [
+          SELECT,
+          c('ZADD', Q.delayed, at(60), payload({ attempts: 0, 'data.command': command57(cls, 'i:60;') }, 'p')),
+        ],
+      },
       // Polls at t+0 and t+30 (--sleep=30): zrangebyscore -inf now finds nothing before t+60.
       { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...emptyPoll(Q, 0)] },
       { actor: 'worker-1', t: 30, kind: 'pop', commands: emptyPoll(Q, 30) },
@@ -91,7 +131,12 @@ describe('reserve', () => {
         actor: 'worker-1',
         t: 0,
         kind: 'pop',
-        commands: [SELECT, ...migrate(Q.delayed, Q.ready, 0), ...migrate(Q.reserved, Q.ready, 0), ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r'))],
+        commands: [
+          SELECT,
+          ...migrate(Q.delayed, Q.ready, 0),
+          ...migrate(Q.reserved, Q.ready, 0),
+          ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r')),
+        ],
       },
       // handle() runs 30 s; the run stops at until: 5 while it is still running.
       { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
@@ -100,7 +145,15 @@ describe('reserve', () => {
         actor: 'dispatcher',
         t: 1,
         kind: 'size',
-        commands: [SELECT, ...evalScript('size', [Q.ready, Q.delayed, Q.reserved], [], [lua('llen', Q.ready), lua('zcard', Q.delayed), lua('zcard', Q.reserved)])],
+        commands: [
+          SELECT,
+          ...evalScript(
+            'size',
+            [Q.ready, Q.delayed, Q.reserved],
+            [],
+            [lua('llen', Q.ready), lua('zcard', Q.delayed), lua('zcard', Q.reserved)],
+          ),
+        ],
       },
     ]);
     expect(t.steps[3]!.title).toBe("Queue::size('default') = 1");
@@ -120,7 +173,17 @@ describe('success', () => {
     const t = await run('success');
     expectSteps(t, [
       { actor: 'dispatcher', t: 0, commands: [SELECT, c('RPUSH', Q.ready, payload({ attempts: 0 }))] },
-      { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...migrate(Q.delayed, Q.ready, 0), ...migrate(Q.reserved, Q.ready, 0), ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r'))] },
+      {
+        actor: 'worker-1',
+        t: 0,
+        kind: 'pop',
+        commands: [
+          SELECT,
+          ...migrate(Q.delayed, Q.ready, 0),
+          ...migrate(Q.reserved, Q.ready, 0),
+          ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r')),
+        ],
+      },
       { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
       { actor: 'worker-1', t: 2, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r'))] },
     ]);
@@ -134,17 +197,29 @@ describe('failure-release', () => {
     const t = await run('failure-release');
     expectSteps(t, [
       { actor: 'dispatcher', t: 0, commands: [SELECT, c('RPUSH', Q.ready, payload({ attempts: 0 }))] },
-      { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...migrate(Q.delayed, Q.ready, 0), ...migrate(Q.reserved, Q.ready, 0), ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r1'))] },
+      {
+        actor: 'worker-1',
+        t: 0,
+        kind: 'pop',
+        commands: [
+          SELECT,
+          ...migrate(Q.delayed, Q.ready, 0),
+          ...migrate(Q.reserved, Q.ready, 0),
+          ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r1')),
+        ],
+      },
       // handleJobException: attempts 1 < tries 3 → release(--delay=10): release script KEYS
       // [:delayed, :reserved], ARGV [reserved payload, now+10] → zrem :reserved, zadd :delayed.
       {
         actor: 'worker-1',
         t: 0,
         kind: 'release',
-        commands: evalScript('release', [Q.delayed, Q.reserved], [same('r1'), at(10)], [
-          lua('zrem', Q.reserved, same('r1')),
-          lua('zadd', Q.delayed, at(10), same('r1')),
-        ]),
+        commands: evalScript(
+          'release',
+          [Q.delayed, Q.reserved],
+          [same('r1'), at(10)],
+          [lua('zrem', Q.reserved, same('r1')), lua('zadd', Q.delayed, at(10), same('r1'))],
+        ),
       },
       // The loop goes straight to the next poll; nothing is due, so it sleeps 5.
       { actor: 'worker-1', t: 0, kind: 'pop', commands: emptyPoll(Q, 0) },
@@ -154,7 +229,11 @@ describe('failure-release', () => {
         actor: 'worker-1',
         t: 10,
         kind: 'pop',
-        commands: [...migrate(Q.delayed, Q.ready, 10, [[same('r1')]]), ...migrate(Q.reserved, Q.ready, 10), ...popScript(Q, 10, 90, payload({ attempts: 2 }, 'r2'))],
+        commands: [
+          ...migrate(Q.delayed, Q.ready, 10, [[same('r1')]]),
+          ...migrate(Q.reserved, Q.ready, 10),
+          ...popScript(Q, 10, 90, payload({ attempts: 2 }, 'r2')),
+        ],
       },
       { actor: 'worker-1', t: 10, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r2'))] },
     ]);
@@ -167,10 +246,21 @@ describe('failure-exhausted', () => {
   it('releases after attempts 1 and 2, then fails on attempt 3 of --tries=3 with ZREM and a failed_jobs row', async () => {
     const t = await run('failure-exhausted');
     const release = (r: string, due: number): CmdPattern[] => releaseScript(Q, r, due);
-    const popFound = (tt: number, from: string, to: string, attempts: number): CmdPattern[] => popDue(Q, tt, from, to, attempts);
+    const popFound = (tt: number, from: string, to: string, attempts: number): CmdPattern[] =>
+      popDue(Q, tt, from, to, attempts);
     expectSteps(t, [
       { actor: 'dispatcher', t: 0, commands: [SELECT, c('RPUSH', Q.ready, payload({ attempts: 0 }))] },
-      { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...migrate(Q.delayed, Q.ready, 0), ...migrate(Q.reserved, Q.ready, 0), ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r1'))] },
+      {
+        actor: 'worker-1',
+        t: 0,
+        kind: 'pop',
+        commands: [
+          SELECT,
+          ...migrate(Q.delayed, Q.ready, 0),
+          ...migrate(Q.reserved, Q.ready, 0),
+          ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r1')),
+        ],
+      },
       { actor: 'worker-1', t: 0, kind: 'release', commands: release('r1', 5) },
       { actor: 'worker-1', t: 0, kind: 'pop', commands: emptyPoll(Q, 0) },
       { actor: 'worker-1', t: 5, kind: 'pop', commands: popFound(5, 'r1', 'r2', 2) },
@@ -180,7 +270,9 @@ describe('failure-exhausted', () => {
       // markJobAsFailedIfWillExceedMaxAttempts: attempts 3 >= tries 3 → failJob → delete only.
       { actor: 'worker-1', t: 10, kind: 'fail', commands: [c('ZREM', Q.reserved, same('r3'))] },
     ]);
-    expect(t.failed).toMatchObject([{ job: 'SyncInventory#1', exception: 'Exception', message: 'Supplier API returned 500', failedAt: t.start + 10 }]);
+    expect(t.failed).toMatchObject([
+      { job: 'SyncInventory#1', exception: 'Exception', message: 'Supplier API returned 500', failedAt: t.start + 10 },
+    ]);
     expect(t.jobs[0]).toMatchObject({ outcome: 'failed', executions: 3 });
   });
 });
@@ -190,7 +282,17 @@ describe('timeout-max-attempts', () => {
     const t = await run('timeout-max-attempts');
     expectSteps(t, [
       { actor: 'dispatcher', t: 0, commands: [SELECT, c('RPUSH', Q.ready, payload({ attempts: 0 }))] },
-      { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...migrate(Q.delayed, Q.ready, 0), ...migrate(Q.reserved, Q.ready, 0), ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r1'))] },
+      {
+        actor: 'worker-1',
+        t: 0,
+        kind: 'pop',
+        commands: [
+          SELECT,
+          ...migrate(Q.delayed, Q.ready, 0),
+          ...migrate(Q.reserved, Q.ready, 0),
+          ...popScript(Q, 0, 90, payload({ attempts: 1 }, 'r1')),
+        ],
+      },
       // handle() needs 120 s; the 60 s alarm fires first: SIGKILL, no Redis command at all.
       { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
       { actor: 'worker-1', t: 60, kind: 'kill', commands: [] },
@@ -205,7 +307,11 @@ describe('timeout-max-attempts', () => {
         actor: 'worker-1',
         t: 90,
         kind: 'pop',
-        commands: [...migrate(Q.delayed, Q.ready, 90), ...migrate(Q.reserved, Q.ready, 90, [[same('r1')]]), ...popScript(Q, 90, 90, payload({ attempts: 2 }, 'r2'))],
+        commands: [
+          ...migrate(Q.delayed, Q.ready, 90),
+          ...migrate(Q.reserved, Q.ready, 90, [[same('r1')]]),
+          ...popScript(Q, 90, 90, payload({ attempts: 2 }, 'r2')),
+        ],
       },
       // markJobAsFailedIfAlreadyExceedsMaxAttempts: attempts 2 > tries 1 → failJob (ZREM), never fired.
       { actor: 'worker-1', t: 90, kind: 'fail', commands: [c('ZREM', Q.reserved, same('r2'))] },
@@ -213,7 +319,8 @@ describe('timeout-max-attempts', () => {
     expect(t.failed).toMatchObject([
       {
         exception: 'Illuminate\\Queue\\MaxAttemptsExceededException',
-        message: 'App\\Jobs\\ImportCsv has been attempted too many times or run too long. The job may have previously timed out.',
+        message:
+          'App\\Jobs\\ImportCsv has been attempted too many times or run too long. The job may have previously timed out.',
       },
     ]);
     expect(t.jobs[0]).toMatchObject({ outcome: 'failed', executions: 1 });
@@ -234,7 +341,17 @@ describe('retry-after-vs-timeout', () => {
     expectSteps(t, [
       { actor: 'dispatcher', t: 0, commands: [SELECT, c('RPUSH', Q.ready, payload({ attempts: 0 }))] },
       // worker-1 (--once) reserves it until t+30 (retry_after 30).
-      { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...migrate(Q.delayed, Q.ready, 0), ...migrate(Q.reserved, Q.ready, 0), ...popScript(Q, 0, 30, payload({ attempts: 1 }, 'r1'))] },
+      {
+        actor: 'worker-1',
+        t: 0,
+        kind: 'pop',
+        commands: [
+          SELECT,
+          ...migrate(Q.delayed, Q.ready, 0),
+          ...migrate(Q.reserved, Q.ready, 0),
+          ...popScript(Q, 0, 30, payload({ attempts: 1 }, 'r1')),
+        ],
+      },
       { actor: 'worker-2', t: 0, kind: 'pop', commands: [SELECT, ...emptyPoll(Q, 0, 30)] },
       { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
       ...polls('worker-2', [10, 20]),
@@ -243,7 +360,11 @@ describe('retry-after-vs-timeout', () => {
         actor: 'worker-2',
         t: 30,
         kind: 'pop',
-        commands: [...migrate(Q.delayed, Q.ready, 30), ...migrate(Q.reserved, Q.ready, 30, [[same('r1')]]), ...popScript(Q, 30, 30, payload({ attempts: 2 }, 'r2'))],
+        commands: [
+          ...migrate(Q.delayed, Q.ready, 30),
+          ...migrate(Q.reserved, Q.ready, 30, [[same('r1')]]),
+          ...popScript(Q, 30, 30, payload({ attempts: 2 }, 'r2')),
+        ],
       },
       { actor: 'worker-2', t: 30, kind: 'process', commands: [] },
       // worker-1 finishes at t+45: ZREM of its attempts-1 copy, which is no longer there.
@@ -258,20 +379,45 @@ describe('retry-after-vs-timeout', () => {
       { actor: 'worker-2', t: 80, kind: 'stop', commands: [] },
       // Part 2 on connection redis-long, queue long, retry_after 90.
       { actor: 'dispatcher', t: 100, commands: [SELECT, c('RPUSH', L.ready, payload({ attempts: 0 }))] },
-      { actor: 'worker-3', t: 100, kind: 'pop', commands: [SELECT, ...migrate(L.delayed, L.ready, 100), ...migrate(L.reserved, L.ready, 100), ...popScript(L, 100, 90, payload({ attempts: 1 }, 'r3'))] },
+      {
+        actor: 'worker-3',
+        t: 100,
+        kind: 'pop',
+        commands: [
+          SELECT,
+          ...migrate(L.delayed, L.ready, 100),
+          ...migrate(L.reserved, L.ready, 100),
+          ...popScript(L, 100, 90, payload({ attempts: 1 }, 'r3')),
+        ],
+      },
       { actor: 'worker-4', t: 100, kind: 'pop', commands: [SELECT, ...emptyPoll(L, 100)] },
       { actor: 'worker-3', t: 100, kind: 'process', commands: [] },
       ...polls('worker-4', [110, 120, 130, 140], L, 90),
       { actor: 'worker-3', t: 145, kind: 'delete', commands: [c('ZREM', L.reserved, same('r3'))] },
     ]);
-    const deletes = t.steps.filter((x) => x.kind === 'delete').map((x) => [x.actor, x.title.match(/ZREM removed \d/)?.[0]]);
-    expect(deletes).toEqual([['worker-1', 'ZREM removed 0'], ['worker-2', 'ZREM removed 1'], ['worker-3', 'ZREM removed 1']]);
-    expect(t.jobs.map((j) => [j.label, j.executions])).toEqual([['GenerateReport#1', 2], ['GenerateReport#2', 1]]);
+    const deletes = t.steps
+      .filter((x) => x.kind === 'delete')
+      .map((x) => [x.actor, x.title.match(/ZREM removed \d/)?.[0]]);
+    expect(deletes).toEqual([
+      ['worker-1', 'ZREM removed 0'],
+      ['worker-2', 'ZREM removed 1'],
+      ['worker-3', 'ZREM removed 1'],
+    ]);
+    expect(t.jobs.map((j) => [j.label, j.executions])).toEqual([
+      ['GenerateReport#1', 2],
+      ['GenerateReport#2', 1],
+    ]);
     // The narration states the lesson at each start: which deadline comes first.
     const starts = t.steps.filter((x) => x.kind === 'process').map((x) => x.explain);
-    expect(starts[0]).toBe('Finishes at t+45s; the reservation expires at t+30s; no alarm (--once never arms one): the reservation expires while it still runs, so another worker can migrate it and run it again.');
-    expect(starts[1]).toContain('the reservation expires at t+60s; the alarm fires at t+90s: the reservation expires while it still runs');
-    expect(starts[2]).toBe('Finishes at t+145s; the reservation expires at t+190s; the alarm fires at t+160s: it finishes first, and were it stuck, the alarm would kill it before the reservation expires.');
+    expect(starts[0]).toBe(
+      'Finishes at t+45s; the reservation expires at t+30s; no alarm (--once never arms one): the reservation expires while it still runs, so another worker can migrate it and run it again.',
+    );
+    expect(starts[1]).toContain(
+      'the reservation expires at t+60s; the alarm fires at t+90s: the reservation expires while it still runs',
+    );
+    expect(starts[2]).toBe(
+      'Finishes at t+145s; the reservation expires at t+190s; the alarm fires at t+160s: it finishes first, and were it stuck, the alarm would kill it before the reservation expires.',
+    );
   });
 });
 
@@ -280,12 +426,53 @@ describe('priority-queues', () => {
     const t = await run('priority-queues');
     const H = queue('high');
     expectSteps(t, [
-      { actor: 'dispatcher', t: 0, commands: [SELECT, c('RPUSH', Q.ready, payload({ displayName: 'App\\Jobs\\SendNewsletter' }))] },
+      {
+        actor: 'dispatcher',
+        t: 0,
+        commands: [SELECT, c('RPUSH', Q.ready, payload({ displayName: 'App\\Jobs\\SendNewsletter' }))],
+      },
       // ->onQueue('high') also lands in the serialized job ($queue = "high").
-      { actor: 'dispatcher', t: 0, commands: [SELECT, c('RPUSH', H.ready, payload({ displayName: 'App\\Jobs\\ResetPassword', 'data.command': command57('App\\Jobs\\ResetPassword').replace('s:5:"queue";N;', 's:5:"queue";s:4:"high";') }))] },
-      { actor: 'worker-1', t: 0, kind: 'pop', commands: [SELECT, ...migrate(H.delayed, H.ready, 0), ...migrate(H.reserved, H.ready, 0), ...popScript(H, 0, 90, payload({ displayName: 'App\\Jobs\\ResetPassword', attempts: 1 }, 'rh'))] },
+      {
+        actor: 'dispatcher',
+        t: 0,
+        commands: [
+          SELECT,
+          c(
+            'RPUSH',
+            H.ready,
+            payload({
+              displayName: 'App\\Jobs\\ResetPassword',
+              'data.command': command57('App\\Jobs\\ResetPassword').replace(
+                's:5:"queue";N;',
+                's:5:"queue";s:4:"high";',
+              ),
+            }),
+          ),
+        ],
+      },
+      {
+        actor: 'worker-1',
+        t: 0,
+        kind: 'pop',
+        commands: [
+          SELECT,
+          ...migrate(H.delayed, H.ready, 0),
+          ...migrate(H.reserved, H.ready, 0),
+          ...popScript(H, 0, 90, payload({ displayName: 'App\\Jobs\\ResetPassword', attempts: 1 }, 'rh')),
+        ],
+      },
       { actor: 'worker-1', t: 0, kind: 'delete', commands: [c('ZREM', H.reserved, same('rh'))] },
-      { actor: 'worker-1', t: 0, kind: 'pop', commands: [...emptyPoll(H, 0), ...migrate(Q.delayed, Q.ready, 0), ...migrate(Q.reserved, Q.ready, 0), ...popScript(Q, 0, 90, payload({ displayName: 'App\\Jobs\\SendNewsletter', attempts: 1 }, 'rd'))] },
+      {
+        actor: 'worker-1',
+        t: 0,
+        kind: 'pop',
+        commands: [
+          ...emptyPoll(H, 0),
+          ...migrate(Q.delayed, Q.ready, 0),
+          ...migrate(Q.reserved, Q.ready, 0),
+          ...popScript(Q, 0, 90, payload({ displayName: 'App\\Jobs\\SendNewsletter', attempts: 1 }, 'rd')),
+        ],
+      },
       { actor: 'worker-1', t: 0, kind: 'delete', commands: [c('ZREM', Q.reserved, same('rd'))] },
     ]);
   });
@@ -298,18 +485,40 @@ describe('block-for', () => {
     // copy is the pushed string with "attempts":0 (the last key) turned into "attempts":1.
     const phpReserved: Arg = (arg, ctx) => {
       const pushed = ctx.bound.get('p')!;
-      return arg === pushed.replace(/"attempts":0}$/, '"attempts":1}') ? null : 'the pushed payload with attempts 1, PHP key order';
+      return arg === pushed.replace(/"attempts":0}$/, '"attempts":1}')
+        ? null
+        : 'the pushed payload with attempts 1, PHP key order';
     };
     expectSteps(t, [
-      { actor: 'worker-1', t: 0, kind: 'block', commands: [SELECT, ...migrate(Q.delayed, Q.ready, 0), ...migrate(Q.reserved, Q.ready, 0), c('BLPOP', Q.ready, '5')] },
+      {
+        actor: 'worker-1',
+        t: 0,
+        kind: 'block',
+        commands: [
+          SELECT,
+          ...migrate(Q.delayed, Q.ready, 0),
+          ...migrate(Q.reserved, Q.ready, 0),
+          c('BLPOP', Q.ready, '5'),
+        ],
+      },
       { actor: 'dispatcher', t: 2, commands: [SELECT, c('RPUSH', Q.ready, payload({ attempts: 0 }, 'p'))] },
       // Served at t+2: the reservation runs to t+2+90. No pop script: a plain ZADD from PHP.
       { actor: 'worker-1', t: 2, kind: 'pop', commands: [c('ZADD', Q.reserved, at(92), phpReserved)] },
       { actor: 'worker-1', t: 2, kind: 'delete', commands: [c('ZREM', Q.reserved, phpReserved)] },
-      { actor: 'worker-1', t: 2, kind: 'block', commands: [...migrate(Q.delayed, Q.ready, 2), ...migrate(Q.reserved, Q.ready, 2), c('BLPOP', Q.ready, '5')] },
+      {
+        actor: 'worker-1',
+        t: 2,
+        kind: 'block',
+        commands: [...migrate(Q.delayed, Q.ready, 2), ...migrate(Q.reserved, Q.ready, 2), c('BLPOP', Q.ready, '5')],
+      },
       // Nothing within 5 s: BLPOP returns nil at t+7 (no new MONITOR line), then --sleep=3.
       { actor: 'worker-1', t: 7, kind: 'pop', commands: [] },
-      { actor: 'worker-1', t: 10, kind: 'block', commands: [...migrate(Q.delayed, Q.ready, 10), ...migrate(Q.reserved, Q.ready, 10), c('BLPOP', Q.ready, '5')] },
+      {
+        actor: 'worker-1',
+        t: 10,
+        kind: 'block',
+        commands: [...migrate(Q.delayed, Q.ready, 10), ...migrate(Q.reserved, Q.ready, 10), c('BLPOP', Q.ready, '5')],
+      },
     ]);
   });
 });

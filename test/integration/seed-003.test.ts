@@ -71,7 +71,11 @@ describe('seed 003 MONITOR capture (Laravel 5.3)', () => {
     expect(t.error).toBeUndefined();
     const dueAt = t.start + 61;
     const window: TraceCommand[] = t.steps.filter((s) => s.t === t.start || s.t === dueAt).flatMap((s) => s.commands);
-    const ours: Normal[] = window.map((c) => ({ actor: c.source === 'lua' ? 'lua' : c.actor, source: c.source, args: c.args }));
+    const ours: Normal[] = window.map((c) => ({
+      actor: c.source === 'lua' ? 'lua' : c.actor,
+      source: c.source,
+      args: c.args,
+    }));
 
     const a = normalise(captured);
     const b = normalise(ours);
@@ -85,7 +89,10 @@ describe('seed 003 MONITOR capture (Laravel 5.3)', () => {
   it('the 5.3 profile reproduces it after the product normaliser too (lqsim diff would show no difference)', async () => {
     const lines = readFileSync(fixture('seed-003-capture.txt'), 'utf8').trim().split('\n').map(parseMonitorLine);
     // The capture's two clients: 63798 is the web request (dispatcher), 63792 the worker.
-    const actors = new Map([['127.0.0.1:63798', 'dispatcher'], ['127.0.0.1:63792', 'worker-1']]);
+    const actors = new Map([
+      ['127.0.0.1:63798', 'dispatcher'],
+      ['127.0.0.1:63792', 'worker-1'],
+    ]);
     const t = await runFile(fixture('seed-003.yaml'), redis());
     const captured = fromMonitorLines(lines, { start: t.start, actors, prefix: '' });
     // The same window as above; a raw capture has no step boundaries, only changes of sender, so
@@ -101,7 +108,16 @@ describe('seed 003 MONITOR capture (Laravel 5.3)', () => {
     const t = await runFile(fixture('seed-003.yaml'), redis(), '5.7');
     const zadd = t.steps[0]!.commands[1]!.args;
     // 5.4+ payload: displayName, maxTries, timeout(, timeoutAt) added, attempts starts at 0.
-    expect(Object.keys(JSON.parse(zadd[3]!))).toEqual(['displayName', 'job', 'maxTries', 'timeout', 'timeoutAt', 'data', 'id', 'attempts']);
+    expect(Object.keys(JSON.parse(zadd[3]!))).toEqual([
+      'displayName',
+      'job',
+      'maxTries',
+      'timeout',
+      'timeoutAt',
+      'data',
+      'id',
+      'attempts',
+    ]);
     expect(JSON.parse(zadd[3]!).attempts).toBe(0);
     // 5.4+ scripts carry comments and migrateExpiredJobs returns the moved jobs (`return val`).
     const evals = t.steps.flatMap((s) => s.commands).filter((c) => c.args[0] === 'EVAL');

@@ -61,7 +61,9 @@ describe('acquireRedis with LQSIM_REDIS=local', () => {
     expect(server.host).toBe('127.0.0.1');
     expect(server.url).toBe(`redis://127.0.0.1:${server.port}`);
     expect(server.version).toMatch(/^7\.\d+\.\d+/);
-    expect(server.describe()).toBe(`local redis-server ${server.version} on 127.0.0.1:${server.port} (pid ${server.pid})`);
+    expect(server.describe()).toBe(
+      `local redis-server ${server.version} on 127.0.0.1:${server.port} (pid ${server.pid})`,
+    );
     expect(logs.join('\n')).toContain('local redis-server');
     expect(await ping(server.url)).toBe('PONG');
 
@@ -83,12 +85,20 @@ describe('acquireRedis with LQSIM_REDIS=local', () => {
   });
 
   it('throws RedisUnavailableError that says how to get Redis when the binary is missing', async () => {
-    const err = await acquireRedis({ env: cleanEnv({ LQSIM_REDIS: 'local', REDIS_SERVER_BIN: '/nonexistent' }) }).catch((e: unknown) => e);
+    const err = await acquireRedis({ env: cleanEnv({ LQSIM_REDIS: 'local', REDIS_SERVER_BIN: '/nonexistent' }) }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(RedisUnavailableError);
     const e = err as RedisUnavailableError;
     expect(e.tried).toHaveLength(1);
     expect(e.tried[0]).toContain('redis-server binary not found: /nonexistent');
-    for (const hint of ['apt-get install redis-server', 'brew install redis', 'Docker', 'redis:7.4-alpine', 'REDIS_URL=redis://host:port']) {
+    for (const hint of [
+      'apt-get install redis-server',
+      'brew install redis',
+      'Docker',
+      'redis:7.4-alpine',
+      'REDIS_URL=redis://host:port',
+    ]) {
       expect(e.message).toContain(hint);
     }
   });
@@ -117,7 +127,9 @@ describe('startLocalRedisServer with a misbehaving binary', () => {
 
   it('gives up after the ready timeout, kills the process and removes its dir', async () => {
     const bin = fakeBinary('echo "pid $$ dir ${10}"; exec sleep 30');
-    const err = await startLocalRedisServer({ env: cleanEnv({ REDIS_SERVER_BIN: bin }), readyTimeoutMs: 300 }).catch((e: unknown) => e);
+    const err = await startLocalRedisServer({ env: cleanEnv({ REDIS_SERVER_BIN: bin }), readyTimeoutMs: 300 }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(LocalRedisError);
     expect((err as LocalRedisError).reason).toBe('timeout');
     const [, pid, dir] = /^pid (\d+) dir (\S+)$/.exec((err as LocalRedisError).output[0] ?? '') ?? [];
@@ -148,7 +160,14 @@ describe('acquireRedis with REDIS_URL', () => {
     const local = await acquireRedis({ env: cleanEnv({ LQSIM_REDIS: 'local' }) });
     started.push(local);
     const ext = await acquireRedis({ env: cleanEnv({ REDIS_URL: local.url, LQSIM_REDIS: 'docker' }) });
-    expect(ext).toMatchObject({ kind: 'external', url: local.url, host: '127.0.0.1', port: local.port, owned: false, version: local.version });
+    expect(ext).toMatchObject({
+      kind: 'external',
+      url: local.url,
+      host: '127.0.0.1',
+      port: local.port,
+      owned: false,
+      version: local.version,
+    });
     expect(ext.pid).toBeUndefined();
     expect(ext.describe()).toBe(`REDIS_URL ${local.url} (Redis ${local.version})`);
     await ext.stop();
@@ -181,7 +200,9 @@ describe.skipIf(dockerConfigured)('acquireRedis without a Docker engine', () => 
   it('with LQSIM_REDIS=docker, says that testcontainers was tried and nothing else', async () => {
     const err = await acquireRedis({ env: cleanEnv({ LQSIM_REDIS: 'docker' }) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RedisUnavailableError);
-    expect((err as RedisUnavailableError).tried).toEqual([expect.stringMatching(/^testcontainers \(redis:7\.4-alpine\): /)]);
+    expect((err as RedisUnavailableError).tried).toEqual([
+      expect.stringMatching(/^testcontainers \(redis:7\.4-alpine\): /),
+    ]);
   });
 });
 
@@ -210,23 +231,31 @@ describe('a redis-server never outlives the Node process that started it', () =>
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('on %s: stops redis-server, removes its dir, exits with %i', async (signal, code) => {
-    const { child, info, exited } = await runFixture('wait');
-    expect(processExists(info.pid)).toBe(true);
-    child.kill(signal);
-    const [exitCode] = await exited;
-    expect(exitCode).toBe(code);
-    // stop() waited for the server's exit, so it is reaped: not even a zombie is left.
-    expect(() => process.kill(info.pid, 0)).toThrow();
-    expect(existsSync(info.dataDir)).toBe(false);
-  }, 20_000);
+  ] as const)(
+    'on %s: stops redis-server, removes its dir, exits with %i',
+    async (signal, code) => {
+      const { child, info, exited } = await runFixture('wait');
+      expect(processExists(info.pid)).toBe(true);
+      child.kill(signal);
+      const [exitCode] = await exited;
+      expect(exitCode).toBe(code);
+      // stop() waited for the server's exit, so it is reaped: not even a zombie is left.
+      expect(() => process.kill(info.pid, 0)).toThrow();
+      expect(existsSync(info.dataDir)).toBe(false);
+    },
+    20_000,
+  );
 
-  it.each(['exit', 'throw'] as const)("on process %s without cleanup: the 'exit' fallback kills redis-server", async (mode) => {
-    const { info, exited, stderr } = await runFixture(mode);
-    const [exitCode] = await exited;
-    expect(exitCode).toBe(mode === 'exit' ? 0 : 1);
-    if (mode === 'throw') expect(stderr()).toContain('deliberate crash'); // not swallowed
-    expect(await waitFor(() => processEnded(info.pid), 3000)).toBe(true);
-    expect(existsSync(info.dataDir)).toBe(false);
-  }, 20_000);
+  it.each(['exit', 'throw'] as const)(
+    "on process %s without cleanup: the 'exit' fallback kills redis-server",
+    async (mode) => {
+      const { info, exited, stderr } = await runFixture(mode);
+      const [exitCode] = await exited;
+      expect(exitCode).toBe(mode === 'exit' ? 0 : 1);
+      if (mode === 'throw') expect(stderr()).toContain('deliberate crash'); // not swallowed
+      expect(await waitFor(() => processEnded(info.pid), 3000)).toBe(true);
+      expect(existsSync(info.dataDir)).toBe(false);
+    },
+    20_000,
+  );
 });

@@ -45,7 +45,9 @@ const SCENARIO = [
 const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 const firstUnsafe = (s: string): string | null => {
   const m = UNSAFE.exec(s);
-  return m ? `${JSON.stringify(m[0])} at ${m.index}: ${JSON.stringify(s.slice(Math.max(0, m.index - 40), m.index + 20))}` : null;
+  return m
+    ? `${JSON.stringify(m[0])} at ${m.index}: ${JSON.stringify(s.slice(Math.max(0, m.index - 40), m.index + 20))}`
+    : null;
 };
 
 const file = join(dir, 'evil.yaml');
@@ -68,7 +70,8 @@ describe('hostile bytes in a real run', () => {
   const renderers: Record<string, (t: Timeline) => string> = {
     text: (t) => renderText(t, { chalk: makeChalk(0), full: false, width: 100 }),
     'text --full': (t) => renderText(t, { chalk: makeChalk(0), full: true, width: 100 }),
-    'text (colour)': (t) => renderText(t, { chalk: makeChalk(3), full: true, width: 100 }).replace(/\u001b\[[0-9;]*m/g, ''),
+    'text (colour)': (t) =>
+      renderText(t, { chalk: makeChalk(3), full: true, width: 100 }).replace(/\u001b\[[0-9;]*m/g, ''),
     ndjson: (t) => renderNdjson(t),
     ...Object.fromEntries(
       EXPORT_FORMATS.filter((f) => f !== 'resp').map((f) => [f, (t: Timeline) => String(renderExport(f, t))]),
@@ -83,7 +86,10 @@ describe('hostile bytes in a real run', () => {
 
   it('json and ndjson still carry the bytes, JSON-escaped', async () => {
     const t = await evilRun();
-    const ndjson = renderNdjson(t).trim().split('\n').map((l) => JSON.parse(l) as { args: string[] });
+    const ndjson = renderNdjson(t)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { args: string[] });
     expect(ndjson.some((c) => c.args.some((a) => a.includes('\u009b31m\u202eevil')))).toBe(true);
     expect(JSON.stringify(JSON.parse(String(renderExport('json', t))))).toContain('evil title');
   });

@@ -8,7 +8,18 @@ import { runScenario } from '../../src/scenarios/runner.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import { useRedis } from '../helpers/run.ts';
 import type { CmdPattern } from '../helpers/trace.ts';
-import { c, emptyPoll, expectSteps, migrate, payload, popDue as popDueHelper, popScript, queue, releaseScript, same } from '../helpers/trace.ts';
+import {
+  c,
+  emptyPoll,
+  expectSteps,
+  migrate,
+  payload,
+  popDue as popDueHelper,
+  popScript,
+  queue,
+  releaseScript,
+  same,
+} from '../helpers/trace.ts';
 
 const redis = useRedis();
 const SELECT = c('SELECT', '0');
@@ -40,7 +51,8 @@ const firstPop = (r: string, retryAfter = 90): CmdPattern[] => [
   ...popScript(Q, 0, retryAfter, payload({ attempts: 1 }, r)),
 ];
 const release = (r: string, due: number): CmdPattern[] => releaseScript(Q, r, due);
-const popDue = (tt: number, from: string, to: string, attempts: number): CmdPattern[] => popDueHelper(Q, tt, from, to, attempts);
+const popDue = (tt: number, from: string, to: string, attempts: number): CmdPattern[] =>
+  popDueHelper(Q, tt, from, to, attempts);
 const dispatched = (fields: Record<string, unknown> = {}) => ({
   actor: 'dispatcher',
   t: 0,
@@ -52,7 +64,11 @@ describe('job-level options override the worker', () => {
     const t = await run(scenario('tries: 1, sleep: 1', '    tries: 2\n    attempts: [{ throw: boom }]'));
     expectSteps(t, [
       // maxTries 2 travels in the payload, and $tries is serialized as the class's own property.
-      dispatched({ maxTries: 2, 'data.command': 'O:10:"App\\Jobs\\J":8:{s:5:"tries";i:2;s:6:"\0*\0job";N;s:10:"connection";N;s:5:"queue";N;s:15:"chainConnection";N;s:10:"chainQueue";N;s:5:"delay";N;s:7:"chained";a:0:{}}' }),
+      dispatched({
+        maxTries: 2,
+        'data.command':
+          'O:10:"App\\Jobs\\J":8:{s:5:"tries";i:2;s:6:"\0*\0job";N;s:10:"connection";N;s:5:"queue";N;s:15:"chainConnection";N;s:10:"chainQueue";N;s:5:"delay";N;s:7:"chained";a:0:{}}',
+      }),
       { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1') },
       // attempts 1 < job tries 2 → release(--delay=0): due at once.
       { actor: 'worker-1', t: 0, kind: 'release', commands: release('r1', 0) },
@@ -79,7 +95,9 @@ describe('job-level options override the worker', () => {
 
   it('retryUntil: retried while now <= timeoutAt, then failed unrun with MaxAttemptsExceededException', async () => {
     // --tries=0 (unlimited) so only timeoutAt (t+15) decides; --delay=10.
-    const t = await run(scenario('tries: 0, delay: 10, sleep: 10', '    retry_until: 15\n    attempts: [{ throw: boom }]'));
+    const t = await run(
+      scenario('tries: 0, delay: 10, sleep: 10', '    retry_until: 15\n    attempts: [{ throw: boom }]'),
+    );
     expectSteps(t, [
       dispatched({ timeoutAt: 1_700_000_015 }),
       { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1') },
@@ -195,13 +213,20 @@ timeline:
     ]);
     const block = t.steps[4]!;
     // pop script first (nothing), then BLPOP on :notify; the trail is this step's own.
-    expect(block.commands.filter((c) => c.source === 'client').map((c) => c.args[0])).toEqual(['EVAL', 'EVAL', 'EVAL', 'BLPOP']);
+    expect(block.commands.filter((c) => c.source === 'client').map((c) => c.args[0])).toEqual([
+      'EVAL',
+      'EVAL',
+      'EVAL',
+      'BLPOP',
+    ]);
     expect(block.commands.at(-1)!.args).toEqual(['BLPOP', 'laravel_database_queues:default:notify', '30']);
     expect(block.methods[0]).toBe('Worker::getNextJob');
   });
 
   it('5.3 sleeps --sleep after a job exception (runNextJob catches it, then sleeps)', async () => {
-    const t = await run(scenario('tries: 3, delay: 10, sleep: 5', '    attempts: [{ throw: boom }, succeed]', 'laravel: "5.3"'));
+    const t = await run(
+      scenario('tries: 3, delay: 10, sleep: 5', '    attempts: [{ throw: boom }, succeed]', 'laravel: "5.3"'),
+    );
     // 5.7 polls again at t+0 after the release; 5.3 first sleeps 5 s.
     expect(t.steps.map((s) => [s.t - t.start, s.kind]).slice(0, 5)).toEqual([
       [0, 'dispatch'],

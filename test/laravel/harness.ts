@@ -29,7 +29,11 @@ export const TEST_JOB_CLASS = 'Illuminate\\Tests\\Queue\\RedisQueueIntegrationTe
 
 /** serialize(new RedisQueueIntegrationTestJob($i)): what `assertEquals($job, unserialize(...))` compares. */
 export function serializedTestJob(i: number): string {
-  return phpSerialize({ kind: 'object', className: TEST_JOB_CLASS, properties: [{ name: 'i', visibility: 'public', value: i }] });
+  return phpSerialize({
+    kind: 'object',
+    className: TEST_JOB_CLASS,
+    properties: [{ name: 'i', visibility: 'public', value: i }],
+  });
 }
 
 /** One ported Laravel test method: its name, the profiles it runs for, and its body. */
@@ -77,7 +81,9 @@ export class LaravelRedis {
     const existing = await h.ourKeys();
     if (existing.length > 0 && !server.owned) {
       await h.close(false);
-      throw new Error(`db ${LARAVEL_TEST_DB} of ${server.describe()} already holds ${existing.length} ${prefix}queues:* keys; refusing to touch them`);
+      throw new Error(
+        `db ${LARAVEL_TEST_DB} of ${server.describe()} already holds ${existing.length} ${prefix}queues:* keys; refusing to touch them`,
+      );
     }
     await h.deleteKeys();
     await h.commands();
@@ -194,7 +200,13 @@ export class LaravelRedis {
 
   /** zrangebyscore($key, -INF, INF, ['withscores' => true]) as [member, score] pairs. */
   async zrangeWithScores(name: string): Promise<Array<[string, number]>> {
-    const flat = (await this.hub.observer.sendCommand(['ZRANGEBYSCORE', this.key(name), '-inf', '+inf', 'WITHSCORES'])) as unknown as string[];
+    const flat = (await this.hub.observer.sendCommand([
+      'ZRANGEBYSCORE',
+      this.key(name),
+      '-inf',
+      '+inf',
+      'WITHSCORES',
+    ])) as unknown as string[];
     const out: Array<[string, number]> = [];
     for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, Number(flat[i + 1])]);
     return out;
@@ -218,6 +230,7 @@ export function jobNumber(raw: string): number {
   const m = /^O:\d+:"[^"]+":1:\{s:1:"i";i:(-?\d+);\}$/.exec(command);
   if (!m) throw new Error(`not a serialized RedisQueueIntegrationTestJob: ${command}`);
   const i = Number(m[1]);
-  if (command !== serializedTestJob(i)) throw new Error(`not serialize(new RedisQueueIntegrationTestJob(${i})): ${command}`);
+  if (command !== serializedTestJob(i))
+    throw new Error(`not serialize(new RedisQueueIntegrationTestJob(${i})): ${command}`);
   return i;
 }

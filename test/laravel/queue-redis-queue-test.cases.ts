@@ -34,7 +34,12 @@ const DELAYED: Record<string, string> = {
 };
 
 /** Keys only an object job's payload has (a string job has no retryUntil(), nor deleteWhenMissingModels). */
-const OBJECT_ONLY: Record<string, string[]> = { '5.3': [], '5.7': ['timeoutAt'], '8': ['retryUntil'], '13': ['retryUntil', 'deleteWhenMissingModels'] };
+const OBJECT_ONLY: Record<string, string[]> = {
+  '5.3': [],
+  '5.7': ['timeoutAt'],
+  '8': ['retryUntil'],
+  '13': ['retryUntil', 'deleteWhenMissingModels'],
+};
 
 export const PROFILES = ['5.3', '5.7', '8', '13'] as const;
 /** The push script and the :notify list: 5.8+. */
@@ -163,7 +168,16 @@ export const QUEUE_REDIS_JOB_TEST: LaravelCase[] = [
       const r = job.getReservedJob();
       const due = String(h.clock + 1);
       expect(await wire(h)).toEqual([
-        ['client', 'EVAL', h.profile.scripts.release.source, '2', 'queues:default:delayed', 'queues:default:reserved', r, due],
+        [
+          'client',
+          'EVAL',
+          h.profile.scripts.release.source,
+          '2',
+          'queues:default:delayed',
+          'queues:default:reserved',
+          r,
+          due,
+        ],
         ['lua', 'zrem', 'queues:default:reserved', r],
         ['lua', 'zadd', 'queues:default:delayed', due, r],
       ]);

@@ -37,7 +37,9 @@ function deletes(r: RunResult): string[] {
 }
 /** The one reserved copy the pop script ZADDed (attempts + 1, re-encoded): what ZREM and release must name. */
 function reservedCopy(r: RunResult): string {
-  const zadds = r.commands.filter((c) => c.source === 'lua' && c.args[0] === 'zadd' && c.args[1] === 'test_queues:default:reserved');
+  const zadds = r.commands.filter(
+    (c) => c.source === 'lua' && c.args[0] === 'zadd' && c.args[1] === 'test_queues:default:reserved',
+  );
   expect(zadds).toHaveLength(1);
   return zadds[0]!.args[3]!;
 }
@@ -164,7 +166,12 @@ export const QUEUE_WORKER_TEST: LaravelCase[] = [
     profiles: JOB_LEVEL,
     async run(h) {
       const bench = new WorkerBench(h);
-      const id = await bench.push('Fake', ['succeed'], { timeoutAt: h.clock + 2 }, { attempts: pushedAttemptsFor(h, 1) });
+      const id = await bench.push(
+        'Fake',
+        ['succeed'],
+        { timeoutAt: h.clock + 2 },
+        { attempts: pushedAttemptsFor(h, 1) },
+      );
       h.clock += 3;
       const r = await bench.runNextJob();
       expect(bench.fired(id)).toBe(0);

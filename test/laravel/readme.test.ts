@@ -14,22 +14,37 @@ function table(file: string): Map<string, string[]> {
   const start = readme.indexOf(`### \`${file}\``);
   if (start < 0) throw new Error(`README.md has no section for ${file}`);
   const end = readme.indexOf('\n#', start + 1);
-  const rows = readme.slice(start, end < 0 ? undefined : end).split('\n').filter((l) => l.startsWith('|'));
-  const cells = (row: string) => row.split('|').slice(1, -1).map((c) => c.trim());
+  const rows = readme
+    .slice(start, end < 0 ? undefined : end)
+    .split('\n')
+    .filter((l) => l.startsWith('|'));
+  const cells = (row: string) =>
+    row
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
   const header = cells(rows[0]!);
   const out = new Map<string, string[]>();
   for (const row of rows.slice(2)) {
     const c = cells(row);
     const name = /^`(?:\w+::)?(test\w+)`$/.exec(c[0]!)?.[1];
     if (!name) continue;
-    out.set(name, header.flatMap((h, i) => (/^\d+(\.\d+)?$/.test(h) && c[i] === '✓' ? [h] : [])));
+    out.set(
+      name,
+      header.flatMap((h, i) => (/^\d+(\.\d+)?$/.test(h) && c[i] === '✓' ? [h] : [])),
+    );
   }
   return out;
 }
 
 /** The cases named after a Laravel method, with the profiles they run for. */
 function cases(...lists: LaravelCase[][]): Map<string, string[]> {
-  return new Map(lists.flat().filter((c) => c.name.startsWith('test')).map((c) => [c.name, [...c.profiles]]));
+  return new Map(
+    lists
+      .flat()
+      .filter((c) => c.name.startsWith('test'))
+      .map((c) => [c.name, [...c.profiles]]),
+  );
 }
 
 describe('test/laravel/README.md', () => {

@@ -58,7 +58,9 @@ describe('timeout-max-attempts, stepped with the keys', () => {
     const app = await open('timeout-max-attempts');
     await app.press('n', ' ', KEYS.right);
     expect(app.see('header')).toContain('step #3 · t+60s');
-    expect(app.see('trace')).toContain('#3 t+60s worker-1 SIGALRM after 60s (--timeout): worker-1 is killed while running ImportCsv#1');
+    expect(app.see('trace')).toContain(
+      '#3 t+60s worker-1 SIGALRM after 60s (--timeout): worker-1 is killed while running ImportCsv#1',
+    );
     const state = app.see('state');
     expect(state).toContain('worker-1 killed while running ImportCsv#1');
     expect(state).toContain(':reserved 1 ImportCsv#1 attempts 1 t+90s · expires in 30s');
@@ -101,7 +103,9 @@ describe('timeout-max-attempts, stepped with the keys', () => {
     expect(app.see('header')).toContain('step #9 · t+90s');
     expect(app.see('header')).toContain('finished · 10 steps');
     expect(app.see('state')).toContain('failed jobs: 1 ImportCsv#1 at t+90s');
-    expect(app.see('state')).toContain('MaxAttemptsExceededException: App\\Jobs\\ImportCsv has been attempted too many times');
+    expect(app.see('state')).toContain(
+      'MaxAttemptsExceededException: App\\Jobs\\ImportCsv has been attempted too many times',
+    );
     expect(app.see('narration')).toContain('end: the run is over: 1 job (1 failed).');
     expect(app.see('trace')).toContain('ZREM queues:default:reserved ‹ImportCsv#1 attempts:2›');
     await app.press('g');
@@ -157,18 +161,27 @@ describe('timeout-max-attempts, stepped with the keys', () => {
 
 describe('retry-after-vs-timeout in a larger terminal (120×40)', () => {
   const see = (frame: string, which: Region) => flat(region(frame, which, 120, 40));
-  const openLarge = () => renderInTerminal(<App session={recordedSession(timeline('retry-after-vs-timeout'))} scenario="x" colour={false} />, 120, 40);
+  const openLarge = () =>
+    renderInTerminal(
+      <App session={recordedSession(timeline('retry-after-vs-timeout'))} scenario="x" colour={false} />,
+      120,
+      40,
+    );
 
   it('at t+30s worker-2 reserves the job again while worker-1 still runs it', async () => {
     const term = openLarge();
     await settle();
     await term.press(...Array<string>(6).fill('n'));
     const frame = term.lastFrame();
-    expect(see(frame, 'trace')).toContain('#6 t+30s worker-2 pop: reserved GenerateReport#1 (attempts 2) until t+60s (retry_after 30s)');
+    expect(see(frame, 'trace')).toContain(
+      '#6 t+30s worker-2 pop: reserved GenerateReport#1 (attempts 2) until t+60s (retry_after 30s)',
+    );
     expect(see(frame, 'trace')).toContain('[lua] zremrangebyrank queues:default:reserved 0 0');
     expect(see(frame, 'state')).toContain('GenerateReport#1 attempts 2 t+60s · expires in 30s');
     expect(see(frame, 'state')).toContain('worker-1 running GenerateReport#1 since t+0s (attempt 1)');
-    expect(see(frame, 'narration')).toContain('The reservation made at t+0s expired at t+30s while worker-1 is still running the job');
+    expect(see(frame, 'narration')).toContain(
+      'The reservation made at t+0s expired at t+30s while worker-1 is still running the job',
+    );
     term.unmount();
   });
 
@@ -184,7 +197,9 @@ describe('retry-after-vs-timeout in a larger terminal (120×40)', () => {
 
     await term.press('n');
     const frame = term.lastFrame();
-    expect(see(frame, 'trace')).toContain('#8 t+45s worker-1 GenerateReport#1 succeeded: delete from :reserved (ZREM removed 0)');
+    expect(see(frame, 'trace')).toContain(
+      '#8 t+45s worker-1 GenerateReport#1 succeeded: delete from :reserved (ZREM removed 0)',
+    );
     // The attempts-1 copy worker-1 holds; the trace last showed this job with attempts 2.
     expect(see(frame, 'trace')).toContain('ZREM queues:default:reserved ‹GenerateReport#1 attempts:2→1›');
     expect(see(frame, 'narration')).toContain('ZREM removes 0');
@@ -202,7 +217,8 @@ describe('retry-after-vs-timeout in a larger terminal (120×40)', () => {
     const state = see(frame, 'state');
     expect(state).toContain('queues:default empty');
     expect(state).toContain('queues:long empty');
-    for (const w of ['worker-1 stopped (--once)', 'worker-2 stopped (SIGTERM)', 'worker-3 polling', 'worker-4 idle']) expect(state).toContain(w);
+    for (const w of ['worker-1 stopped (--once)', 'worker-2 stopped (SIGTERM)', 'worker-3 polling', 'worker-4 idle'])
+      expect(state).toContain(w);
     expect(state).toContain('GenerateReport#2 ×1');
     expect(see(frame, 'narration')).toContain('end: the run is over: 2 jobs (2 succeeded).');
     term.unmount();
@@ -212,7 +228,10 @@ describe('retry-after-vs-timeout in a larger terminal (120×40)', () => {
     const term = openLarge();
     await settle();
     await term.press('q');
-    await waitForFrame(() => (term.exited() ? 'exited' : ''), (f) => f === 'exited');
+    await waitForFrame(
+      () => (term.exited() ? 'exited' : ''),
+      (f) => f === 'exited',
+    );
   });
 });
 
@@ -220,11 +239,17 @@ describe('migrate-chunking (120×40)', () => {
   const chunking = recordScenarios('migrate-chunking');
 
   it('shows the three rpush chunks of the migrate script as 100, 100 and 50 jobs', async () => {
-    const term = renderInTerminal(<App session={recordedSession(chunking('migrate-chunking'))} scenario="migrate-chunking" colour={false} />, 120, 40);
+    const term = renderInTerminal(
+      <App session={recordedSession(chunking('migrate-chunking'))} scenario="migrate-chunking" colour={false} />,
+      120,
+      40,
+    );
     await settle();
     await term.press('n', 'n');
     const trace = flat(region(term.lastFrame(), 'trace', 120, 40));
-    const chunks = [...trace.matchAll(/\[lua\] rpush queues:default ‹(\d+) jobs: SendInvoice#\d+ … SendInvoice#\d+›/g)].map((m) => m[1]);
+    const chunks = [
+      ...trace.matchAll(/\[lua\] rpush queues:default ‹(\d+) jobs: SendInvoice#\d+ … SendInvoice#\d+›/g),
+    ].map((m) => m[1]);
     expect(chunks).toEqual(['100', '100', '50']);
     term.unmount();
   });

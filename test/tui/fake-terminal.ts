@@ -51,7 +51,15 @@ export interface Terminal {
   unmount(): void;
 }
 
-export const KEYS = { right: '\u001b[C', left: '\u001b[D', up: '\u001b[A', down: '\u001b[B', enter: '\r', escape: '\u001b', tab: '\t' };
+export const KEYS = {
+  right: '\u001b[C',
+  left: '\u001b[D',
+  up: '\u001b[A',
+  down: '\u001b[B',
+  enter: '\r',
+  escape: '\u001b',
+  tab: '\t',
+};
 
 /** Lets React and Ink flush (frames lag a write by a tick or two). */
 export const settle = (ms = 30): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -108,7 +116,11 @@ export function renderInTerminal(tree: ReactElement, columns: number, rows: numb
 }
 
 /** Polls `frame()` until `test` passes; the last frame is in the error otherwise. */
-export async function waitForFrame(frame: () => string | undefined, test: (f: string) => boolean, ms = 5000): Promise<string> {
+export async function waitForFrame(
+  frame: () => string | undefined,
+  test: (f: string) => boolean,
+  ms = 5000,
+): Promise<string> {
   const until = Date.now() + ms;
   for (;;) {
     const f = frame() ?? '';

@@ -20,7 +20,11 @@ const recorded = recordScenarios('timeout-max-attempts');
 const redis = useRedis();
 
 /** A run that replays recorded steps through the gate, counting the steps it has "run". */
-function replay(source: Timeline): { run: (onStep: OnStep) => Promise<Timeline>; ran: () => number; thrown: () => unknown } {
+function replay(source: Timeline): {
+  run: (onStep: OnStep) => Promise<Timeline>;
+  ran: () => number;
+  thrown: () => unknown;
+} {
   let ran = 0;
   let thrown: unknown;
   const run = async (onStep: OnStep): Promise<Timeline> => {
@@ -111,10 +115,16 @@ describe('the App over a live run against real Redis', () => {
     const see = (which: 'header' | 'state'): string => flat(region(app.lastFrame() ?? '', which, 100, 24));
     const press = async (key: string, header: string): Promise<void> => {
       app.stdin.write(key);
-      await waitForFrame(() => app.lastFrame(), (f) => flat(region(f, 'header', 100, 24)).includes(header));
+      await waitForFrame(
+        () => app.lastFrame(),
+        (f) => flat(region(f, 'header', 100, 24)).includes(header),
+      );
     };
 
-    await waitForFrame(() => app.lastFrame(), (f) => f.includes('step #0'));
+    await waitForFrame(
+      () => app.lastFrame(),
+      (f) => f.includes('step #0'),
+    );
     await settle(100);
     expect(runs).toHaveLength(1); // held after the first step
     expect(see('header')).toContain('● live · 1 step run');
@@ -143,7 +153,9 @@ describe('the App over a live run against real Redis', () => {
     const client = createClient({ url: redis().url, RESP: 2, disableClientInfo: true });
     await client.connect();
     try {
-      const clients = String(await client.sendCommand(['CLIENT', 'LIST'])).trim().split('\n');
+      const clients = String(await client.sendCommand(['CLIENT', 'LIST']))
+        .trim()
+        .split('\n');
       expect(clients).toHaveLength(1);
     } finally {
       client.destroy();

@@ -38,7 +38,10 @@ describe('ui-state reduce', () => {
   });
 
   it('next at the end of a finished run stops playing; prev and start never go below 0', () => {
-    expect(reduce({ ...initialUiState, target: 4, playing: true }, 'next', view({ finished: true }))).toMatchObject({ target: 4, playing: false });
+    expect(reduce({ ...initialUiState, target: 4, playing: true }, 'next', view({ finished: true }))).toMatchObject({
+      target: 4,
+      playing: false,
+    });
     expect(reduce(initialUiState, 'prev', view()).target).toBe(0);
     expect(reduce({ ...initialUiState, target: 3 }, 'start', view()).target).toBe(0);
     expect(reduce(initialUiState, 'end', view()).target).toBe(Infinity);
@@ -70,12 +73,19 @@ describe('ui-state reduce', () => {
     expect(open.overlay).toEqual({ kind: 'detail', step: 4, command: 2, top: 0, script: false });
     expect(reduce(open, 'script', view()).overlay).toMatchObject({ script: true });
     expect(reduce(open, 'close', view()).overlay).toEqual({ kind: 'none' });
-    expect(reduce({ ...initialUiState, target: 2 }, 'info', view()).overlay).toMatchObject({ kind: 'detail', step: 2, command: null });
+    expect(reduce({ ...initialUiState, target: 2 }, 'info', view()).overlay).toMatchObject({
+      kind: 'detail',
+      step: 2,
+      command: null,
+    });
     expect(reduce(initialUiState, 'quit', view()).quit).toBe(true);
   });
 
   it('play from the end of a finished run starts over', () => {
-    expect(reduce({ ...initialUiState, target: 4 }, 'play', view({ finished: true }))).toMatchObject({ playing: true, target: 0 });
+    expect(reduce({ ...initialUiState, target: 4 }, 'play', view({ finished: true }))).toMatchObject({
+      playing: true,
+      target: 0,
+    });
     expect(reduce({ ...initialUiState, target: 2 }, 'play', view())).toMatchObject({ playing: true, target: 2 });
   });
 });
@@ -98,9 +108,21 @@ describe('layout', () => {
 
 describe('wrapLine', () => {
   it('breaks at spaces, keeps styles, indents continuations, never splits "‹Job#1 attempts:1››" before its ›', () => {
-    const line = [seg('zadd', 'command'), seg(' queues:default:reserved '), seg('t+90s', 'time'), seg(' '), seg('‹ImportCsv#1 attempts:', 'payload'), seg('0→1', 'changed'), seg('›', 'payload')];
+    const line = [
+      seg('zadd', 'command'),
+      seg(' queues:default:reserved '),
+      seg('t+90s', 'time'),
+      seg(' '),
+      seg('‹ImportCsv#1 attempts:', 'payload'),
+      seg('0→1', 'changed'),
+      seg('›', 'payload'),
+    ];
     const lines = wrapLine(line, 30, 4);
-    expect(lines.map(lineText)).toEqual(['zadd queues:default:reserved', '    t+90s ‹ImportCsv#1', '    attempts:0→1›']);
+    expect(lines.map(lineText)).toEqual([
+      'zadd queues:default:reserved',
+      '    t+90s ‹ImportCsv#1',
+      '    attempts:0→1›',
+    ]);
     expect(lines[2]!.find((s) => s.text === '0→1')?.tone).toBe('changed');
   });
 
@@ -112,18 +134,36 @@ describe('wrapLine', () => {
 
   it('no line is wider than asked, and no text is lost', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: fc.constantFrom('a', 'b', ' ', '漢', '‹', '›'), maxLength: 30 }), { maxLength: 6 }), fc.integer({ min: 4, max: 40 }), fc.integer({ min: 0, max: 3 }), (texts, width, indent) => {
-        const lines = wrapLine(texts.map((t) => seg(t)), width, indent);
-        for (const l of lines) expect(lineWidth(l)).toBeLessThanOrEqual(width);
-        const squash = (s: string) => s.replace(/\s+/g, '');
-        expect(squash(lines.map(lineText).join(''))).toBe(squash(texts.join('')));
-      }),
+      fc.property(
+        fc.array(fc.string({ unit: fc.constantFrom('a', 'b', ' ', '漢', '‹', '›'), maxLength: 30 }), { maxLength: 6 }),
+        fc.integer({ min: 4, max: 40 }),
+        fc.integer({ min: 0, max: 3 }),
+        (texts, width, indent) => {
+          const lines = wrapLine(
+            texts.map((t) => seg(t)),
+            width,
+            indent,
+          );
+          for (const l of lines) expect(lineWidth(l)).toBeLessThanOrEqual(width);
+          const squash = (s: string) => s.replace(/\s+/g, '');
+          expect(squash(lines.map(lineText).join(''))).toBe(squash(texts.join('')));
+        },
+      ),
     );
   });
 });
 
 describe('header and footer', () => {
-  const info = { scenario: 'retry-after-vs-timeout', profile: '5.7', step: 12, steps: 13, clock: 't+145s', status: 'waiting' as const, playing: true, speed: '1s/step' };
+  const info = {
+    scenario: 'retry-after-vs-timeout',
+    profile: '5.7',
+    step: 12,
+    steps: 13,
+    clock: 't+145s',
+    status: 'waiting' as const,
+    playing: true,
+    speed: '1s/step',
+  };
   it('the header fits any width from 40 columns, keeping the step and the clock', () => {
     for (let w = 40; w <= 200; w += 7) {
       const line = headerLine(info, w);
@@ -152,7 +192,9 @@ describe('what the trace and state panes say', () => {
   });
 
   it('a payload change is a changed value, attempts first; cjson re-ordering the keys is not', () => {
-    expect(payloadChanges({ job: 'x', attempts: 1, id: 'a' }, { id: 'a', attempts: 2, job: 'x' })).toEqual([{ field: 'attempts', from: '1', to: '2' }]);
+    expect(payloadChanges({ job: 'x', attempts: 1, id: 'a' }, { id: 'a', attempts: 2, job: 'x' })).toEqual([
+      { field: 'attempts', from: '1', to: '2' },
+    ]);
     expect(payloadChanges({ job: 'x', attempts: 1 }, { attempts: 1, job: 'x' })).toEqual([]);
     expect(payloadChanges({ a: 1, attempts: 0 }, { a: 2, attempts: 1 }).map((c) => c.field)).toEqual(['attempts', 'a']);
   });
@@ -166,6 +208,10 @@ describe('what the trace and state panes say', () => {
   });
 
   it('options are packed without splitting one', () => {
-    expect(packParts(['tries 1', 'timeout 60', 'sleep 10', 'retry_after 90'], ' · ', 22)).toEqual(['tries 1 · timeout 60', 'sleep 10', 'retry_after 90']);
+    expect(packParts(['tries 1', 'timeout 60', 'sleep 10', 'retry_after 90'], ' · ', 22)).toEqual([
+      'tries 1 · timeout 60',
+      'sleep 10',
+      'retry_after 90',
+    ]);
   });
 });

@@ -20,11 +20,25 @@ function expectFits(frame: string, columns: number, rows: number): void {
 
 describe('terminal size', () => {
   it('fills 80×24, 120×40 and 200×60, and resizes between them cleanly', async () => {
-    const term = renderInTerminal(<App session={recordedSession(timeline('timeout-max-attempts'))} scenario="x" colour={false} initial={{ target: 3 }} />, 120, 40);
+    const term = renderInTerminal(
+      <App
+        session={recordedSession(timeline('timeout-max-attempts'))}
+        scenario="x"
+        colour={false}
+        initial={{ target: 3 }}
+      />,
+      120,
+      40,
+    );
     await settle();
     expectFits(term.lastFrame(), 120, 40);
 
-    for (const [columns, rows] of [[80, 24], [200, 60], [100, 30], [80, 24]] as const) {
+    for (const [columns, rows] of [
+      [80, 24],
+      [200, 60],
+      [100, 30],
+      [80, 24],
+    ] as const) {
       await term.resize(columns, rows);
       const frame = term.lastFrame();
       expectFits(frame, columns, rows);
@@ -38,8 +52,26 @@ describe('terminal size', () => {
   });
 
   it('a larger terminal shows more: every trace row carries its time and actor, the title is in the narration', async () => {
-    const small = renderInTerminal(<App session={recordedSession(timeline('timeout-max-attempts'))} scenario="x" colour={false} initial={{ target: 3 }} />, 80, 24);
-    const large = renderInTerminal(<App session={recordedSession(timeline('timeout-max-attempts'))} scenario="x" colour={false} initial={{ target: 3 }} />, 160, 50);
+    const small = renderInTerminal(
+      <App
+        session={recordedSession(timeline('timeout-max-attempts'))}
+        scenario="x"
+        colour={false}
+        initial={{ target: 3 }}
+      />,
+      80,
+      24,
+    );
+    const large = renderInTerminal(
+      <App
+        session={recordedSession(timeline('timeout-max-attempts'))}
+        scenario="x"
+        colour={false}
+        initial={{ target: 3 }}
+      />,
+      160,
+      50,
+    );
     await settle();
     expect(region(small.lastFrame(), 'trace', 80, 24)).toMatch(/▏ +EVAL/);
     expect(region(large.lastFrame(), 'trace', 160, 50)).toMatch(/t\+0s\s+worker-1\s+EVAL ‹pop›/);
@@ -50,7 +82,16 @@ describe('terminal size', () => {
   });
 
   it('tab moves the scrolling to the state pane when it does not fit', async () => {
-    const term = renderInTerminal(<App session={recordedSession(timeline('timeout-max-attempts'))} scenario="x" colour={false} initial={{ target: 9 }} />, 60, 16);
+    const term = renderInTerminal(
+      <App
+        session={recordedSession(timeline('timeout-max-attempts'))}
+        scenario="x"
+        colour={false}
+        initial={{ target: 9 }}
+      />,
+      60,
+      16,
+    );
     await settle();
     const before = region(term.lastFrame(), 'state', 60, 16);
     expect(before).toMatch(/↓\d+ tab/);

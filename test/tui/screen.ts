@@ -25,5 +25,8 @@ export function region(frame: string, which: Region, columns: number, rows: numb
 
 /** The text with borders removed and every run of whitespace (line breaks included) as one space. */
 export function flat(text: string): string {
-  return text.replace(/[│╭╮╰╯─▏]/g, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/[│╭╮╰╯─▏]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -5,7 +5,11 @@ import { ansiToSvg, PALETTE, parseAnsi } from '../../scripts/tui-screenshot-svg.
 
 describe('parseAnsi', () => {
   it('reads SGR colours (16, 256, truecolor), bold/dim/inverse and resets', () => {
-    const [row] = parseAnsi('\u001b[1;36mA\u001b[0m\u001b[38;5;196mB\u001b[48;2;1;2;3mC\u001b[7;2mD\u001b[22;27;39;49mE', 5, 1);
+    const [row] = parseAnsi(
+      '\u001b[1;36mA\u001b[0m\u001b[38;5;196mB\u001b[48;2;1;2;3mC\u001b[7;2mD\u001b[22;27;39;49mE',
+      5,
+      1,
+    );
     expect(row!.map((c) => c.ch).join('')).toBe('ABCDE');
     expect(row![0]!.style).toMatchObject({ fg: PALETTE[6], bold: true });
     expect(row![1]!.style).toMatchObject({ fg: '#ff0000', bold: false });
@@ -25,7 +29,11 @@ describe('parseAnsi', () => {
 
 describe('ansiToSvg', () => {
   it('makes an SVG of the screen with escaped text and no control bytes', () => {
-    const svg = ansiToSvg('\u001b[31m<a & b>\u001b[0m "q" \u001b]0;title\u0007ok', { columns: 20, rows: 2, title: 'lqsim tui x' });
+    const svg = ansiToSvg('\u001b[31m<a & b>\u001b[0m "q" \u001b]0;title\u0007ok', {
+      columns: 20,
+      rows: 2,
+      title: 'lqsim tui x',
+    });
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(svg.trimEnd().endsWith('</svg>')).toBe(true);
     expect(svg).toContain(`fill="${PALETTE[1]}"`);

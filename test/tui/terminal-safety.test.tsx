@@ -10,7 +10,8 @@ import { KEYS, settle, settleFrame } from './fake-terminal.ts';
 import { recordScenarios } from './recorded.ts';
 
 const timeline = recordScenarios('timeout-max-attempts');
-const EVIL = '\u001b[2J\u001b]0;pwned\u0007\u001b]52;c;cm0gLXJmIH4=\u0007\u009b31m\u202eevil\u001b]8;;https://x.test\u001b\\link';
+const EVIL =
+  '\u001b[2J\u001b]0;pwned\u0007\u001b]52;c;cm0gLXJmIH4=\u0007\u009b31m\u202eevil\u001b]8;;https://x.test\u001b\\link';
 
 function poisoned(source: Timeline): Timeline {
   const t = structuredClone(source);
@@ -36,7 +37,9 @@ function poisoned(source: Timeline): Timeline {
 const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
 it('renders hostile bytes as visible escapes in every view', async () => {
-  const app = render(<App session={recordedSession(poisoned(timeline('timeout-max-attempts')))} scenario={`x${EVIL}`} colour={false} />);
+  const app = render(
+    <App session={recordedSession(poisoned(timeline('timeout-max-attempts')))} scenario={`x${EVIL}`} colour={false} />,
+  );
   await settle();
   const frames: string[] = [app.lastFrame() ?? ''];
   for (const keys of [['r'], ['r', KEYS.up, KEYS.enter], [KEYS.escape, 'i'], [KEYS.escape, 's']]) {

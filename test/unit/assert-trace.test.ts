@@ -4,7 +4,18 @@ import { AssertionError } from 'node:assert';
 import { describe, expect, it } from 'vitest';
 import type { ExpectedCommand } from '../../src/testing/index.ts';
 import {
-  afterNow, anyPayload, anyString, assertTrace, lua, matchers, matching, payload, same, scoreAt, script, traceMismatch,
+  afterNow,
+  anyPayload,
+  anyString,
+  assertTrace,
+  lua,
+  matchers,
+  matching,
+  payload,
+  same,
+  scoreAt,
+  script,
+  traceMismatch,
 } from '../../src/testing/index.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import { DISPATCHED_PAYLOAD, reservedPayload, START, timelineFixture } from '../fixtures/timeline-fixture.ts';
@@ -59,9 +70,13 @@ describe('assertTrace', () => {
     wrong[8] = lua('zadd', 'queues:default:reserved', scoreAt(60), payload({ attempts: 1 }));
     const e = failure(() => assertTrace(fixture(), wrong));
     const lines = e.message.split('\n');
-    expect(lines[0]).toBe('assertTrace: the Redis commands differ from the expected ones: 1 difference (expected 10 commands, got 10)');
+    expect(lines[0]).toBe(
+      'assertTrace: the Redis commands differ from the expected ones: 1 difference (expected 10 commands, got 10)',
+    );
     const at = lines.findIndex((l) => l.startsWith('✗'));
-    expect(lines[at]).toBe('✗ #1   t+0s    worker-1    [lua] zadd queues:default:reserved 1700000090 ‹SlowJob#1 attempts:1›');
+    expect(lines[at]).toBe(
+      '✗ #1   t+0s    worker-1    [lua] zadd queues:default:reserved 1700000090 ‹SlowJob#1 attempts:1›',
+    );
     expect(lines[at + 1]).toMatch(/^ +expected {2}\[lua\] zadd queues:default:reserved t\+60 ‹payload attempts:1›$/);
     expect(lines[at + 2]!.trim()).toBe('arg 2 is 1700000090 (t+90), expected 1700000060');
     // Context around the difference, the matching rest folded.
@@ -87,7 +102,9 @@ describe('assertTrace', () => {
     wrong[9] = ['ZREM', 'queues:default:reserved', payload({ attempts: 3, 'data.commandName': 'App\\Jobs\\SlowJob' })];
     expect(traceMismatch(fixture(), wrong)).toContain('arg 2 payload.attempts is 2, expected 3');
     wrong[9] = ['ZREM', 'queues:default:reserved', payload({ 'data.commandName': 'App\\Jobs\\Other' })];
-    expect(traceMismatch(fixture(), wrong)).toContain('arg 2 payload.data.commandName is "App\\\\Jobs\\\\SlowJob", expected "App\\\\Jobs\\\\Other"');
+    expect(traceMismatch(fixture(), wrong)).toContain(
+      'arg 2 payload.data.commandName is "App\\\\Jobs\\\\SlowJob", expected "App\\\\Jobs\\\\Other"',
+    );
   });
 
   it('binds with same(): the ZREM must name the very string the pop ZADDed', () => {
@@ -105,7 +122,9 @@ describe('assertTrace', () => {
     const wrong = [...EXPECTED];
     wrong[2] = ['EVAL', script('pop'), 2, 'queues:default:delayed', 'queues:default', scoreAt(0)];
     expect(traceMismatch(fixture(), wrong)).toContain('arg 1 is the migrateExpiredJobs script');
-    const loose: ExpectedCommand[] = EXPECTED.map((c, i) => (i === 1 ? ['RPUSH', matching(/^queues:/), anyPayload()] : i === 9 ? ['ZREM', anyString(), anyString()] : c));
+    const loose: ExpectedCommand[] = EXPECTED.map((c, i) =>
+      i === 1 ? ['RPUSH', matching(/^queues:/), anyPayload()] : i === 9 ? ['ZREM', anyString(), anyString()] : c,
+    );
     expect(traceMismatch(fixture(), loose)).toBeNull();
     const notPayload = [...EXPECTED];
     notPayload[0] = ['SELECT', anyPayload()];
@@ -119,7 +138,7 @@ describe('assertTrace', () => {
     expect(traceMismatch(fixture(), client)).toContain('differ');
   });
 
-  it('checks step by step: actor, time and kind, then each step\'s commands', () => {
+  it("checks step by step: actor, time and kind, then each step's commands", () => {
     const steps = {
       steps: [
         { actor: 'dispatcher', at: 0, kind: 'dispatch' as const, commands: EXPECTED.slice(0, 2) },
@@ -131,11 +150,17 @@ describe('assertTrace', () => {
     expect(traceMismatch(fixture(), steps)).toBeNull();
     steps.steps[2] = { actor: 'worker-2', at: 90, kind: 'kill', commands: [] };
     const m = traceMismatch(fixture(), steps)!;
-    expect(m.split('\n')[0]).toBe('assertTrace: the steps differ from the expected ones: 2 differences (expected 4 steps, got 4)');
+    expect(m.split('\n')[0]).toBe(
+      'assertTrace: the steps differ from the expected ones: 2 differences (expected 4 steps, got 4)',
+    );
     expect(m).toContain('✓ step #0 dispatcher t+0s dispatch: dispatch: SlowJob#1 onto queues:default (2 commands)');
-    expect(m).toContain('✗ step #2 worker-1 t+60s kill: kill: SIGALRM after --timeout=60 while running SlowJob#1\n     actor is worker-1, expected worker-2\n     time is t+60s, expected t+90s');
+    expect(m).toContain(
+      '✗ step #2 worker-1 t+60s kill: kill: SIGALRM after --timeout=60 while running SlowJob#1\n     actor is worker-1, expected worker-2\n     time is t+60s, expected t+90s',
+    );
     const fewer = { steps: steps.steps.slice(0, 3) };
-    expect(traceMismatch(fixture(), fewer)).toContain('+ step #3 worker-1 t+93s fail: fail: SlowJob#1 attempts 2 > --tries=1: MaxAttemptsExceededException (not expected)');
+    expect(traceMismatch(fixture(), fewer)).toContain(
+      '+ step #3 worker-1 t+93s fail: fail: SlowJob#1 attempts 2 > --tries=1: MaxAttemptsExceededException (not expected)',
+    );
   });
 
   it('fails a run that ended early even when its commands so far match', () => {
@@ -158,7 +183,9 @@ describe('matchers', () => {
     const r = matchers.toMatchRedisCommands(fixture(), EXPECTED.slice(1));
     expect(r.pass).toBe(false);
     expect(r.message()).toMatch(/^assertTrace: .*\n[\s\S]*^\+ #0 +t\+0s +dispatcher +SELECT 0$/m);
-    expect(matchers.toMatchRedisCommands({ steps: 'no' }, EXPECTED).message()).toBe('expected a Timeline from runScenario(), got object');
+    expect(matchers.toMatchRedisCommands({ steps: 'no' }, EXPECTED).message()).toBe(
+      'expected a Timeline from runScenario(), got object',
+    );
   });
 
   it('toHaveFailedJob and toHaveExecuted read the failed jobs and the execution counts', () => {
@@ -167,22 +194,38 @@ describe('matchers', () => {
     expect(matchers.toHaveFailedJob(fixture(), 'SlowJob#1', /attempted too many times/).pass).toBe(true);
     const wrong = matchers.toHaveFailedJob(fixture(), 'SlowJob#1', 'RuntimeException');
     expect(wrong.pass).toBe(false);
-    expect(wrong.message()).toBe('expected SlowJob#1 with RuntimeException in the failed jobs; failed jobs: SlowJob#1 (Illuminate\\Queue\\MaxAttemptsExceededException)');
+    expect(wrong.message()).toBe(
+      'expected SlowJob#1 with RuntimeException in the failed jobs; failed jobs: SlowJob#1 (Illuminate\\Queue\\MaxAttemptsExceededException)',
+    );
     expect(matchers.toHaveExecuted(fixture(), 'SlowJob#1', 1).pass).toBe(true);
-    expect(matchers.toHaveExecuted(fixture(), 'SlowJob#1', 2).message()).toBe('expected SlowJob#1 to have run 2 times, it ran 1 (jobs: SlowJob#1 1×)');
+    expect(matchers.toHaveExecuted(fixture(), 'SlowJob#1', 2).message()).toBe(
+      'expected SlowJob#1 to have run 2 times, it ran 1 (jobs: SlowJob#1 1×)',
+    );
   });
 
   it('work with expect.extend', () => {
     expect.extend(matchers);
-    const e = expect as unknown as (v: unknown) => { toMatchRedisCommands(x: unknown): void; not: { toMatchRedisCommands(x: unknown): void } };
+    const e = expect as unknown as (v: unknown) => {
+      toMatchRedisCommands(x: unknown): void;
+      not: { toMatchRedisCommands(x: unknown): void };
+    };
     e(fixture()).toMatchRedisCommands(EXPECTED);
     e(fixture()).not.toMatchRedisCommands(EXPECTED.slice(1));
-    expect(() => e(fixture()).toMatchRedisCommands(EXPECTED.slice(1))).toThrow(/^assertTrace: the Redis commands differ/);
+    expect(() => e(fixture()).toMatchRedisCommands(EXPECTED.slice(1))).toThrow(
+      /^assertTrace: the Redis commands differ/,
+    );
   });
 });
 
 it('scoreAt is relative to the timeline start', () => {
-  expect(scoreAt(90).test(String(START + 90), { start: START, command: fixture().steps[0]!.commands[0]!, profile: undefined, bound: new Map() })).toBeNull();
+  expect(
+    scoreAt(90).test(String(START + 90), {
+      start: START,
+      command: fixture().steps[0]!.commands[0]!,
+      profile: undefined,
+      bound: new Map(),
+    }),
+  ).toBeNull();
 });
 
 it('compares very long traces by position instead of aligning them', () => {
@@ -192,6 +235,8 @@ it('compares very long traces by position instead of aligning them', () => {
   const expected: ExpectedCommand[] = Array.from({ length: 2000 }, () => 'PING');
   const m = traceMismatch(t, expected)!;
   // 2100 × 2000 pairs is past the alignment limit: the first 2000 pair up, the rest are extra.
-  expect(m.split('\n')[0]).toBe('assertTrace: the Redis commands differ from the expected ones: 100 differences (expected 2000 commands, got 2100)');
+  expect(m.split('\n')[0]).toBe(
+    'assertTrace: the Redis commands differ from the expected ones: 100 differences (expected 2000 commands, got 2100)',
+  );
   expect(m).toContain('  … 1998 matching commands');
 });

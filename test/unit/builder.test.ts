@@ -33,7 +33,11 @@ describe('scenario builder', () => {
       .until(120)
       .connection('redis', { queue: 'default', retry_after: 90 })
       .worker('worker-1', { tries: 3, timeout: 60, delay: 10 })
-      .job('ImportCsv', { class: 'App\\Jobs\\ImportCsv', backoff: [10, 30], attempts: [{ run: 5, throw: 'API down' }, 'succeed'] })
+      .job('ImportCsv', {
+        class: 'App\\Jobs\\ImportCsv',
+        backoff: [10, 30],
+        attempts: [{ run: 5, throw: 'API down' }, 'succeed'],
+      })
       .dispatch('ImportCsv', { at: 0, note: 'first' })
       .size('default', { at: 100 })
       .stop('worker-1', { at: 110 })
@@ -52,7 +56,12 @@ describe('scenario builder', () => {
   });
 
   it('reports a schema problem with its field path, as the loader would', () => {
-    const bad = () => scenario('bad', 'bad').worker('worker-1', { tries: -1 }).job('Ping', { class: 'App\\Jobs\\Ping' }).dispatch('Ping').build();
+    const bad = () =>
+      scenario('bad', 'bad')
+        .worker('worker-1', { tries: -1 })
+        .job('Ping', { class: 'App\\Jobs\\Ping' })
+        .dispatch('Ping')
+        .build();
     expect(bad).toThrow(ScenarioError);
     expect(bad).toThrow(/^bad: workers\.0\.tries: /);
   });
@@ -63,7 +72,9 @@ describe('scenario builder', () => {
   });
 
   it('buildScenario takes the YAML shape as a plain object', () => {
-    expect(() => buildScenario({ name: 'x', title: 'x', jobs: {}, timeline: [{ at: 0, note: 'n' }] })).toThrow(/^x: jobs: define at least one job/);
+    expect(() => buildScenario({ name: 'x', title: 'x', jobs: {}, timeline: [{ at: 0, note: 'n' }] })).toThrow(
+      /^x: jobs: define at least one job/,
+    );
   });
 
   it('toInput gives the YAML-shaped object, a copy', () => {

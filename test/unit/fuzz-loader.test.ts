@@ -17,12 +17,25 @@ const wild = fc.oneof(
   fc.boolean(),
   fc.integer({ min: -5, max: 5 }),
   fc.constantFrom(-1, 0.5, 1e9, 1e21, Number.MAX_SAFE_INTEGER, -0),
-  fc.constantFrom('', 'default', 'w1', 'send', 'nope', '3', '5.7', 'high,default', ',', 'App\\Jobs\\X', '\u001b[2J', 'a'.repeat(300)),
+  fc.constantFrom(
+    '',
+    'default',
+    'w1',
+    'send',
+    'nope',
+    '3',
+    '5.7',
+    'high,default',
+    ',',
+    'App\\Jobs\\X',
+    '\u001b[2J',
+    'a'.repeat(300),
+  ),
   fc.array(fc.integer({ min: -2, max: 200 }), { maxLength: 3 }),
   fc.dictionary(fc.constantFrom('a', 'run', 'at', 'x'), fc.integer({ min: -1, max: 10 }), { maxKeys: 2 }),
 );
 /** Mostly a right value, now and then a wild one: most inputs get deep into the loader. */
-const v = <T,>(right: fc.Arbitrary<T>) => fc.oneof({ weight: 60, arbitrary: right }, { weight: 1, arbitrary: wild });
+const v = <T>(right: fc.Arbitrary<T>) => fc.oneof({ weight: 60, arbitrary: right }, { weight: 1, arbitrary: wild });
 const seconds = v(fc.integer({ min: 0, max: 400 }));
 const name = v(fc.constantFrom('w1', 'w1', 'send', 'send', 'dispatcher', 'mail', 'nope'));
 
@@ -37,16 +50,48 @@ const job = fc.record(
     timeout: seconds,
     retry_until: seconds,
     backoff: seconds,
-    properties: v(fc.dictionary(v(fc.constantFrom('id', 'to')).map((k) => (k === 'id' || k === 'to' ? k : 'bad key')), v(fc.constantFrom('x', 1, true)), { maxKeys: 2 })),
-    attempts: v(fc.array(v(fc.oneof(fc.constantFrom('succeed', 'fail', 'delete'), fc.record({ run: seconds, throw: v(fc.constant('boom')) }, { requiredKeys: [] }))), { minLength: 1, maxLength: 3 })),
+    properties: v(
+      fc.dictionary(
+        v(fc.constantFrom('id', 'to')).map((k) => (k === 'id' || k === 'to' ? k : 'bad key')),
+        v(fc.constantFrom('x', 1, true)),
+        { maxKeys: 2 },
+      ),
+    ),
+    attempts: v(
+      fc.array(
+        v(
+          fc.oneof(
+            fc.constantFrom('succeed', 'fail', 'delete'),
+            fc.record({ run: seconds, throw: v(fc.constant('boom')) }, { requiredKeys: [] }),
+          ),
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+    ),
   },
   { requiredKeys: [] },
 );
 const entry = fc.oneof(
-  fc.record({ at: seconds, dispatch: name, count: v(fc.integer({ min: 1, max: 3 })), delay: seconds, queue: v(fc.constant('default')), connection: v(fc.constant('redis')) }, { requiredKeys: ['at', 'dispatch'] }),
+  fc.record(
+    {
+      at: seconds,
+      dispatch: name,
+      count: v(fc.integer({ min: 1, max: 3 })),
+      delay: seconds,
+      queue: v(fc.constant('default')),
+      connection: v(fc.constant('redis')),
+    },
+    { requiredKeys: ['at', 'dispatch'] },
+  ),
   fc.record({ at: seconds, stop: name }, { requiredKeys: ['at', 'stop'] }),
-  fc.record({ at: seconds, size: v(fc.constant('default')), connection: v(fc.constant('redis')) }, { requiredKeys: ['at', 'size'] }),
-  fc.record({ at: seconds, note: v(fc.constant('a note')), actor: name, on: v(fc.constantFrom('pop', 'kill')) }, { requiredKeys: ['at', 'note'] }),
+  fc.record(
+    { at: seconds, size: v(fc.constant('default')), connection: v(fc.constant('redis')) },
+    { requiredKeys: ['at', 'size'] },
+  ),
+  fc.record(
+    { at: seconds, note: v(fc.constant('a note')), actor: name, on: v(fc.constantFrom('pop', 'kill')) },
+    { requiredKeys: ['at', 'note'] },
+  ),
   wild,
 );
 const scenario = fc.record(
@@ -56,10 +101,30 @@ const scenario = fc.record(
     laravel: v(fc.constantFrom('5.7', '5.3', '8')),
     start: v(fc.constant(1_700_000_000)),
     until: seconds,
-    redis: v(fc.record({ database: v(fc.integer({ min: 0, max: 15 })), client: v(fc.constantFrom('predis', 'phpredis')) }, { requiredKeys: [] })),
-    connections: v(fc.dictionary(v(fc.constantFrom('redis', 'slow')).map((k) => (k === 'slow' || k === 'redis' ? k : 'bad name')), fc.record({ queue: v(fc.constant('default')), retry_after: seconds, block_for: v(fc.constant(null)) }, { requiredKeys: [] }), { minKeys: 1, maxKeys: 2 })),
+    redis: v(
+      fc.record(
+        { database: v(fc.integer({ min: 0, max: 15 })), client: v(fc.constantFrom('predis', 'phpredis')) },
+        { requiredKeys: [] },
+      ),
+    ),
+    connections: v(
+      fc.dictionary(
+        v(fc.constantFrom('redis', 'slow')).map((k) => (k === 'slow' || k === 'redis' ? k : 'bad name')),
+        fc.record(
+          { queue: v(fc.constant('default')), retry_after: seconds, block_for: v(fc.constant(null)) },
+          { requiredKeys: [] },
+        ),
+        { minKeys: 1, maxKeys: 2 },
+      ),
+    ),
     workers: v(fc.array(worker, { maxLength: 3 })),
-    jobs: v(fc.dictionary(v(fc.constantFrom('send', 'mail')).map((k) => (k === 'send' || k === 'mail' ? k : 'bad name')), job, { minKeys: 1, maxKeys: 2 })),
+    jobs: v(
+      fc.dictionary(
+        v(fc.constantFrom('send', 'mail')).map((k) => (k === 'send' || k === 'mail' ? k : 'bad name')),
+        job,
+        { minKeys: 1, maxKeys: 2 },
+      ),
+    ),
     timeline: v(fc.array(entry, { minLength: 1, maxLength: 4 })),
   },
   { requiredKeys: ['name', 'title', 'jobs', 'timeline'] },
@@ -69,7 +134,8 @@ const scenario = fc.record(
 const withTypos = fc.tuple(scenario, fc.integer({ min: 0, max: 9 })).map(([s, dice]) => {
   const out: Record<string, unknown> = { ...s };
   if (dice === 0) out.descripton = 'typo';
-  if (dice === 1 && Array.isArray(out.workers) && out.workers.length > 0) out.workers = [{ ...(out.workers[0] as object), triess: 3 }];
+  if (dice === 1 && Array.isArray(out.workers) && out.workers.length > 0)
+    out.workers = [{ ...(out.workers[0] as object), triess: 3 }];
   return out;
 });
 
@@ -79,7 +145,8 @@ function checkOutcome(source: string): void {
   try {
     spec = parseScenario(source, FILE).spec;
   } catch (err) {
-    if (!(err instanceof ScenarioError)) throw new Error(`not a ScenarioError: ${String(err)}\n--- source:\n${source}`, { cause: err });
+    if (!(err instanceof ScenarioError))
+      throw new Error(`not a ScenarioError: ${String(err)}\n--- source:\n${source}`, { cause: err });
     const lines = source.split('\n').length;
     expect(err.message).not.toMatch(/[\r\n]/);
     expect(err.message.startsWith(`${FILE}:${err.line}:${err.column}: `), err.message).toBe(true);

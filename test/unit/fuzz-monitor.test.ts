@@ -16,13 +16,34 @@ const arg = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 12 }),
   fc.uint8Array({ maxLength: 12 }),
 );
-const client = fc.oneof(fc.constant('lua'), fc.tuple(fc.ipV4(), fc.nat({ max: 65_535 })).map(([ip, p]) => `${ip}:${p}`), fc.constant('[::1]:6379'));
+const client = fc.oneof(
+  fc.constant('lua'),
+  fc.tuple(fc.ipV4(), fc.nat({ max: 65_535 })).map(([ip, p]) => `${ip}:${p}`),
+  fc.constant('[::1]:6379'),
+);
 const line = fc
-  .record({ sec: fc.nat({ max: 2_000_000_000 }), usec: fc.nat({ max: 999_999 }), db: fc.nat({ max: 15 }), client, args: fc.array(arg, { minLength: 1, maxLength: 5 }) })
-  .map((l) => formatMonitorLine({ time: `${l.sec}.${String(l.usec).padStart(6, '0')}`, db: l.db, client: l.client, args: l.args }));
+  .record({
+    sec: fc.nat({ max: 2_000_000_000 }),
+    usec: fc.nat({ max: 999_999 }),
+    db: fc.nat({ max: 15 }),
+    client,
+    args: fc.array(arg, { minLength: 1, maxLength: 5 }),
+  })
+  .map((l) =>
+    formatMonitorLine({
+      time: `${l.sec}.${String(l.usec).padStart(6, '0')}`,
+      db: l.db,
+      client: l.client,
+      args: l.args,
+    }),
+  );
 
 describe('the MONITOR line parser, fuzzed', () => {
-  const mutation = fc.tuple(fc.nat(), fc.nat({ max: 8 }), fc.constantFrom('', '"', '\\', ' ', '\\x', '\\x4', 'é', '\u0000', '[', ']', '\r\n', '9'));
+  const mutation = fc.tuple(
+    fc.nat(),
+    fc.nat({ max: 8 }),
+    fc.constantFrom('', '"', '\\', ' ', '\\x', '\\x4', 'é', '\u0000', '[', ']', '\r\n', '9'),
+  );
 
   it('a mutated line parses to a line that survives a round trip, or is a MonitorParseError', () => {
     fc.assert(
@@ -47,18 +68,27 @@ describe('the MONITOR line parser, fuzzed', () => {
 });
 
 describe('attribution, fuzzed with other clients on the same server', () => {
-  type Source = { kind: 'actor'; actor: string; addr: string } | { kind: 'foreign'; addr: string } | { kind: 'observer'; addr: string };
+  type Source =
+    | { kind: 'actor'; actor: string; addr: string }
+    | { kind: 'foreign'; addr: string }
+    | { kind: 'observer'; addr: string };
   const ACTORS: Source[] = [
     { kind: 'actor', actor: 'dispatcher', addr: '127.0.0.1:50001' },
     { kind: 'actor', actor: 'worker-1', addr: '127.0.0.1:50002' },
   ];
   const OBSERVER: Source = { kind: 'observer', addr: '127.0.0.1:50000' };
-  const foreign = fc.oneof(
-    fc.constantFrom('127.0.0.1:40000', '10.0.0.7:6000', '[::1]:50001', 'unix:/tmp/redis.sock'),
-    // Another host reusing our ports, and our host on other ports.
-    fc.nat({ max: 65_535 }).map((p) => `127.0.0.2:${p}`),
-  ).map((addr): Source => ({ kind: 'foreign', addr }));
-  const source = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...ACTORS) }, { weight: 3, arbitrary: foreign }, { weight: 1, arbitrary: fc.constant(OBSERVER) });
+  const foreign = fc
+    .oneof(
+      fc.constantFrom('127.0.0.1:40000', '10.0.0.7:6000', '[::1]:50001', 'unix:/tmp/redis.sock'),
+      // Another host reusing our ports, and our host on other ports.
+      fc.nat({ max: 65_535 }).map((p) => `127.0.0.2:${p}`),
+    )
+    .map((addr): Source => ({ kind: 'foreign', addr }));
+  const source = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...ACTORS) },
+    { weight: 3, arbitrary: foreign },
+    { weight: 1, arbitrary: fc.constant(OBSERVER) },
+  );
   // An EVAL with its [lua] lines, or a plain command; the handshake of one of our connections.
   const command = fc.record({
     source,
@@ -75,10 +105,12 @@ describe('attribution, fuzzed with other clients on the same server', () => {
         const expected: Array<{ actor: string; source: 'client' | 'lua'; args: string[] }> = [];
         const book = {
           actorOf: (addr: string) => (ACTORS.find((a) => a.addr === addr) as { actor: string } | undefined)?.actor,
-          isHandshake: (args: readonly string[]) => args.length === 3 && args[0] === 'CLIENT' && args[1] === 'SETNAME' && args[2]!.startsWith('lqsim:run1:'),
+          isHandshake: (args: readonly string[]) =>
+            args.length === 3 && args[0] === 'CLIENT' && args[1] === 'SETNAME' && args[2]!.startsWith('lqsim:run1:'),
         };
         let t = 0;
-        const emit = (client: string, args: string[]) => lines.push(formatMonitorLine({ time: `${1_700_000_000 + t++}.000000`, db: 0, client, args }));
+        const emit = (client: string, args: string[]) =>
+          lines.push(formatMonitorLine({ time: `${1_700_000_000 + t++}.000000`, db: 0, client, args }));
         for (const c of cmds) {
           const mine = c.source.kind === 'actor';
           if (c.handshake === 0) {

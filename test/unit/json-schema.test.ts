@@ -5,7 +5,9 @@ import { scenarioJsonSchema } from '../../src/scenarios/json-schema.ts';
 
 describe('schema/scenario.schema.json', () => {
   it('is what scripts/gen-schema.ts generates from the zod schema (run it after changing schema.ts)', () => {
-    const committed = JSON.parse(readFileSync(new URL('../../schema/scenario.schema.json', import.meta.url), 'utf8')) as unknown;
+    const committed = JSON.parse(
+      readFileSync(new URL('../../schema/scenario.schema.json', import.meta.url), 'utf8'),
+    ) as unknown;
     expect(committed).toEqual(JSON.parse(JSON.stringify(scenarioJsonSchema())));
   });
 

@@ -86,7 +86,12 @@ describe('seededRandom / strRandom', () => {
 
   it('the scenario schema only accepts seeds the generator keeps apart (0 to 2^32-1)', () => {
     // mulberry32 keeps 32 bits of state, so 2^32 + 1 would alias seed 1; the schema rejects it.
-    const base = { name: 's', title: 't', jobs: { J: { class: 'App\\Jobs\\J' } }, timeline: [{ at: 0, dispatch: 'J' }] };
+    const base = {
+      name: 's',
+      title: 't',
+      jobs: { J: { class: 'App\\Jobs\\J' } },
+      timeline: [{ at: 0, dispatch: 'J' }],
+    };
     expect(Scenario.safeParse({ ...base, seed: 2 ** 32 - 1 }).success).toBe(true);
     expect(Scenario.safeParse({ ...base, seed: 2 ** 32 }).success).toBe(false);
     expect(strRandom(seededRandom(2 ** 32 - 1))).not.toBe(strRandom(seededRandom(0)));

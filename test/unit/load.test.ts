@@ -23,7 +23,12 @@ const CASES: Record<string, { line: number; column: number; field: string; detai
   // line 9 is `    note: tries 3: no release`; the nested mapping starts at the value, column 11.
   'unquoted-colon': { line: 9, column: 11, field: '', detail: 'a value containing ": " must be quoted' },
   // line 11 is `    connection: nope`; the value starts at column 17.
-  'unknown-size-connection': { line: 11, column: 17, field: 'timeline.1.connection', detail: 'unknown connection "nope"' },
+  'unknown-size-connection': {
+    line: 11,
+    column: 17,
+    field: 'timeline.1.connection',
+    detail: 'unknown connection "nope"',
+  },
   'unclosed-quote': { line: 2, column: 8, field: '', detail: 'never closed' },
   'duplicate-key': { line: 7, column: 5, field: '', detail: '"tries" appears twice' },
   'not-a-mapping': { line: 2, column: 1, field: '', detail: 'got a list' },
@@ -31,9 +36,24 @@ const CASES: Record<string, { line: number; column: number; field: string; detai
   'two-documents': { line: 3, column: 1, field: '', detail: 'one YAML document' },
   'unresolved-alias': { line: 2, column: 8, field: '', detail: 'Unresolved alias' },
   'alias-bomb': { line: 3, column: 8, field: '', detail: 'alias bomb' },
-  'unknown-top-level-field': { line: 3, column: 1, field: 'descripton', detail: 'unknown field "descripton" (did you mean "description"?)' },
-  'worker-field-typo': { line: 5, column: 5, field: 'workers.0.triess', detail: 'unknown field "triess" (did you mean "tries"?)' },
-  'timeline-entry-typo': { line: 9, column: 5, field: 'timeline.0.cuont', detail: 'unknown field "cuont" (did you mean "count"?)' },
+  'unknown-top-level-field': {
+    line: 3,
+    column: 1,
+    field: 'descripton',
+    detail: 'unknown field "descripton" (did you mean "description"?)',
+  },
+  'worker-field-typo': {
+    line: 5,
+    column: 5,
+    field: 'workers.0.triess',
+    detail: 'unknown field "triess" (did you mean "tries"?)',
+  },
+  'timeline-entry-typo': {
+    line: 9,
+    column: 5,
+    field: 'timeline.0.cuont',
+    detail: 'unknown field "cuont" (did you mean "count"?)',
+  },
   'stop-entry-extra-field': { line: 9, column: 24, field: 'timeline.1.count', detail: 'unknown field "count"' },
   'tries-as-string': { line: 5, column: 12, field: 'workers.0.tries', detail: 'expected a whole number, got "3"' },
   'negative-time': { line: 7, column: 9, field: 'timeline.0.at', detail: 'expected a whole number >= 0, got -5' },
@@ -43,7 +63,12 @@ const CASES: Record<string, { line: number; column: number; field: string; detai
   'bad-class-name': { line: 5, column: 12, field: 'jobs.send.class', detail: 'PHP class name' },
   'bad-job-name': { line: 4, column: 3, field: 'jobs.send mail', detail: 'invalid name "send mail"' },
   'attempt-two-outcomes': { line: 8, column: 9, field: 'jobs.send.attempts.1', detail: 'at most one outcome' },
-  'bad-attempt-string': { line: 6, column: 25, field: 'jobs.send.attempts.1', detail: 'expected one of succeed | fail | delete' },
+  'bad-attempt-string': {
+    line: 6,
+    column: 25,
+    field: 'jobs.send.attempts.1',
+    detail: 'expected one of succeed | fail | delete',
+  },
   'count-too-large': { line: 9, column: 12, field: 'timeline.0.count', detail: '<= 100000, got 250000' },
   'empty-timeline': { line: 6, column: 11, field: 'timeline', detail: 'at least 1 entry' },
   'timeline-entry-not-a-mapping': { line: 7, column: 5, field: 'timeline.0', detail: 'expected a mapping' },
@@ -51,10 +76,25 @@ const CASES: Record<string, { line: number; column: number; field: string; detai
   'missing-timeline': { line: 3, column: 1, field: 'timeline', detail: 'missing required field "timeline"' },
   'worker-queue-empty-name': { line: 5, column: 12, field: 'workers.0.queue', detail: 'comma-separated queue names' },
   // Cross-reference checks (the file passes zod).
-  'unknown-job': { line: 8, column: 15, field: 'timeline.0.dispatch', detail: 'unknown job "sned" (did you mean "send"?)' },
+  'unknown-job': {
+    line: 8,
+    column: 15,
+    field: 'timeline.0.dispatch',
+    detail: 'unknown job "sned" (did you mean "send"?)',
+  },
   'unknown-worker-in-stop': { line: 12, column: 11, field: 'timeline.1.stop', detail: 'unknown worker "w2"' },
-  'unknown-connection': { line: 8, column: 17, field: 'workers.0.connection', detail: 'unknown connection "cache" (defined: redis)' },
-  'unknown-dispatch-connection': { line: 9, column: 17, field: 'timeline.0.connection', detail: 'unknown connection "redis-cache"' },
+  'unknown-connection': {
+    line: 8,
+    column: 17,
+    field: 'workers.0.connection',
+    detail: 'unknown connection "cache" (defined: redis)',
+  },
+  'unknown-dispatch-connection': {
+    line: 9,
+    column: 17,
+    field: 'timeline.0.connection',
+    detail: 'unknown connection "redis-cache"',
+  },
   'unknown-note-actor': { line: 13, column: 12, field: 'timeline.1.actor', detail: 'unknown actor' },
   'duplicate-worker-names': { line: 6, column: 11, field: 'workers.2.name', detail: 'duplicate worker name "w1"' },
   'worker-named-dispatcher': { line: 4, column: 13, field: 'workers.0.name', detail: '"dispatcher"' },
@@ -102,7 +142,10 @@ describe('bad scenarios', () => {
         field: want.field,
       });
       expect(err.detail).toContain(want.detail);
-      const prefix = want.field === '' ? `${file}:${want.line}:${want.column}: ` : `${file}:${want.line}:${want.column}: ${want.field}: `;
+      const prefix =
+        want.field === ''
+          ? `${file}:${want.line}:${want.column}: `
+          : `${file}:${want.line}:${want.column}: ${want.field}: `;
       expect(err.message.startsWith(prefix)).toBe(true);
     });
   }
@@ -121,7 +164,11 @@ describe('bad scenarios', () => {
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr.trimEnd().split('\n')).toEqual(
-      names.map((n) => expect.stringMatching(new RegExp(`^lqsim: ${escapeRegExp(join(BAD, `${n}.yaml`))}:${CASES[n]!.line}:${CASES[n]!.column}: `))),
+      names.map((n) =>
+        expect.stringMatching(
+          new RegExp(`^lqsim: ${escapeRegExp(join(BAD, `${n}.yaml`))}:${CASES[n]!.line}:${CASES[n]!.column}: `),
+        ),
+      ),
     );
   });
 
@@ -161,7 +208,12 @@ describe('parseScenario', () => {
       // tries is left to the profile: queue:work's default is 0 up to 5.8 and 1 from 6.0.
       { name: 'w1', timeout: 60, sleep: 3, delay: 0, once: false, start: 0, restart: true },
     ]);
-    expect(spec.jobs.send).toMatchObject({ class: 'App\\Jobs\\SendEmail', tries: null, timeout: null, attempts: ['succeed'] });
+    expect(spec.jobs.send).toMatchObject({
+      class: 'App\\Jobs\\SendEmail',
+      tries: null,
+      timeout: null,
+      attempts: ['succeed'],
+    });
     expect(spec.timeline).toEqual([{ at: 0, dispatch: 'send', count: 1 }]);
   });
 
@@ -207,7 +259,11 @@ describe('parseScenario', () => {
     };
     // Arbitrary text, and the minimal scenario with a slice cut out or a character put in.
     fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), outcome), { numRuns: 200 });
-    const edits = fc.tuple(fc.nat(MINIMAL.length), fc.nat(12), fc.constantFrom('', ' ', '\t', ':', '-', '"', "'", '&a ', '*a', '[', '{', '#', '\n', '0'));
+    const edits = fc.tuple(
+      fc.nat(MINIMAL.length),
+      fc.nat(12),
+      fc.constantFrom('', ' ', '\t', ':', '-', '"', "'", '&a ', '*a', '[', '{', '#', '\n', '0'),
+    );
     fc.assert(
       fc.property(edits, ([at, cut, insert]) => outcome(MINIMAL.slice(0, at) + insert + MINIMAL.slice(at + cut))),
       { numRuns: 300 },
@@ -283,7 +339,11 @@ describe('catalog', () => {
     const err: unknown = await resolveScenario('zeta-rety', dir).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ScenarioError);
     expect(err).toMatchObject({ file: 'zeta-rety', line: 0, column: 0, field: '' });
-    expect((err as Error).message).toBe('zeta-rety: no such scenario; run lqsim list to see them (did you mean "zeta-retry"?)');
-    await expect(resolveScenario('nothing-like-it', dir)).rejects.toThrow(/^nothing-like-it: no such scenario; run lqsim list to see them$/);
+    expect((err as Error).message).toBe(
+      'zeta-rety: no such scenario; run lqsim list to see them (did you mean "zeta-retry"?)',
+    );
+    await expect(resolveScenario('nothing-like-it', dir)).rejects.toThrow(
+      /^nothing-like-it: no such scenario; run lqsim list to see them$/,
+    );
   });
 });

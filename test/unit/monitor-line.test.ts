@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MonitorParseError, isMonitorOk, parseMonitorArgBytes, parseMonitorLine } from '../../src/redis/monitor-line.ts';
+import {
+  MonitorParseError,
+  isMonitorOk,
+  parseMonitorArgBytes,
+  parseMonitorLine,
+} from '../../src/redis/monitor-line.ts';
 import { formatMonitorLine, sdscatrepr } from '../../src/redis/redis-escape.ts';
 
 const bytes = (...b: number[]): Uint8Array => Uint8Array.from(b);
@@ -31,7 +36,9 @@ describe('parseMonitorLine: lines as Redis prints them', () => {
     const line = String.raw`1795301068.393195 [0 127.0.0.1:59488] "EVAL" "-- Push the job onto the queue...\nredis.call('rpush', KEYS[1], ARGV[1])\n-- Push a notification onto the \"notify\" queue..." "2" "q" "q:notify"`;
     const parsed = parseMonitorLine(line);
     expect(parsed.client).toBe('127.0.0.1:59488');
-    expect(parsed.args[1]).toBe(`-- Push the job onto the queue...\nredis.call('rpush', KEYS[1], ARGV[1])\n-- Push a notification onto the "notify" queue...`);
+    expect(parsed.args[1]).toBe(
+      `-- Push the job onto the queue...\nredis.call('rpush', KEYS[1], ARGV[1])\n-- Push a notification onto the "notify" queue...`,
+    );
     expect(parsed.args.slice(2)).toEqual(['2', 'q', 'q:notify']);
     expect(parsed.binaryArgs).toBeUndefined();
   });
@@ -53,9 +60,15 @@ describe('parseMonitorLine: lines as Redis prints them', () => {
   });
 
   it('reads db 3, unix socket and IPv6 clients', () => {
-    expect(parseMonitorLine('1700000000.000001 [3 127.0.0.1:6380] "SELECT" "3"')).toMatchObject({ db: 3, args: ['SELECT', '3'] });
+    expect(parseMonitorLine('1700000000.000001 [3 127.0.0.1:6380] "SELECT" "3"')).toMatchObject({
+      db: 3,
+      args: ['SELECT', '3'],
+    });
     expect(parseMonitorLine('1700000000.000001 [0 unix:/tmp/redis.sock] "PING"').client).toBe('unix:/tmp/redis.sock');
-    expect(parseMonitorLine('1700000000.000001 [15 [::1]:6379] "PING"')).toMatchObject({ db: 15, client: '[::1]:6379' });
+    expect(parseMonitorLine('1700000000.000001 [15 [::1]:6379] "PING"')).toMatchObject({
+      db: 15,
+      client: '[::1]:6379',
+    });
   });
 
   it("accepts the RESP '+' and a trailing CRLF (or LF), and keeps the time as printed", () => {
@@ -68,7 +81,9 @@ describe('parseMonitorLine: lines as Redis prints them', () => {
     const parsed = parseMonitorLine(String.raw`1.000000 [0 lua] "SET" "bin\xffkey" "ok\xc3\xa9" "\xc3"`);
     expect(parsed.args).toEqual(['SET', 'bin\u00ffkey', 'oké', '\u00c3']);
     expect(parsed.binaryArgs).toEqual([1, 3]);
-    expect(parseMonitorArgBytes(String.raw`1.000000 [0 lua] "SET" "bin\xffkey"`)[1]).toEqual(bytes(0x62, 0x69, 0x6e, 0xff, 0x6b, 0x65, 0x79));
+    expect(parseMonitorArgBytes(String.raw`1.000000 [0 lua] "SET" "bin\xffkey"`)[1]).toEqual(
+      bytes(0x62, 0x69, 0x6e, 0xff, 0x6b, 0x65, 0x79),
+    );
   });
 
   it('keeps a leading byte order mark rather than stripping it', () => {
@@ -139,9 +154,9 @@ describe('sdscatrepr and formatMonitorLine', () => {
   });
 
   it('formats a line like replicationFeedMonitors (no + and no CRLF)', () => {
-    expect(formatMonitorLine({ time: '1700000000.000001', db: 3, client: 'lua', args: ['rpush', 'q', utf8('é')] })).toBe(
-      String.raw`1700000000.000001 [3 lua] "rpush" "q" "\xc3\xa9"`,
-    );
+    expect(
+      formatMonitorLine({ time: '1700000000.000001', db: 3, client: 'lua', args: ['rpush', 'q', utf8('é')] }),
+    ).toBe(String.raw`1700000000.000001 [3 lua] "rpush" "q" "\xc3\xa9"`);
   });
 
   it('gives back the original text for a parsed line, binary args included', () => {
@@ -152,7 +167,9 @@ describe('sdscatrepr and formatMonitorLine', () => {
 
 describe('properties', () => {
   const header = fc.record({
-    time: fc.tuple(fc.nat(), fc.integer({ min: 0, max: 999_999 })).map(([s, us]) => `${s}.${String(us).padStart(6, '0')}`),
+    time: fc
+      .tuple(fc.nat(), fc.integer({ min: 0, max: 999_999 }))
+      .map(([s, us]) => `${s}.${String(us).padStart(6, '0')}`),
     db: fc.nat({ max: 10_000 }),
     client: fc.oneof(
       fc.constant('lua'),
@@ -178,7 +195,11 @@ describe('properties', () => {
   });
 
   it('parseMonitorLine(formatMonitorLine(strings)).args gives back any Unicode strings', () => {
-    const text = fc.oneof(fc.string({ unit: 'binary' }).filter(wellFormed), fc.string({ unit: 'grapheme' }), fc.string());
+    const text = fc.oneof(
+      fc.string({ unit: 'binary' }).filter(wellFormed),
+      fc.string({ unit: 'grapheme' }),
+      fc.string(),
+    );
     fc.assert(
       fc.property(header, fc.array(text, { maxLength: 8 }), (h, args) => {
         const parsed = parseMonitorLine(formatMonitorLine({ ...h, args }));

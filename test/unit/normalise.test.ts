@@ -66,7 +66,9 @@ describe('times', () => {
   it('turns a time inside payload JSON (retryUntil, createdAt) into the string "T+N", keeping the JSON valid', () => {
     const raw = `{"job":"X","retryUntil":1700000120,"createdAt":1700000000,"id":"${ID_A}","attempts":0,"maxTries":3}`;
     const n = normaliseTrace(trace([[client('dispatcher', 'RPUSH', 'queues:default', raw)]]));
-    expect(n.steps[0]!.commands[0]!.args[2]).toBe('{"job":"X","retryUntil":"T+120","createdAt":"T+0","id":"ID1","attempts":0,"maxTries":3}');
+    expect(n.steps[0]!.commands[0]!.args[2]).toBe(
+      '{"job":"X","retryUntil":"T+120","createdAt":"T+0","id":"ID1","attempts":0,"maxTries":3}',
+    );
   });
 });
 
@@ -75,7 +77,10 @@ describe('ids and uuids', () => {
     const withUuid = (uuid: string, id: string) => `{"uuid":"${uuid}","job":"X","id":"${id}","attempts":0}`;
     const n = normaliseTrace(
       trace([
-        [client('dispatcher', 'RPUSH', 'queues:default', withUuid(UUID_B, ID_B)), client('dispatcher', 'RPUSH', 'queues:default', withUuid(UUID_A, ID_A))],
+        [
+          client('dispatcher', 'RPUSH', 'queues:default', withUuid(UUID_B, ID_B)),
+          client('dispatcher', 'RPUSH', 'queues:default', withUuid(UUID_A, ID_A)),
+        ],
         [client('worker-1', 'ZREM', 'queues:default:reserved', withUuid(UUID_B, ID_B))],
         // A 32-character token that is no payload's id is not a job id.
         [client('worker-1', 'SET', 'cache', 'QqQqQqQqQqQqQqQqQqQqQqQqQqQqQqQq')],
@@ -94,7 +99,9 @@ describe('ids and uuids', () => {
   it('keeps every other byte of a client payload: \\/ and \\u0000 escapes, key order', () => {
     const raw = String.raw`{"job":"A\/B","data":{"command":"O:1:\"X\":1:{s:6:\"\u0000*\u0000job\";N;}"},"id":"${ID_A}","attempts":0}`;
     const n = normaliseTrace(trace([[client('dispatcher', 'RPUSH', 'q', raw)]]));
-    expect(n.steps[0]!.commands[0]!.args[2]).toBe(String.raw`{"job":"A\/B","data":{"command":"O:1:\"X\":1:{s:6:\"\u0000*\u0000job\";N;}"},"id":"ID1","attempts":0}`);
+    expect(n.steps[0]!.commands[0]!.args[2]).toBe(
+      String.raw`{"job":"A\/B","data":{"command":"O:1:\"X\":1:{s:6:\"\u0000*\u0000job\";N;}"},"id":"ID1","attempts":0}`,
+    );
   });
 });
 
@@ -109,16 +116,22 @@ describe('serialized PHP strings', () => {
     // Inner: s:32:"<id>"; is 40 bytes, held by an outer s:40; after it is s:3:"ID1"; (10 bytes).
     const inner = `s:32:"${ID_A}";`;
     expect(inner.length).toBe(40);
-    expect(normaliseString(`O:1:"X":1:{s:3:"job";s:40:"${inner}";}`, r)).toBe('O:1:"X":1:{s:3:"job";s:10:"s:3:"ID1";";}');
+    expect(normaliseString(`O:1:"X":1:{s:3:"job";s:40:"${inner}";}`, r)).toBe(
+      'O:1:"X":1:{s:3:"job";s:10:"s:3:"ID1";";}',
+    );
     // A time in an i: value is rewritten; lengths of strings that did not change are left alone.
-    expect(normaliseString('a:2:{s:5:"delay";i:1700000060;s:4:"name";s:3:"abc";}', r)).toBe('a:2:{s:5:"delay";i:T+60;s:4:"name";s:3:"abc";}');
+    expect(normaliseString('a:2:{s:5:"delay";i:1700000060;s:4:"name";s:3:"abc";}', r)).toBe(
+      'a:2:{s:5:"delay";i:T+60;s:4:"name";s:3:"abc";}',
+    );
   });
 
   it('does the same inside a JSON payload, on the decoded bytes, without touching the JSON escaping', () => {
     // data.command holds "s:32:\"<id>\";": in the raw JSON the quotes are escaped, the length is in bytes of the decoded string.
     const raw = String.raw`{"job":"X","data":{"command":"O:1:\"X\":2:{s:2:\"id\";s:32:\"${ID_A}\";s:1:\"q\";s:2:\"\u00e9\";}"},"id":"${ID_A}","attempts":0}`;
     const n = normaliseTrace(trace([[client('dispatcher', 'RPUSH', 'q', raw)]]));
-    expect(n.steps[0]!.commands[0]!.args[2]).toBe(String.raw`{"job":"X","data":{"command":"O:1:\"X\":2:{s:2:\"id\";s:3:\"ID1\";s:1:\"q\";s:2:\"\u00e9\";}"},"id":"ID1","attempts":0}`);
+    expect(n.steps[0]!.commands[0]!.args[2]).toBe(
+      String.raw`{"job":"X","data":{"command":"O:1:\"X\":2:{s:2:\"id\";s:3:\"ID1\";s:1:\"q\";s:2:\"\u00e9\";}"},"id":"ID1","attempts":0}`,
+    );
   });
 });
 
@@ -130,8 +143,19 @@ describe('cjson re-encoded copies', () => {
   const copyB = `{"job":"X","timeoutAt":1700000030,"attempts":1,"timeout":null,"maxTries":null,"id":"${ID_A}"}`;
   const run = (copy: string) =>
     trace([
-      [client('dispatcher', 'RPUSH', 'queues:default', `{"job":"X","maxTries":null,"timeout":null,"timeoutAt":1700000030,"id":"${ID_A}","attempts":0}`)],
-      [client('worker-1', 'EVAL', 'pop', '2', 'queues:default', 'queues:default:reserved', '1700000090'), lua('worker-1', 'lpop', 'queues:default'), lua('worker-1', 'zadd', 'queues:default:reserved', '1700000090', copy)],
+      [
+        client(
+          'dispatcher',
+          'RPUSH',
+          'queues:default',
+          `{"job":"X","maxTries":null,"timeout":null,"timeoutAt":1700000030,"id":"${ID_A}","attempts":0}`,
+        ),
+      ],
+      [
+        client('worker-1', 'EVAL', 'pop', '2', 'queues:default', 'queues:default:reserved', '1700000090'),
+        lua('worker-1', 'lpop', 'queues:default'),
+        lua('worker-1', 'zadd', 'queues:default:reserved', '1700000090', copy),
+      ],
       [client('worker-1', 'ZREM', 'queues:default:reserved', copy)],
     ]);
 
@@ -168,12 +192,26 @@ describe('steps, prefix and sources', () => {
       meta: { scenario: 's' },
       steps: [
         { actor: 'worker-1', title: 'process', commands: [] },
-        { actor: 'worker-1', index: 7, t: START + 60, title: 'delete', commands: [client('worker-1', 'ZREM', 'laravel_database_queues:default:reserved', 'laravel_database_x y')] },
+        {
+          actor: 'worker-1',
+          index: 7,
+          t: START + 60,
+          title: 'delete',
+          commands: [client('worker-1', 'ZREM', 'laravel_database_queues:default:reserved', 'laravel_database_x y')],
+        },
       ],
     });
     expect(n).toEqual({
       meta: { scenario: 's', prefix: 'laravel_database_' },
-      steps: [{ index: 7, t: 'T+60', actor: 'worker-1', title: 'delete', commands: [{ source: 'client', db: 0, args: ['ZREM', 'queues:default:reserved', 'x y'] }] }],
+      steps: [
+        {
+          index: 7,
+          t: 'T+60',
+          actor: 'worker-1',
+          title: 'delete',
+          commands: [{ source: 'client', db: 0, args: ['ZREM', 'queues:default:reserved', 'x y'] }],
+        },
+      ],
     });
   });
 
@@ -204,7 +242,9 @@ describe('steps, prefix and sources', () => {
       ['client-1', ['client:EVAL', 'lua:lpop']],
       ['dispatcher', ['client:RPUSH']],
     ]);
-    expect(inferPrefix([{ actor: 'a', commands: [client('a', 'RPUSH', 'laravel_database_queues:default', '{}')] }])).toBe('laravel_database_');
+    expect(
+      inferPrefix([{ actor: 'a', commands: [client('a', 'RPUSH', 'laravel_database_queues:default', '{}')] }]),
+    ).toBe('laravel_database_');
   });
 });
 
@@ -219,7 +259,22 @@ describe('golden text', () => {
           actor: 'worker-1',
           title: 'a title\nover two lines',
           commands: [
-            { source: 'client', db: 0, args: ['SET', '', 'a b', '{not json', '[lua]', '#x', 'back\\slash', 'q"uote', '\x1b[31m', payload('ID1', 0)] },
+            {
+              source: 'client',
+              db: 0,
+              args: [
+                'SET',
+                '',
+                'a b',
+                '{not json',
+                '[lua]',
+                '#x',
+                'back\\slash',
+                'q"uote',
+                '\x1b[31m',
+                payload('ID1', 0),
+              ],
+            },
             { source: 'lua', db: 2, args: ['rpush', 'k', '{"a":"} {","b":[1,{"c":"\\""}]}'] },
           ],
         },
@@ -244,13 +299,25 @@ describe('golden text and cjson key order', () => {
     const other = '{"job":"X","attempts":1,"id":"ID1"}';
     const written: NormalisedTrace = {
       meta: {},
-      steps: [{ index: 0, actor: 'worker-1', commands: [{ source: 'lua', db: 0, args: ['zadd', 'r', 'T+90', sorted] }, { source: 'client', db: 0, args: ['ZREM', 'r', sorted] }] }],
+      steps: [
+        {
+          index: 0,
+          actor: 'worker-1',
+          commands: [
+            { source: 'lua', db: 0, args: ['zadd', 'r', 'T+90', sorted] },
+            { source: 'client', db: 0, args: ['ZREM', 'r', sorted] },
+          ],
+        },
+      ],
     };
     const edited = formatGolden(written).split(sorted).join(other);
     expect(edited).toContain(`ZREM r ${other}`);
     expect(isIdentical(diffTraces(parseGolden(edited), written))).toBe(true);
     // A client payload that is no cjson copy keeps its bytes, key order included.
-    const client = formatGolden({ meta: {}, steps: [{ index: 0, actor: 'd', commands: [{ source: 'client', db: 0, args: ['RPUSH', 'q', other] }] }] });
+    const client = formatGolden({
+      meta: {},
+      steps: [{ index: 0, actor: 'd', commands: [{ source: 'client', db: 0, args: ['RPUSH', 'q', other] }] }],
+    });
     expect(parseGolden(client).steps[0]!.commands[0]!.args[2]).toBe(other);
   });
 });
@@ -264,7 +331,10 @@ describe('golden text, any argument', () => {
     );
     fc.assert(
       fc.property(fc.array(arg, { minLength: 1, maxLength: 6 }), (args) => {
-        const n: NormalisedTrace = { meta: {}, steps: [{ index: 0, actor: 'worker-1', commands: [{ source: 'client', db: 0, args }] }] };
+        const n: NormalisedTrace = {
+          meta: {},
+          steps: [{ index: 0, actor: 'worker-1', commands: [{ source: 'client', db: 0, args }] }],
+        };
         const text = formatGolden(n);
         expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u);
         expect(parseGolden(text).steps[0]!.commands[0]!.args).toEqual(args);

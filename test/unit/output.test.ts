@@ -119,23 +119,49 @@ describe('summarizeArgs', () => {
     expect(summarizeArgs(cmd(['SET', 'a b', '', 'x"y']), labels)).toEqual(['SET', '"a b"', '""', '"x\\"y"']);
   });
   it('shows a non-UTF-8 arg as bytes', () => {
-    expect(summarizeArgs(cmd(['SET', 'k', 'a\xff\xfe'], { binaryArgs: [2] }), labels)).toEqual(['SET', 'k', '"a\\xff\\xfe"']);
+    expect(summarizeArgs(cmd(['SET', 'k', 'a\xff\xfe'], { binaryArgs: [2] }), labels)).toEqual([
+      'SET',
+      'k',
+      '"a\\xff\\xfe"',
+    ]);
   });
 });
 
 describe('payload runs', () => {
-  const payload = (id: string) => JSON.stringify({ displayName: 'App\\Jobs\\SendInvoice', job: 'Illuminate\\Queue\\CallQueuedHandler@call', id, attempts: 0 });
+  const payload = (id: string) =>
+    JSON.stringify({
+      displayName: 'App\\Jobs\\SendInvoice',
+      job: 'Illuminate\\Queue\\CallQueuedHandler@call',
+      id,
+      attempts: 0,
+    });
   const ids = Array.from({ length: 100 }, (_, i) => `id${String(i).padStart(30, '0')}`);
   const labels = new Map(ids.map((id, i) => [id, `SendInvoice#${i + 1}`]));
-  const cmd = (n: number): TraceCommand => ({ step: 1, t: START, actor: 'worker-1', source: 'lua', db: 0, time: '0.0', args: ['rpush', 'queues:default', ...ids.slice(0, n).map(payload)] });
+  const cmd = (n: number): TraceCommand => ({
+    step: 1,
+    t: START,
+    actor: 'worker-1',
+    source: 'lua',
+    db: 0,
+    time: '0.0',
+    args: ['rpush', 'queues:default', ...ids.slice(0, n).map(payload)],
+  });
 
   it('collapses a migrate rpush of 100 payloads into one tag naming the count, first and last', () => {
-    expect(summarizeArgs(cmd(100), labels)).toEqual(['rpush', 'queues:default', '‹100 jobs: SendInvoice#1 … SendInvoice#100›']);
+    expect(summarizeArgs(cmd(100), labels)).toEqual([
+      'rpush',
+      'queues:default',
+      '‹100 jobs: SendInvoice#1 … SendInvoice#100›',
+    ]);
   });
 
   it('keeps up to three payloads one by one', () => {
     expect(summarizeArgs(cmd(3), labels)).toEqual([
-      'rpush', 'queues:default', '‹SendInvoice#1 attempts:0›', '‹SendInvoice#2 attempts:0›', '‹SendInvoice#3 attempts:0›',
+      'rpush',
+      'queues:default',
+      '‹SendInvoice#1 attempts:0›',
+      '‹SendInvoice#2 attempts:0›',
+      '‹SendInvoice#3 attempts:0›',
     ]);
     expect(summarizeArgs(cmd(4), labels)[2]).toBe('‹4 jobs: SendInvoice#1 … SendInvoice#4›');
   });
@@ -159,8 +185,18 @@ describe('renderNdjson', () => {
     expect(lines.map((l) => (JSON.parse(l) as { step: number }).step)).toEqual([0, 0, 1, 1, 1, 1, 1, 1, 1, 3]);
   });
   it('uses exactly the documented keys in the documented order', () => {
-    expect(lines[0]).toBe('{"step":0,"t":1700000000,"actor":"dispatcher","source":"client","db":0,"args":["SELECT","0"]}');
-    expect(Object.keys(JSON.parse(lines[2]!) as object)).toEqual(['step', 't', 'actor', 'source', 'db', 'args', 'script']);
+    expect(lines[0]).toBe(
+      '{"step":0,"t":1700000000,"actor":"dispatcher","source":"client","db":0,"args":["SELECT","0"]}',
+    );
+    expect(Object.keys(JSON.parse(lines[2]!) as object)).toEqual([
+      'step',
+      't',
+      'actor',
+      'source',
+      'db',
+      'args',
+      'script',
+    ]);
     expect(lines[3]).toBe(
       '{"step":1,"t":1700000000,"actor":"worker-1","source":"lua","db":0,"args":["zrangebyscore","queues:default:delayed","-inf","1700000000"]}',
     );
@@ -170,12 +206,16 @@ describe('renderNdjson', () => {
   it('keeps args unescaped (the payload round-trips) and adds binaryArgs last', () => {
     expect((JSON.parse(lines[1]!) as { args: string[] }).args[2]).toBe(DISPATCHED_PAYLOAD);
     const line = commandToJson(cmd(['EVAL', 's', '0'], { script: 'pop', binaryArgs: [1] }));
-    expect(line).toBe('{"step":0,"t":1700000000,"actor":"worker-1","source":"client","db":0,"args":["EVAL","s","0"],"script":"pop","binaryArgs":[1]}');
+    expect(line).toBe(
+      '{"step":0,"t":1700000000,"actor":"worker-1","source":"client","db":0,"args":["EVAL","s","0"],"script":"pop","binaryArgs":[1]}',
+    );
   });
   it('never writes terminal controls raw, yet parses back to the same strings', () => {
     const nasty = 'a\x1b[2J\u009b\u202e\u2028z';
     const line = commandToJson(cmd(['SET', 'k', nasty]));
-    expect(line).toBe(String.raw`{"step":0,"t":1700000000,"actor":"worker-1","source":"client","db":0,"args":["SET","k","a\u001b[2J\u009b\u202e\u2028z"]}`);
+    expect(line).toBe(
+      String.raw`{"step":0,"t":1700000000,"actor":"worker-1","source":"client","db":0,"args":["SET","k","a\u001b[2J\u009b\u202e\u2028z"]}`,
+    );
     expect((JSON.parse(line) as { args: string[] }).args[2]).toBe(nasty);
   });
   it('round-trips any args and leaves no control, bidi or tag character raw', () => {
@@ -186,7 +226,9 @@ describe('renderNdjson', () => {
     fc.assert(
       fc.property(fc.array(fc.string({ unit }), { minLength: 1, maxLength: 4 }), (args) => {
         const line = commandToJson(cmd(args));
-        expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]|\udb40[\udc00-\udc7f]/);
+        expect(line).not.toMatch(
+          /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]|\udb40[\udc00-\udc7f]/,
+        );
         expect((JSON.parse(line) as { args: string[] }).args).toEqual(args);
       }),
     );
@@ -206,7 +248,10 @@ describe('renderText', () => {
   it('is the header, the steps and the footer, so the CLI can stream it', () => {
     const tl = timelineFixture();
     const opts = { chalk: plain, width: 80 };
-    const streamed = renderTextHeader(tl, opts) + tl.steps.map((s) => renderStepText(s, tl, opts)).join('') + renderTextFooter(tl, opts);
+    const streamed =
+      renderTextHeader(tl, opts) +
+      tl.steps.map((s) => renderStepText(s, tl, opts)).join('') +
+      renderTextFooter(tl, opts);
     expect(streamed).toBe(EXPECTED_TEXT);
   });
 
@@ -295,7 +340,12 @@ describe('renderText', () => {
   it('summarises many jobs and lists warnings and the error', () => {
     const tl = timelineFixture();
     const job = tl.jobs[0]!;
-    tl.jobs = Array.from({ length: 25 }, (_, i) => ({ ...job, label: `SlowJob#${i + 1}`, id: `id${i}`, outcome: i < 24 ? 'succeeded' : 'failed' }));
+    tl.jobs = Array.from({ length: 25 }, (_, i) => ({
+      ...job,
+      label: `SlowJob#${i + 1}`,
+      id: `id${i}`,
+      outcome: i < 24 ? 'succeeded' : 'failed',
+    }));
     tl.warnings = ['Redis 2.8 has no UNLINK'];
     tl.error = 'worker-1 crashed';
     const footer = renderTextFooter(tl, { chalk: plain, width: 80 });

@@ -40,7 +40,16 @@ const SEND_WELCOME_57 = `O:25:"App\\Jobs\\SendWelcomeEmail":7:{${TRAITS_57}}`;
 describe('Laravel 5.7 payload', () => {
   it('has exactly the keys of seed 000, in its order', () => {
     const payload = laravel57.buildPayload(input());
-    expect(Object.keys(payload)).toEqual(['displayName', 'job', 'maxTries', 'timeout', 'timeoutAt', 'data', 'id', 'attempts']);
+    expect(Object.keys(payload)).toEqual([
+      'displayName',
+      'job',
+      'maxTries',
+      'timeout',
+      'timeoutAt',
+      'data',
+      'id',
+      'attempts',
+    ]);
     expect(Object.keys(payload.data as object)).toEqual(['commandName', 'command']);
   });
 
@@ -63,7 +72,9 @@ describe('Laravel 5.7 payload', () => {
     expect(payload.maxTries).toBe(3);
     expect(payload.timeout).toBe(120);
     expect(payload.timeoutAt).toBe(1700000060);
-    expect(phpJsonEncode(payload)).toMatch(/^\{"displayName":"[^"]+","job":"[^"]+","maxTries":3,"timeout":120,"timeoutAt":1700000060,"data":/);
+    expect(phpJsonEncode(payload)).toMatch(
+      /^\{"displayName":"[^"]+","job":"[^"]+","maxTries":3,"timeout":120,"timeoutAt":1700000060,"data":/,
+    );
   });
 
   it('writes the dispatch delay into Queueable::$delay', () => {
@@ -84,9 +95,18 @@ describe('Laravel 5.7 payload', () => {
     expect(command).toBe(`O:25:"App\\Jobs\\SendWelcomeEmail":8:{s:5:"tries";i:3;${TRAITS_57}}`);
   });
 
-  it('puts $tries, $timeout and the job\'s own properties before the trait properties', () => {
+  it("puts $tries, $timeout and the job's own properties before the trait properties", () => {
     const command = commandOf(
-      laravel57.buildPayload(input({ tries: 3, timeout: 120, properties: [['userId', 42], ['locale', 'fr']] })),
+      laravel57.buildPayload(
+        input({
+          tries: 3,
+          timeout: 120,
+          properties: [
+            ['userId', 42],
+            ['locale', 'fr'],
+          ],
+        }),
+      ),
     );
     expect(command).toBe(
       `O:25:"App\\Jobs\\SendWelcomeEmail":11:{s:5:"tries";i:3;s:7:"timeout";i:120;s:6:"userId";i:42;s:6:"locale";s:2:"fr";${TRAITS_57}}`,

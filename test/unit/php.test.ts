@@ -34,7 +34,11 @@ function unrepr(quoted: string): string {
 }
 
 const pub = (name: string, value: PhpValue): PhpObject['properties'][number] => ({ name, visibility: 'public', value });
-const prot = (name: string, value: PhpValue): PhpObject['properties'][number] => ({ name, visibility: 'protected', value });
+const prot = (name: string, value: PhpValue): PhpObject['properties'][number] => ({
+  name,
+  visibility: 'protected',
+  value,
+});
 
 // Seed 000, the RPUSH payload exactly as the blog printed it (its JSON viewer added the spaces).
 const SEED_000_RPUSH = String.raw`{ "displayName": "App\\Listeners\\RebateEventListener", "job": "Illuminate\\Queue\\CallQueuedHandler@call", "maxTries": null, "timeout": null, "timeoutAt": null, "data": { "commandName": "Illuminate\\Events\\CallQueuedListener", "command": "O:36:\"Illuminate\\Events\\CallQueuedListener\":7:{s:5:\"class\";s:33:\"App\\Listeners\\RebateEventListener\";s:6:\"method\";s:15:\"onRebateCreated\";s:4:\"data\";a:1:{i:0;O:29:\"App\\Events\\RebateCreatedEvent\":4:{s:11:\"\u0000*\u0000tbkOrder\";O:45:\"Illuminate\\Contracts\\Database\\ModelIdentifier\":3:{s:5:\"class\";s:19:\"App\\Models\\TbkOrder\";s:2:\"id\";i:416;s:10:\"connection\";s:5:\"mysql\";}s:15:\"\u0000*\u0000notifyAdmins\";b:1;s:13:\"\u0000*\u0000manualBind\";b:0;s:6:\"socket\";N;}}s:5:\"tries\";N;s:9:\"timeoutAt\";N;s:7:\"timeout\";N;s:6:\"\u0000*\u0000job\";N;}" }, "id": "iTqpbeDqqFb3VoED2WP3pgmDbLAUQcMB", "attempts": 0 }`;

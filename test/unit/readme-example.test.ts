@@ -9,5 +9,11 @@ it('README "Use it as a library" shows examples/send-invoice.test.ts verbatim', 
   const block = /```ts\n([\s\S]*?)```\n/.exec(section)?.[1];
   const file = readFileSync(new URL('../../examples/send-invoice.test.ts', import.meta.url), 'utf8');
   expect(block).toBeDefined();
-  expect(file.split('\n').filter((l) => !l.startsWith('// ')).join('\n').trimStart()).toBe(block);
+  expect(
+    file
+      .split('\n')
+      .filter((l) => !l.startsWith('// '))
+      .join('\n')
+      .trimStart(),
+  ).toBe(block);
 });

@@ -108,7 +108,7 @@ describe('Scheduler: virtual time and steps', () => {
     ]);
   });
 
-  it("ignores describe() from an actor that is not the one running", async () => {
+  it('ignores describe() from an actor that is not the one running', async () => {
     const s = scheduler();
     let aCtx: ActorContext | null = null;
     s.spawn('A', T0, async (ctx) => {
@@ -152,10 +152,10 @@ describe('Scheduler: virtual time and steps', () => {
 
 describe('Scheduler: ordering against a simple model', () => {
   it('runs any mix of sleeping actors in (time, scheduling order)', async () => {
-    const actors = fc.array(
-      fc.record({ start: fc.nat(5), sleeps: fc.array(fc.nat(4), { maxLength: 6 }) }),
-      { minLength: 1, maxLength: 6 },
-    );
+    const actors = fc.array(fc.record({ start: fc.nat(5), sleeps: fc.array(fc.nat(4), { maxLength: 6 }) }), {
+      minLength: 1,
+      maxLength: 6,
+    });
     await fc.assert(
       fc.asyncProperty(actors, async (specs) => {
         // Model: a plain list scanned for the smallest (at, seq), one wake-up per activation.
@@ -287,7 +287,9 @@ describe('Scheduler: block() with a BlockingOp', () => {
       [5, 'worker', 'resumed'],
     ]);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^at t\+1s a blocking command of worker timed out on the server in real time before its virtual deadline t\+5s/);
+    expect(warnings[0]).toMatch(
+      /^at t\+1s a blocking command of worker timed out on the server in real time before its virtual deadline t\+5s/,
+    );
   });
 
   it('times out at the virtual deadline: cancel() is called and the actor resumes with null', async () => {
@@ -316,7 +318,7 @@ describe('Scheduler: block() with a BlockingOp', () => {
     expect(op.cancels).toBe(1);
   });
 
-  it("resumes the blocked actor at the same virtual time as the step that served it; the deadline never fires", async () => {
+  it('resumes the blocked actor at the same virtual time as the step that served it; the deadline never fires', async () => {
     const s = scheduler();
     const op = new FakeBlpop();
     let got: string | null | undefined;

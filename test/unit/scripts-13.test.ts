@@ -11,7 +11,15 @@ import type { LuaScript } from '../../src/sim/lua.ts';
 import { getProfile } from '../../src/sim/profiles/index.ts';
 import { laravel13 } from '../../src/sim/profiles/laravel-13.ts';
 import { laravel8 } from '../../src/sim/profiles/laravel-8.ts';
-import { clear12, later1245, migrateExpiredJobs923, pop12, push12, release12, size12 } from '../../src/sim/profiles/scripts-12.ts';
+import {
+  clear12,
+  later1245,
+  migrateExpiredJobs923,
+  pop12,
+  push12,
+  release12,
+  size12,
+} from '../../src/sim/profiles/scripts-12.ts';
 
 const LARAVEL_13 = {
   size: String.raw`return redis.call('llen', KEYS[1]) + redis.call('zcard', KEYS[2]) + redis.call('zcard', KEYS[3])`,
@@ -132,11 +140,12 @@ describe('Laravel 13 Lua scripts (LuaScripts.php v12.67.0 = v13.26.1)', () => {
   });
 
   it('migrate differs from 8.x only by the batch limit; the other scripts are 8.x texts', () => {
-    expect(laravel8.scripts.migrateExpiredJobs.source.replace("'-inf', ARGV[1])", "'-inf', ARGV[1], 'limit', 0, ARGV[2])")).toBe(
-      migrateExpiredJobs923.source,
-    );
+    expect(
+      laravel8.scripts.migrateExpiredJobs.source.replace("'-inf', ARGV[1])", "'-inf', ARGV[1], 'limit', 0, ARGV[2])"),
+    ).toBe(migrateExpiredJobs923.source);
     expect(laravel8.scripts.later).toBeUndefined();
-    for (const name of ['size', 'push', 'pop', 'release', 'clear'] as const) expect(OURS[name]).toBe(laravel8.scripts[name]);
+    for (const name of ['size', 'push', 'pop', 'release', 'clear'] as const)
+      expect(OURS[name]).toBe(laravel8.scripts[name]);
   });
 });
 
@@ -147,13 +156,21 @@ describe('the Laravel 13 profile', () => {
   });
 
   it('switches on the later script and the migration batch size, which 8 does not', () => {
-    expect(laravel13.queue).toEqual({ push: 'script', notify: true, retryAfterNullMeans60: true, later: 'script', migrationBatchSize: true });
+    expect(laravel13.queue).toEqual({
+      push: 'script',
+      notify: true,
+      retryAfterNullMeans60: true,
+      later: 'script',
+      migrationBatchSize: true,
+    });
     expect(laravel8.queue).toMatchObject({ later: 'zadd', migrationBatchSize: false });
   });
 
   it('names the timeout and max-attempts failures as 10.10+ does', () => {
     // MaxAttemptsExceededException::forJob / TimeoutExceededException::forJob (PR #46968).
-    expect(laravel13.worker.maxAttemptsMessage('App\\Jobs\\ImportCsv')).toBe('App\\Jobs\\ImportCsv has been attempted too many times.');
+    expect(laravel13.worker.maxAttemptsMessage('App\\Jobs\\ImportCsv')).toBe(
+      'App\\Jobs\\ImportCsv has been attempted too many times.',
+    );
     expect(laravel13.worker.timedOutMessage?.('App\\Jobs\\ImportCsv')).toBe('App\\Jobs\\ImportCsv has timed out.');
     expect(laravel8.worker.timedOutMessage).toBeNull();
   });

@@ -118,7 +118,16 @@ describe('Laravel 5.4-5.7 Lua scripts (LuaScripts.php v5.4.36)', () => {
 });
 
 describe('script headers and profiles', () => {
-  const all: LuaScript[] = [pop53, release53, migrateExpiredJobs53, size53, pop54, release54, migrateExpiredJobs54, size54];
+  const all: LuaScript[] = [
+    pop53,
+    release53,
+    migrateExpiredJobs53,
+    size53,
+    pop54,
+    release54,
+    migrateExpiredJobs54,
+    size54,
+  ];
 
   it('declares the key counts RedisQueue passes to eval (pop 2, release 2, migrate 2, size 3)', () => {
     const expected: Record<string, number> = { pop: 2, release: 2, migrateExpiredJobs: 2, size: 3 };

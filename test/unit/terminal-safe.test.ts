@@ -12,7 +12,8 @@ const anyChar = fc.oneof(
 const anyString = fc.string({ unit: anyChar, maxLength: 40 });
 
 /** Code units that must never reach a terminal raw. */
-const FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]|\udb40[\udc00-\udc7f]/;
+const FORBIDDEN =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]|\udb40[\udc00-\udc7f]/;
 function hasLoneSurrogate(s: string): boolean {
   return /[\ud800-\udfff]/u.test(s);
 }
@@ -20,12 +21,14 @@ function hasLoneSurrogate(s: string): boolean {
 /** Inverse of quoteArg's quoted form, to prove it is unambiguous. */
 function unquote(q: string): string {
   expect(q.startsWith('"') && q.endsWith('"')).toBe(true);
-  return q.slice(1, -1).replace(/\\(?:x([0-9a-f]{2})|u\{([0-9a-f]+)\}|u([0-9a-f]{4})|(.))/gsu, (_, x, uBraced, u, c: string) => {
-    if (x !== undefined) return String.fromCharCode(parseInt(x as string, 16));
-    if (uBraced !== undefined) return String.fromCodePoint(parseInt(uBraced as string, 16));
-    if (u !== undefined) return String.fromCharCode(parseInt(u as string, 16));
-    return ({ n: '\n', t: '\t', r: '\r' } as Record<string, string>)[c] ?? c;
-  });
+  return q
+    .slice(1, -1)
+    .replace(/\\(?:x([0-9a-f]{2})|u\{([0-9a-f]+)\}|u([0-9a-f]{4})|(.))/gsu, (_, x, uBraced, u, c: string) => {
+      if (x !== undefined) return String.fromCharCode(parseInt(x as string, 16));
+      if (uBraced !== undefined) return String.fromCodePoint(parseInt(uBraced as string, 16));
+      if (u !== undefined) return String.fromCharCode(parseInt(u as string, 16));
+      return ({ n: '\n', t: '\t', r: '\r' } as Record<string, string>)[c] ?? c;
+    });
 }
 
 describe('terminalSafe', () => {
@@ -58,7 +61,8 @@ describe('terminalSafe', () => {
 
 describe('quoteArg', () => {
   it('leaves plain arguments bare', () => {
-    for (const s of ['SELECT', 'queues:default:reserved', '1700000090', '-inf', 'café', '漢字']) expect(quoteArg(s)).toBe(s);
+    for (const s of ['SELECT', 'queues:default:reserved', '1700000090', '-inf', 'café', '漢字'])
+      expect(quoteArg(s)).toBe(s);
   });
   it('quotes and escapes everything else', () => {
     expect(quoteArg('')).toBe('""');
@@ -115,9 +119,13 @@ describe('wrap', () => {
   });
   it('never exceeds the width when every piece fits', () => {
     fc.assert(
-      fc.property(fc.array(fc.stringMatching(/^[a-z漢]{1,6}$/), { maxLength: 20 }), fc.integer({ min: 6, max: 30 }), (words, w) => {
-        for (const line of wrap(words.join(' '), w)) expect(displayWidth(line)).toBeLessThanOrEqual(w);
-      }),
+      fc.property(
+        fc.array(fc.stringMatching(/^[a-z漢]{1,6}$/), { maxLength: 20 }),
+        fc.integer({ min: 6, max: 30 }),
+        (words, w) => {
+          for (const line of wrap(words.join(' '), w)) expect(displayWidth(line)).toBeLessThanOrEqual(w);
+        },
+      ),
     );
   });
 });

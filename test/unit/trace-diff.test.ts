@@ -18,11 +18,14 @@ const step = (index: number, actor: string, commands: NormalisedCommand[], title
 });
 const trace = (...steps: NormalisedStep[]): NormalisedTrace => ({ meta: {}, steps });
 const plain = makeChalk(0);
-const render = (a: NormalisedTrace, b: NormalisedTrace) => renderDiff(diffTraces(a, b), { chalk: plain, labels: ['a.golden', 'b.golden'] });
+const render = (a: NormalisedTrace, b: NormalisedTrace) =>
+  renderDiff(diffTraces(a, b), { chalk: plain, labels: ['a.golden', 'b.golden'] });
 
-const job = (attempts: number, extra = '') => `{"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","displayName":"App\\\\Jobs\\\\SendEmail","id":"ID1","attempts":${attempts}${extra}}`;
+const job = (attempts: number, extra = '') =>
+  `{"job":"Illuminate\\\\Queue\\\\CallQueuedHandler@call","displayName":"App\\\\Jobs\\\\SendEmail","id":"ID1","attempts":${attempts}${extra}}`;
 const dispatch = (i: number) => step(i, 'dispatcher', [c('SELECT', '0'), c('RPUSH', 'queues:default', job(0))]);
-const poll = (i: number, t: string) => step(i, 'worker-1', [c('EVAL', 'x', '1', 'queues:default', t), l('lpop', 'queues:default')]);
+const poll = (i: number, t: string) =>
+  step(i, 'worker-1', [c('EVAL', 'x', '1', 'queues:default', t), l('lpop', 'queues:default')]);
 
 describe('diffTraces', () => {
   it('identical traces: every step the same', () => {
@@ -34,7 +37,12 @@ describe('diffTraces', () => {
 
   it('aligns an inserted step and keeps the steps after it as the same', () => {
     const a = trace(dispatch(0), poll(1, 'T+0'), poll(2, 'T+10'));
-    const b = trace(dispatch(0), step(1, 'worker-2', [c('ZREM', 'queues:default:reserved', 'x')]), poll(2, 'T+0'), poll(3, 'T+10'));
+    const b = trace(
+      dispatch(0),
+      step(1, 'worker-2', [c('ZREM', 'queues:default:reserved', 'x')]),
+      poll(2, 'T+0'),
+      poll(3, 'T+10'),
+    );
     const d = diffTraces(a, b);
     expect(d.steps.map((s) => s.kind)).toEqual(['same', 'added', 'same', 'same']);
     expect(diffSummary(d)).toBe('1 step differs (0 changed, 0 only in a, 1 only in b), 3 same');
@@ -49,12 +57,25 @@ describe('diffTraces', () => {
     const b = trace(dispatch(0), poll(1, 'T+0'), poll(2, 'T+20'));
     const d = diffTraces(a, b);
     expect(d.steps.map((s) => s.kind)).toEqual(['same', 'same', 'removed', 'same']);
-    expect(render(a, b)).toContain('- #2 T+20 worker-1 | (none)\n    - EVAL ‹lua script› 1 queues:default T+10\n    -   [lua] lpop queues:default\n');
+    expect(render(a, b)).toContain(
+      '- #2 T+20 worker-1 | (none)\n    - EVAL ‹lua script› 1 queues:default T+10\n    -   [lua] lpop queues:default\n',
+    );
   });
 
   it('pairs a changed step (same actor, same first command) and diffs it command by command', () => {
-    const a = trace(dispatch(0), step(1, 'worker-1', [c('SELECT', '0'), c('EVAL', 'x', '1', 'q', 'T+0'), l('lpop', 'q')], 'pop'));
-    const b = trace(dispatch(0), step(1, 'worker-1', [c('SELECT', '0'), c('EVAL', 'x', '2', 'q', 'q:notify', 'T+0'), l('lpop', 'q'), l('lpop', 'q:notify')], 'pop'));
+    const a = trace(
+      dispatch(0),
+      step(1, 'worker-1', [c('SELECT', '0'), c('EVAL', 'x', '1', 'q', 'T+0'), l('lpop', 'q')], 'pop'),
+    );
+    const b = trace(
+      dispatch(0),
+      step(
+        1,
+        'worker-1',
+        [c('SELECT', '0'), c('EVAL', 'x', '2', 'q', 'q:notify', 'T+0'), l('lpop', 'q'), l('lpop', 'q:notify')],
+        'pop',
+      ),
+    );
     const d = diffTraces(a, b);
     expect(d.steps.map((s) => s.kind)).toEqual(['same', 'changed']);
     expect(render(a, b)).toContain(
@@ -75,7 +96,9 @@ describe('diffTraces', () => {
     const b = trace(step(0, 'worker-1', [c('ZREM', 'queues:default:reserved', job(2, ',"createdAt":"T+0"'))]));
     const text = render(a, b);
     expect(text).toContain('    - ZREM queues:default:reserved ‹SendEmail#ID1 attempts:1›\n');
-    expect(text).toContain('    + ZREM queues:default:reserved ‹SendEmail#ID1 attempts:2›\n        ID1: attempts 1→2, +createdAt T+0\n');
+    expect(text).toContain(
+      '    + ZREM queues:default:reserved ‹SendEmail#ID1 attempts:2›\n        ID1: attempts 1→2, +createdAt T+0\n',
+    );
     expect(text.trimEnd().split('\n').at(-1)).toBe('1 step differs (1 changed, 0 only in a, 0 only in b), 0 same');
   });
 
@@ -121,18 +144,35 @@ describe('key prefix', () => {
     const d = diffTraces(a, b);
     expect(isIdentical(d)).toBe(false);
     expect(diffSummary(d)).toBe('0 steps differ, 1 same; the key prefix differs');
-    expect(render(a, b)).toContain('~ key prefix: laravel_database_ → laravel-database- (stripped from the keys below)\n');
+    expect(render(a, b)).toContain(
+      '~ key prefix: laravel_database_ → laravel-database- (stripped from the keys below)\n',
+    );
     expect(isIdentical(diffTraces(trace(dispatch(0)), { meta: { prefix: '' }, steps: [dispatch(0)] }))).toBe(true);
   });
 });
 
 describe('payload change lines', () => {
   it('are told once per step when many jobs change the same way, matched to the removed command of the same job', () => {
-    const p = (id: number, extra: string) => `{"job":"X","displayName":"App\\\\Jobs\\\\SendInvoice","id":"ID${id}","attempts":0${extra}}`;
-    const a = trace(step(0, 'dispatcher', [1, 2, 3].map((i) => c('ZADD', 'queues:default:delayed', 'T+10', p(i, '')))));
+    const p = (id: number, extra: string) =>
+      `{"job":"X","displayName":"App\\\\Jobs\\\\SendInvoice","id":"ID${id}","attempts":0${extra}}`;
+    const a = trace(
+      step(
+        0,
+        'dispatcher',
+        [1, 2, 3].map((i) => c('ZADD', 'queues:default:delayed', 'T+10', p(i, ''))),
+      ),
+    );
     // b dispatches the same jobs in another order, each with a new uuid field.
-    const b = trace(step(0, 'dispatcher', [3, 1, 2].map((i) => c('ZADD', 'queues:default:delayed', 'T+10', p(i, `,"uuid":"UUID${i}"`)))));
-    const details = render(a, b).split('\n').filter((line) => line.startsWith('        '));
+    const b = trace(
+      step(
+        0,
+        'dispatcher',
+        [3, 1, 2].map((i) => c('ZADD', 'queues:default:delayed', 'T+10', p(i, `,"uuid":"UUID${i}"`))),
+      ),
+    );
+    const details = render(a, b)
+      .split('\n')
+      .filter((line) => line.startsWith('        '));
     expect(details).toEqual(['        ID3: +uuid UUID3']);
   });
 });

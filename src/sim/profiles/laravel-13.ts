@@ -60,7 +60,8 @@ export function serializeJob13(input: PayloadInput): string {
 
 export const laravel13: LaravelProfile = {
   name: '13',
-  title: 'Laravel 13 (later script, migrate batch limit, createdAt, TimeoutExceededException, laravel-database- prefix)',
+  title:
+    'Laravel 13 (later script, migrate batch limit, createdAt, TimeoutExceededException, laravel-database- prefix)',
   // config/database.php (13.x skeleton): 'client' => env('REDIS_CLIENT', 'phpredis').
   defaultClient: 'phpredis',
   // config/database.php (13.x skeleton, laravel/laravel #6636): 'prefix' => env('REDIS_PREFIX',
@@ -81,7 +82,8 @@ export const laravel13: LaravelProfile = {
   // : null` (12.11+, PR #55529), appended last. data.batchId is `$job->batchId ?? null` (12.51+),
   // kept after commandName/command by the array_merge that fills them in.
   buildPayload: (input) => {
-    if (input.createdAt === undefined) throw new Error('a Laravel 13 payload needs createdAt (Carbon::now() at dispatch)');
+    if (input.createdAt === undefined)
+      throw new Error('a Laravel 13 payload needs createdAt (Carbon::now() at dispatch)');
     return {
       uuid: input.uuid,
       displayName: input.className,

@@ -18,7 +18,8 @@ export function serializeJob8(input: PayloadInput): string {
     const value: PhpValue = Array.isArray(b) ? { kind: 'array', entries: b.map((v, i) => [i, v]) } : b;
     own.push({ name: 'backoff', visibility: 'public', value });
   }
-  if (input.maxExceptions !== null) own.push({ name: 'maxExceptions', visibility: 'public', value: input.maxExceptions });
+  if (input.maxExceptions !== null)
+    own.push({ name: 'maxExceptions', visibility: 'public', value: input.maxExceptions });
   if (input.failOnTimeout) own.push({ name: 'failOnTimeout', visibility: 'public', value: true });
   for (const [name, value] of input.properties) own.push({ name, visibility: 'public', value });
   const empty: PhpValue = { kind: 'array', entries: [] };
@@ -46,7 +47,14 @@ export const laravel8: LaravelProfile = {
   title: 'Laravel 8.83 (:notify list, 3-key scripts, phpredis, fails the last attempt on timeout)',
   defaultClient: 'phpredis',
   defaultPrefix: 'laravel_database_',
-  scripts: { push: push58, pop: pop58, release: release58, migrateExpiredJobs: migrateExpiredJobs58, size: size58, clear: clear84 },
+  scripts: {
+    push: push58,
+    pop: pop58,
+    release: release58,
+    migrateExpiredJobs: migrateExpiredJobs58,
+    size: size58,
+    clear: clear84,
+  },
   retryAfterName: 'retry_after',
   // Queue::createObjectPayload (8.43+ key order) + RedisQueue::createPayloadArray (id, attempts 0).
   buildPayload: (input) => ({

@@ -27,7 +27,11 @@ export const migrateExpiredJobs923: LuaScript = {
   name: 'migrateExpiredJobs',
   method: 'LuaScripts::migrateExpiredJobs',
   numberOfKeys: 3,
-  keys: ['the queue we are removing jobs from, e.g. queues:foo:reserved', 'the queue we are moving jobs to, e.g. queues:foo', 'the notification list for the queue we are moving jobs to, e.g. queues:foo:notify'],
+  keys: [
+    'the queue we are removing jobs from, e.g. queues:foo:reserved',
+    'the queue we are moving jobs to, e.g. queues:foo',
+    'the notification list for the queue we are moving jobs to, e.g. queues:foo:notify',
+  ],
   argv: ['the current UNIX timestamp', 'the migration batch size (migration_batch_size; -1, the default, is no limit)'],
   source: String.raw`-- Get all of the jobs with an expired "score"...
 local val = redis.call('zrangebyscore', KEYS[1], '-inf', ARGV[1], 'limit', 0, ARGV[2])

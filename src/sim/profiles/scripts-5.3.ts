@@ -23,7 +23,10 @@ export const release53: LuaScript = {
   name: 'release',
   method: 'LuaScripts::release',
   numberOfKeys: 2,
-  keys: ['the delayed queue, e.g. queues:default:delayed', 'the reserved queue the job is on, e.g. queues:default:reserved'],
+  keys: [
+    'the delayed queue, e.g. queues:default:delayed',
+    'the reserved queue the job is on, e.g. queues:default:reserved',
+  ],
   argv: ['the raw (reserved) payload of the job', 'the UNIX timestamp at which the job should become available'],
   source: String.raw`redis.call('zrem', KEYS[2], ARGV[1])
 redis.call('zadd', KEYS[1], ARGV[2], ARGV[1])
@@ -34,7 +37,10 @@ export const migrateExpiredJobs53: LuaScript = {
   name: 'migrateExpiredJobs',
   method: 'LuaScripts::migrateExpiredJobs',
   numberOfKeys: 2,
-  keys: ['the queue jobs are migrated from, e.g. queues:default:delayed', 'the queue they move to, e.g. queues:default'],
+  keys: [
+    'the queue jobs are migrated from, e.g. queues:default:delayed',
+    'the queue they move to, e.g. queues:default',
+  ],
   argv: ['the current UNIX timestamp'],
   source: String.raw`local val = redis.call('zrangebyscore', KEYS[1], '-inf', ARGV[1])
 if(next(val) ~= nil) then

@@ -28,8 +28,14 @@ export const release54: LuaScript = {
   name: 'release',
   method: 'LuaScripts::release',
   numberOfKeys: 2,
-  keys: ['the "delayed" queue we release jobs onto, e.g. queues:default:delayed', 'the queue the jobs are currently on, e.g. queues:default:reserved'],
-  argv: ['the raw payload of the job to add to the "delayed" queue', 'the UNIX timestamp at which the job should become available'],
+  keys: [
+    'the "delayed" queue we release jobs onto, e.g. queues:default:delayed',
+    'the queue the jobs are currently on, e.g. queues:default:reserved',
+  ],
+  argv: [
+    'the raw payload of the job to add to the "delayed" queue',
+    'the UNIX timestamp at which the job should become available',
+  ],
   source: String.raw`-- Remove the job from the current queue...
 redis.call('zrem', KEYS[2], ARGV[1])
 
@@ -43,7 +49,10 @@ export const migrateExpiredJobs54: LuaScript = {
   name: 'migrateExpiredJobs',
   method: 'LuaScripts::migrateExpiredJobs',
   numberOfKeys: 2,
-  keys: ['the queue we are removing jobs from, e.g. queues:default:reserved', 'the queue we are moving jobs to, e.g. queues:default'],
+  keys: [
+    'the queue we are removing jobs from, e.g. queues:default:reserved',
+    'the queue we are moving jobs to, e.g. queues:default',
+  ],
   argv: ['the current UNIX timestamp'],
   source: String.raw`-- Get all of the jobs with an expired "score"...
 local val = redis.call('zrangebyscore', KEYS[1], '-inf', ARGV[1])

@@ -9,7 +9,10 @@ export const push58: LuaScript = {
   name: 'push',
   method: 'LuaScripts::push',
   numberOfKeys: 2,
-  keys: ['the queue to push the job onto, e.g. queues:default', 'the notification list for the queue, e.g. queues:default:notify'],
+  keys: [
+    'the queue to push the job onto, e.g. queues:default',
+    'the notification list for the queue, e.g. queues:default:notify',
+  ],
   argv: ['the job payload'],
   source: String.raw`-- Push the job onto the queue...
 redis.call('rpush', KEYS[1], ARGV[1])
@@ -21,7 +24,11 @@ export const pop58: LuaScript = {
   name: 'pop',
   method: 'LuaScripts::pop',
   numberOfKeys: 3,
-  keys: ['the queue to pop jobs from, e.g. queues:foo', 'the queue to place reserved jobs on, e.g. queues:foo:reserved', 'the notify queue, e.g. queues:foo:notify'],
+  keys: [
+    'the queue to pop jobs from, e.g. queues:foo',
+    'the queue to place reserved jobs on, e.g. queues:foo:reserved',
+    'the notify queue, e.g. queues:foo:notify',
+  ],
   argv: ['the time at which the reserved job will expire'],
   source: String.raw`-- Pop the first job off of the queue...
 local job = redis.call('lpop', KEYS[1])
@@ -43,7 +50,11 @@ export const migrateExpiredJobs58: LuaScript = {
   name: 'migrateExpiredJobs',
   method: 'LuaScripts::migrateExpiredJobs',
   numberOfKeys: 3,
-  keys: ['the queue we are removing jobs from, e.g. queues:foo:reserved', 'the queue we are moving jobs to, e.g. queues:foo', 'the notification list for the queue we are moving jobs to, e.g. queues:foo:notify'],
+  keys: [
+    'the queue we are removing jobs from, e.g. queues:foo:reserved',
+    'the queue we are moving jobs to, e.g. queues:foo',
+    'the notification list for the queue we are moving jobs to, e.g. queues:foo:notify',
+  ],
   argv: ['the current UNIX timestamp'],
   source: String.raw`-- Get all of the jobs with an expired "score"...
 local val = redis.call('zrangebyscore', KEYS[1], '-inf', ARGV[1])
@@ -70,7 +81,12 @@ export const clear84: LuaScript = {
   name: 'clear',
   method: 'LuaScripts::clear',
   numberOfKeys: 4,
-  keys: ['the name of the primary queue', 'the name of the "delayed" queue', 'the name of the "reserved" queue', 'the name of the "notify" queue'],
+  keys: [
+    'the name of the primary queue',
+    'the name of the "delayed" queue',
+    'the name of the "reserved" queue',
+    'the name of the "notify" queue',
+  ],
   argv: [],
   source: String.raw`local size = redis.call('llen', KEYS[1]) + redis.call('zcard', KEYS[2]) + redis.call('zcard', KEYS[3])
 redis.call('del', KEYS[1], KEYS[2], KEYS[3], KEYS[4])

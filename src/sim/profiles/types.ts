@@ -37,7 +37,8 @@ export interface LaravelProfile {
   title: string;
   /** Laravel's default Redis client in config/database.php for this version. */
   defaultClient: RedisClientName;
-  scripts: Record<'pop' | 'release' | 'migrateExpiredJobs' | 'size', LuaScript> & Partial<Record<ScriptName, LuaScript>>;
+  scripts: Record<'pop' | 'release' | 'migrateExpiredJobs' | 'size', LuaScript> &
+    Partial<Record<ScriptName, LuaScript>>;
   /** The skeleton's database.redis.options.prefix for this version. */
   defaultPrefix: string;
   /** json_encode of a payload (8.82+ adds JSON_UNESCAPED_UNICODE). */

@@ -1,7 +1,7 @@
 // The terminal UI for one run: header, the MONITOR trace beside the queue and worker state, the
 // narration, and the keys. It holds only what the person chose to look at (ui-state.ts); what is
 // drawn is a pure function of the session's snapshot and that choice (view-model.ts).
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import type { ColourLevel } from '../output/colour.ts';
 import { makeChalk } from '../output/colour.ts';
@@ -52,10 +52,12 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
   const overlayHeight = layout.mainRows + layout.narrationRows + 1;
   const overlay = ui.overlay;
   const overlayWidth = paneBody(layout.columns, overlayHeight).width;
-  const overlayLines = useMemo(() => {
-    if (overlay.kind === 'detail') return detailLines(overlay, vm.detail, overlayWidth, overlay.script);
-    return overlay.kind === 'help' ? helpLines(overlayWidth) : [];
-  }, [overlay, vm.detail.timeline.steps, overlayWidth]);
+  const overlayLines =
+    overlay.kind === 'detail'
+      ? detailLines(overlay, vm.detail, overlayWidth, overlay.script)
+      : overlay.kind === 'help'
+        ? helpLines(overlayWidth)
+        : [];
 
   const selectedIndex = ui.selected ?? vm.traceRows.length - 1;
   const selectedRow = vm.traceRows[selectedIndex];
@@ -71,8 +73,11 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
     selectedRow: selectedRow === undefined ? null : { step: selectedRow.step, command: selectedRow.command ?? null },
   };
   // Read at key time: a key can arrive after a frame is drawn but before the new handler is subscribed.
+  // A layout effect runs in the same commit that draws the frame, before any key can be read.
   const viewRef = useRef(view);
-  viewRef.current = view;
+  useLayoutEffect(() => {
+    viewRef.current = view;
+  });
   const dispatch = (action: Action): void => setUi((s) => reduce(s, action, viewRef.current));
 
   useEffect(() => {
@@ -80,7 +85,7 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
   }, [session, ui.target]);
   useEffect(() => {
     if (ui.quit) exit();
-  }, [ui.quit]);
+  }, [ui.quit, exit]);
   usePlayer(ui.playing, SPEEDS[ui.speed] ?? 1000, `${vm.cursor}:${vm.finished}`, () => dispatch('next'));
 
   const mode: Mode = overlay.kind === 'none' ? 'main' : overlay.kind;

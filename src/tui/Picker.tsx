@@ -6,7 +6,7 @@ import { wrap } from '../output/wrap.ts';
 import type { CatalogEntry } from '../scenarios/catalog.ts';
 import { layoutFor } from './layout.ts';
 import { Pane } from './Pane.tsx';
-import { windowTop } from './scroll-window.ts';
+import { useWindowTop } from './use-window-top.ts';
 import { useTerminalSize } from './use-terminal-size.ts';
 
 export interface PickerProps {
@@ -43,9 +43,7 @@ export function Picker({ entries, colour, onPick, onQuit }: PickerProps) {
   const current = entries[selected];
   const descriptionRows = 4;
   const listRows = Math.max(3, layout.height - 2 - 2 - descriptionRows - 1);
-  const topRef = useRef(0);
-  const top = windowTop(entries.length, listRows, [selected, selected], topRef.current);
-  topRef.current = top;
+  const top = useWindowTop(entries.length, listRows, [selected, selected]);
   const nameWidth = Math.max(0, ...entries.map((e) => e.name.length));
   const description =
     current === undefined ? [] : wrap(terminalSafe(current.title), layout.columns - 4).slice(0, descriptionRows);

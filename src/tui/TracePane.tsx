@@ -1,10 +1,9 @@
 // The MONITOR trace so far, grouped by step, newest at the bottom. A pure view of its rows (laid
 // out by trace-lines.ts); the selected row is shown inverse and kept in view.
-import { useRef } from 'react';
 import { Box } from 'ink';
 import { Pane } from './Pane.tsx';
 import { paneBody } from './layout.ts';
-import { windowTop } from './scroll-window.ts';
+import { useWindowTop } from './use-window-top.ts';
 import { StyledLine } from './StyledLine.tsx';
 import { linesOfRow, traceLines } from './trace-lines.ts';
 import type { TraceRow } from './trace-rows.ts';
@@ -25,14 +24,7 @@ export interface TracePaneProps {
 export function TracePane({ rows, selected, step, width, height, start, rowPrefix, raw, focused }: TracePaneProps) {
   const body = paneBody(width, height);
   const lines = traceLines(rows, { width: body.width, start, rowPrefix, step, selected });
-  const topRef = useRef(0);
-  const top = windowTop(
-    lines.length,
-    body.rows,
-    selected === null ? null : linesOfRow(lines, selected),
-    topRef.current,
-  );
-  topRef.current = top;
+  const top = useWindowTop(lines.length, body.rows, selected === null ? null : linesOfRow(lines, selected));
   const visible = lines.slice(top, top + body.rows);
   const info = `${selected === null ? 'newest' : `line ${selected + 1}/${rows.length}`}${raw ? ' · raw' : ''}`;
   return (

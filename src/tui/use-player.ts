@@ -1,14 +1,14 @@
 // Play: one step every `ms` while playing. The timer restarts whenever the position changes
 // (`position`: the step and whether the run is over), so a step still running against Redis is
 // waited for, never skipped.
-import { useEffect, useRef } from 'react';
+import { useEffect, useEffectEvent } from 'react';
 
 export function usePlayer(playing: boolean, ms: number, position: string, next: () => void): void {
-  const nextRef = useRef(next);
-  nextRef.current = next;
+  // The latest `next`, without restarting the timer when only the callback changed.
+  const tick = useEffectEvent(next);
   useEffect(() => {
     if (!playing) return;
-    const timer = setTimeout(() => nextRef.current(), ms);
+    const timer = setTimeout(() => tick(), ms);
     return () => clearTimeout(timer);
   }, [playing, ms, position]);
 }

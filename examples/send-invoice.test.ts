@@ -23,9 +23,9 @@ afterAll(() => redis.stop());
 
 it('sends what Laravel 5.7 sends', () => {
   expect(trace).toMatchRedisCommands([
-    'SELECT 0', // the web request's new connection
+    'SELECT 0',                                              // the web request's new connection
     ['RPUSH', 'queues:default', payload({ attempts: 0 })],
-    'SELECT 0', // queue:work's own connection
+    'SELECT 0',                                              // queue:work's own connection
     ['EVAL', script('migrateExpiredJobs'), 2, 'queues:default:delayed', 'queues:default', scoreAt(0)],
     lua('zrangebyscore', 'queues:default:delayed', '-inf', scoreAt(0)),
     ['EVAL', script('migrateExpiredJobs'), 2, 'queues:default:reserved', 'queues:default', scoreAt(0)],
@@ -33,7 +33,7 @@ it('sends what Laravel 5.7 sends', () => {
     ['EVAL', script('pop'), 2, 'queues:default', 'queues:default:reserved', scoreAt(90)],
     lua('lpop', 'queues:default'),
     lua('zadd', 'queues:default:reserved', scoreAt(90), payload({ attempts: 1 }, 'reserved')),
-    ['ZREM', 'queues:default:reserved', same('reserved')], // the very string the pop wrote
+    ['ZREM', 'queues:default:reserved', same('reserved')],  // the very string the pop wrote
   ]);
   expect(trace).toHaveExecuted('SendInvoice#1', 1);
 });

@@ -3,6 +3,7 @@
 // `lqsim diff dispatch@8 laravel:dispatch` shows the same comparison in full.
 import type { RedisTarget } from '../scenarios/runner.ts';
 import { runScenario } from '../scenarios/runner.ts';
+import { kindOf } from '../scenarios/entries/index.ts';
 import type { ScenarioSpec } from '../scenarios/schema.ts';
 import { resolveScenario } from '../scenarios/catalog.ts';
 import { loadScenarioFile } from '../scenarios/load.ts';
@@ -48,13 +49,8 @@ export function notComparableReason(spec: ScenarioSpec): string | null {
   const twice = classes.find((c, i) => classes.indexOf(c) !== i);
   if (twice) return `two jobs share the class ${twice}: real Laravel cannot tell their behaviours apart`;
   for (const e of spec.timeline) {
-    if (!('stop' in e)) continue;
-    const w = spec.workers.find((x) => x.name === e.stop);
-    if (w?.once)
-      return `${e.stop} runs --once and gets a stop: runNextJob installs no SIGTERM handler, so the real process dies at once; the model lets it finish`;
-    const conn = spec.connections[w?.connection ?? Object.keys(spec.connections)[0]!];
-    if (conn?.block_for != null)
-      return `${e.stop} is stopped while it may wait in BLPOP (block_for): a SIGTERM during BLPOP is not modelled`;
+    const reason = kindOf(e).notComparable(e, spec);
+    if (reason) return reason;
   }
   return null;
 }

@@ -15,9 +15,10 @@ import { MonitorCapture } from '../redis/monitor.ts';
 import { parseRedisUrl } from '../redis/url.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { QueueKeys } from '../sim/keys.ts';
-import type { ActorContext } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import { attributeLines } from '../scenarios/attribute.ts';
+import type { RealEnv } from '../scenarios/entries/index.ts';
+import { kindOf, startOrder, totalDispatches } from '../scenarios/entries/index.ts';
 import { scenarioQueues } from '../scenarios/queues.ts';
 import type { ScenarioSpec } from '../scenarios/schema.ts';
 import type { RedisTarget } from '../scenarios/runner.ts';
@@ -26,7 +27,8 @@ import type { Yield } from './php-actor.ts';
 import { PhpActor } from './php-actor.ts';
 import { describeExit, WorkerProxy } from './worker-proxy.ts';
 import { laravel8Installation } from './installation.ts';
-import { seededRandom, strRandom, uuid4 } from '../sim/random.ts';
+import { nextJobIdentity } from '../sim/dispatcher.ts';
+import { seededRandom } from '../sim/random.ts';
 
 /** Real Laravel's defaults for what a scenario leaves open (the 8.x skeleton, queue:work 8.x). */
 export const PREFIX_8 = 'laravel_database_';
@@ -149,10 +151,8 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
 
   const defaultConnection = Object.keys(spec.connections)[0]!;
   const queues = scenarioQueues(spec, prefix);
-  let pendingEntries =
-    spec.timeline.filter((e) => 'dispatch' in e || 'stop' in e || 'size' in e).length + spec.workers.length;
+  let pending = 0;
   let queuesEmpty = false;
-  const totalJobs = spec.timeline.reduce((n, e) => n + ('dispatch' in e ? e.count : 0), 0);
 
   try {
     await observer.connect();
@@ -169,9 +169,9 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
     const scheduler = new Scheduler({
       start: spec.start,
       until: spec.until ?? null,
-      maxSteps: 10_000 + 50 * totalJobs,
+      maxSteps: 10_000 + 50 * totalDispatches(spec.timeline),
       onWarning: (m) => run.warnings.push(m),
-      isDone: () => pendingEntries === 0 && queuesEmpty && !workers.some((w) => w.running),
+      isDone: () => pending === 0 && queuesEmpty && !workers.some((w) => w.running),
     });
 
     // The model's job uuids, drawn in the same order (a uuid, then an id, per job dispatched), are
@@ -179,63 +179,34 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
     // second leave a ZSET in member order, and members start with the uuid. Job ids (Str::random,
     // no seam in 8.x) stay Laravel's own; the normaliser names both sides' ids in order.
     const random = seededRandom(spec.seed);
-    const uuidsFor = (count: number): string[] =>
-      Array.from({ length: count }, () => {
-        const uuid = uuid4(random);
-        strRandom(random, 32);
-        return uuid;
-      });
-
-    /** A web request: its own PHP process and connection, one step. */
-    const request = (what: string, roleOf: () => Record<string, unknown>) => async (ctx: ActorContext) => {
-      pendingEntries--;
-      const role = roleOf();
-      const { php, name } = await startActor('dispatcher', role);
-      php.answer({ now: ctx.now() });
-      const y = await nextYield(php, name, 'dispatcher');
-      if (y.y !== 'done') throw new Error(`real Laravel ${what} ended unexpectedly: ${describeExit(y)}`);
-      ctx.describe({ kind: role.role === 'size' ? 'size' : 'dispatch', title: what });
-      await php.close();
+    const env: RealEnv = {
+      uuidsFor: (count) => Array.from({ length: count }, () => nextJobIdentity(random).uuid),
+      worker: (name) => byName.get(name)!,
+      // A web request: its own PHP process and connection, one step.
+      request: (what, kind, roleOf) => async (ctx) => {
+        const { php, name } = await startActor('dispatcher', roleOf());
+        php.answer({ now: ctx.now() });
+        const y = await nextYield(php, name, 'dispatcher');
+        if (y.y !== 'done') throw new Error(`real Laravel ${what} ended unexpectedly: ${describeExit(y)}`);
+        ctx.describe({ kind, title: what });
+        await php.close();
+      },
     };
-    for (const entry of spec.timeline) {
-      const at = spec.start + entry.at;
-      if ('dispatch' in entry) {
-        scheduler.spawn(
-          'dispatcher',
-          at,
-          request(`dispatch ${entry.count} × ${entry.dispatch}`, () => ({
-            role: 'dispatch',
-            job: entry.dispatch,
-            count: entry.count,
-            delay: entry.delay ?? null,
-            queue: entry.queue ?? null,
-            connection: entry.connection ?? null,
-            uuids: uuidsFor(entry.count),
-          })),
-        );
-      } else if ('stop' in entry) {
-        scheduler.spawn(entry.stop, at, async (ctx) => {
-          pendingEntries--;
-          byName.get(entry.stop)!.signalTerm();
-          ctx.describe({ kind: 'stop', title: `SIGTERM to ${entry.stop}` });
-        });
-      }
-    }
-    for (const entry of spec.timeline) {
-      if (!('size' in entry)) continue;
-      scheduler.spawn(
-        'dispatcher',
-        spec.start + entry.at,
-        request(`Queue::size('${entry.size}')`, () => ({
-          role: 'size',
-          queue: entry.size,
-          connection: entry.connection ?? null,
-        })),
-      );
+    // Started in the model's order (entries/index.ts startOrder), so equal times run alike.
+    const activations = startOrder(spec.timeline).flatMap((e) => {
+      const a = kindOf(e).real(e, env);
+      return a === null ? [] : [{ at: spec.start + e.at, ...a }];
+    });
+    pending = activations.length + workers.length;
+    for (const a of activations) {
+      scheduler.spawn(a.actor, a.at, async (ctx) => {
+        pending--;
+        await a.run(ctx);
+      });
     }
     for (const w of workers) {
       scheduler.spawn(w.spec.name, spec.start + w.spec.start, async (ctx) => {
-        pendingEntries--;
+        pending--;
         await w.supervise(ctx);
       });
     }

@@ -9,6 +9,10 @@ import { crossReferenceProblems } from './load.ts';
 import type { Connection, JobClass, TimelineEntry, Worker } from './schema.ts';
 import { Scenario, type PROFILE_NAMES, type ScenarioInput, type ScenarioSpec } from './schema.ts';
 import { schemaProblems } from './schema-issues.ts';
+import { dispatchEntry } from './entries/dispatch.ts';
+import { noteEntry } from './entries/note.ts';
+import { sizeEntry } from './entries/size.ts';
+import { stopEntry } from './entries/stop.ts';
 
 /** config/queue.php options of one redis connection (retry_after, block_for, queue). */
 export type ConnectionOptions = z.input<typeof Connection>;
@@ -17,10 +21,10 @@ export type WorkerOptions = Omit<z.input<typeof Worker>, 'name'>;
 /** A job class: its PHP class name, public properties ($tries, $backoff...) and what each attempt does. */
 export type JobOptions = z.input<typeof JobClass>;
 type EntryInput = z.input<typeof TimelineEntry>;
-export type DispatchOptions = Omit<Extract<EntryInput, { dispatch: string }>, 'dispatch'>;
-export type StopOptions = Omit<Extract<EntryInput, { stop: string }>, 'stop'>;
-export type SizeOptions = Omit<Extract<EntryInput, { size: string }>, 'size'>;
-export type NoteOptions = Omit<Exclude<EntryInput, { dispatch: string } | { stop: string } | { size: string }>, 'note'>;
+export type DispatchOptions = Omit<z.input<typeof dispatchEntry.schema>, 'dispatch'>;
+export type StopOptions = Omit<z.input<typeof stopEntry.schema>, 'stop'>;
+export type SizeOptions = Omit<z.input<typeof sizeEntry.schema>, 'size'>;
+export type NoteOptions = Omit<z.input<typeof noteEntry.schema>, 'note'>;
 export type LaravelVersion = (typeof PROFILE_NAMES)[number];
 export type RedisOptions = NonNullable<ScenarioInput['redis']>;
 

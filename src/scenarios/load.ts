@@ -6,6 +6,9 @@ import type { Document, YAMLError } from 'yaml';
 import { Scenario, type ScenarioSpec } from './schema.ts';
 import { ScenarioError, didYouMean, oneLine } from './errors.ts';
 import { schemaProblems, show, type Path, type Problem } from './schema-issues.ts';
+import { DISPATCHER, isQueueName, singleQueue } from './fields.ts';
+import type { CheckContext } from './entries/index.ts';
+import { kindOf } from './entries/index.ts';
 
 export interface LoadedScenario {
   spec: ScenarioSpec;
@@ -17,8 +20,6 @@ export interface LoadedScenario {
 const MAX_ALIAS_COUNT = 100;
 /** Sum of every dispatch entry's count. */
 const MAX_TOTAL_DISPATCHES = 100_000;
-/** Workers may not take the dispatcher's actor name. */
-const DISPATCHER = 'dispatcher';
 
 export async function loadScenarioFile(file: string): Promise<LoadedScenario> {
   let source: string;
@@ -302,6 +303,7 @@ export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
   });
   const workers = [...workerIndex.keys()];
 
+  const ctx: CheckContext = { spec, jobs, connections, workers, unknown };
   let dispatched = 0;
   let reportedTotal = false;
   spec.timeline.forEach((entry, i) => {
@@ -311,53 +313,16 @@ export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
         detail: `at ${entry.at} is after until (${spec.until}); the run stops before it`,
       });
     }
-    if ('dispatch' in entry) {
-      if (!jobs.includes(entry.dispatch)) {
-        problems.push({ path: ['timeline', i, 'dispatch'], detail: unknown('job', entry.dispatch, jobs) });
-      }
-      if (entry.connection !== undefined && !connections.includes(entry.connection)) {
-        problems.push({
-          path: ['timeline', i, 'connection'],
-          detail: unknown('connection', entry.connection, connections),
-        });
-      }
-      if (entry.queue !== undefined && !isQueueName(entry.queue)) {
-        problems.push({ path: ['timeline', i, 'queue'], detail: singleQueue(entry.queue) });
-      }
-      dispatched += entry.count;
-      if (dispatched > MAX_TOTAL_DISPATCHES && !reportedTotal) {
-        reportedTotal = true;
-        problems.push({
-          path: ['timeline', i, 'count'],
-          detail: `the timeline dispatches ${dispatched} jobs by here; at most ${MAX_TOTAL_DISPATCHES} in total`,
-        });
-      }
-    } else if ('stop' in entry) {
-      if (!workerIndex.has(entry.stop))
-        problems.push({ path: ['timeline', i, 'stop'], detail: unknown('worker', entry.stop, workers) });
-    } else if ('size' in entry) {
-      if (entry.connection !== undefined && !connections.includes(entry.connection)) {
-        problems.push({
-          path: ['timeline', i, 'connection'],
-          detail: unknown('connection', entry.connection, connections),
-        });
-      }
-    } else if (entry.actor !== undefined && entry.actor !== DISPATCHER && !workerIndex.has(entry.actor)) {
-      const actors = [DISPATCHER, ...workers];
-      const hint = didYouMean(entry.actor, actors);
+    const kind = kindOf(entry);
+    problems.push(...kind.check(entry, ['timeline', i], ctx));
+    dispatched += kind.dispatches(entry);
+    if (dispatched > MAX_TOTAL_DISPATCHES && !reportedTotal) {
+      reportedTotal = true;
       problems.push({
-        path: ['timeline', i, 'actor'],
-        detail: `unknown actor "${entry.actor}"${hint}; use ${DISPATCHER} or a worker name (${actors.join(', ')})`,
+        path: ['timeline', i, 'count'],
+        detail: `the timeline dispatches ${dispatched} jobs by here; at most ${MAX_TOTAL_DISPATCHES} in total`,
       });
     }
   });
   return problems;
-}
-
-function isQueueName(queue: string): boolean {
-  return /^[^,\s]+$/.test(queue);
-}
-
-function singleQueue(queue: string): string {
-  return `expected one queue name without commas or spaces, got ${show(queue)}`;
 }

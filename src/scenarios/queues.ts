@@ -1,9 +1,10 @@
 // Every queue a scenario touches: each connection's default, each queue a worker polls
-// (--queue=a,b), each queue a dispatch names. The runner snapshots these keys and the conformance
+// (--queue=a,b), each queue a timeline entry names (a dispatch's ->onQueue). The runner snapshots these keys and the conformance
 // coordinator watches them; both read the list from here.
 import type { QueueKeys } from '../sim/keys.ts';
 import { queueKeys } from '../sim/keys.ts';
 import type { ScenarioSpec } from './schema.ts';
+import { kindOf } from './entries/index.ts';
 
 export function scenarioQueues(
   spec: Pick<ScenarioSpec, 'connections' | 'workers' | 'timeline'>,
@@ -16,6 +17,6 @@ export function scenarioQueues(
     const c = spec.connections[w.connection ?? ''] ?? connections[0]!;
     for (const q of (w.queue ?? c.queue).split(',')) names.add(q);
   }
-  for (const e of spec.timeline) if ('dispatch' in e && e.queue) names.add(e.queue);
+  for (const e of spec.timeline) for (const q of kindOf(e).queues(e)) names.add(q);
   return [...names].map((n) => queueKeys(n, prefix));
 }

@@ -5,27 +5,29 @@
 import { randomBytes } from 'node:crypto';
 import { registerCleanup } from '../redis/cleanup.ts';
 import { ConnectionHub } from '../redis/connections.ts';
-import { describeRunFailure } from '../redis/errors.ts';
+import { describeRunFailure, RedisRefusedError } from '../redis/errors.ts';
 import { chooseDatabase } from '../redis/keyspace.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { preflight } from '../redis/preflight.ts';
 import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
 import type { QueueKeys } from '../sim/keys.ts';
-import { allKeys, queueKeys } from '../sim/keys.ts';
+import { allKeys } from '../sim/keys.ts';
 import { getProfile } from '../sim/profiles/index.ts';
-import { seededRandom, strRandom, uuid4 } from '../sim/random.ts';
+import { Dispatcher } from '../sim/dispatcher.ts';
+import { seededRandom } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
 import type { QueueConfig } from '../sim/redis-queue.ts';
-import { RedisQueue } from '../sim/redis-queue.ts';
-import type { ActorContext } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
+import { webRequest } from '../sim/web-request.ts';
 import { WorkerModel } from '../sim/worker.ts';
 import { attributeLines } from './attribute.ts';
 import { ExecutionLog } from './execution-log.ts';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems } from './load.ts';
-import type { ScenarioSpec, TimelineEntrySpec } from './schema.ts';
+import type { ModelEnv, NoteEntry } from './entries/index.ts';
+import { kindOf, startOrder, totalDispatches } from './entries/index.ts';
+import type { ScenarioSpec } from './schema.ts';
 import { scenarioQueues } from './queues.ts';
 import { queuesAreEmpty, snapshotQueues } from './snapshot.ts';
 import type { QueueState, Step, Timeline } from './timeline.ts';
@@ -53,11 +55,6 @@ export interface RunOptions {
   /** Real milliseconds to wait after each step (demos, and tests that need a run in progress). */
   paceMs?: number;
 }
-
-type DispatchEntry = Extract<TimelineEntrySpec, { dispatch: string }>;
-type StopEntry = Extract<TimelineEntrySpec, { stop: string }>;
-type SizeEntry = Extract<TimelineEntrySpec, { size: string }>;
-type NoteEntry = Exclude<TimelineEntrySpec, DispatchEntry | StopEntry | SizeEntry>;
 
 export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise<Timeline> {
   // A file was checked by the loader; a spec built in code (Scenario.parse) gets the same checks.
@@ -90,8 +87,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const executionLog = new ExecutionLog();
   const registry = executionLog.registry();
   const cache = new Map<string, number>();
-  const jobNameOf = new Map<string, string>();
-  const random = seededRandom(spec.seed);
+  const dispatcher = new Dispatcher(profile, registry, seededRandom(spec.seed));
   const scriptNames = new Map(Object.values(profile.scripts).map((s) => [s.source, s.name]));
   const scriptSources = new Map<string, string>(Object.values(profile.scripts).map((s) => [s.name, s.source]));
 
@@ -141,7 +137,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
             cache,
             start: spec.start,
             behaviourOf: (id, attempt) => {
-              const attempts = spec.jobs[jobNameOf.get(id) ?? '']?.attempts ?? ['succeed'];
+              const attempts = spec.jobs[dispatcher.jobNameOf(id) ?? '']?.attempts ?? ['succeed'];
               return attempts[Math.min(attempt, attempts.length) - 1] ?? attempts[attempts.length - 1]!;
             },
           },
@@ -149,150 +145,40 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     );
     const workerByName = new Map(workers.map((w) => [w.name, w]));
 
-    let pendingEntries =
-      spec.timeline.filter((e) => 'dispatch' in e || 'stop' in e || 'size' in e).length + workers.length;
+    const env: ModelEnv = {
+      spec,
+      profile,
+      prefix,
+      dispatcher,
+      request: (ctx, connection, fn) =>
+        webRequest(ctx, { connect, profile, config: connections[connection ?? defaultConnection]! }, fn),
+      worker: (name) => workerByName.get(name)!,
+    };
+    const activations = startOrder(spec.timeline).flatMap((e) => {
+      const a = kindOf(e).model(e, env);
+      return a === null ? [] : [{ at: spec.start + e.at, ...a }];
+    });
+    // Entries and worker processes not yet started: until they have, the run is not over.
+    let pending = activations.length + workers.length;
     let lastQueues: QueueState[] | null = null;
-    const totalJobs = spec.timeline.reduce((n, e) => n + ('dispatch' in e ? e.count : 0), 0);
     const scheduler = new Scheduler({
       start: spec.start,
       until: spec.until ?? null,
-      maxSteps: 10_000 + 50 * totalJobs,
+      maxSteps: 10_000 + 50 * totalDispatches(spec.timeline),
       onWarning: (m) => timeline.warnings.push(m),
       isDone: () =>
-        pendingEntries === 0 && lastQueues !== null && queuesAreEmpty(lastQueues) && !workers.some((w) => w.busy()),
+        pending === 0 && lastQueues !== null && queuesAreEmpty(lastQueues) && !workers.some((w) => w.busy()),
     });
-
-    for (const entry of spec.timeline) {
-      const at = spec.start + entry.at;
-      if ('dispatch' in entry) {
-        scheduler.spawn('dispatcher', at, async (ctx) => {
-          pendingEntries--;
-          await dispatch(ctx, entry);
-        });
-      } else if ('stop' in entry) {
-        scheduler.spawn(entry.stop, at, async (ctx) => {
-          pendingEntries--;
-          workerByName.get(entry.stop)!.signalTerm();
-          ctx.describe({
-            kind: 'stop',
-            title: `SIGTERM to ${entry.stop}: it will quit after its current job`,
-            methods: ['Worker::listenForSignals'],
-            note: entry.note,
-          });
-        });
-      }
-    }
-    for (const entry of spec.timeline) {
-      if (!('size' in entry)) continue;
-      scheduler.spawn('dispatcher', spec.start + entry.at, async (ctx) => {
-        pendingEntries--;
-        await querySize(ctx, entry);
+    for (const a of activations) {
+      scheduler.spawn(a.actor, a.at, async (ctx) => {
+        pending--;
+        await a.run(ctx);
       });
     }
     for (const w of workers) {
       scheduler.spawn(w.name, spec.start + w.spec.start, async (ctx) => {
-        pendingEntries--;
+        pending--;
         await w.supervise(ctx);
-      });
-    }
-
-    async function dispatch(ctx: ActorContext, entry: DispatchEntry): Promise<void> {
-      const methods: string[] = [];
-      const port = await connect('dispatcher');
-      const connectionName = entry.connection ?? defaultConnection;
-      const queue = new RedisQueue(
-        port,
-        connections[connectionName]!,
-        profile,
-        () => ctx.now(),
-        (m) => methods.push(m),
-      );
-      const job = spec.jobs[entry.dispatch]!;
-      const queueName = entry.queue ?? connections[connectionName]!.default;
-      const labels: string[] = [];
-      let firstAttempts = 0;
-      for (let i = 0; i < entry.count; i++) {
-        const uuid = uuid4(random);
-        const id = strRandom(random, 32);
-        const built = profile.buildPayload({
-          className: job.class,
-          tries: job.tries,
-          timeout: job.timeout,
-          timeoutAt: job.retry_until === null ? null : ctx.now() + job.retry_until,
-          properties: Object.entries(job.properties),
-          connection: entry.connection ?? null,
-          queue: entry.queue ?? null,
-          delay: entry.delay ?? null,
-          command: job.command,
-          id,
-          uuid,
-          backoff: job.backoff === null ? null : [job.backoff].flat().join(','),
-          backoffDeclared: job.backoff,
-          maxExceptions: job.max_exceptions,
-          failOnTimeout: job.fail_on_timeout,
-          createdAt: ctx.now(),
-        });
-        if (i === 0) firstAttempts = Number(built.attempts);
-        const payload = profile.encodePayload(built);
-        jobNameOf.set(id, entry.dispatch);
-        labels.push(
-          registry.add({
-            id,
-            class: job.class,
-            dispatchedAt: ctx.now(),
-            queue: queueName,
-            connection: connectionName,
-            baseName: entry.dispatch,
-          }).label,
-        );
-        // Bus\Dispatcher::pushCommandToQueue: a job with a delay (even 0) goes through later().
-        if (entry.delay !== undefined) await queue.laterRaw(entry.delay, payload, queueName);
-        else await queue.pushRaw(payload, queueName);
-      }
-      await port.close();
-      const what =
-        labels.length === 1
-          ? labels[0]!
-          : `${labels.length} × ${entry.dispatch} (${labels[0]} … ${labels[labels.length - 1]})`;
-      const keys = queueKeys(queueName, prefix);
-      ctx.describe({
-        kind: 'dispatch',
-        title:
-          entry.delay !== undefined
-            ? `dispatch ${what} with delay ${entry.delay}s onto ${keys.delayed} (due t+${ctx.now() + entry.delay - spec.start}s)`
-            : `dispatch ${what} onto ${keys.ready}`,
-        methods: ['Bus\\Dispatcher::dispatchToQueue', ...dedupe(methods)],
-        explain:
-          entry.delay !== undefined
-            ? `later() ${profile.queue.later === 'script' ? 'runs the later script, which ZADDs' : 'ZADDs'} the payload to :delayed, scored by the time it becomes due; a worker migrates it once that time has passed.`
-            : profile.queue.push === 'script'
-              ? `push() runs the push script: it RPUSHes the JSON payload (attempts ${firstAttempts}) onto the ready list and a 1 onto :notify.`
-              : `push() RPUSHes the JSON payload (attempts ${firstAttempts}) onto the ready list.`,
-        note: entry.note,
-      });
-    }
-
-    /** The application calls Queue::size(): a web request with its own connection, like a dispatch. */
-    async function querySize(ctx: ActorContext, entry: SizeEntry): Promise<void> {
-      const methods: string[] = [];
-      const port = await connect('dispatcher');
-      const connectionName = entry.connection ?? defaultConnection;
-      const queue = new RedisQueue(
-        port,
-        connections[connectionName]!,
-        profile,
-        () => ctx.now(),
-        (m) => methods.push(m),
-      );
-      const size = await queue.size(entry.size);
-      await port.close();
-      ctx.describe({
-        kind: 'size',
-        title: `Queue::size('${entry.size}') = ${size}`,
-        methods: ['Queue::size', ...methods],
-        explain:
-          'size counts the ready LIST, the :delayed ZSET and the :reserved ZSET together: jobs that are running still count.',
-        note: entry.note,
       });
     }
 
@@ -360,7 +246,7 @@ class PendingNotes {
     private readonly spec: ScenarioSpec,
     private readonly noteFor: (note: string) => string,
   ) {
-    this.pending = spec.timeline.filter((e): e is NoteEntry => !('dispatch' in e) && !('stop' in e) && !('size' in e));
+    this.pending = spec.timeline.filter((e): e is NoteEntry => e.kind === 'note');
   }
   attach(step: Step): void {
     for (let i = 0; i < this.pending.length; i++) {
@@ -403,16 +289,12 @@ async function prepareKeyspace(hub: ConnectionHub, owned: boolean, queues: Queue
   const exists = await Promise.all(keys.map((k) => hub.observer.sendCommand(['EXISTS', k])));
   const taken = keys.filter((_k, i) => Number(exists[i]) > 0);
   if (taken.length > 0) {
-    throw new Error(
-      `refusing to run: ${taken.join(', ')} already ${taken.length === 1 ? 'holds' : 'hold'} data on this server (REDIS_URL); use an empty db or a redis.prefix`,
+    throw new RedisRefusedError(
+      `${taken.join(', ')} already ${taken.length === 1 ? 'holds' : 'hold'} data on this server (REDIS_URL); use an empty db or a redis.prefix`,
     );
   }
 }
 
 async function deleteKeys(hub: ConnectionHub, queues: QueueKeys[]): Promise<void> {
   await hub.observer.sendCommand(['DEL', ...queues.flatMap(allKeys)]);
-}
-
-function dedupe(xs: string[]): string[] {
-  return [...new Set(xs)];
 }

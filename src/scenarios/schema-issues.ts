@@ -92,9 +92,13 @@ function walk(schema: z.ZodType, path: Path): { schema: z.ZodType; depth: number
 
 function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;
-  while (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable)
-    s = s.unwrap() as z.ZodType;
-  return s;
+  for (;;) {
+    if (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable)
+      s = s.unwrap() as z.ZodType;
+    // A timeline entry is its object piped into a transform that adds `kind`: the author wrote the object.
+    else if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
+    else return s;
+  }
 }
 
 /**

@@ -1,18 +1,8 @@
 // The scenario format. zod is the single source of truth: the loader validates with it, the
 // JSON Schema shipped for editors is generated from it, and the runner uses its inferred types.
 import { z } from 'zod';
-
-const seconds = (what: string) =>
-  z
-    .number()
-    .int()
-    .min(0)
-    .max(10 * 365 * 24 * 3600)
-    .describe(what);
-
-const name = z
-  .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'use letters, digits, "_", "-" or "." and start with a letter');
+import { name, seconds } from './fields.ts';
+import { TimelineEntry } from './entries/index.ts';
 
 /** What one execution (attempt) of a job does: run for `run` virtual seconds, then end one way. */
 const AttemptObject = z
@@ -135,50 +125,7 @@ export const Worker = z
   })
   .strict();
 
-const at = seconds('virtual seconds after the start');
-const note = z.string().min(1).optional().describe('teaching note shown with the step');
-
-const DispatchEntry = z
-  .object({
-    at,
-    dispatch: name.describe('a job from jobs:'),
-    delay: seconds('dispatch later: ZADD to :delayed with score now+delay').optional(),
-    queue: z.string().min(1).optional(),
-    connection: name.optional(),
-    count: z.number().int().min(1).max(100_000).default(1).describe('dispatch this many instances'),
-    note,
-  })
-  .strict();
-
-const StopEntry = z
-  .object({ at, stop: name.describe('a worker: SIGTERM, it quits after its current job'), note })
-  .strict();
-
-const SizeEntry = z
-  .object({
-    at,
-    size: z
-      .string()
-      .regex(/^[^,\s]+$/, 'one queue name')
-      .describe("the application calls Queue::size('<queue>'): the size script"),
-    connection: name.optional(),
-    note,
-  })
-  .strict();
-
-const NoteEntry = z
-  .object({
-    at,
-    note: z.string().min(1),
-    actor: name.optional().describe('attach to the first step of this actor at or after `at`'),
-    on: z
-      .enum(['dispatch', 'size', 'pop', 'block', 'process', 'delete', 'release', 'fail', 'kill', 'restart', 'stop'])
-      .optional()
-      .describe('attach to the first step of this kind'),
-  })
-  .strict();
-
-export const TimelineEntry = z.union([DispatchEntry, StopEntry, SizeEntry, NoteEntry]);
+export { TimelineEntry };
 
 export const PROFILE_NAMES = ['5.3', '5.7', '8', '13'] as const;
 
@@ -226,6 +173,6 @@ export type ScenarioSpec = z.output<typeof Scenario>;
 export type JobClassSpec = z.output<typeof JobClass>;
 export type WorkerSpec = z.output<typeof Worker>;
 export type ConnectionSpec = z.output<typeof Connection>;
-export type TimelineEntrySpec = z.output<typeof TimelineEntry>;
+export type { TimelineEntrySpec } from './entries/index.ts';
 export type AttemptSpec = z.output<typeof Attempt>;
-export type StepKind = NonNullable<z.output<typeof NoteEntry>['on']>;
+export type { StepKind } from '../sim/state.ts';

@@ -51,7 +51,7 @@ describe('scenario builder', () => {
 
   it('defaults a dispatch to t+0 and the connection to the schema default', () => {
     const spec = scenario('tiny', 'tiny').job('Ping', { class: 'App\\Jobs\\Ping' }).dispatch('Ping').build();
-    expect(spec.timeline).toEqual([{ at: 0, dispatch: 'Ping', count: 1 }]);
+    expect(spec.timeline).toEqual([{ kind: 'dispatch', at: 0, dispatch: 'Ping', count: 1 }]);
     expect(spec.connections).toEqual({ redis: { queue: 'default', retry_after: 90, block_for: null } });
   });
 

@@ -214,7 +214,7 @@ describe('parseScenario', () => {
       timeout: null,
       attempts: ['succeed'],
     });
-    expect(spec.timeline).toEqual([{ at: 0, dispatch: 'send', count: 1 }]);
+    expect(spec.timeline).toEqual([{ kind: 'dispatch', at: 0, dispatch: 'send', count: 1 }]);
   });
 
   it('accepts a full scenario using every entry kind', () => {

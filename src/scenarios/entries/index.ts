@@ -1,0 +1,52 @@
+// The timeline entry kinds. Each kind is one module; this record lists them by kind, and its type
+// makes the compiler name any kind of the union that has no module here. Code that handles an
+// entry goes through kindOf(entry), never through which keys the entry happens to have.
+import { z } from 'zod';
+import type { EntryKind } from './kind.ts';
+import { dispatchEntry } from './dispatch.ts';
+import { noteEntry } from './note.ts';
+import { sizeEntry } from './size.ts';
+import { stopEntry } from './stop.ts';
+
+/** One timeline entry as written: each kind's own keys; parsing adds `kind`. */
+export const TimelineEntry = z.union([dispatchEntry.schema, stopEntry.schema, sizeEntry.schema, noteEntry.schema]);
+export type TimelineEntrySpec = z.output<typeof TimelineEntry>;
+export type EntryKindName = TimelineEntrySpec['kind'];
+export type EntryOfKind<K extends EntryKindName> = Extract<TimelineEntrySpec, { kind: K }>;
+
+export const ENTRY_KINDS: { readonly [K in EntryKindName]: EntryKind<EntryOfKind<K>> } = {
+  dispatch: dispatchEntry,
+  stop: stopEntry,
+  size: sizeEntry,
+  note: noteEntry,
+};
+
+/** The module of an entry's kind, typed for that entry. */
+export function kindOf<E extends TimelineEntrySpec>(entry: E): EntryKind<E> {
+  // TypeScript cannot correlate ENTRY_KINDS[entry.kind] with E; the record's type guarantees it.
+  return ENTRY_KINDS[entry.kind] as unknown as EntryKind<E>;
+}
+
+/**
+ * The order in which entries start, and so the order at one virtual time: by the kind's phase
+ * (dispatches and stops 0, Queue::size 1), then as written. Worker processes are started after
+ * every entry, so at the time a worker starts, that second's dispatches, stops and size calls
+ * run first. The scheduler runs equal times in the order they were scheduled (scheduler.ts).
+ */
+export function startOrder<E extends TimelineEntrySpec>(timeline: readonly E[]): E[] {
+  return timeline
+    .map((entry, index) => ({ entry, index, phase: kindOf(entry).phase }))
+    .sort((a, b) => a.phase - b.phase || a.index - b.index)
+    .map((x) => x.entry);
+}
+
+/** Jobs the timeline dispatches in all. */
+export function totalDispatches(timeline: readonly TimelineEntrySpec[]): number {
+  return timeline.reduce((n, e) => n + kindOf(e).dispatches(e), 0);
+}
+
+export type { Activation, CheckContext, EntryKind, ModelEnv, RealEnv } from './kind.ts';
+export type { DispatchEntry } from './dispatch.ts';
+export type { NoteEntry } from './note.ts';
+export type { SizeEntry } from './size.ts';
+export type { StopEntry } from './stop.ts';

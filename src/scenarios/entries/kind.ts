@@ -1,0 +1,83 @@
+// What a timeline entry kind is: one module per kind (dispatch.ts, stop.ts, ...) owns its schema,
+// its cross-reference checks, its model behaviour with narration, and what real Laravel does for it
+// in `lqsim conformance`. index.ts lists the kinds in a record keyed by kind, so the compiler
+// names every kind that a new member of the union lacks.
+import { z } from 'zod';
+import type { LaravelProfile } from '../../sim/profiles/types.ts';
+import type { Dispatcher } from '../../sim/dispatcher.ts';
+import type { RedisQueue } from '../../sim/redis-queue.ts';
+import type { ActorContext } from '../../sim/scheduler.ts';
+import type { StepKind } from '../../sim/state.ts';
+import type { Path, Problem } from '../schema-issues.ts';
+import type { ScenarioSpec } from '../schema.ts';
+
+/** Something an entry starts on the scheduler: an actor's activation at the entry's time. */
+export interface Activation {
+  actor: string;
+  run(ctx: ActorContext): Promise<void>;
+}
+
+/** What a kind's cross-reference check may consult. */
+export interface CheckContext {
+  spec: ScenarioSpec;
+  jobs: string[];
+  connections: string[];
+  workers: string[];
+  /** `unknown job "Foo" (did you mean ...)`. */
+  unknown(what: string, value: string, known: string[]): string;
+}
+
+/** The model's side: the runner gives each entry these. */
+export interface ModelEnv {
+  spec: ScenarioSpec;
+  profile: LaravelProfile;
+  prefix: string;
+  dispatcher: Dispatcher;
+  /** A web request on `connection` (default: the first): its own process and connection. */
+  request<T>(
+    ctx: ActorContext,
+    connection: string | undefined,
+    fn: (queue: RedisQueue) => Promise<T>,
+  ): Promise<{ result: T; methods: string[] }>;
+  /** A worker of the scenario, by name (the loader checked it exists). */
+  worker(name: string): { signalTerm(): void };
+}
+
+/** Real Laravel's side (src/conformance): the coordinator gives each entry these. */
+export interface RealEnv {
+  /** A web request: a PHP process playing `role` (harness.php), shown as one `kind` step. */
+  request(what: string, kind: StepKind, role: () => Record<string, unknown>): Activation['run'];
+  /** The uuids the model would draw for the next `count` jobs (Laravel gets them by Str::createUuidsUsing). */
+  uuidsFor(count: number): string[];
+  worker(name: string): { signalTerm(): void };
+}
+
+export interface EntryKind<E extends { kind: string; at: number }> {
+  /** The zod schema of the entry as written; parsing adds `kind`. */
+  schema: z.ZodType<E>;
+  /**
+   * Which entries start first at one virtual time (see startOrder in index.ts): lower first, then
+   * file order.
+   */
+  phase: number;
+  /** Problems zod cannot see, because they span fields (names defined elsewhere in the file). */
+  check(entry: E, path: Path, ctx: CheckContext): Problem[];
+  /** Queue names the entry puts jobs on (snapshotted, and cleaned up on someone else's server). */
+  queues(entry: E): string[];
+  /** How many jobs it dispatches (limits and the run's step budget). */
+  dispatches(entry: E): number;
+  /** What the model runs for it; null for an entry that only annotates steps. */
+  model(entry: E, env: ModelEnv): Activation | null;
+  /** What real Laravel runs for it in conformance; null when it sends nothing. */
+  real(entry: E, env: RealEnv): Activation | null;
+  /** Why real Laravel cannot play this entry as written, or null. */
+  notComparable(entry: E, spec: ScenarioSpec): string | null;
+}
+
+/** An entry kind's schema: its own keys, strictly (a typo is an error), and `kind` added by parsing. */
+export function entrySchema<K extends string, S extends z.ZodRawShape>(kind: K, shape: S) {
+  return z
+    .object(shape)
+    .strict()
+    .transform((e) => ({ kind, ...e }));
+}

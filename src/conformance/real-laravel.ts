@@ -10,12 +10,13 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { registerCleanup } from '../redis/cleanup.ts';
 import type { Client } from '../redis/connections.ts';
-import { isOwnSetname, newClient, parseClientList } from '../redis/connections.ts';
+import { actorConnectionName, clientAddress, isOwnSetname, newClient, parseClientList } from '../redis/connections.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { parseRedisUrl } from '../redis/url.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import { Scheduler } from '../sim/scheduler.ts';
+import type { ActorDirectory } from '../scenarios/attribute.ts';
 import { attributeLines } from '../scenarios/attribute.ts';
 import type { RealEnv } from '../scenarios/entries/index.ts';
 import { kindOf, startOrder, totalDispatches } from '../scenarios/entries/index.ts';
@@ -65,7 +66,7 @@ export interface RealRunOptions {
 }
 
 /** Connection names → actors, learned from CLIENT LIST while each PHP process is alive. */
-export class AddressBook {
+export class AddressBook implements ActorDirectory {
   private readonly byAddr = new Map<string, string>();
   /** Connection name → CLIENT ID, once found. */
   private readonly ids = new Map<string, string>();
@@ -132,7 +133,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
 
   /** Starts an actor process and waits for its "ready" (it has not touched Redis yet). */
   async function startActor(actor: string, role: Record<string, unknown>): Promise<{ php: PhpActor; name: string }> {
-    const name = `lqsim:${runId}:${actor}:${++counter}`;
+    const name = actorConnectionName(runId, actor, ++counter);
     const roleFile = join(dir, `role-${++roles}.json`);
     writeFileSync(roleFile, JSON.stringify({ ...role, name }));
     const php = PhpActor.start(install.php, install.harness, configFile, roleFile);
@@ -156,7 +157,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
 
   try {
     await observer.connect();
-    const observerAddr = /addr=(\S+)/.exec(String(await observer.sendCommand(['CLIENT', 'INFO'])))?.[1] ?? '';
+    const observerAddr = await clientAddress(observer);
     if (opts.redis.owned) await observer.sendCommand(['FLUSHALL']);
     else throw new Error('conformance runs need a Redis the tool started (unset REDIS_URL)');
     if (spec.redis.database !== 0) await observer.sendCommand(['SELECT', String(spec.redis.database)]);

@@ -81,14 +81,34 @@ export function parseClientList(text: string): Array<Record<string, string>> {
     );
 }
 
+/**
+ * The name of an actor's n-th connection in a run, `lqsim:<run>:<actor>:<n>`: the tool's own
+ * connections (ConnectionHub) and real Laravel's (conformance) are named alike.
+ */
+export function actorConnectionName(runId: string, actor: string, n: number): string {
+  return `${runConnectionPrefix(runId)}${actor}:${n}`;
+}
+
+function runConnectionPrefix(runId: string): string {
+  return `lqsim:${runId}:`;
+}
+
 /** `CLIENT SETNAME lqsim:<run>:...`: how a traced connection of this run names itself (never Laravel's). */
 export function isOwnSetname(args: readonly string[], runId: string): boolean {
   return (
     args.length === 3 &&
     args[0]!.toUpperCase() === 'CLIENT' &&
     args[1]!.toUpperCase() === 'SETNAME' &&
-    args[2]!.startsWith(`lqsim:${runId}:`)
+    args[2]!.startsWith(runConnectionPrefix(runId))
   );
+}
+
+/** The address MONITOR shows for a connection, from its CLIENT INFO reply ("addr=127.0.0.1:54716 ..."). */
+export async function clientAddress(client: Client): Promise<string> {
+  const info = String(await client.sendCommand(['CLIENT', 'INFO']));
+  const addr = /(?:^| )addr=(\S+)/.exec(info)?.[1];
+  if (addr === undefined) throw new Error(`CLIENT INFO named no address: ${info.slice(0, 80)}`);
+  return addr;
 }
 
 export class ConnectionHub {
@@ -108,13 +128,12 @@ export class ConnectionHub {
 
   async start(): Promise<void> {
     await this.observer.connect();
-    const info = String(await this.observer.sendCommand(['CLIENT', 'INFO']));
-    this.observerAddr = /addr=(\S+)/.exec(info)?.[1] ?? '';
+    this.observerAddr = await clientAddress(this.observer);
   }
 
   /** Opens a new connection for an actor and learns its address before it sends anything. */
   async connect(actor: string): Promise<ActorConnection> {
-    const name = `lqsim:${this.runId}:${actor}:${++this.counter}`;
+    const name = actorConnectionName(this.runId, actor, ++this.counter);
     const client = newClient(this.url);
     await client.connect();
     await client.sendCommand(['CLIENT', 'SETNAME', name]);

@@ -5,7 +5,8 @@
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { TraceCommand } from './timeline.ts';
 
-export interface AddressBook {
+/** Who owns a client address, and which lines are the tool's own handshake (ConnectionHub, conformance's AddressBook). */
+export interface ActorDirectory {
   actorOf(addr: string): string | undefined;
   isHandshake(args: readonly string[]): boolean;
 }
@@ -16,7 +17,7 @@ export interface Attribution {
 
 export function attributeLines(
   lines: readonly string[],
-  book: AddressBook,
+  book: ActorDirectory,
   step: { index: number; t: number },
   scriptNames: ReadonlyMap<string, string>,
 ): Attribution {

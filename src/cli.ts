@@ -15,7 +15,7 @@ import { terminalSafe } from './output/terminal-safe.ts';
 import { colourLevel, makeChalk } from './output/colour.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from './output/text.ts';
 import { RedisUnavailableError } from './redis/errors.ts';
-import { installCleanupHandlers, isShuttingDown, runCleanups } from './redis/cleanup.ts';
+import { installCleanupHandlers, isShuttingDown, runCleanups } from './cleanup.ts';
 import { listScenarios, resolveScenario } from './scenarios/catalog.ts';
 import { ScenarioError } from './scenarios/errors.ts';
 import { loadScenarioFile } from './scenarios/load.ts';

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { registerCleanup } from '../redis/cleanup.ts';
+import { registerCleanup } from '../cleanup.ts';
 
 /** What the harness prints when Laravel waits (see harness.php). */
 export type Yield =

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { registerCleanup } from '../redis/cleanup.ts';
+import { registerCleanup } from '../cleanup.ts';
 import type { Client } from '../redis/connections.ts';
 import { actorConnectionName, clientAddress, isOwnSetname, newClient, parseClientList } from '../redis/connections.ts';
 import { MonitorCapture } from '../redis/monitor.ts';

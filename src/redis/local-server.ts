@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { registerCleanup } from './cleanup.ts';
+import { registerCleanup } from '../cleanup.ts';
 import { LocalRedisError } from './errors.ts';
 
 export interface LocalRedisServer {

@@ -5,7 +5,7 @@
 // testcontainers is an optional dependency and heavy (~350 ms to import), so it is loaded
 // only on the Docker path.
 import { createClient } from 'redis';
-import { registerCleanup } from './cleanup.ts';
+import { registerCleanup } from '../cleanup.ts';
 import { RedisUnavailableError } from './errors.ts';
 import { parseRedisUrl } from './url.ts';
 import { redisServerBinary, startLocalRedisServer } from './local-server.ts';

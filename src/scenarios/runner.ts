@@ -3,7 +3,7 @@
 // Redis, and after every step collects that step's MONITOR lines and a snapshot of the queues.
 // It produces a Timeline and formats nothing.
 import { randomBytes } from 'node:crypto';
-import { registerCleanup } from '../redis/cleanup.ts';
+import { registerCleanup } from '../cleanup.ts';
 import { ConnectionHub } from '../redis/connections.ts';
 import { describeRunFailure, RedisRefusedError } from '../redis/errors.ts';
 import { chooseDatabase } from '../redis/keyspace.ts';

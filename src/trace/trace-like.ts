@@ -1,6 +1,5 @@
 // The input of the normaliser: what both the tool's Timeline and a raw MONITOR capture of real
 // Laravel can be turned into. Plain data; actors are already names (dispatcher, worker-1).
-import type { MonitorLine } from '../redis/monitor-line.ts';
 import type { Step, Timeline } from '../scenarios/timeline.ts';
 
 export interface TraceLikeCommand {
@@ -72,13 +71,23 @@ export function fromSteps(
   }));
 }
 
+/** A MONITOR line as parsed (src/redis/monitor-line.ts's MonitorLine): what a capture's trace reads of it. */
+export interface CapturedLine {
+  /** "sec.usec" as MONITOR printed it. */
+  time: string;
+  db: number;
+  /** The client address, or "lua" for a command a script ran. */
+  client: string;
+  args: string[];
+}
+
 /**
  * Stable actor names for the client addresses of a raw capture: addresses in `known` keep their
  * names, the others become client-1, client-2, ... in first-seen order. `lua` lines are skipped
  * (they belong to the EVAL before them).
  */
 export function actorsFromAddresses(
-  lines: ReadonlyArray<Pick<MonitorLine, 'client'>>,
+  lines: ReadonlyArray<Pick<CapturedLine, 'client'>>,
   known: ReadonlyMap<string, string> = new Map(),
 ): Map<string, string> {
   const names = new Map(known);
@@ -99,7 +108,7 @@ export function actorsFromAddresses(
  * given (Laravel passes its own clock as arguments, so pass the app's time when it is known).
  */
 export function fromMonitorLines(
-  lines: readonly MonitorLine[],
+  lines: readonly CapturedLine[],
   opts: { start?: number; actors?: ReadonlyMap<string, string>; prefix?: string } = {},
 ): TraceLike {
   const actors = actorsFromAddresses(lines, opts.actors);

@@ -7,10 +7,10 @@ import { render } from 'ink';
 import { colourLevel } from '../output/colour.ts';
 import { relTime } from '../output/describe.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
-import type { RedisServer } from '../redis/server.ts';
 import type { CatalogEntry } from '../scenarios/catalog.ts';
 import { listScenarios, resolveScenario } from '../scenarios/catalog.ts';
 import { loadScenarioFile } from '../scenarios/load.ts';
+import type { RedisTarget } from '../scenarios/runner.ts';
 import { runScenario } from '../scenarios/runner.ts';
 import { LiveSession } from './live-session.ts';
 import { Root } from './Root.tsx';
@@ -21,7 +21,7 @@ export interface RunTuiOptions {
   scenario?: string;
   laravel?: string;
   /** Gets a Redis for `fn` and releases it afterwards (the CLI's withRedis). */
-  withRedis: <T>(fn: (server: RedisServer) => Promise<T>) => Promise<T>;
+  withRedis: <T>(fn: (server: RedisTarget) => Promise<T>) => Promise<T>;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;

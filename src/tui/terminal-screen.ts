@@ -1,7 +1,7 @@
 // The full-screen terminal: the alternate screen while the TUI runs, and the shell's screen, with
 // its cursor shown, restored on every way out: quitting, an error, a signal (cleanup.ts runs the
 // async part), and process exit (the sync part; a TTY write is synchronous).
-import { registerCleanup } from '../redis/cleanup.ts';
+import { registerCleanup } from '../cleanup.ts';
 
 const ENTER = '\x1b[?1049h\x1b[H\x1b[2J';
 const LEAVE = '\x1b[?25h\x1b[?1049l';

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { ENTRY_KINDS, kindOf, startOrder } from '../../src/scenarios/entries/index.ts';
+import { parseScenario } from '../../src/scenarios/load.ts';
+
+const spec = parseScenario(
+  `
+name: kinds
+title: kinds
+workers: [{ name: w }]
+jobs:
+  J: { class: App\\Jobs\\J }
+timeline:
+  - { at: 0, size: default }
+  - { at: 0, note: first, on: pop }
+  - { at: 0, dispatch: J }
+  - { at: 0, stop: w }
+  - { at: 1, dispatch: J, count: 2 }
+`,
+  'kinds.yaml',
+).spec;
+
+describe('timeline entry kinds', () => {
+  it('parsing names every entry by its kind', () => {
+    expect(spec.timeline.map((e) => e.kind)).toEqual(['size', 'note', 'dispatch', 'stop', 'dispatch']);
+  });
+
+  it('has a module for each kind, found by kind', () => {
+    expect(Object.keys(ENTRY_KINDS).sort()).toEqual(['dispatch', 'note', 'size', 'stop']);
+    for (const e of spec.timeline) expect(kindOf(e)).toBe(ENTRY_KINDS[e.kind]);
+  });
+
+  it('starts dispatches, stops and notes as written, then size calls', () => {
+    expect(startOrder(spec.timeline).map((e) => `${e.kind}@${e.at}`)).toEqual([
+      'note@0',
+      'dispatch@0',
+      'stop@0',
+      'dispatch@1',
+      'size@0',
+    ]);
+  });
+
+  it('counts the jobs a timeline dispatches', () => {
+    expect(spec.timeline.reduce((n, e) => n + kindOf(e).dispatches(e), 0)).toBe(3);
+  });
+});

@@ -1,6 +1,7 @@
 // The scenario format. zod is the single source of truth: the loader validates with it, the
 // JSON Schema shipped for editors is generated from it, and the runner uses its inferred types.
 import { z } from 'zod';
+import { STEP_KINDS } from '../sim/state.ts';
 
 const seconds = (what: string) =>
   z
@@ -171,10 +172,7 @@ const NoteEntry = z
     at,
     note: z.string().min(1),
     actor: name.optional().describe('attach to the first step of this actor at or after `at`'),
-    on: z
-      .enum(['dispatch', 'size', 'pop', 'block', 'process', 'delete', 'release', 'fail', 'kill', 'restart', 'stop'])
-      .optional()
-      .describe('attach to the first step of this kind'),
+    on: z.enum(STEP_KINDS).optional().describe('attach to the first step of this kind'),
   })
   .strict();
 
@@ -228,4 +226,4 @@ export type WorkerSpec = z.output<typeof Worker>;
 export type ConnectionSpec = z.output<typeof Connection>;
 export type TimelineEntrySpec = z.output<typeof TimelineEntry>;
 export type AttemptSpec = z.output<typeof Attempt>;
-export type StepKind = NonNullable<z.output<typeof NoteEntry>['on']>;
+export type { StepKind } from '../sim/state.ts';

@@ -1,7 +1,7 @@
 // What the model knows beyond Redis: the dispatched job instances (by payload id), how often each
 // ran, and the failed_jobs table (Laravel keeps it in SQL, not in Redis).
-import type { FailedJob, JobInstance } from '../scenarios/timeline.ts';
 import type { JobException } from './exceptions.ts';
+import type { FailedJob, JobInstance } from './state.ts';
 
 export class JobRegistry {
   private readonly byId = new Map<string, JobInstance>();

@@ -2,38 +2,24 @@
 // process or sleep), the max-attempts rules, handleJobException, failJob and the timeout kill.
 // A worker *process* is one Redis connection; when the alarm kills it, the supervisor starts a new
 // process with a new connection (seed 002: "ワーカーはそのまま強制終了される").
-import type { AttemptSpec, WorkerSpec } from '../scenarios/schema.ts';
-import type { WorkerState } from '../scenarios/timeline.ts';
 import type { JobException } from './exceptions.ts';
 import { exception, manuallyFailed, maxAttemptsExceeded, shortClass, timeoutExceeded } from './exceptions.ts';
-import type { LaravelProfile } from './profiles/types.ts';
-import type { ConnectionFactory } from './redis-port.ts';
 import type { RedisJob } from './redis-job.ts';
 import type { QueueConfig } from './redis-queue.ts';
 import { RedisQueue } from './redis-queue.ts';
-import type { JobRegistry } from './registry.ts';
 import type { ActorContext, StepDescription } from './scheduler.ts';
 import { interruptibleSleep } from './scheduler.ts';
+import type { WorkerState } from './state.ts';
+import type { AttemptBehaviour, WorkerEnv, WorkerOptions } from './worker-input.ts';
+import { attemptBehaviour } from './worker-input.ts';
+
+export type { Attempt, WorkerEnv, WorkerOptions } from './worker-input.ts';
 
 /** A PHP exception in flight (thrown by the job or by the worker's own checks). */
 class Thrown extends Error {
   constructor(readonly exception: JobException) {
     super(exception.message);
   }
-}
-
-export interface WorkerEnv {
-  profile: LaravelProfile;
-  connect: ConnectionFactory;
-  /** Queue connection config by name. */
-  connections: Record<string, QueueConfig>;
-  registry: JobRegistry;
-  /** The cache store Worker::setCache gives the workers (7.x+ counts maxExceptions there); shared. */
-  cache: Map<string, number>;
-  /** Virtual unix time of t=0, for narration. */
-  start: number;
-  /** Behaviour of attempt N of the job with this payload id. */
-  behaviourOf(jobId: string, attempt: number): AttemptSpec;
 }
 
 type Outcome = 'done' | 'killed';
@@ -54,7 +40,7 @@ export class WorkerModel {
   private alarmSeconds = 0;
 
   constructor(
-    readonly spec: WorkerSpec & { connection: string; tries: number },
+    readonly spec: WorkerOptions,
     private readonly env: WorkerEnv,
   ) {
     const config = env.connections[spec.connection];
@@ -228,7 +214,7 @@ export class WorkerModel {
       await this.markJobAsFailedIfAlreadyExceedsMaxAttempts(ctx, job);
       // $job->fire(): the job's handle() runs for its virtual duration.
       const attempt = job.attempts();
-      const behaviour = normalise(this.env.behaviourOf(job.getJobId(), attempt));
+      const behaviour = attemptBehaviour(this.env.behaviourOf(job.getJobId(), attempt));
       const instance = this.env.registry.get(job.getJobId());
       if (instance) this.env.registry.recordExecution(instance);
       this.state.status = { kind: 'running', job: label, since: ctx.now(), attempt };
@@ -259,7 +245,7 @@ export class WorkerModel {
   }
 
   /** What handle() did, then CallQueuedHandler::call's delete unless deleted or released. */
-  private async finishAttempt(ctx: ActorContext, job: RedisJob, b: NormalAttempt): Promise<void> {
+  private async finishAttempt(ctx: ActorContext, job: RedisJob, b: AttemptBehaviour): Promise<void> {
     const label = this.label(job);
     this.state.status = { kind: 'polling' };
     switch (b.outcome) {
@@ -522,21 +508,4 @@ export class WorkerModel {
   private rel(t: number): string {
     return `t+${t - this.env.start}s`;
   }
-}
-
-interface NormalAttempt {
-  run: number;
-  outcome: 'succeed' | 'throw' | 'release' | 'fail' | 'delete';
-  message?: string;
-  release?: number;
-}
-
-function normalise(a: AttemptSpec): NormalAttempt {
-  if (typeof a === 'string') return { run: 0, outcome: a };
-  const run = a.run ?? 0;
-  if (a.throw !== undefined) return { run, outcome: 'throw', message: a.throw };
-  if (a.release !== undefined) return { run, outcome: 'release', release: a.release };
-  if (a.fail !== undefined) return { run, outcome: 'fail', message: typeof a.fail === 'string' ? a.fail : undefined };
-  if (a.delete !== undefined) return { run, outcome: 'delete' };
-  return { run, outcome: 'succeed' };
 }

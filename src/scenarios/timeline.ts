@@ -1,6 +1,8 @@
 // The timeline: what a run produced, step by step. Every view (text, ndjson, TUI, test
 // assertions) reads this and nothing else; it holds no connections and is plain data.
-import type { StepKind } from './schema.ts';
+import type { FailedJob, JobInstance, StepKind, WorkerState } from '../sim/state.ts';
+
+export type { FailedJob, JobInstance, WorkerState, WorkerStatus } from '../sim/state.ts';
 
 /** One command as MONITOR showed it, attributed to the actor and step that caused it. */
 export interface TraceCommand {
@@ -23,27 +25,6 @@ export interface TraceCommand {
   time: string;
 }
 
-export type WorkerStatus =
-  | { kind: 'starting' }
-  | { kind: 'idle'; until?: number }
-  | { kind: 'polling' }
-  | { kind: 'blocked'; queue: string; until: number | null }
-  | { kind: 'running'; job: string; since: number; attempt: number }
-  | { kind: 'killed'; job?: string }
-  | { kind: 'stopped'; reason: string };
-
-export interface WorkerState {
-  name: string;
-  /** How many processes this worker has had (1 + restarts). */
-  generation: number;
-  status: WorkerStatus;
-  connection: string;
-  queue: string;
-  options: { tries: number; timeout: number; sleep: number; delay: number; once: boolean };
-  retryAfter: number | null;
-  blockFor: number | null;
-}
-
 export interface ListEntry {
   /** Label of the job instance the payload belongs to (SendEmail#1), or null if unknown. */
   job: string | null;
@@ -62,18 +43,6 @@ export interface QueueState {
   ready: ListEntry[];
   delayed: ZsetEntry[];
   reserved: ZsetEntry[];
-}
-
-export interface FailedJob {
-  job: string;
-  id: string;
-  connection: string;
-  queue: string;
-  exception: string;
-  message: string;
-  failedAt: number;
-  /** The payload Laravel logs to failed_jobs (the reserved copy). */
-  payload: string;
 }
 
 export interface StateSnapshot {
@@ -102,17 +71,6 @@ export interface Step {
   note?: string;
   commands: TraceCommand[];
   state: StateSnapshot;
-}
-
-export interface JobInstance {
-  label: string;
-  id: string;
-  class: string;
-  dispatchedAt: number;
-  queue: string;
-  connection: string;
-  outcome: 'pending' | 'succeeded' | 'failed' | 'deleted';
-  executions: number;
 }
 
 export interface Timeline {

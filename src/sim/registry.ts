@@ -1,7 +1,7 @@
 // What the model knows beyond Redis: the dispatched job instances (by payload id), how often each
 // ran, and the failed_jobs table (Laravel keeps it in SQL, not in Redis).
-import type { FailedJob, JobInstance } from '../scenarios/timeline.ts';
 import type { JobException } from './exceptions.ts';
+import type { FailedJob, JobInstance } from './state.ts';
 
 export class JobRegistry {
   private readonly byId = new Map<string, JobInstance>();
@@ -9,7 +9,6 @@ export class JobRegistry {
   readonly list: JobInstance[] = [];
   private readonly counters = new Map<string, number>();
   readonly failed: FailedJob[] = [];
-  private executionsCopy: Record<string, number> | null = null;
   private failedCopy: FailedJob[] | null = null;
 
   add(instance: Omit<JobInstance, 'label' | 'outcome' | 'executions'> & { baseName: string }): JobInstance {
@@ -37,17 +36,6 @@ export class JobRegistry {
     }
   }
 
-  /** job label -> executions, for the jobs that have run at least once. */
-  executions(): Record<string, number> {
-    // Every step snapshots this; rebuild it only when a count changed (most steps change none).
-    if (this.executionsCopy === null) {
-      const out: Record<string, number> = {};
-      for (const j of this.list) if (j.executions > 0) out[j.label] = j.executions;
-      this.executionsCopy = out;
-    }
-    return this.executionsCopy;
-  }
-
   /** The failed_jobs table as it is now; the same array until a job fails again. */
   failedSnapshot(): FailedJob[] {
     this.failedCopy ??= this.failed.slice();
@@ -57,7 +45,6 @@ export class JobRegistry {
   /** The job's handle() starts (Job::fire). */
   recordExecution(job: JobInstance): void {
     job.executions += 1;
-    this.executionsCopy = null;
   }
 
   recordFailure(

@@ -3,7 +3,7 @@
 // or ends. Each such activation is one *step*. Equal times run in the order they were scheduled,
 // so a run is deterministic. No I/O here: a blocking operation (BLPOP) is handed in as a
 // BlockingOp whose real waiting the caller implements.
-import type { StepKind } from '../scenarios/schema.ts';
+import type { StepKind } from './state.ts';
 
 export interface StepDescription {
   kind: StepKind;

@@ -1,6 +1,8 @@
-// The model's own state types (placeholder until the sim state types move here).
+// The model's own state, as plain data: what a worker is doing, the dispatched job instances, the
+// failed_jobs rows, and the kinds of step an actor can take. The timeline (src/scenarios) records
+// snapshots of these; the model never reads the timeline.
 
-/** What a step did, for narration, notes (`on:`) and views. */
+/** The kinds of step an actor's activation can be (a scenario note may attach to one by kind). */
 export const STEP_KINDS = [
   'dispatch',
   'size',
@@ -15,3 +17,47 @@ export const STEP_KINDS = [
   'stop',
 ] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
+
+export type WorkerStatus =
+  | { kind: 'starting' }
+  | { kind: 'idle'; until?: number }
+  | { kind: 'polling' }
+  | { kind: 'blocked'; queue: string; until: number | null }
+  | { kind: 'running'; job: string; since: number; attempt: number }
+  | { kind: 'killed'; job?: string }
+  | { kind: 'stopped'; reason: string };
+
+export interface WorkerState {
+  name: string;
+  /** How many processes this worker has had (1 + restarts). */
+  generation: number;
+  status: WorkerStatus;
+  connection: string;
+  queue: string;
+  options: { tries: number; timeout: number; sleep: number; delay: number; once: boolean };
+  retryAfter: number | null;
+  blockFor: number | null;
+}
+
+export interface FailedJob {
+  job: string;
+  id: string;
+  connection: string;
+  queue: string;
+  exception: string;
+  message: string;
+  failedAt: number;
+  /** The payload Laravel logs to failed_jobs (the reserved copy). */
+  payload: string;
+}
+
+export interface JobInstance {
+  label: string;
+  id: string;
+  class: string;
+  dispatchedAt: number;
+  queue: string;
+  connection: string;
+  outcome: 'pending' | 'succeeded' | 'failed' | 'deleted';
+  executions: number;
+}

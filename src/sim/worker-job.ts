@@ -1,0 +1,293 @@
+// Illuminate\Queue\Worker, modelled (1/2): one job. Worker::process runs the popped job; the
+// markJobAsFailedIf* rules, handleJobException, calculateBackoff and failJob decide whether it is
+// released or failed. The loop, the alarm and the kill are worker.ts; what the steps say is
+// worker-narration.ts.
+import type { JobException } from './exceptions.ts';
+import { exception, manuallyFailed, maxAttemptsExceeded } from './exceptions.ts';
+import type { RedisJob } from './redis-job.ts';
+import type { QueueConfig } from './redis-queue.ts';
+import type { ActorContext, StepDescription } from './scheduler.ts';
+import type { WorkerState } from './state.ts';
+import type { AttemptBehaviour, WorkerEnv, WorkerOptions } from './worker-input.ts';
+import { attemptBehaviour } from './worker-input.ts';
+import * as narration from './worker-narration.ts';
+
+/** A PHP exception in flight (thrown by the job or by the worker's own checks). */
+class Thrown extends Error {
+  constructor(readonly exception: JobException) {
+    super(exception.message);
+  }
+}
+
+/** How a worker process ended: on its own (SIGTERM, --once) or killed by the alarm. */
+export type Outcome = 'done' | 'killed';
+/** How Worker::process ended: normally, by the alarm, or with the job's exception handled. */
+export type ProcessOutcome = Outcome | 'threw';
+
+export abstract class JobHandling {
+  readonly state: WorkerState;
+  protected readonly config: QueueConfig;
+  /** When the job being processed was reserved (its :reserved score is this + retry_after). */
+  protected poppedAt: number | null = null;
+  /** Laravel methods called since the last step was described: that step's methods trail. */
+  private readonly methods: string[] = [];
+
+  constructor(
+    readonly spec: WorkerOptions,
+    protected readonly env: WorkerEnv,
+  ) {
+    const config = env.connections[spec.connection];
+    if (!config) throw new Error(`worker ${spec.name}: unknown connection ${spec.connection}`);
+    this.config = config;
+    this.state = {
+      name: spec.name,
+      generation: 0,
+      status: { kind: 'starting' },
+      connection: spec.connection,
+      queue: spec.queue ?? config.default,
+      options: { tries: spec.tries, timeout: spec.timeout, sleep: spec.sleep, delay: spec.delay, once: spec.once },
+      retryAfter: config.retryAfter,
+      blockFor: config.blockFor,
+    };
+  }
+
+  /** SIGALRM: the handler Worker::registerTimeoutHandler installed, which ends in Worker::kill. */
+  protected abstract timeoutHandler(ctx: ActorContext, job: RedisJob | null): Promise<'killed'>;
+
+  /** Worker::process → markJobAsFailedIfAlreadyExceedsMaxAttempts → fire → handleJobException. */
+  protected async process(ctx: ActorContext, job: RedisJob, alarmAt: number | null): Promise<ProcessOutcome> {
+    this.trail('Worker::process');
+    const label = this.label(job);
+    try {
+      await this.markJobAsFailedIfAlreadyExceedsMaxAttempts(ctx, job);
+      // $job->fire(): the job's handle() runs for its virtual duration.
+      const attempt = job.attempts();
+      const behaviour = attemptBehaviour(this.env.behaviourOf(job.getJobId(), attempt));
+      const instance = this.env.registry.get(job.getJobId());
+      if (instance) this.env.registry.recordExecution(instance);
+      this.state.status = { kind: 'running', job: label, since: ctx.now(), attempt };
+      if (behaviour.run > 0) {
+        const finishAt = ctx.now() + behaviour.run;
+        // The alarm interrupts handle() if it is due before handle() returns.
+        const killAt = alarmAt !== null && alarmAt <= finishAt ? alarmAt : null;
+        this.trail('Job::fire → CallQueuedHandler::call');
+        this.describe(
+          ctx,
+          narration.processing(this.setup, {
+            label,
+            attempt,
+            run: behaviour.run,
+            now: ctx.now(),
+            killAt,
+            alarmAt,
+            poppedAt: this.poppedAt,
+            once: this.spec.once,
+          }),
+        );
+        if (killAt !== null) {
+          await ctx.sleep(killAt - ctx.now());
+          return await this.timeoutHandler(ctx, job);
+        }
+        await ctx.sleep(behaviour.run);
+      }
+      await this.finishAttempt(ctx, job, behaviour);
+    } catch (e) {
+      if (!(e instanceof Thrown)) throw e;
+      await this.handleJobException(ctx, job, e);
+      return 'threw';
+    }
+    return 'done';
+  }
+
+  /** What handle() did, then CallQueuedHandler::call's delete unless deleted or released. */
+  private async finishAttempt(ctx: ActorContext, job: RedisJob, b: AttemptBehaviour): Promise<void> {
+    const label = this.label(job);
+    this.state.status = { kind: 'polling' };
+    switch (b.outcome) {
+      case 'throw':
+        throw new Thrown(exception(b.message ?? 'Exception'));
+      case 'release': {
+        this.trail('InteractsWithQueue::release → RedisJob::release');
+        await job.release(b.release ?? 0);
+        this.describe(ctx, narration.releasedByJob(this.setup, label, b.release ?? 0, ctx.now()));
+        return;
+      }
+      case 'fail': {
+        this.trail('InteractsWithQueue::fail');
+        await this.failJob(ctx, job, manuallyFailed(b.message));
+        this.describe(ctx, narration.failedByJob(label));
+        return;
+      }
+      case 'delete': {
+        this.trail('InteractsWithQueue::delete → RedisJob::delete');
+        const removed = await job.delete();
+        this.settle(job, 'deleted');
+        this.describe(ctx, narration.deletedByJob(label, removed));
+        return;
+      }
+      case 'succeed': {
+        this.trail('CallQueuedHandler::call → RedisJob::delete');
+        const removed = await job.delete();
+        this.settle(job, 'succeeded');
+        this.describe(ctx, narration.succeeded(label, removed));
+        return;
+      }
+    }
+  }
+
+  /** Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts: the check that catches a job a timeout killed. */
+  private async markJobAsFailedIfAlreadyExceedsMaxAttempts(ctx: ActorContext, job: RedisJob): Promise<void> {
+    const maxTries = job.maxTries() ?? this.spec.tries;
+    const timeoutAt = job.timeoutAt();
+    if (timeoutAt && ctx.now() <= timeoutAt) return;
+    if (!timeoutAt && (maxTries === 0 || job.attempts() <= maxTries)) return;
+    this.trail('Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts');
+    const e = maxAttemptsExceeded(this.env.profile.worker.maxAttemptsMessage(job.resolveName()));
+    await this.failJob(ctx, job, e);
+    this.describe(
+      ctx,
+      narration.failedBeforeRunning(this.setup, {
+        label: this.label(job),
+        attempts: job.attempts(),
+        maxTries,
+        timeoutAt,
+      }),
+    );
+    throw new Thrown(e);
+  }
+
+  /** Worker::handleJobException: fail if this was the last try, otherwise release with --delay. */
+  private async handleJobException(ctx: ActorContext, job: RedisJob, thrown: Thrown): Promise<void> {
+    this.trail('Worker::handleJobException');
+    const rules = this.env.profile.worker;
+    const label = this.label(job);
+    const maxTries = job.maxTries() ?? this.spec.tries;
+    if (!job.failed) {
+      // 5.3 calls it markJobAsFailedIfHasExceededMaxAttempts.
+      this.trail(
+        rules.jobLevelOptions
+          ? 'Worker::markJobAsFailedIfWillExceedMaxAttempts'
+          : 'Worker::markJobAsFailedIfHasExceededMaxAttempts',
+      );
+      await this.markJobAsFailedIfWillExceedMaxAttempts(ctx, job, thrown.exception);
+      await this.markJobAsFailedIfWillExceedMaxExceptions(ctx, job, thrown.exception);
+    }
+    // markJobAsFailedIfAlreadyExceedsMaxAttempts has told its own step.
+    const alreadyDescribed = job.failed && thrown.exception.className.endsWith('MaxAttemptsExceededException');
+    const { message } = thrown.exception;
+    if (!job.deleted && !job.released && !job.failed) {
+      const delay = this.calculateBackoff(job);
+      this.trail('RedisJob::release');
+      await job.release(delay);
+      this.describe(
+        ctx,
+        narration.releasedAfterException({
+          label,
+          message,
+          delay,
+          backoff: rules.backoff === 'list',
+          attempts: job.attempts(),
+          maxTries,
+        }),
+      );
+    } else if (!alreadyDescribed) {
+      this.describe(ctx, narration.failedAfterException({ label, message, attempts: job.attempts(), maxTries }));
+    }
+  }
+
+  /** Worker::markJobAsFailedIfWillExceedMaxAttempts: fail now if this was the last try (or retryUntil passed). */
+  protected async markJobAsFailedIfWillExceedMaxAttempts(
+    ctx: ActorContext,
+    job: RedisJob,
+    e: JobException,
+  ): Promise<void> {
+    const maxTries = job.maxTries() ?? this.spec.tries;
+    const retryUntil = job.timeoutAt();
+    if (retryUntil && retryUntil <= ctx.now()) await this.failJob(ctx, job, e);
+    // 8.15+ (#35214): with retryUntil set, --tries no longer decides.
+    const triesApply = !(this.env.profile.worker.retryUntilIgnoresTries && retryUntil);
+    if (triesApply && maxTries > 0 && job.attempts() >= maxTries) await this.failJob(ctx, job, e);
+  }
+
+  /** Worker::markJobAsFailedIfWillExceedMaxExceptions (7.x+): a per-uuid counter in the cache. */
+  protected async markJobAsFailedIfWillExceedMaxExceptions(
+    ctx: ActorContext,
+    job: RedisJob,
+    e: JobException,
+  ): Promise<void> {
+    const uuid = job.uuid();
+    const maxExceptions = job.maxExceptions();
+    if (uuid === null || maxExceptions === null) return;
+    const key = `job-exceptions:${uuid}`;
+    const count = (this.env.cache.get(key) ?? 0) + 1;
+    this.env.cache.set(key, count);
+    if (maxExceptions <= count) {
+      this.env.cache.delete(key);
+      this.trail('Worker::markJobAsFailedIfWillExceedMaxExceptions');
+      await this.failJob(ctx, job, e);
+    }
+  }
+
+  /** Worker::markJobAsFailedIfItShouldFailOnTimeout (8.x): the job's $failOnTimeout. */
+  protected async markJobAsFailedIfItShouldFailOnTimeout(
+    ctx: ActorContext,
+    job: RedisJob,
+    e: JobException,
+  ): Promise<void> {
+    if (!job.shouldFailOnTimeout()) return;
+    this.trail('Worker::markJobAsFailedIfItShouldFailOnTimeout');
+    await this.failJob(ctx, job, e);
+  }
+
+  /** Worker::calculateBackoff (8.x): the job's or --backoff's "1,5,10", indexed by attempts - 1; else --delay. */
+  private calculateBackoff(job: RedisJob): number {
+    if (this.env.profile.worker.backoff === 'delay') return this.spec.delay;
+    const list = (job.backoff() ?? String(this.spec.delay)).split(',');
+    return Math.trunc(Number(list[job.attempts() - 1] ?? list[list.length - 1])) || 0;
+  }
+
+  /** Worker::failJob → FailingJob::handle: mark failed, delete from :reserved, log to failed_jobs (JobFailed). */
+  private async failJob(ctx: ActorContext, job: RedisJob, e: JobException): Promise<void> {
+    job.markAsFailed();
+    if (job.deleted) return;
+    this.trail('FailingJob::handle → RedisJob::delete');
+    await job.delete();
+    const instance = this.env.registry.get(job.getJobId());
+    this.env.registry.recordFailure(instance, {
+      id: job.getJobId(),
+      connection: job.connectionName,
+      queue: job.queue,
+      exception: e,
+      failedAt: ctx.now(),
+      payload: job.getRawBody(),
+    });
+  }
+
+  /** The job instance's outcome, unless it already has one. */
+  private settle(job: RedisJob, outcome: 'succeeded' | 'deleted'): void {
+    const instance = this.env.registry.get(job.getJobId());
+    if (instance && instance.outcome === 'pending') instance.outcome = outcome;
+  }
+
+  /** A Laravel method this activation called, for the methods trail of the step it ends in. */
+  protected trail(method: string): void {
+    this.methods.push(method);
+  }
+
+  /** Names the step: its methods are the trail so far (emptied), then the description's own. */
+  protected describe(ctx: ActorContext, d: StepDescription): void {
+    ctx.describe({ ...d, methods: [...new Set([...this.methods.splice(0), ...(d.methods ?? [])])] });
+  }
+
+  protected label(job: RedisJob): string {
+    return narration.jobLabel(this.env.registry.get(job.getJobId())?.label, job.resolveName(), job.getJobId());
+  }
+
+  protected get setup(): narration.Setup {
+    return {
+      start: this.env.start,
+      retryAfter: this.config.retryAfter,
+      retryAfterName: this.env.profile.retryAfterName,
+    };
+  }
+}

@@ -7,7 +7,8 @@ import type { z } from 'zod';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems } from './load.ts';
 import type { Connection, JobClass, TimelineEntry, Worker } from './schema.ts';
-import { Scenario, type PROFILE_NAMES, type ScenarioInput, type ScenarioSpec } from './schema.ts';
+import type { ProfileName } from '../sim/profiles/index.ts';
+import { Scenario, type ScenarioInput, type ScenarioSpec } from './schema.ts';
 import { schemaProblems } from './schema-issues.ts';
 
 /** config/queue.php options of one redis connection (retry_after, block_for, queue). */
@@ -21,7 +22,8 @@ export type DispatchOptions = Omit<Extract<EntryInput, { dispatch: string }>, 'd
 export type StopOptions = Omit<Extract<EntryInput, { stop: string }>, 'stop'>;
 export type SizeOptions = Omit<Extract<EntryInput, { size: string }>, 'size'>;
 export type NoteOptions = Omit<Exclude<EntryInput, { dispatch: string } | { stop: string } | { size: string }>, 'note'>;
-export type LaravelVersion = (typeof PROFILE_NAMES)[number];
+/** A Laravel version profile: one of PROFILE_NAMES (src/sim/profiles/index.ts). */
+export type LaravelVersion = ProfileName;
 export type RedisOptions = NonNullable<ScenarioInput['redis']>;
 
 export class ScenarioBuilder {
@@ -49,7 +51,7 @@ export class ScenarioBuilder {
     return this;
   }
 
-  /** The Laravel version profile: '5.7' (default), '5.3' or '8'. */
+  /** The Laravel version profile: one of PROFILE_NAMES (default: DEFAULT_PROFILE), as `laravel:` in YAML. */
   laravel(version: LaravelVersion): this {
     this.input.laravel = version;
     return this;

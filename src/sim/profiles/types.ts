@@ -2,6 +2,7 @@
 // traffic. One engine runs every profile; a profile is never a copied simulator.
 import type { LuaScript, ScriptName } from '../lua.ts';
 import type { PhpValue } from '../php.ts';
+import type { ProfileName } from './index.ts';
 
 export type RedisClientName = 'predis' | 'phpredis';
 
@@ -33,7 +34,8 @@ export interface PayloadInput {
 }
 
 export interface LaravelProfile {
-  name: string;
+  /** Its key in PROFILES. */
+  name: ProfileName;
   title: string;
   /** Laravel's default Redis client in config/database.php for this version. */
   defaultClient: RedisClientName;

@@ -149,19 +149,22 @@ describe('script headers and profiles', () => {
 
   it('5.7 uses the 5.4 texts, 5.3 its own', () => {
     expect(laravel57.scripts).toEqual({
+      push: null,
+      later: null,
       pop: pop54,
       release: release54,
       migrateExpiredJobs: migrateExpiredJobs54,
       size: size54,
+      clear: null,
     });
-    expect(laravel57.scripts.pop.source).toBe(LARAVEL_54.pop);
-    expect(laravel57.scripts.release.source).toBe(LARAVEL_54.release);
-    expect(laravel57.scripts.migrateExpiredJobs.source).toBe(LARAVEL_54.migrateExpiredJobs);
-    expect(laravel57.scripts.size.source).toBe(LARAVEL_54.size);
-    expect(laravel53.scripts.pop.source).toBe(LARAVEL_53.pop);
-    expect(laravel53.scripts.release.source).toBe(LARAVEL_53.release);
-    expect(laravel53.scripts.migrateExpiredJobs.source).toBe(LARAVEL_53.migrateExpiredJobs);
-    expect(laravel53.scripts.size.source).toBe(LARAVEL_53.size);
+    expect(laravel57.scripts.pop?.source).toBe(LARAVEL_54.pop);
+    expect(laravel57.scripts.release?.source).toBe(LARAVEL_54.release);
+    expect(laravel57.scripts.migrateExpiredJobs?.source).toBe(LARAVEL_54.migrateExpiredJobs);
+    expect(laravel57.scripts.size?.source).toBe(LARAVEL_54.size);
+    expect(laravel53.scripts.pop?.source).toBe(LARAVEL_53.pop);
+    expect(laravel53.scripts.release?.source).toBe(LARAVEL_53.release);
+    expect(laravel53.scripts.migrateExpiredJobs?.source).toBe(LARAVEL_53.migrateExpiredJobs);
+    expect(laravel53.scripts.size?.source).toBe(LARAVEL_53.size);
   });
 
   it('getProfile finds the profiles and rejects an unknown one', () => {

@@ -39,8 +39,11 @@ export interface LaravelProfile {
   title: string;
   /** Laravel's default Redis client in config/database.php for this version. */
   defaultClient: RedisClientName;
-  scripts: Record<'pop' | 'release' | 'migrateExpiredJobs' | 'size', LuaScript> &
-    Partial<Record<ScriptName, LuaScript>>;
+  /**
+   * Every LuaScripts method, decided per version: the text this version's RedisQueue EVALs, or
+   * null where the version has no such script (push: 5.8+, clear: 8.4+, later: 12.45+).
+   */
+  scripts: Record<ScriptName, LuaScript | null>;
   /** The skeleton's database.redis.options.prefix for this version. */
   defaultPrefix: string;
   /** json_encode of a payload (8.82+ adds JSON_UNESCAPED_UNICODE). */

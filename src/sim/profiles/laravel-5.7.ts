@@ -1,4 +1,5 @@
-// Laravel 5.7 (the wire of 5.4-5.7; the profile the seeds document).
+// Laravel 5.7 (the wire of 5.4-5.7; the profile the seeds document). One 5.5+ rule: a null
+// retry_after in config/queue.php becomes 60 (5.4 kept it null).
 import type { PhpObject } from '../php.ts';
 import { phpJsonEncode, phpSerialize } from '../php.ts';
 import { migrateExpiredJobs54, pop54, release54, size54 } from './scripts-5.4.ts';
@@ -42,7 +43,8 @@ export const laravel57: LaravelProfile = {
   },
   defaultPrefix: '',
   encodePayload: (payload) => phpJsonEncode(payload),
-  queue: { push: 'rpush', notify: false, retryAfterNullMeans60: false, later: 'zadd', migrationBatchSize: false },
+  // RedisConnector::connect (v5.5.0 to v5.7.29, line 48): `$config['retry_after'] ?? 60`.
+  queue: { push: 'rpush', notify: false, retryAfterNullMeans60: true, later: 'zadd', migrationBatchSize: false },
   retryAfterName: 'retry_after',
   // Queue::createObjectPayload + RedisQueue::createPayloadArray (id, attempts 0).
   buildPayload: (input) => ({

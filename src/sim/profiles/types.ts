@@ -61,7 +61,12 @@ export interface QueueRules {
   push: 'rpush' | 'script';
   /** migrate and pop take queues:<q>:notify as their last key (5.8+). */
   notify: boolean;
-  /** RedisConnector: `retry_after ?? 60` (8.x) turns a null into 60; `Arr::get` (to 5.7) keeps it. */
+  /**
+   * RedisConnector::connect: `$config['retry_after'] ?? 60` (5.5+) turns a configured null into 60;
+   * `Arr::get($config, 'retry_after', 60)` (5.3-5.4) keeps it, so RedisQueue skips the :reserved
+   * migration and reserves with score now (a RedisQueue built with null directly, as Laravel's own
+   * tests do, keeps it in every version).
+   */
   retryAfterNullMeans60: boolean;
   /** laterRaw(): a plain ZADD to :delayed (to 12.44), or the later script doing that ZADD (12.45+, #58235). */
   later: 'zadd' | 'script';

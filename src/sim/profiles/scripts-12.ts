@@ -1,6 +1,5 @@
-// LuaScripts.php of Laravel 12.45+ (byte-identical in 12.67.0 and 13.26.1: reference
-// laravel-versions.md §1.3.6, and the LuaScripts.php with later() in the search index). Two
-// changes since 8.x reach the wire:
+// LuaScripts.php of Laravel 12.45+ (laravel/framework src/Illuminate/Queue/LuaScripts.php, the
+// same file at v12.45.0, v12.67.0 and v13.26.1). Two changes since 8.x reach the wire:
 // - migrateExpiredJobs (9.23.0+, PR #43310) reads at most ARGV[2] members:
 //   `zrangebyscore ... 'limit', 0, ARGV[2]`. RedisQueue passes $this->migrationBatchSize, from
 //   config/queue.php's `migration_batch_size` (RedisConnector: `?? -1`); the skeleton does not set

@@ -1,15 +1,15 @@
 // Regenerates the README's "What changed between Laravel versions" (between the `versions:`
 // markers) from `lqsim diff` of `dispatch` and `timeout-max-attempts` across the profiles 5.7 → 8
-// → 13 (13 only once PROFILES has it). The prose for each transition is written by hand from the
-// diffs, and each sentence names the diff lines it rests on: if a run no longer shows them, this
-// script fails instead of printing prose the diff does not back.
+// → 13. The prose for each transition is written by hand from the diffs, and each sentence names
+// the diff lines it rests on: if a run no longer shows them, this script fails instead of printing
+// prose the diff does not back.
 //   npx tsx scripts/readme-versions.ts            rewrite the README block
 //   npx tsx scripts/readme-versions.ts --check    exit 1 if the README block is not current
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { makeChalk } from '../src/output/colour.ts';
 import { acquireRedis } from '../src/redis/server.ts';
-import { PROFILES } from '../src/sim/profiles/index.ts';
+import type { ProfileName } from '../src/sim/profiles/index.ts';
 import { diffTraces } from '../src/trace/diff.ts';
 import { renderDiff } from '../src/trace/render-diff.ts';
 import type { SourceContext } from '../src/trace/source.ts';
@@ -144,7 +144,7 @@ function excerpt(diff: string): string {
 
 /** The generated block (markers included). */
 export async function generateVersionsSection(): Promise<string> {
-  const chain = ['5.7', '8', '13'].filter((p) => PROFILES[p] !== undefined);
+  const chain: ProfileName[] = ['5.7', '8', '13'];
   const server = await acquireRedis({ log: (m) => process.stderr.write(`readme-versions: ${m}\n`) });
   const ctx: SourceContext = { redis: async () => server };
   const parts: string[] = [START];

@@ -21,7 +21,7 @@ import { ScenarioError } from './scenarios/errors.ts';
 import { loadScenarioFile } from './scenarios/load.ts';
 import { runScenario } from './scenarios/runner.ts';
 import { packageVersion } from './package-root.ts';
-import { PROFILE_NAMES } from './scenarios/schema.ts';
+import { PROFILE_NAMES } from './sim/profiles/index.ts';
 import type { Timeline } from './scenarios/timeline.ts';
 
 const FORMATS = ['text', 'ndjson', ...EXPORT_FORMATS] as const;

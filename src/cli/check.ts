@@ -9,7 +9,7 @@ import { writeGoldenFile } from '../trace/golden-file.ts';
 import { renderDiff } from '../trace/render-diff.ts';
 import { goldenTrace, runScenarioTrace } from '../trace/source.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
-import { PROFILE_NAMES } from '../scenarios/schema.ts';
+import { PROFILE_NAMES } from '../sim/profiles/index.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import { normaliseTrace } from '../trace/normalise.ts';
 import { fromTimeline } from '../trace/trace-like.ts';

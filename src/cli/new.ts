@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
 import { terminalSafe } from '../output/terminal-safe.ts';
+import { DEFAULT_PROFILE, joinNames, PROFILE_NAMES } from '../sim/profiles/index.ts';
 import { SCHEMA_FILE } from './schema.ts';
 import { out, UsageError } from './shared.ts';
 
@@ -20,7 +21,7 @@ export function scaffold(name: string, schemaRef: string): string {
 #   npx lqsim tui ${name}.yaml          step through it
 name: ${name}                  # must match the file name (${name}.yaml)
 title: SendInvoice throws once, is released for --delay, and succeeds on its retry
-laravel: "5.7"                 # Laravel version profile: 5.7 (default), 5.3 or 8
+laravel: "5.7"                 # Laravel version profile: ${joinNames(PROFILE_NAMES, 'or')} (default ${DEFAULT_PROFILE})
 start: 1700000000              # virtual unix time of t+0s; every time below is seconds after it
 connections:                   # config/queue.php redis connections; the first one is the default
   redis: { queue: default, retry_after: 90, block_for: null }

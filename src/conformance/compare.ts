@@ -16,10 +16,11 @@ import type { TraceLike } from '../trace/trace-like.ts';
 import { fromSteps, fromTimeline } from '../trace/trace-like.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import type { RealFailedJob, RealRun } from './real-laravel.ts';
-import { PREFIX_8, runWithRealLaravel } from './real-laravel.ts';
+import { runWithRealLaravel } from './real-laravel.ts';
+import { getProfile } from '../sim/profiles/index.ts';
+import { CONFORMANCE_PROFILE } from './profile.ts';
 
-/** The profile real Laravel is compared with: Debian packages 8.83. */
-export const CONFORMANCE_PROFILE = '8';
+export { CONFORMANCE_PROFILE };
 
 export type ConformanceResult =
   | { scenario: string; status: 'identical'; steps: number; commands: number; trace: NormalisedTrace }
@@ -72,7 +73,10 @@ export async function realTrace(
   const run = await runWithRealLaravel(spec, { redis });
   if (run.error)
     throw new Error(`${spec.name}: real Laravel's run ended early after ${run.steps.length} steps: ${run.error}`);
-  return { trace: normaliseTrace(realTraceLike(run, spec.redis.prefix ?? PREFIX_8)), run };
+  return {
+    trace: normaliseTrace(realTraceLike(run, spec.redis.prefix ?? getProfile(CONFORMANCE_PROFILE).defaultPrefix)),
+    run,
+  };
 }
 
 /**

@@ -30,9 +30,8 @@ import { describeExit, WorkerProxy } from './worker-proxy.ts';
 import { laravel8Installation } from './installation.ts';
 import { nextJobIdentity } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
-
-/** Real Laravel's defaults for what a scenario leaves open (the 8.x skeleton, queue:work 8.x). */
-export const PREFIX_8 = 'laravel_database_';
+import { getProfile } from '../sim/profiles/index.ts';
+import { CONFORMANCE_PROFILE } from './profile.ts';
 
 export interface RealStep {
   index: number;
@@ -104,7 +103,8 @@ export class AddressBook implements ActorDirectory {
 export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOptions): Promise<RealRun> {
   const install = laravel8Installation();
   const { host, port } = parseRedisUrl(opts.redis.url);
-  const prefix = spec.redis.prefix ?? PREFIX_8;
+  // Real Laravel's skeleton default for a scenario without a prefix: the compared profile's.
+  const prefix = spec.redis.prefix ?? getProfile(CONFORMANCE_PROFILE).defaultPrefix;
   const runId = randomBytes(4).toString('hex');
   const dir = mkdtempSync(join(tmpdir(), 'lqsim-laravel-'));
   const unregisterDir = registerCleanup(async () => rmSync(dir, { recursive: true, force: true }));

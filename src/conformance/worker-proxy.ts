@@ -6,10 +6,9 @@ import type { ScenarioSpec, WorkerSpec } from '../scenarios/schema.ts';
 import type { ActorContext, BlockingOp } from '../sim/scheduler.ts';
 import { interruptibleSleep } from '../sim/scheduler.ts';
 import type { Answer, PhpActor, Yield } from './php-actor.ts';
+import { getProfile } from '../sim/profiles/index.ts';
+import { CONFORMANCE_PROFILE } from './profile.ts';
 import type { AddressBook } from './real-laravel.ts';
-
-/** queue:work's --tries default in 8.x. */
-const DEFAULT_TRIES_8 = 1;
 
 export interface WorkerEnv {
   defaultConnection: string;
@@ -59,7 +58,8 @@ export class WorkerProxy {
       role: 'worker',
       connection,
       queue: this.spec.queue ?? null,
-      tries: this.spec.tries ?? DEFAULT_TRIES_8,
+      // queue:work's --tries default: the compared profile's.
+      tries: this.spec.tries ?? getProfile(CONFORMANCE_PROFILE).worker.defaultTries,
       timeout: this.spec.timeout,
       sleep: this.spec.sleep,
       backoff: this.spec.delay,

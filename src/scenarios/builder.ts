@@ -7,7 +7,8 @@ import type { z } from 'zod';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems } from './load.ts';
 import type { Connection, JobClass, TimelineEntry, Worker } from './schema.ts';
-import { Scenario, type PROFILE_NAMES, type ScenarioInput, type ScenarioSpec } from './schema.ts';
+import type { ProfileName } from '../sim/profiles/index.ts';
+import { Scenario, type ScenarioInput, type ScenarioSpec } from './schema.ts';
 import { schemaProblems } from './schema-issues.ts';
 import { dispatchEntry } from './entries/dispatch.ts';
 import { noteEntry } from './entries/note.ts';
@@ -25,7 +26,8 @@ export type DispatchOptions = Omit<z.input<typeof dispatchEntry.schema>, 'dispat
 export type StopOptions = Omit<z.input<typeof stopEntry.schema>, 'stop'>;
 export type SizeOptions = Omit<z.input<typeof sizeEntry.schema>, 'size'>;
 export type NoteOptions = Omit<z.input<typeof noteEntry.schema>, 'note'>;
-export type LaravelVersion = (typeof PROFILE_NAMES)[number];
+/** A Laravel version profile: one of PROFILE_NAMES (src/sim/profiles/index.ts). */
+export type LaravelVersion = ProfileName;
 export type RedisOptions = NonNullable<ScenarioInput['redis']>;
 
 export class ScenarioBuilder {
@@ -53,7 +55,7 @@ export class ScenarioBuilder {
     return this;
   }
 
-  /** The Laravel version profile: '5.7' (default), '5.3' or '8'. */
+  /** The Laravel version profile: one of PROFILE_NAMES (default: DEFAULT_PROFILE), as `laravel:` in YAML. */
   laravel(version: LaravelVersion): this {
     this.input.laravel = version;
     return this;

@@ -88,8 +88,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const registry = executionLog.registry();
   const cache = new Map<string, number>();
   const dispatcher = new Dispatcher(profile, registry, seededRandom(spec.seed));
-  const scriptNames = new Map(Object.values(profile.scripts).map((s) => [s.source, s.name]));
-  const scriptSources = new Map<string, string>(Object.values(profile.scripts).map((s) => [s.name, s.source]));
+  const scriptNames = new Map(Object.values(profile.scripts).flatMap((s) => (s ? [[s.source, s.name]] : [])));
+  const scriptSources = new Map<string, string>(
+    Object.values(profile.scripts).flatMap((s) => (s ? [[s.name, s.source]] : [])),
+  );
 
   const timeline: Timeline = {
     scenario: { name: spec.name, title: spec.title, description: spec.description, file: opts.file },

@@ -1,6 +1,7 @@
 // The scenario format. zod is the single source of truth: the loader validates with it, the
 // JSON Schema shipped for editors is generated from it, and the runner uses its inferred types.
 import { z } from 'zod';
+import { byProfile, DEFAULT_PROFILE, joinNames, PROFILE_NAMES } from '../sim/profiles/index.ts';
 import { name, seconds } from './fields.ts';
 import { TimelineEntry } from './entries/index.ts';
 
@@ -85,7 +86,9 @@ export const Connection = z
       .max(86400)
       .nullable()
       .default(90)
-      .describe('seconds a reserved job may run before it is migrated back (null: never); 5.3 calls it expire'),
+      .describe(
+        `seconds a reserved job may run before it is migrated back; null: ${byProfile((p) => (p.queue.retryAfterNullMeans60 ? '60' : 'never'))}`,
+      ),
     block_for: z
       .number()
       .int()
@@ -112,7 +115,7 @@ export const Worker = z
       .min(0)
       .max(1000)
       .optional()
-      .describe("--tries (0: unlimited; default: the version's, 0 up to 5.8, 1 from 6.0)"),
+      .describe(`--tries (0: unlimited; default: the version's, ${byProfile((p) => String(p.worker.defaultTries))})`),
     timeout: z.number().int().min(0).max(86400).default(60).describe('--timeout (0: no alarm)'),
     sleep: z.number().int().min(0).max(3600).default(3).describe('--sleep when no job is available'),
     delay: z.number().int().min(0).max(86400).default(0).describe('--delay before a failed job is retried'),
@@ -127,14 +130,15 @@ export const Worker = z
 
 export { TimelineEntry };
 
-export const PROFILE_NAMES = ['5.3', '5.7', '8', '13'] as const;
-
 export const Scenario = z
   .object({
     name: name.describe('scenario name, as used by lqsim run <name>'),
     title: z.string().min(1).describe('one line shown in lqsim list'),
     description: z.string().optional(),
-    laravel: z.enum(PROFILE_NAMES).default('5.7').describe('Laravel version profile'),
+    laravel: z
+      .enum(PROFILE_NAMES)
+      .default(DEFAULT_PROFILE)
+      .describe(`Laravel version profile: ${joinNames(PROFILE_NAMES, 'or')}`),
     start: z.number().int().min(0).max(4_102_444_800).default(1_700_000_000).describe('virtual unix time of t=0'),
     until: seconds('stop the simulation at this virtual second (default: when every job has finished)').optional(),
     seed: z
@@ -152,7 +156,7 @@ export const Scenario = z
           .string()
           .optional()
           .describe(
-            "key prefix applied to every key (default: the version's skeleton, '' up to 5.7, laravel_database_ in 8, laravel-database- in 13)",
+            `key prefix applied to every key (default: the version's skeleton, ${byProfile((p) => p.defaultPrefix || "''")})`,
           ),
       })
       .strict()

@@ -3,6 +3,7 @@
 // never from Redis' clock), so a scenario spanning minutes replays in milliseconds.
 import type { QueueKeys } from './keys.ts';
 import { queueKeys } from './keys.ts';
+import type { LuaScript, ScriptName } from './lua.ts';
 import type { LaravelProfile } from './profiles/types.ts';
 import { phpJsonEncode } from './php.ts';
 import type { RedisPort } from './redis-port.ts';
@@ -43,6 +44,13 @@ export class RedisQueue {
     return queueKeys(queue || this.config.default, this.config.prefix);
   }
 
+  /** The profile's text of LuaScripts::<name>; only a profile whose rules contradict its scripts lacks it. */
+  private script(name: ScriptName): LuaScript {
+    const script = this.profile.scripts[name];
+    if (!script) throw new Error(`the Laravel ${this.profile.name} profile has no LuaScripts::${name}`);
+    return script;
+  }
+
   /** RedisQueue::availableAt($delay): an integer unix time. */
   availableAt(delay: number | null): number {
     return this.now() + (delay ?? 0);
@@ -51,10 +59,9 @@ export class RedisQueue {
   /** RedisQueue::pushRaw: RPUSH queues:<q> <payload> (to 5.7), or the push script, which also notifies (5.8+). */
   async pushRaw(payload: string, queue?: string | null): Promise<void> {
     const keys = this.keys(queue);
-    const push = this.profile.scripts.push;
-    if (this.profile.queue.push === 'script' && push) {
+    if (this.profile.queue.push === 'script') {
       this.trail('RedisQueue::pushRaw → LuaScripts::push');
-      await this.port.eval(push, [keys.ready, keys.notify], [payload]);
+      await this.port.eval(this.script('push'), [keys.ready, keys.notify], [payload]);
       return;
     }
     this.trail('RedisQueue::pushRaw');
@@ -64,10 +71,9 @@ export class RedisQueue {
   /** RedisQueue::laterRaw: ZADD queues:<q>:delayed <now+delay> <payload>, or (12.45+) the later script doing it. */
   async laterRaw(delay: number, payload: string, queue?: string | null): Promise<void> {
     const delayed = this.keys(queue).delayed;
-    const later = this.profile.scripts.later;
-    if (this.profile.queue.later === 'script' && later) {
+    if (this.profile.queue.later === 'script') {
       this.trail('RedisQueue::laterRaw → LuaScripts::later');
-      await this.port.eval(later, [delayed], [this.availableAt(delay), payload]);
+      await this.port.eval(this.script('later'), [delayed], [this.availableAt(delay), payload]);
       return;
     }
     this.trail('RedisQueue::laterRaw');
@@ -107,7 +113,7 @@ export class RedisQueue {
     const argv = this.profile.queue.migrationBatchSize
       ? [this.now(), this.config.migrationBatchSize ?? -1]
       : [this.now()];
-    await this.port.eval(this.profile.scripts.migrateExpiredJobs, keys, argv);
+    await this.port.eval(this.script('migrateExpiredJobs'), keys, argv);
   }
 
   /**
@@ -136,9 +142,7 @@ export class RedisQueue {
     const scriptKeys = this.profile.queue.notify
       ? [keys.ready, keys.reserved, keys.notify]
       : [keys.ready, keys.reserved];
-    return popReply(
-      await this.port.eval(this.profile.scripts.pop, scriptKeys, [this.availableAt(this.config.retryAfter)]),
-    );
+    return popReply(await this.port.eval(this.script('pop'), scriptKeys, [this.availableAt(this.config.retryAfter)]));
   }
 
   /** BLPOP queues:<q>:notify <block_for>: true when a notification arrived. */
@@ -194,10 +198,13 @@ export class RedisQueue {
   async size(queue?: string | null): Promise<number> {
     this.trail('RedisQueue::size → LuaScripts::size');
     const keys = this.keys(queue);
-    return Number(await this.port.eval(this.profile.scripts.size, [keys.ready, keys.delayed, keys.reserved], []));
+    return Number(await this.port.eval(this.script('size'), [keys.ready, keys.delayed, keys.reserved], []));
   }
 
-  /** RedisQueue::clear → LuaScripts::clear (8.4+): deletes the queue's keys, returns how many jobs they held. */
+  /**
+   * RedisQueue::clear → LuaScripts::clear (8.4+; 4 keys, :notify too, since 8.9): deletes the
+   * queue's keys, returns how many jobs they held.
+   */
   async clear(queue?: string | null): Promise<number> {
     const clear = this.profile.scripts.clear;
     if (!clear) throw new Error(`RedisQueue::clear does not exist in Laravel ${this.profile.name} (it arrived in 8.4)`);
@@ -217,7 +224,7 @@ export class RedisQueue {
     this.trail('RedisQueue::deleteAndRelease → LuaScripts::release');
     const keys = this.keys(queue);
     await this.port.eval(
-      this.profile.scripts.release,
+      this.script('release'),
       [keys.delayed, keys.reserved],
       [job.getReservedJob(), this.availableAt(delay)],
     );

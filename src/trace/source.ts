@@ -8,7 +8,7 @@ import { resolveScenario } from '../scenarios/catalog.ts';
 import { loadScenarioFile } from '../scenarios/load.ts';
 import type { RedisTarget } from '../scenarios/runner.ts';
 import { runScenario } from '../scenarios/runner.ts';
-import { PROFILES } from '../sim/profiles/index.ts';
+import { isProfileName, PROFILE_NAMES } from '../sim/profiles/index.ts';
 import { isGoldenText, parseGolden } from './golden-text.ts';
 import type { NormalisedTrace } from './normalise.ts';
 import { normaliseTrace } from './normalise.ts';
@@ -63,9 +63,9 @@ export async function scenarioTrace(operand: string, ctx: SourceContext): Promis
   if (at > 0 && !(await isFile(operand))) {
     name = operand.slice(0, at);
     profile = operand.slice(at + 1);
-    if (PROFILES[profile] === undefined) {
+    if (!isProfileName(profile)) {
       throw new TraceSourceError(
-        `${operand}: unknown Laravel profile "${profile}" (known: ${Object.keys(PROFILES).join(', ')})`,
+        `${operand}: unknown Laravel profile "${profile}" (known: ${PROFILE_NAMES.join(', ')})`,
       );
     }
   }

@@ -18,8 +18,8 @@ import { isVirtualTime, scriptLabel, stepHeader } from './trace-rows.ts';
 export interface DetailContext {
   timeline: { start: number; steps: readonly Step[] };
   labels: Map<string, string>;
-  /** The profile's scripts by name (for KEYS/ARGV descriptions and the method name). */
-  scripts: Partial<Record<string, LuaScript>>;
+  /** The profile's scripts by name, null where it has none (for KEYS/ARGV descriptions and the method name). */
+  scripts: Partial<Record<string, LuaScript | null>>;
   narration: NarrationContext;
 }
 

@@ -19,7 +19,7 @@ export type Density = 'full' | 'medium' | 'compact';
 
 export interface StateContext {
   start: number;
-  /** What the connection setting is called: retry_after (5.4+) or expire (5.3). */
+  /** What the connection setting is called (the profile's retryAfterName: retry_after). */
   retryAfterName: string;
 }
 

@@ -33,7 +33,7 @@ export interface ViewModel {
 }
 
 interface ProfileInfo {
-  scripts: Partial<Record<string, LuaScript>>;
+  scripts: Partial<Record<string, LuaScript | null>>;
   retryAfterName: string;
 }
 

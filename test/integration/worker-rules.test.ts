@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
+import { laravel53 } from '../../src/sim/profiles/laravel-5.3.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import { useRedis } from '../helpers/run.ts';
 import type { CmdPattern } from '../helpers/trace.ts';
@@ -235,5 +236,48 @@ timeline:
       [5, 'pop'],
       [10, 'pop'],
     ]);
+  });
+});
+
+describe("config/queue.php 'retry_after' => null, through RedisConnector::connect", () => {
+  const nullRetryAfter = (laravel: string) =>
+    scenario(
+      'once: true',
+      '    attempts: [{ run: 5 }]',
+      `laravel: "${laravel}"\nconnections:\n  redis: { queue: default, retry_after: null, block_for: null }`,
+    );
+
+  it("5.7 (5.5+: `$config['retry_after'] ?? 60`): null becomes 60, so :reserved is migrated and the pop reserves until now + 60", async () => {
+    // RedisConnector.php@v5.7.29:48 hands RedisQueue 60, not null; RedisQueue::migrate then runs
+    // both migrations (`! is_null($this->retryAfter)`) and retrieveNextJob sends availableAt(60).
+    const t = await run(nullRetryAfter('5.7'));
+    expectSteps(t, [
+      dispatched(),
+      { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1', 60) },
+      { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
+      { actor: 'worker-1', t: 5, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r1'))] },
+    ]);
+  });
+
+  it("5.3 (`Arr::get($config, 'retry_after', 60)` keeps a null): no :reserved migration, and the pop reserves with score now", async () => {
+    // RedisConnector.php@v5.3.31:49; RedisQueue::pop@v5.3.31:132-139 migrates :delayed, skips
+    // :reserved while $this->expire is null, and evals pop with `$this->getTime() + $this->expire`,
+    // i.e. now. 5.3 pushes attempts 1, so the reserved copy says 2.
+    const t = await run(nullRetryAfter('5.3'));
+    expectSteps(
+      t,
+      [
+        { actor: 'dispatcher', t: 0, commands: [SELECT, c('RPUSH', Q.ready, payload({ attempts: 1 }))] },
+        {
+          actor: 'worker-1',
+          t: 0,
+          kind: 'pop',
+          commands: [SELECT, ...migrate(Q.delayed, Q.ready, 0), ...popScript(Q, 0, 0, payload({ attempts: 2 }, 'r1'))],
+        },
+        { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
+        { actor: 'worker-1', t: 5, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r1'))] },
+      ],
+      laravel53,
+    );
   });
 });

@@ -62,7 +62,7 @@ export class LaravelRedis {
     readonly prefix: string,
     private readonly selectDb: number | null,
   ) {
-    this.scriptNames = new Map(Object.values(profile.scripts).map((s) => [s.source, s.name]));
+    this.scriptNames = new Map(Object.values(profile.scripts).flatMap((s) => (s ? [[s.source, s.name]] : [])));
   }
 
   /**

@@ -171,7 +171,7 @@ export const QUEUE_REDIS_JOB_TEST: LaravelCase[] = [
         [
           'client',
           'EVAL',
-          h.profile.scripts.release.source,
+          h.profile.scripts.release!.source,
           '2',
           'queues:default:delayed',
           'queues:default:reserved',

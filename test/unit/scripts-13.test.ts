@@ -141,44 +141,18 @@ describe('Laravel 13 Lua scripts (LuaScripts.php v12.67.0 = v13.26.1)', () => {
 
   it('migrate differs from 8.x only by the batch limit; the other scripts are 8.x texts', () => {
     expect(
-      laravel8.scripts.migrateExpiredJobs.source.replace("'-inf', ARGV[1])", "'-inf', ARGV[1], 'limit', 0, ARGV[2])"),
+      laravel8.scripts.migrateExpiredJobs?.source.replace("'-inf', ARGV[1])", "'-inf', ARGV[1], 'limit', 0, ARGV[2])"),
     ).toBe(migrateExpiredJobs923.source);
-    expect(laravel8.scripts.later).toBeUndefined();
+    expect(laravel8.scripts.later).toBeNull();
     for (const name of ['size', 'push', 'pop', 'release', 'clear'] as const)
       expect(OURS[name]).toBe(laravel8.scripts[name]);
   });
 });
 
+// Its client, prefix, rule switches and messages are rows of profiles.test.ts.
 describe('the Laravel 13 profile', () => {
   it('is registered as "13" and uses exactly these scripts', () => {
     expect(getProfile('13')).toBe(laravel13);
     expect(laravel13.scripts).toEqual(OURS);
-  });
-
-  it('switches on the later script and the migration batch size, which 8 does not', () => {
-    expect(laravel13.queue).toEqual({
-      push: 'script',
-      notify: true,
-      retryAfterNullMeans60: true,
-      later: 'script',
-      migrationBatchSize: true,
-    });
-    expect(laravel8.queue).toMatchObject({ later: 'zadd', migrationBatchSize: false });
-  });
-
-  it('names the timeout and max-attempts failures as 10.10+ does', () => {
-    // MaxAttemptsExceededException::forJob / TimeoutExceededException::forJob (PR #46968).
-    expect(laravel13.worker.maxAttemptsMessage('App\\Jobs\\ImportCsv')).toBe(
-      'App\\Jobs\\ImportCsv has been attempted too many times.',
-    );
-    expect(laravel13.worker.timedOutMessage?.('App\\Jobs\\ImportCsv')).toBe('App\\Jobs\\ImportCsv has timed out.');
-    expect(laravel8.worker.timedOutMessage).toBeNull();
-  });
-
-  it('connects as the 13 skeleton does: phpredis, prefix laravel-database-, SELECT on connect, --tries 1', () => {
-    expect(laravel13.defaultClient).toBe('phpredis');
-    expect(laravel13.defaultPrefix).toBe('laravel-database-');
-    expect(laravel13.worker.selectOnConnect('phpredis', 0)).toBe(true);
-    expect(laravel13.worker.defaultTries).toBe(1);
   });
 });

@@ -103,7 +103,7 @@ describe('diffTraces', () => {
   });
 
   it('names scripts by their profile name, and says when only a script text changed', () => {
-    const pop = PROFILES['5.7']!.scripts.pop.source;
+    const pop = PROFILES['5.7'].scripts.pop!.source;
     const a = trace(step(0, 'worker-1', [c('EVAL', pop, '2', 'q', 'q:reserved', 'T+90')]));
     const b = trace(step(0, 'worker-1', [c('EVAL', `${pop}\n`, '2', 'q', 'q:reserved', 'T+90')]));
     const text = render(a, b);

@@ -1,20 +1,52 @@
+// The one registry of Laravel version profiles. Everything that names the versions (the scenario
+// schema's `laravel` enum and its prose, the CLI's --laravel choices, `name@profile` operands)
+// reads PROFILE_NAMES or PROFILES from here; nothing lists them by hand.
 import type { LaravelProfile } from './types.ts';
 import { laravel53 } from './laravel-5.3.ts';
 import { laravel57 } from './laravel-5.7.ts';
 import { laravel8 } from './laravel-8.ts';
 import { laravel13 } from './laravel-13.ts';
 
-export const PROFILES: Record<string, LaravelProfile> = {
+/** The profiles, oldest first. */
+export const PROFILE_NAMES = ['5.3', '5.7', '8', '13'] as const;
+export type ProfileName = (typeof PROFILE_NAMES)[number];
+
+/** The profile a scenario without `laravel:` runs under (the wire the seeds document). */
+export const DEFAULT_PROFILE: ProfileName = '5.7';
+
+export const PROFILES = {
   '5.3': laravel53,
   '5.7': laravel57,
   '8': laravel8,
   '13': laravel13,
-};
+} as const satisfies Record<ProfileName, LaravelProfile>;
+
+export function isProfileName(name: unknown): name is ProfileName {
+  return typeof name === 'string' && (PROFILE_NAMES as readonly string[]).includes(name);
+}
 
 export function getProfile(name: string): LaravelProfile {
-  const profile = PROFILES[name];
-  if (!profile) throw new Error(`unknown Laravel profile "${name}" (known: ${Object.keys(PROFILES).join(', ')})`);
-  return profile;
+  if (!isProfileName(name)) throw new Error(`unknown Laravel profile "${name}" (known: ${PROFILE_NAMES.join(', ')})`);
+  return PROFILES[name];
+}
+
+/** "a", "a and b", "a, b and c" (`word` "or" for a choice). */
+export function joinNames(names: readonly string[], word: 'and' | 'or' = 'and'): string {
+  if (names.length <= 1) return names.join('');
+  return `${names.slice(0, -1).join(', ')} ${word} ${names.at(-1)}`;
+}
+
+/**
+ * One fact across the profiles, for prose: the profiles grouped by `value(profile)` in
+ * PROFILE_NAMES order, e.g. "0 in 5.3 and 5.7; 1 in 8 and 13".
+ */
+export function byProfile(value: (profile: LaravelProfile) => string): string {
+  const groups = new Map<string, ProfileName[]>();
+  for (const name of PROFILE_NAMES) {
+    const v = value(PROFILES[name]);
+    groups.set(v, [...(groups.get(v) ?? []), name]);
+  }
+  return [...groups].map(([v, names]) => `${v} in ${joinNames(names)}`).join('; ');
 }
 
 export type { LaravelProfile } from './types.ts';

@@ -1,5 +1,7 @@
 // Laravel 5.3: the version of the real MONITOR capture in seed 003. Payloads start at attempts 1,
-// the reservation window is called `expire`, and job-level tries/timeout do not exist yet.
+// a null retry_after stays null, and job-level tries/timeout do not exist yet. The config key is
+// retry_after already (RedisConnector.php@v5.3.0:49 `Arr::get($config, 'retry_after', 60)`);
+// `expire` is only RedisQueue's property that holds it (5.2's connector read an 'expire' key).
 import { phpJsonEncode, phpSerialize } from '../php.ts';
 import { migrateExpiredJobs53, pop53, release53, size53 } from './scripts-5.3.ts';
 import type { LaravelProfile, PayloadInput } from './types.ts';
@@ -24,13 +26,22 @@ export function serializeJob53(input: PayloadInput): string {
 
 export const laravel53: LaravelProfile = {
   name: '5.3',
-  title: 'Laravel 5.3 (first Lua scripts, expire, attempts start at 1)',
+  title: 'Laravel 5.3 (first Lua scripts, attempts start at 1, alarm at timeout + sleep)',
   defaultClient: 'predis',
-  scripts: { pop: pop53, release: release53, migrateExpiredJobs: migrateExpiredJobs53, size: size53 },
+  scripts: {
+    push: null,
+    later: null,
+    pop: pop53,
+    release: release53,
+    migrateExpiredJobs: migrateExpiredJobs53,
+    size: size53,
+    clear: null,
+  },
   defaultPrefix: '',
   encodePayload: (payload) => phpJsonEncode(payload),
+  // RedisConnector::connect (v5.3.0 to v5.3.31, line 49): `Arr::get($config, 'retry_after', 60)`.
   queue: { push: 'rpush', notify: false, retryAfterNullMeans60: false, later: 'zadd', migrationBatchSize: false },
-  retryAfterName: 'expire',
+  retryAfterName: 'retry_after',
   // Queue::createPayload, then RedisQueue::setMeta(id) and setMeta(attempts, 1).
   buildPayload: (input) => ({
     job: 'Illuminate\\Queue\\CallQueuedHandler@call',

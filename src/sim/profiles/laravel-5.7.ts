@@ -1,4 +1,5 @@
-// Laravel 5.7 (the wire of 5.4-5.7; the profile the seeds document).
+// Laravel 5.7 (the wire of 5.4-5.7; the profile the seeds document). One 5.5+ rule: a null
+// retry_after in config/queue.php becomes 60 (5.4 kept it null).
 import type { PhpObject } from '../php.ts';
 import { phpJsonEncode, phpSerialize } from '../php.ts';
 import { migrateExpiredJobs54, pop54, release54, size54 } from './scripts-5.4.ts';
@@ -31,10 +32,19 @@ export const laravel57: LaravelProfile = {
   name: '5.7',
   title: 'Laravel 5.7 (5.4-5.7 wire: 2-key scripts, retry_after, BLPOP with block_for)',
   defaultClient: 'predis',
-  scripts: { pop: pop54, release: release54, migrateExpiredJobs: migrateExpiredJobs54, size: size54 },
+  scripts: {
+    push: null,
+    later: null,
+    pop: pop54,
+    release: release54,
+    migrateExpiredJobs: migrateExpiredJobs54,
+    size: size54,
+    clear: null,
+  },
   defaultPrefix: '',
   encodePayload: (payload) => phpJsonEncode(payload),
-  queue: { push: 'rpush', notify: false, retryAfterNullMeans60: false, later: 'zadd', migrationBatchSize: false },
+  // RedisConnector::connect (v5.5.0 to v5.7.29, line 48): `$config['retry_after'] ?? 60`.
+  queue: { push: 'rpush', notify: false, retryAfterNullMeans60: true, later: 'zadd', migrationBatchSize: false },
   retryAfterName: 'retry_after',
   // Queue::createObjectPayload + RedisQueue::createPayloadArray (id, attempts 0).
   buildPayload: (input) => ({

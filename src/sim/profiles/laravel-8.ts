@@ -5,7 +5,7 @@
 // conformance/laravel/FINDINGS.md.
 import type { PhpObject, PhpValue } from '../php.ts';
 import { phpJsonEncode, phpSerialize } from '../php.ts';
-import { clear84, migrateExpiredJobs58, pop58, push58, release58, size58 } from './scripts-5.8.ts';
+import { clear89, migrateExpiredJobs58, pop58, push58, release58, size58 } from './scripts-5.8.ts';
 import type { LaravelProfile, PayloadInput } from './types.ts';
 
 /** serialize(clone $job) for a make:job class in 8.x: InteractsWithQueue's $job is public now. */
@@ -49,11 +49,12 @@ export const laravel8: LaravelProfile = {
   defaultPrefix: 'laravel_database_',
   scripts: {
     push: push58,
+    later: null,
     pop: pop58,
     release: release58,
     migrateExpiredJobs: migrateExpiredJobs58,
     size: size58,
-    clear: clear84,
+    clear: clear89,
   },
   retryAfterName: 'retry_after',
   // Queue::createObjectPayload (8.43+ key order) + RedisQueue::createPayloadArray (id, attempts 0).

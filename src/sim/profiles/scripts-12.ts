@@ -1,6 +1,5 @@
-// LuaScripts.php of Laravel 12.45+ (byte-identical in 12.67.0 and 13.26.1: reference
-// laravel-versions.md §1.3.6, and the LuaScripts.php with later() in the search index). Two
-// changes since 8.x reach the wire:
+// LuaScripts.php of Laravel 12.45+ (laravel/framework src/Illuminate/Queue/LuaScripts.php, the
+// same file at v12.45.0, v12.67.0 and v13.26.1). Two changes since 8.x reach the wire:
 // - migrateExpiredJobs (9.23.0+, PR #43310) reads at most ARGV[2] members:
 //   `zrangebyscore ... 'limit', 0, ARGV[2]`. RedisQueue passes $this->migrationBatchSize, from
 //   config/queue.php's `migration_batch_size` (RedisConnector: `?? -1`); the skeleton does not set
@@ -9,9 +8,9 @@
 // - later (12.45.0+, PR #58235, fixing #58214): RedisQueue::laterRaw no longer sends a plain ZADD
 //   but EVALs this one-key script, so a phpredis serializer cannot touch the payload (ARGV are
 //   never serialized). MONITOR shows the EVAL, then the script's own "zadd".
-// push, pop, release, size and clear are the 5.8/8.4 texts, unchanged. The texts are Laravel's (MIT).
+// push, pop, release, size and clear are the 5.8/8.9 texts, unchanged. The texts are Laravel's (MIT).
 import type { LuaScript } from '../lua.ts';
-import { clear84, pop58, push58, release58, size58 } from './scripts-5.8.ts';
+import { clear89, pop58, push58, release58, size58 } from './scripts-5.8.ts';
 
 export const later1245: LuaScript = {
   name: 'later',
@@ -58,4 +57,4 @@ export const push12: LuaScript = push58;
 export const pop12: LuaScript = pop58;
 export const release12: LuaScript = release58;
 export const size12: LuaScript = size58;
-export const clear12: LuaScript = clear84;
+export const clear12: LuaScript = clear89;

@@ -7,7 +7,7 @@ export const pop53: LuaScript = {
   method: 'LuaScripts::pop',
   numberOfKeys: 2,
   keys: ['the queue to pop jobs from, e.g. queues:default', 'the reserved queue, e.g. queues:default:reserved'],
-  argv: ['the time at which the reserved job will expire (now + expire)'],
+  argv: ['the time at which the reserved job will expire (getTime() + $this->expire: now + retry_after)'],
   source: String.raw`local job = redis.call('lpop', KEYS[1])
 local reserved = false
 if(job ~= false) then

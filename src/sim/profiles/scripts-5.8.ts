@@ -1,4 +1,4 @@
-// LuaScripts.php of Laravel 5.8.38, byte-identical in 6.x, 7.x and 8.x (8.4+ adds clear): the
+// LuaScripts.php of Laravel 5.8.38, byte-identical in 6.x, 7.x and 8.x, plus 8.x's clear: the
 // :notify list arrives (push is a script; pop and migrate take it as their last key). Checked
 // against what Debian's Laravel 8.83.26 sent (conformance/laravel/captures/scripts.txt). The texts
 // are Laravel's (MIT).
@@ -77,7 +77,12 @@ end
 return val`,
 };
 
-export const clear84: LuaScript = {
+/**
+ * LuaScripts::clear as of 8.9.0 (unchanged through 13.x): four keys, so it deletes :notify too.
+ * RedisQueue::clear arrived in 8.4.0 with a 3-key clear (`redis.call('del', KEYS[1], KEYS[2],
+ * KEYS[3])`, eval'd with 3 keys) that left :notify behind; no profile models 8.4-8.8.
+ */
+export const clear89: LuaScript = {
   name: 'clear',
   method: 'LuaScripts::clear',
   numberOfKeys: 4,

@@ -2,6 +2,7 @@
 // traffic. One engine runs every profile; a profile is never a copied simulator.
 import type { LuaScript, ScriptName } from '../lua.ts';
 import type { PhpValue } from '../php.ts';
+import type { ProfileName } from './index.ts';
 
 export type RedisClientName = 'predis' | 'phpredis';
 
@@ -33,19 +34,26 @@ export interface PayloadInput {
 }
 
 export interface LaravelProfile {
-  name: string;
+  /** Its key in PROFILES. */
+  name: ProfileName;
   title: string;
   /** Laravel's default Redis client in config/database.php for this version. */
   defaultClient: RedisClientName;
-  scripts: Record<'pop' | 'release' | 'migrateExpiredJobs' | 'size', LuaScript> &
-    Partial<Record<ScriptName, LuaScript>>;
+  /**
+   * Every LuaScripts method, decided per version: the text this version's RedisQueue EVALs, or
+   * null where the version has no such script (push: 5.8+, clear: 8.4+, later: 12.45+).
+   */
+  scripts: Record<ScriptName, LuaScript | null>;
   /** The skeleton's database.redis.options.prefix for this version. */
   defaultPrefix: string;
   /** json_encode of a payload (8.82+ adds JSON_UNESCAPED_UNICODE). */
   encodePayload(payload: Record<string, unknown>): string;
   queue: QueueRules;
-  /** What config/queue.php calls the reservation window (5.3: expire). */
-  retryAfterName: 'retry_after' | 'expire';
+  /**
+   * The config/queue.php key RedisConnector reads for the reservation window, as the narration
+   * names it: retry_after in every profile (5.3 too; only 5.2, not modelled, read 'expire').
+   */
+  retryAfterName: 'retry_after';
   /** The ready-list payload, keys in PHP array order (json_encode keeps it). */
   buildPayload(input: PayloadInput): Record<string, unknown>;
   worker: WorkerRules;
@@ -56,7 +64,12 @@ export interface QueueRules {
   push: 'rpush' | 'script';
   /** migrate and pop take queues:<q>:notify as their last key (5.8+). */
   notify: boolean;
-  /** RedisConnector: `retry_after ?? 60` (8.x) turns a null into 60; `Arr::get` (to 5.7) keeps it. */
+  /**
+   * RedisConnector::connect: `$config['retry_after'] ?? 60` (5.5+) turns a configured null into 60;
+   * `Arr::get($config, 'retry_after', 60)` (5.3-5.4) keeps it, so RedisQueue skips the :reserved
+   * migration and reserves with score now (a RedisQueue built with null directly, as Laravel's own
+   * tests do, keeps it in every version).
+   */
   retryAfterNullMeans60: boolean;
   /** laterRaw(): a plain ZADD to :delayed (to 12.44), or the later script doing that ZADD (12.45+, #58235). */
   later: 'zadd' | 'script';

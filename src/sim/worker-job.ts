@@ -287,7 +287,6 @@ export abstract class JobHandling {
     return {
       start: this.env.start,
       retryAfter: this.config.retryAfter,
-      retryAfterName: this.env.profile.retryAfterName,
     };
   }
 }

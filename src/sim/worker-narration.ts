@@ -13,8 +13,6 @@ export interface Setup {
   start: number;
   /** The connection's retry_after in seconds (null: a reservation never expires). */
   retryAfter: number | null;
-  /** What the version calls it: retry_after, or 5.3's expire. */
-  retryAfterName: string;
 }
 
 /** A virtual time relative to t=0. */
@@ -30,13 +28,13 @@ export function jobLabel(known: string | undefined, className: string, id: strin
 /** Until when a job reserved now stays reserved. */
 export function untilText(s: Setup, now: number): string {
   const r = s.retryAfter;
-  return r === null ? `forever (${s.retryAfterName} is null)` : `${rel(s, now + r)} (${s.retryAfterName} ${r}s)`;
+  return r === null ? `forever (retry_after is null)` : `${rel(s, now + r)} (retry_after ${r}s)`;
 }
 
 /** When the reservation of the job popped at `poppedAt` expires. */
 export function reservedUntil(s: Setup, poppedAt: number | null): string {
   const r = s.retryAfter;
-  return r === null || poppedAt === null ? `never (${s.retryAfterName} is null)` : rel(s, poppedAt + r);
+  return r === null || poppedAt === null ? `never (retry_after is null)` : rel(s, poppedAt + r);
 }
 
 /** What armed the alarm, in the user's terms. */
@@ -59,7 +57,7 @@ export function deadlines(
         : 'no alarm (--timeout=0)';
   const reservation =
     reservedUntil === null
-      ? `the reservation never expires (${s.retryAfterName} is null)`
+      ? `the reservation never expires (retry_after is null)`
       : `the reservation expires at ${rel(s, reservedUntil)}`;
   let verdict = '';
   if (reservedUntil !== null && reservedUntil < finishAt && (alarmAt === null || reservedUntil < alarmAt)) {

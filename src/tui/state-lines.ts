@@ -19,8 +19,6 @@ export type Density = 'full' | 'medium' | 'compact';
 
 export interface StateContext {
   start: number;
-  /** What the connection setting is called (the profile's retryAfterName: retry_after). */
-  retryAfterName: string;
 }
 
 /** Entries listed per key; the rest are counted. */
@@ -198,7 +196,7 @@ function workerLines(w: WorkerState, ctx: StateContext, width: number, density: 
     `sleep ${o.sleep}`,
     `delay ${o.delay}`,
     ...(o.once ? ['--once'] : []),
-    `${ctx.retryAfterName} ${w.retryAfter ?? '-'}`,
+    `retry_after ${w.retryAfter ?? '-'}`,
     ...(w.blockFor !== null ? [`block_for ${w.blockFor}`] : []),
     ...(w.queue.includes(',') || density === 'full' ? [`queue ${terminalSafe(w.queue)}`] : []),
   ];

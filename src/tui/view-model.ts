@@ -34,15 +34,14 @@ export interface ViewModel {
 
 interface ProfileInfo {
   scripts: Partial<Record<string, LuaScript | null>>;
-  retryAfterName: string;
 }
 
 function profileInfo(name: string | undefined): ProfileInfo {
   try {
     const p = getProfile(name ?? '');
-    return { scripts: p.scripts, retryAfterName: p.retryAfterName };
+    return { scripts: p.scripts };
   } catch {
-    return { scripts: {}, retryAfterName: 'retry_after' };
+    return { scripts: {} };
   }
 }
 
@@ -71,15 +70,7 @@ export function viewModel(snap: SessionSnapshot, ui: UiState, layout: Layout): V
     clock: step === undefined ? 't+0s' : relTime(step.t, start),
     traceRows: step === undefined ? [] : buildTraceRows(steps, cursor, { start, labels }, ui.raw),
     stateTitle: step === undefined ? 'State' : stateTitle(step, start, layout.stateWidth),
-    stateLines:
-      step === undefined
-        ? []
-        : fittedStateLines(
-            step.state,
-            { start, retryAfterName: profile.retryAfterName },
-            stateBody.width,
-            stateBody.rows,
-          ),
+    stateLines: step === undefined ? [] : fittedStateLines(step.state, { start }, stateBody.width, stateBody.rows),
     narration: step === undefined ? [] : fittedNarration(step, narrationCtx, narrationWidth, layout.narrationRows),
     narrationHeading: step === undefined ? '' : narrationHeading(step, start),
     detail: { timeline: { start, steps }, labels, scripts: profile.scripts, narration: narrationCtx },

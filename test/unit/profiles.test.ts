@@ -20,7 +20,6 @@ interface Row {
   defaultTries: number;
   /** RedisConnector::connect: what a configured `'retry_after' => null` becomes. */
   retryAfterNullMeans60: boolean;
-  retryAfterName: 'retry_after';
   push: QueueRules['push'];
   later: QueueRules['later'];
   notify: boolean;
@@ -62,7 +61,6 @@ const ROWS: Row[] = [
     // Arr::get returns a present null (Support/Arr.php:256-257 `if (static::exists(...)) return`).
     retryAfterNullMeans60: false,
     // The same line: the key is 'retry_after' (5.2's connector read 'expire': v5.2.45 :50).
-    retryAfterName: 'retry_after',
     // F@v5.3.31 Queue/RedisQueue.php:95 `$this->getConnection()->rpush($this->getQueue($queue), $payload)`.
     push: 'rpush',
     // F@v5.3.31 Queue/RedisQueue.php:113 `$this->getConnection()->zadd(`.
@@ -113,7 +111,6 @@ const ROWS: Row[] = [
     defaultTries: 0,
     // F@v5.7.29 Queue/Connectors/RedisConnector.php:48 `$config['retry_after'] ?? 60` (since v5.5.0).
     retryAfterNullMeans60: true,
-    retryAfterName: 'retry_after',
     // F@v5.7.29 Queue/RedisQueue.php:104 `->rpush($this->getQueue($queue), $payload)`.
     push: 'rpush',
     // F@v5.7.29 Queue/RedisQueue.php:133 `$this->getConnection()->zadd(`.
@@ -166,7 +163,6 @@ const ROWS: Row[] = [
     defaultTries: 1,
     // F@v8.83.27 Queue/Connectors/RedisConnector.php:48 `$config['retry_after'] ?? 60`.
     retryAfterNullMeans60: true,
-    retryAfterName: 'retry_after',
     // F@v8.83.27 Queue/RedisQueue.php:140 `LuaScripts::push(), 2, $this->getQueue($queue), ...`.
     push: 'script',
     // F@v8.83.27 Queue/RedisQueue.php:179 `$this->getConnection()->zadd(`.
@@ -218,7 +214,6 @@ const ROWS: Row[] = [
     defaultTries: 1,
     // F@v13.26.1 Queue/Connectors/RedisConnector.php:47 `$config['retry_after'] ?? 60`.
     retryAfterNullMeans60: true,
-    retryAfterName: 'retry_after',
     // F@v13.26.1 Queue/RedisQueue.php:330 `LuaScripts::push(), 2, $queue, ...`.
     push: 'script',
     // F@v13.26.1 Queue/RedisQueue.php:370 `LuaScripts::later(), 1, $this->getQueueRedisKey($queue).':delayed'`.
@@ -295,7 +290,6 @@ describe.each(ROWS)('Laravel $name', (row) => {
 
   it("reads config/queue.php's retry_after as its RedisConnector does", () => {
     expect(p.queue.retryAfterNullMeans60).toBe(row.retryAfterNullMeans60);
-    expect(p.retryAfterName).toBe(row.retryAfterName);
   });
 
   it('sends push, later, migrate and pop as its RedisQueue does', () => {

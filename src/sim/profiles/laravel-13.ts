@@ -90,7 +90,6 @@ export const laravel13: LaravelProfile = {
     size: size12,
     clear: clear12,
   },
-  retryAfterName: 'retry_after',
   // Queue::createObjectPayload (Queue/Queue.php@v13.26.1:173-191) + RedisQueue::createPayloadArray (id,
   // attempts 0) + Queue::createPayload's `$value['delay'] = isset($delay) ? secondsUntil($delay)
   // : null` (12.11+, PR #55529), appended last. data.batchId is `$job->batchId ?? null` (12.51+),

@@ -41,7 +41,6 @@ export const laravel53: LaravelProfile = {
   encodePayload: (payload) => phpJsonEncode(payload),
   // RedisConnector::connect (v5.3.0 to v5.3.31, line 49): `Arr::get($config, 'retry_after', 60)`.
   queue: { push: 'rpush', notify: false, retryAfterNullMeans60: false, later: 'zadd', migrationBatchSize: false },
-  retryAfterName: 'retry_after',
   // Queue::createPayload, then RedisQueue::setMeta(id) and setMeta(attempts, 1).
   buildPayload: (input) => ({
     job: 'Illuminate\\Queue\\CallQueuedHandler@call',

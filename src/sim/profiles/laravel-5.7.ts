@@ -45,7 +45,6 @@ export const laravel57: LaravelProfile = {
   encodePayload: (payload) => phpJsonEncode(payload),
   // RedisConnector::connect (v5.5.0 to v5.7.29, line 48): `$config['retry_after'] ?? 60`.
   queue: { push: 'rpush', notify: false, retryAfterNullMeans60: true, later: 'zadd', migrationBatchSize: false },
-  retryAfterName: 'retry_after',
   // Queue::createObjectPayload + RedisQueue::createPayloadArray (id, attempts 0).
   buildPayload: (input) => ({
     displayName: input.className,

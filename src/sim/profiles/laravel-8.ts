@@ -56,7 +56,6 @@ export const laravel8: LaravelProfile = {
     size: size58,
     clear: clear89,
   },
-  retryAfterName: 'retry_after',
   // Queue::createObjectPayload (8.43+ key order) + RedisQueue::createPayloadArray (id, attempts 0).
   buildPayload: (input) => ({
     uuid: input.uuid,

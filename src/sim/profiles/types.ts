@@ -49,11 +49,6 @@ export interface LaravelProfile {
   /** json_encode of a payload (8.82+ adds JSON_UNESCAPED_UNICODE). */
   encodePayload(payload: Record<string, unknown>): string;
   queue: QueueRules;
-  /**
-   * The config/queue.php key RedisConnector reads for the reservation window, as the narration
-   * names it: retry_after in every profile (5.3 too; only 5.2, not modelled, read 'expire').
-   */
-  retryAfterName: 'retry_after';
   /** The ready-list payload, keys in PHP array order (json_encode keeps it). */
   buildPayload(input: PayloadInput): Record<string, unknown>;
   worker: WorkerRules;

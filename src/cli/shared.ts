@@ -1,9 +1,11 @@
 // What every `lqsim` subcommand shares: the output streams, the usage-error type (exit 2), the
-// argument validators and getting a Redis for the length of one command. Subcommands live beside
+// argument validators, turning a bad trace operand into a usage error, and getting a Redis for the length of one command. Subcommands live beside
 // this file, one module each, and register themselves in src/cli.ts's program().
 import { InvalidArgumentError } from 'commander';
 import type { RedisServer } from '../redis/server.ts';
 import { acquireRedis } from '../redis/server.ts';
+import type { SourceContext } from '../trace/source.ts';
+import { TraceSourceError } from '../trace/source.ts';
 
 /** Bad input: exit 2, one `lqsim: ...` line. */
 export class UsageError extends Error {}
@@ -32,5 +34,26 @@ export async function withRedis<T>(fn: (server: RedisServer) => Promise<T>): Pro
     return await fn(server);
   } finally {
     await server.stop();
+  }
+}
+
+/** A Redis started only if some operand needs a run, shared by both, stopped on the way out. */
+export async function withLazyRedis<T>(fn: (ctx: SourceContext) => Promise<T>): Promise<T> {
+  let server: Promise<RedisServer> | undefined;
+  try {
+    return await fn({ redis: () => (server ??= acquireRedis({ log: (m) => err(`lqsim: ${m}\n`) })) });
+  } finally {
+    const started = await server?.catch(() => undefined);
+    await started?.stop();
+  }
+}
+
+/** Bad operands (a trace source that cannot be read) are usage errors (exit 2). */
+export async function asUsage<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    if (e instanceof TraceSourceError) throw new UsageError(e.message);
+    throw e;
   }
 }

@@ -13,12 +13,7 @@ import { PROFILE_NAMES } from '../scenarios/schema.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import { normaliseTrace } from '../trace/normalise.ts';
 import { fromTimeline } from '../trace/trace-like.ts';
-import { asUsage, err, oneOf, out, UsageError, withLazyRedis } from './shared.ts';
-
-function ciIsSet(env: NodeJS.ProcessEnv): boolean {
-  const v = env.CI;
-  return v !== undefined && v !== '' && v !== '0' && v !== 'false';
-}
+import { asUsage, ciIsSet, err, oneOf, out, UsageError, withLazyRedis } from './shared.ts';
 
 async function exists(file: string): Promise<boolean> {
   try {

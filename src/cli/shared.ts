@@ -1,6 +1,7 @@
 // What every `lqsim` subcommand shares: the output streams, the usage-error type (exit 2), the
-// argument validators, turning a bad trace operand into a usage error, and getting a Redis for the length of one command. Subcommands live beside
-// this file, one module each, and register themselves in src/cli.ts's program().
+// argument validators, whether CI is set, getting a Redis for the length of one command, and
+// trace operands that cannot be read as usage errors. Subcommands live beside this file, one
+// module each, and register themselves in src/cli.ts's program().
 import { InvalidArgumentError } from 'commander';
 import type { RedisServer } from '../redis/server.ts';
 import { acquireRedis } from '../redis/server.ts';
@@ -22,6 +23,15 @@ export function nonNegativeInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number >= 0');
   return n;
+}
+
+/**
+ * Whether we run in CI, as Ink decides it (the is-in-ci package, which makes Ink draw only the last
+ * frame): CI or CONTINUOUS_INTEGRATION is present, even empty, and is neither '0' nor 'false'.
+ */
+export function ciIsSet(env: NodeJS.ProcessEnv): boolean {
+  const set = (k: string) => env[k] !== undefined && env[k] !== '0' && env[k] !== 'false';
+  return set('CI') || set('CONTINUOUS_INTEGRATION');
 }
 
 export const out = (s: string): void => void process.stdout.write(s);

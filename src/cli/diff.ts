@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { colourLevel, makeChalk } from '../output/colour.ts';
 import { diffTraces, isIdentical } from '../trace/diff.ts';
 import { renderDiff } from '../trace/render-diff.ts';
+import '../scenarios/trace-source.ts'; // registers scenario: and scenario operands without a prefix
 import { resolveTrace } from '../trace/source.ts';
 import { asUsage, out, withLazyRedis } from './shared.ts';
 

@@ -31,6 +31,10 @@ export default defineConfig({
           // Vitest's default is one worker fewer than the cores (one, on a two-core machine);
           // these files are CPU-bound and independent, so use every core.
           maxWorkers: '100%',
+          // A worker runs its files in one module graph instead of re-importing zod, yaml,
+          // fast-check and src/ for each: half the time. Safe because no unit test changes global
+          // state (environment, module mocks, timers) or relies on a fresh module.
+          isolate: false,
         },
       },
       {

@@ -1,16 +1,51 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { defaultServerConditions } from 'vite';
 
-// Files run one after another: integration tests start real redis-server processes and this
-// machine has two cores. Colour is forced off so text assertions are stable.
+// Two projects. `unit` needs no redis-server, PHP or terminal: its files run in parallel.
+// `integration` is everything else: its files start real redis-server (and PHP) processes, so they
+// run one after another, after the unit files (Vitest runs projects with `fileParallelism: false`
+// as a group of their own, one file at a time, once the parallel group is done). Every test file
+// matches exactly one project. Colour is forced off so text assertions are stable.
+const UNIT = [
+  'test/unit/**/*.test.ts',
+  'test/tui/model.test.ts',
+  'test/tui/narration.test.ts',
+  'test/tui/screenshot-svg.test.ts',
+  'test/laravel/readme.test.ts',
+];
+
 export default defineConfig({
   // `import ... from 'laravel-queue-sim/testing'` (examples/) resolves to src/ here: see package.json exports.
   ssr: { resolve: { conditions: ['lqsim-source', ...defaultServerConditions] } },
   test: {
-    include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'examples/**/*.test.ts'],
-    fileParallelism: false,
     testTimeout: 30_000,
     hookTimeout: 30_000,
     env: { FORCE_COLOR: '0' },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: UNIT,
+          fileParallelism: true,
+          // Vitest's default is one worker fewer than the cores (one, on a two-core machine);
+          // these files are CPU-bound and independent, so use every core.
+          maxWorkers: '100%',
+          // A worker runs its files in one module graph instead of re-importing zod, yaml,
+          // fast-check and src/ for each: half the time. Safe because no unit test changes global
+          // state (environment, module mocks, timers) or relies on a fresh module.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'examples/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...UNIT],
+          fileParallelism: false,
+        },
+      },
+    ],
   },
 });

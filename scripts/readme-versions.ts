@@ -12,8 +12,8 @@ import { acquireRedis } from '../src/redis/server.ts';
 import type { ProfileName } from '../src/sim/profiles/index.ts';
 import { diffTraces } from '../src/trace/diff.ts';
 import { renderDiff } from '../src/trace/render-diff.ts';
+import { runScenarioTrace } from '../src/scenarios/trace-source.ts';
 import type { SourceContext } from '../src/trace/source.ts';
-import { runScenarioTrace } from '../src/trace/source.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const readme = `${root}README.md`;

@@ -2,7 +2,7 @@
 // scenario and prints it. Typed errors become one-line messages here and nowhere else:
 // exit 2 for bad input, 1 for a failed run.
 import { Command, CommanderError } from 'commander';
-import { err, nonNegativeInt, oneOf, out, UsageError, withRedis } from './cli/shared.ts';
+import { ciIsSet, err, nonNegativeInt, oneOf, out, UsageError, withRedis } from './cli/shared.ts';
 import { registerCheck, writeRunGolden } from './cli/check.ts';
 import { registerConformance } from './cli/conformance.ts';
 import { registerDiff } from './cli/diff.ts';
@@ -73,8 +73,7 @@ async function runCommand(
 function tuiUnavailable(env: NodeJS.ProcessEnv): string | null {
   if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) return 'not a terminal';
   // Ink draws only the last frame when CI is set (is-in-ci), so a CI job with a TTY gets text too.
-  const ci = (k: string) => env[k] !== undefined && env[k] !== '0' && env[k] !== 'false';
-  if (ci('CI') || ci('CONTINUOUS_INTEGRATION')) return 'CI is set';
+  if (ciIsSet(env)) return 'CI is set';
   return null;
 }
 

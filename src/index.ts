@@ -45,3 +45,6 @@ export { formatGolden, parseGolden } from './trace/golden-text.ts';
 export { writeGoldenFile } from './trace/golden-file.ts';
 export { registerTraceResolver, resolveTrace, TraceSourceError } from './trace/source.ts';
 export type { ResolvedTrace, SourceContext, TraceResolver } from './trace/source.ts';
+// resolveTrace() runs scenario operands: this registers that source (scenario:, and operands
+// without a prefix that are no golden or ndjson file).
+import './scenarios/trace-source.ts';

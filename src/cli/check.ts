@@ -7,19 +7,14 @@ import { colourLevel, makeChalk } from '../output/colour.ts';
 import { diffSummary, diffTraces, isIdentical } from '../trace/diff.ts';
 import { writeGoldenFile } from '../trace/golden-file.ts';
 import { renderDiff } from '../trace/render-diff.ts';
-import { goldenTrace, runScenarioTrace } from '../trace/source.ts';
+import { goldenTrace } from '../trace/source.ts';
+import { runScenarioTrace } from '../scenarios/trace-source.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { PROFILE_NAMES } from '../sim/profiles/index.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import { normaliseTrace } from '../trace/normalise.ts';
 import { fromTimeline } from '../trace/trace-like.ts';
-import { asUsage, withLazyRedis } from './diff.ts';
-import { err, oneOf, out, UsageError } from './shared.ts';
-
-function ciIsSet(env: NodeJS.ProcessEnv): boolean {
-  const v = env.CI;
-  return v !== undefined && v !== '' && v !== '0' && v !== 'false';
-}
+import { asUsage, ciIsSet, err, oneOf, out, UsageError, withLazyRedis } from './shared.ts';
 
 async function exists(file: string): Promise<boolean> {
   try {

@@ -2,34 +2,11 @@
 // registered source), normalised and shown step-aligned. Exit 0 identical, 1 different, 2 bad input.
 import type { Command } from 'commander';
 import { colourLevel, makeChalk } from '../output/colour.ts';
-import type { RedisServer } from '../redis/server.ts';
-import { acquireRedis } from '../redis/server.ts';
 import { diffTraces, isIdentical } from '../trace/diff.ts';
 import { renderDiff } from '../trace/render-diff.ts';
-import type { SourceContext } from '../trace/source.ts';
-import { resolveTrace, TraceSourceError } from '../trace/source.ts';
-import { err, out, UsageError } from './shared.ts';
-
-/** A Redis started only if some operand needs a run, shared by both, stopped on the way out. */
-export async function withLazyRedis<T>(fn: (ctx: SourceContext) => Promise<T>): Promise<T> {
-  let server: Promise<RedisServer> | undefined;
-  try {
-    return await fn({ redis: () => (server ??= acquireRedis({ log: (m) => err(`lqsim: ${m}\n`) })) });
-  } finally {
-    const started = await server?.catch(() => undefined);
-    await started?.stop();
-  }
-}
-
-/** Bad operands are usage errors (exit 2). */
-export async function asUsage<T>(p: Promise<T>): Promise<T> {
-  try {
-    return await p;
-  } catch (e) {
-    if (e instanceof TraceSourceError) throw new UsageError(e.message);
-    throw e;
-  }
-}
+import '../scenarios/trace-source.ts'; // registers scenario: and scenario operands without a prefix
+import { resolveTrace } from '../trace/source.ts';
+import { asUsage, out, withLazyRedis } from './shared.ts';
 
 export async function diffCommand(a: string, b: string, o: { all?: boolean }): Promise<number> {
   const [left, right] = await withLazyRedis(async (ctx) => [

@@ -12,6 +12,7 @@ import { diffTraces, isIdentical } from '../trace/diff.ts';
 import type { NormalisedTrace } from '../trace/normalise.ts';
 import { normaliseTrace } from '../trace/normalise.ts';
 import { registerTraceResolver } from '../trace/source.ts';
+import '../scenarios/trace-source.ts'; // the scenario sources, registered wherever laravel: is
 import type { TraceLike } from '../trace/trace-like.ts';
 import { fromSteps, fromTimeline } from '../trace/trace-like.ts';
 import type { Timeline } from '../scenarios/timeline.ts';

@@ -43,6 +43,21 @@ export class RedisRefusedError extends Error {
   }
 }
 
+/**
+ * A reply that is not what the command returns (a server or proxy that answers otherwise): it names
+ * the command, what its reply should be and what arrived, instead of letting a wrong value flow on.
+ */
+export class RedisReplyError extends Error {
+  constructor(
+    readonly command: string,
+    readonly expected: string,
+    readonly got: string,
+  ) {
+    super(`unexpected reply to ${command}: expected ${expected}, got ${got}`);
+    this.name = 'RedisReplyError';
+  }
+}
+
 const CONNECTION_LOST =
   /Socket closed unexpectedly|ECONNRESET|ECONNREFUSED|EPIPE|The client is closed|Connection timeout/i;
 

@@ -10,6 +10,7 @@ import type { Client } from './connections.ts';
 import { newClient } from './connections.ts';
 import { aclDenial } from './preflight.ts';
 import { RedisRefusedError } from './errors.ts';
+import { stringArrayReply } from './reply.ts';
 
 export class MonitorError extends Error {}
 
@@ -24,8 +25,11 @@ async function droppedCount(observer: Client): Promise<number | undefined> {
 
 /** The "normal" class of client-output-buffer-limit ("0 0 0" = none); throws if CONFIG is denied. */
 async function normalBufferLimit(observer: Client): Promise<string | undefined> {
-  const reply = (await observer.sendCommand(['CONFIG', 'GET', 'client-output-buffer-limit'])) as string[];
-  return /(?:^| )normal (\d+ \d+ \d+)/.exec(String(reply[1] ?? ''))?.[1];
+  const reply = stringArrayReply(
+    await observer.sendCommand(['CONFIG', 'GET', 'client-output-buffer-limit']),
+    'CONFIG GET client-output-buffer-limit',
+  );
+  return /(?:^| )normal (\d+ \d+ \d+)/.exec(reply[1] ?? '')?.[1];
 }
 
 export class MonitorCapture {

@@ -77,7 +77,8 @@ async function scenarioFiles(dir: string): Promise<string[]> {
   return names.filter((n) => n.endsWith(EXTENSION) && !n.startsWith('.')).sort();
 }
 
-async function isFile(path: string): Promise<boolean> {
+/** Whether `path` is an existing regular file. */
+export async function isFile(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isFile();
   } catch {

@@ -1,6 +1,7 @@
 // Reads the queue keys after a step (from the observer connection, which the trace ignores), so
 // every step carries the state it left behind and views can step backwards without re-running.
 import type { Client } from '../redis/connections.ts';
+import { integerReply, stringArrayReply } from '../redis/reply.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import type { JobRegistry } from '../sim/registry.ts';
 import type { ListEntry, QueueState, ZsetEntry } from './timeline.ts';
@@ -35,14 +36,14 @@ export async function snapshotQueues(
       name: q.name,
       keys: { ready: q.ready, delayed: q.delayed, reserved: q.reserved, ...(notify ? { notify: q.notify } : {}) },
       sizes: {
-        ready: Number(llen),
-        delayed: Number(zdelayed),
-        reserved: Number(zreserved),
-        ...(notify ? { notify: Number(lnotify) } : {}),
+        ready: integerReply(llen, `LLEN ${q.ready}`),
+        delayed: integerReply(zdelayed, `ZCARD ${q.delayed}`),
+        reserved: integerReply(zreserved, `ZCARD ${q.reserved}`),
+        ...(notify ? { notify: integerReply(lnotify, `LLEN ${q.notify}`) } : {}),
       },
-      ready: (ready as unknown as string[]).map((raw): ListEntry => entryOf(registry, raw)),
-      delayed: zsetEntries(delayed as unknown as string[], registry),
-      reserved: zsetEntries(reserved as unknown as string[], registry),
+      ready: stringArrayReply(ready, `LRANGE ${q.ready}`).map((raw): ListEntry => entryOf(registry, raw)),
+      delayed: zsetEntries(stringArrayReply(delayed, `ZRANGE ${q.delayed} WITHSCORES`), registry),
+      reserved: zsetEntries(stringArrayReply(reserved, `ZRANGE ${q.reserved} WITHSCORES`), registry),
     };
   });
 }

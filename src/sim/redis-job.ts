@@ -19,6 +19,81 @@ interface Payload {
   attempts?: number;
 }
 
+/** A popped job's payload is not what Laravel writes: not JSON, not an object, or a field of another type. */
+export class JobPayloadError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobPayloadError';
+  }
+}
+
+type JsonObject = Record<string, unknown>;
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isNumber = (v: unknown): v is number => typeof v === 'number';
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const orNull =
+  <T>(is: (v: unknown) => v is T) =>
+  (v: unknown): v is T | null =>
+    v === null || is(v);
+
+/** A parsed JSON value as the error shows it: its JSON text, cut short. */
+function shown(v: unknown): string {
+  const text = JSON.stringify(v);
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
+/** The field `key` of `o` when it is there (a JSON value of type T), undefined when it is absent. */
+function field<T>(o: JsonObject, key: string, is: (v: unknown) => v is T, expected: string, path = key): T | undefined {
+  const v = o[key];
+  if (v === undefined) return undefined;
+  if (!is(v)) throw new JobPayloadError(`job payload: ${path} should be ${expected}, got ${shown(v)}`);
+  return v;
+}
+
+/** The payload string as Laravel's RedisJob reads it (json_decode), each field checked for its type. */
+export function decodePayload(raw: string): Payload {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    throw new JobPayloadError(`job payload is not JSON (${(e as Error).message}): ${raw.slice(0, 60)}`);
+  }
+  if (!isObject(value)) throw new JobPayloadError(`job payload should be a JSON object, got ${shown(value)}`);
+  const number = orNull(isNumber);
+  // A PHP array: a JSON object, or a list (Laravel's own tests push `"data":["data"]`).
+  const data = field(
+    value,
+    'data',
+    (v): v is JsonObject | unknown[] => typeof v === 'object' && v !== null,
+    'an object or an array',
+  );
+  return {
+    uuid: field(value, 'uuid', isString, 'a string'),
+    displayName: field(value, 'displayName', isString, 'a string'),
+    maxExceptions: field(value, 'maxExceptions', number, 'a number or null'),
+    failOnTimeout: field(value, 'failOnTimeout', isBoolean, 'a boolean'),
+    backoff: field(value, 'backoff', orNull(isString), 'a string or null'),
+    delay: field(value, 'delay', number, 'a number or null'),
+    retryUntil: field(value, 'retryUntil', number, 'a number or null'),
+    job: field(value, 'job', isString, 'a string'),
+    maxTries: field(value, 'maxTries', number, 'a number or null'),
+    timeout: field(value, 'timeout', number, 'a number or null'),
+    timeoutAt: field(value, 'timeoutAt', number, 'a number or null'),
+    data:
+      data === undefined
+        ? undefined
+        : {
+            commandName: isObject(data)
+              ? field(data, 'commandName', isString, 'a string', 'data.commandName')
+              : undefined,
+          },
+    id: field(value, 'id', isString, 'a string'),
+    attempts: field(value, 'attempts', isNumber, 'a number'),
+  };
+}
+
 export class RedisJob {
   private readonly decoded: Payload;
   deleted = false;
@@ -34,7 +109,7 @@ export class RedisJob {
     readonly connectionName: string,
     readonly queue: string,
   ) {
-    this.decoded = JSON.parse(job) as Payload;
+    this.decoded = decodePayload(job);
   }
 
   getRawBody(): string {

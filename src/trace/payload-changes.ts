@@ -69,10 +69,3 @@ export function payloadChanges(a: Record<string, Json>, b: Record<string, Json>)
   for (const [k, vb] of fb) if (!fa.has(k)) out.push(`+${terminalSafe(k)} ${show(vb)}`);
   return out;
 }
-
-/** Whether the two payloads hold the same fields in a different order (what cjson does to a copy). */
-export function sameFieldsOtherOrder(a: string, b: string): boolean {
-  const pa = parsePayload(a);
-  const pb = parsePayload(b);
-  return pa !== null && pb !== null && payloadChanges(pa, pb).length === 0;
-}

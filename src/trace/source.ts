@@ -1,20 +1,18 @@
 // Where a trace to compare comes from. An operand is `<prefix>:<rest>` for a registered prefix
-// (scenario:, golden:, ndjson:, and whatever other modules register, e.g. laravel: for a real
-// Laravel capture), or, without one, detected: an existing file holding a golden trace or ndjson
-// from `lqsim run --format ndjson`, else a scenario name or YAML file, with `@<profile>` to pick
-// the Laravel profile (`dispatch@8`). Scenarios run on the Redis the caller provides.
+// (golden: and ndjson: here, and whatever other modules register: scenario: from
+// src/scenarios/trace-source.ts, laravel: for a real Laravel capture), or, without one, detected:
+// an existing file holding a golden trace or ndjson from `lqsim run --format ndjson`, else the
+// registered fallback (src/scenarios/trace-source.ts: a scenario name or YAML file, with
+// `@<profile>` to pick the Laravel profile, `dispatch@8`). This module reads files only; sources
+// that run scenarios do it on the Redis the caller provides.
 import { readFile, stat } from 'node:fs/promises';
-import { resolveScenario } from '../scenarios/catalog.ts';
-import { loadScenarioFile } from '../scenarios/load.ts';
 import type { RedisTarget } from '../scenarios/runner.ts';
-import { runScenario } from '../scenarios/runner.ts';
-import { isProfileName, PROFILE_NAMES } from '../sim/profiles/index.ts';
 import { isGoldenText, parseGolden } from './golden-text.ts';
 import type { NormalisedTrace } from './normalise.ts';
 import { normaliseTrace } from './normalise.ts';
 import type { TraceCommand } from '../scenarios/timeline.ts';
 import type { TraceLikeStep } from './trace-like.ts';
-import { fromTimeline, inferPrefix } from './trace-like.ts';
+import { inferPrefix } from './trace-like.ts';
 
 /** Bad operand (unknown profile, unreadable or malformed file): the CLI's exit 2. */
 export class TraceSourceError extends Error {}
@@ -39,6 +37,14 @@ export function registerTraceResolver(prefix: string, resolver: TraceResolver): 
   TRACE_RESOLVERS.set(prefix.endsWith(':') ? prefix : `${prefix}:`, resolver);
 }
 
+/** What an operand is when no prefix names it and it is no golden or ndjson file (the whole operand). */
+let fallbackResolver: TraceResolver | undefined;
+
+/** Sets the resolver for operands without a prefix that are not golden or ndjson files. */
+export function registerFallbackTraceResolver(resolver: TraceResolver): void {
+  fallbackResolver = resolver;
+}
+
 async function isFile(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isFile();
@@ -53,37 +59,6 @@ async function readText(file: string): Promise<string> {
   } catch (e) {
     throw new TraceSourceError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
   }
-}
-
-/** Runs `<scenario>[@<profile>]` and normalises its timeline. */
-export async function scenarioTrace(operand: string, ctx: SourceContext): Promise<ResolvedTrace> {
-  let name = operand;
-  let profile: string | undefined;
-  const at = operand.lastIndexOf('@');
-  if (at > 0 && !(await isFile(operand))) {
-    name = operand.slice(0, at);
-    profile = operand.slice(at + 1);
-    if (!isProfileName(profile)) {
-      throw new TraceSourceError(
-        `${operand}: unknown Laravel profile "${profile}" (known: ${PROFILE_NAMES.join(', ')})`,
-      );
-    }
-  }
-  return runScenarioTrace(name, profile, ctx);
-}
-
-/** Runs a scenario (name or file) with an optional profile override and normalises its timeline. */
-export async function runScenarioTrace(
-  nameOrFile: string,
-  profile: string | undefined,
-  ctx: SourceContext,
-): Promise<ResolvedTrace> {
-  const file = await resolveScenario(nameOrFile);
-  const loaded = await loadScenarioFile(file);
-  const timeline = await runScenario(loaded.spec, { redis: await ctx.redis(), laravel: profile, file });
-  if (timeline.error)
-    throw new Error(`${nameOrFile}: the run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
-  return { label: `${loaded.spec.name}@${timeline.profile}`, trace: normaliseTrace(fromTimeline(timeline)) };
 }
 
 export async function goldenTrace(file: string): Promise<ResolvedTrace> {
@@ -143,7 +118,6 @@ export async function ndjsonTrace(file: string): Promise<ResolvedTrace> {
   return { label: file, trace: normaliseTrace({ start, prefix: inferPrefix(list), steps: list }) };
 }
 
-registerTraceResolver('scenario:', scenarioTrace);
 registerTraceResolver('golden:', (rest) => goldenTrace(rest));
 registerTraceResolver('ndjson:', (rest) => ndjsonTrace(rest));
 
@@ -157,5 +131,7 @@ export async function resolveTrace(operand: string, ctx: SourceContext): Promise
     if (isGoldenText(text)) return goldenTrace(operand);
     if (text.trimStart().startsWith('{')) return ndjsonTrace(operand);
   }
-  return scenarioTrace(operand, ctx);
+  if (fallbackResolver === undefined)
+    throw new TraceSourceError(`${operand}: not a golden or ndjson file, and no other trace source is registered`);
+  return fallbackResolver(operand, ctx);
 }

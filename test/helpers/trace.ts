@@ -1,21 +1,20 @@
-// Patterns for expected traces, written by hand in the tests from Laravel's behaviour. A pattern
-// names the command and the arguments that matter: keys exactly, times relative to the virtual
-// clock, payload fields, and bindings ("the same string the pop ZADDed").
-import { isDeepStrictEqual } from 'node:util';
+// Step-by-step expectations for the integration tests, written by hand from Laravel's behaviour.
+// A pattern names the command and the arguments that matter: keys exactly, times relative to the
+// virtual clock, payload fields, and bindings ("the same string the pop ZADDed"). The argument
+// patterns are the public ones (src/testing/patterns.ts), as plain functions so a test can call
+// them inside its own matchers; what is left here is the step structure and Laravel's call shapes.
 import type { ScriptName } from '../../src/sim/lua.ts';
 import type { LaravelProfile } from '../../src/sim/profiles/types.ts';
 import { laravel57 } from '../../src/sim/profiles/laravel-5.7.ts';
 import type { Step, Timeline, TraceCommand } from '../../src/scenarios/timeline.ts';
+import type { ArgPattern, MatchContext } from '../../src/testing/patterns.ts';
+import * as patterns from '../../src/testing/patterns.ts';
 
-/** Returns null when the argument matches, else what was expected. */
+export type { MatchContext } from '../../src/testing/patterns.ts';
+
+/** Returns null when the argument matches, else why not. */
 export type ArgMatcher = (arg: string, ctx: MatchContext) => string | null;
 export type Arg = string | ArgMatcher;
-
-export interface MatchContext {
-  start: number;
-  bound: Map<string, string>;
-  profile: LaravelProfile;
-}
 
 export interface CmdPattern {
   source: 'client' | 'lua';
@@ -33,63 +32,47 @@ export interface StepPattern {
 export const c = (...args: Arg[]): CmdPattern => ({ source: 'client', args });
 export const lua = (...args: Arg[]): CmdPattern => ({ source: 'lua', args });
 
-/** The unix time `seconds` after the scenario start, as Laravel passes it. */
-export const at =
-  (seconds: number): ArgMatcher =>
-  (arg, ctx) =>
-    arg === String(ctx.start + seconds) ? null : `t+${seconds} (${ctx.start + seconds})`;
+/** The public pattern behind each matcher made here; a test's own function has none. */
+const PATTERNS = new WeakMap<ArgMatcher, ArgPattern>();
+
+function matcher(pattern: ArgPattern): ArgMatcher {
+  const m: ArgMatcher = (arg, ctx) => pattern.test(arg, ctx);
+  PATTERNS.set(m, pattern);
+  return m;
+}
+
+function patternOf(m: ArgMatcher): ArgPattern {
+  return PATTERNS.get(m) ?? patterns.argPattern('‹custom›', m);
+}
+
+/** The unix time `seconds` after the scenario start, as Laravel passes it (scoreAt). */
+export const at = (seconds: number): ArgMatcher => matcher(patterns.scoreAt(seconds));
 
 /** The whole text of one of the profile's scripts (their texts are checked in scripts.test.ts). */
-export const script =
-  (name: ScriptName): ArgMatcher =>
-  (arg, ctx) =>
-    arg === ctx.profile.scripts[name]?.source ? null : `the ${name} script text`;
+export const script = (name: ScriptName): ArgMatcher => matcher(patterns.script(name));
 
-/** A JSON payload whose listed fields have these values (dotted paths allowed); optionally bound. */
-export const payload =
-  (fields: Record<string, unknown>, bind?: string): ArgMatcher =>
-  (arg, ctx) => {
-    let p: unknown;
-    try {
-      p = JSON.parse(arg);
-    } catch {
-      return `a JSON payload with ${JSON.stringify(fields)}`;
-    }
-    for (const [path, want] of Object.entries(fields)) {
-      const got = path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], p);
-      if (!isDeepStrictEqual(got, want))
-        return `payload.${path} = ${JSON.stringify(want)} (got ${JSON.stringify(got)})`;
-    }
-    if (bind) return same(bind)(arg, ctx);
-    return null;
-  };
+/** A JSON job payload whose listed fields have these values (dotted paths allowed); optionally bound. */
+export const payload = (fields: Record<string, unknown>, bind?: string): ArgMatcher =>
+  matcher(patterns.payload(fields, bind));
 
 /** Binds the argument on first use; later uses must be byte-identical. */
-export const same =
-  (name: string): ArgMatcher =>
-  (arg, ctx) => {
-    const prev = ctx.bound.get(name);
-    if (prev === undefined) {
-      ctx.bound.set(name, arg);
-      return null;
-    }
-    return prev === arg ? null : `the same string as ${name}`;
-  };
+export const same = (name: string): ArgMatcher => matcher(patterns.same(name));
 
-export const any: ArgMatcher = () => null;
+export const any: ArgMatcher = matcher(patterns.anyString());
+
+/** The number of keys the profile's script `name` takes (EVAL's numkeys). */
+const numKeys = (name: ScriptName): ArgMatcher =>
+  matcher(
+    patterns.argPattern(`‹numkeys of ${name}›`, (arg, ctx) => {
+      const n = ctx.profile?.scripts[name]?.numberOfKeys;
+      if (n === undefined) return `the profile has no ${name} script`;
+      return arg === String(n) ? null : `is ${arg}, expected ${n}`;
+    }),
+  );
 
 /** EVAL <script> <numkeys> <keys...> <argv...>, followed by the script's own commands. */
 export function evalScript(name: ScriptName, keys: string[], argv: Arg[], inner: CmdPattern[] = []): CmdPattern[] {
-  return [
-    c(
-      'EVAL',
-      script(name),
-      (a, ctx) => (a === String(ctx.profile.scripts[name]?.numberOfKeys) ? null : 'numkeys'),
-      ...keys,
-      ...argv,
-    ),
-    ...inner,
-  ];
+  return [c('EVAL', script(name), numKeys(name), ...keys, ...argv), ...inner];
 }
 
 export interface QueueNames {
@@ -157,7 +140,7 @@ export function emptyPoll(q: QueueNames, t: number, retryAfter = 90): CmdPattern
  * listing every mismatch, with the actual commands of the first differing step.
  */
 export function expectSteps(timeline: Timeline, expected: StepPattern[], profile: LaravelProfile = laravel57): void {
-  const ctx: MatchContext = { start: timeline.start, bound: new Map(), profile };
+  const ctx: Omit<MatchContext, 'command'> = { start: timeline.start, bound: new Map(), profile };
   const problems: string[] = [];
   if (timeline.error) problems.push(`run error: ${timeline.error}`);
   const n = Math.max(expected.length, timeline.steps.length);
@@ -181,7 +164,7 @@ export function expectSteps(timeline: Timeline, expected: StepPattern[], profile
   if (problems.length) throw new Error(`trace mismatch:\n- ${problems.join('\n- ')}`);
 }
 
-function matchCommands(got: TraceCommand[], want: CmdPattern[], ctx: MatchContext): string[] {
+function matchCommands(got: TraceCommand[], want: CmdPattern[], ctx: Omit<MatchContext, 'command'>): string[] {
   const out: string[] = [];
   if (got.length !== want.length) out.push(`expected ${want.length} commands, got ${got.length}`);
   for (let i = 0; i < Math.min(got.length, want.length); i++) {
@@ -194,8 +177,14 @@ function matchCommands(got: TraceCommand[], want: CmdPattern[], ctx: MatchContex
     }
     w.args.forEach((a, j) => {
       const arg = g.args[j]!;
-      const miss = typeof a === 'string' ? (a === arg ? null : JSON.stringify(a)) : a(arg, ctx);
-      if (miss) out.push(`command ${i} (${g.args[0]}) arg ${j}: expected ${miss}, got ${short(arg)}`);
+      const where = `command ${i} (${g.args[0]}) arg ${j}`;
+      if (typeof a === 'string') {
+        if (a !== arg) out.push(`${where}: expected ${short(a)}, got ${short(arg)}`);
+        return;
+      }
+      const pattern = patternOf(a);
+      const why = pattern.test(arg, { ...ctx, command: g });
+      if (why !== null) out.push(`${where}: expected ${pattern.description}, got ${short(arg)}: ${why}`);
     });
   }
   return out;

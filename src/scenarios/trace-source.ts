@@ -1,0 +1,46 @@
+// The trace sources that run scenarios, for `lqsim diff`, `lqsim check` and resolveTrace():
+// `scenario:<name or file>[@<profile>]`, and the same without the prefix for any operand that is
+// no golden or ndjson file (src/trace/source.ts asks this module last). Importing this module
+// registers both; the scenarios run on the Redis the caller's SourceContext provides.
+import { isProfileName, PROFILE_NAMES } from '../sim/profiles/index.ts';
+import { normaliseTrace } from '../trace/normalise.ts';
+import type { ResolvedTrace, SourceContext } from '../trace/source.ts';
+import { registerFallbackTraceResolver, registerTraceResolver, TraceSourceError } from '../trace/source.ts';
+import { fromTimeline } from '../trace/trace-like.ts';
+import { isFile, resolveScenario } from './catalog.ts';
+import { loadScenarioFile } from './load.ts';
+import { runScenario } from './runner.ts';
+
+/** Runs `<scenario>[@<profile>]` and normalises its timeline. */
+export async function scenarioTrace(operand: string, ctx: SourceContext): Promise<ResolvedTrace> {
+  let name = operand;
+  let profile: string | undefined;
+  const at = operand.lastIndexOf('@');
+  if (at > 0 && !(await isFile(operand))) {
+    name = operand.slice(0, at);
+    profile = operand.slice(at + 1);
+    if (!isProfileName(profile)) {
+      throw new TraceSourceError(
+        `${operand}: unknown Laravel profile "${profile}" (known: ${PROFILE_NAMES.join(', ')})`,
+      );
+    }
+  }
+  return runScenarioTrace(name, profile, ctx);
+}
+
+/** Runs a scenario (name or file) with an optional profile override and normalises its timeline. */
+export async function runScenarioTrace(
+  nameOrFile: string,
+  profile: string | undefined,
+  ctx: SourceContext,
+): Promise<ResolvedTrace> {
+  const file = await resolveScenario(nameOrFile);
+  const loaded = await loadScenarioFile(file);
+  const timeline = await runScenario(loaded.spec, { redis: await ctx.redis(), laravel: profile, file });
+  if (timeline.error)
+    throw new Error(`${nameOrFile}: the run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
+  return { label: `${loaded.spec.name}@${timeline.profile}`, trace: normaliseTrace(fromTimeline(timeline)) };
+}
+
+registerTraceResolver('scenario:', scenarioTrace);
+registerFallbackTraceResolver(scenarioTrace);

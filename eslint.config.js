@@ -9,8 +9,7 @@ import tseslint from 'typescript-eslint';
 /** A layer may not import these (ESLint's own no-restricted-imports, by import specifier). */
 const layer = (files, patterns) => ({ files, rules: { 'no-restricted-imports': ['error', { patterns }] } });
 const SIM = 'src/sim is the Laravel model: it imports only src/sim (and node: builtins); the scenario layer imports it';
-const NO_REDIS =
-  'views and traces never touch Redis: output, trace and tui read timelines (src/redis is the I/O edge)';
+const NO_REDIS = 'views and traces never touch Redis: output, trace and tui read timelines (src/redis is the I/O edge)';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', '.vitest-report.json'] },

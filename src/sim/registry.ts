@@ -47,6 +47,30 @@ export class JobRegistry {
     job.executions += 1;
   }
 
+  /** Payload id → the worker whose handle() of it started and has not ended. */
+  private readonly running = new Map<string, string>();
+  /** Payload ids whose last handle() a kill ended. */
+  private readonly killed = new Set<string>();
+
+  /** A worker's handle() of the job starts. */
+  attemptStarted(id: string, worker: string): void {
+    this.running.set(id, worker);
+    this.killed.delete(id);
+  }
+
+  /** That handle() ended: it returned or threw, or the process was killed under it. */
+  attemptEnded(id: string, how: 'returned' | 'killed'): void {
+    this.running.delete(id);
+    if (how === 'killed') this.killed.add(id);
+  }
+
+  /** How the job's last attempt is going: still running on a worker, killed, or neither. */
+  lastAttempt(id: string): { runningOn: string } | 'killed' | null {
+    const worker = this.running.get(id);
+    if (worker !== undefined) return { runningOn: worker };
+    return this.killed.has(id) ? 'killed' : null;
+  }
+
   recordFailure(
     job: JobInstance | undefined,
     f: { id: string; connection: string; queue: string; exception: JobException; failedAt: number; payload: string },

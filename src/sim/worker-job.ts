@@ -65,6 +65,7 @@ export abstract class JobHandling {
       const behaviour = attemptBehaviour(this.env.behaviourOf(job.getJobId(), attempt));
       const instance = this.env.registry.get(job.getJobId());
       if (instance) this.env.registry.recordExecution(instance);
+      this.env.registry.attemptStarted(job.getJobId(), this.spec.name);
       this.state.status = { kind: 'running', job: label, since: ctx.now(), attempt };
       if (behaviour.run > 0) {
         const finishAt = ctx.now() + behaviour.run;
@@ -86,10 +87,12 @@ export abstract class JobHandling {
         );
         if (killAt !== null) {
           await ctx.sleep(killAt - ctx.now());
+          this.env.registry.attemptEnded(job.getJobId(), 'killed');
           return await this.timeoutHandler(ctx, job);
         }
         await ctx.sleep(behaviour.run);
       }
+      this.env.registry.attemptEnded(job.getJobId(), 'returned');
       await this.finishAttempt(ctx, job, behaviour);
     } catch (e) {
       if (!(e instanceof Thrown)) throw e;
@@ -151,6 +154,7 @@ export abstract class JobHandling {
         attempts: job.attempts(),
         maxTries,
         timeoutAt,
+        previous: this.env.registry.lastAttempt(job.getJobId()),
       }),
     );
     throw new Thrown(e);

@@ -161,14 +161,25 @@ export function succeeded(label: string, removed: number): Narration {
 /** markJobAsFailedIfAlreadyExceedsMaxAttempts failed the job before it ran. */
 export function failedBeforeRunning(
   s: Setup,
-  d: { label: string; attempts: number; maxTries: number; timeoutAt: number | null },
+  d: {
+    label: string;
+    attempts: number;
+    maxTries: number;
+    timeoutAt: number | null;
+    /** How the attempt before this one went (JobRegistry.lastAttempt). */
+    previous: { runningOn: string } | 'killed' | null;
+  },
 ): Narration {
   return {
     kind: 'fail',
     title: `${d.label} attempt ${d.attempts} > tries ${d.maxTries}: MaxAttemptsExceededException before it runs`,
     explain: d.timeoutAt
       ? `retryUntil (timeoutAt ${rel(s, d.timeoutAt)}) has passed.`
-      : 'This is how a job killed by the timeout finally fails: its reservation expired, it was migrated back and popped again.',
+      : d.previous === 'killed'
+        ? 'This is how a job killed by the timeout finally fails: its reservation expired, it was migrated back and popped again.'
+        : d.previous !== null
+          ? `${d.previous.runningOn} is still running attempt ${d.attempts - 1}: its reservation expired first (retry_after is shorter than the job), so a pop migrated it back and reserved it again. It fails here; ${d.previous.runningOn}'s handle() runs on.`
+          : 'An earlier attempt never finished: its reservation expired, it was migrated back and popped again.',
   };
 }
 

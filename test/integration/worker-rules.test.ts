@@ -281,3 +281,47 @@ describe("config/queue.php 'retry_after' => null, through RedisConnector::connec
     );
   });
 });
+
+describe('why markJobAsFailedIfAlreadyExceedsMaxAttempts failed a job', () => {
+  // 5.7, --tries=1, retry_after 30, a 60 s job. worker-1 pops at t+0 (reserved until t+30) and
+  // runs it with no alarm (--timeout=0); worker-2 starts at t+30: its migrate of :reserved moves
+  // the expired reservation back (score t+30 <= now), its pop reserves attempts 2 > tries 1, and
+  // Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts fails it, while worker-1 still runs it.
+  it('says the first attempt is still running on the other worker, not that it was killed', async () => {
+    const t = await run(`
+name: inline
+title: inline
+connections: { redis: { retry_after: 30 } }
+workers:
+  - { name: worker-1, tries: 1, timeout: 0 }
+  - { name: worker-2, tries: 1, timeout: 0, start: 30 }
+jobs:
+  J: { class: App\\Jobs\\J, attempts: [{ run: 60 }] }
+timeline:
+  - { at: 0, dispatch: J }
+`);
+    const failed = t.steps.find((s) => s.actor === 'worker-2' && s.kind === 'fail');
+    expect(failed?.t).toBe(t.start + 30);
+    expect(failed?.title).toBe('J#1 attempt 2 > tries 1: MaxAttemptsExceededException before it runs');
+    expect(failed?.explain).toMatch(/^worker-1 is still running attempt 1: its reservation expired first/);
+    expect(t.failed.map((f) => [f.job, f.exception])).toEqual([
+      ['J#1', 'Illuminate\\Queue\\MaxAttemptsExceededException'],
+    ]);
+  });
+
+  it('says a job the timeout killed finally fails, once its reservation expired', async () => {
+    const t = await run(`
+name: inline
+title: inline
+workers:
+  - { name: worker-1, tries: 1, timeout: 60, sleep: 30 }
+jobs:
+  J: { class: App\\Jobs\\J, attempts: [{ run: 120 }] }
+timeline:
+  - { at: 0, dispatch: J }
+`);
+    const failed = t.steps.find((s) => s.kind === 'fail');
+    expect(failed?.t).toBe(t.start + 90);
+    expect(failed?.explain).toMatch(/^This is how a job killed by the timeout finally fails/);
+  });
+});

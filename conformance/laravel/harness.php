@@ -192,7 +192,10 @@ namespace Conformance\Laravel {
     $role = json_decode(file_get_contents($argv[2]), true, 512, JSON_THROW_ON_ERROR);
 
     foreach ($config['jobs'] as $job) {
-        define_job_class($job);
+        // Two scenario jobs may name one class (identical definitions: compare.ts checks it).
+        if (!class_exists($job['class'], false)) {
+            define_job_class($job);
+        }
     }
 
     putenv('PROBE_LOG='.($config['log'] ?? '/dev/null'));

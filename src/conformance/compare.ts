@@ -3,8 +3,9 @@
 // `lqsim diff dispatch@8 laravel:dispatch` shows the same comparison in full.
 import type { RedisTarget } from '../scenarios/runner.ts';
 import { runScenario } from '../scenarios/runner.ts';
+import { isDeepStrictEqual } from 'node:util';
 import { kindOf } from '../scenarios/entries/index.ts';
-import type { ScenarioSpec } from '../scenarios/schema.ts';
+import type { JobClassSpec, ScenarioSpec } from '../scenarios/schema.ts';
 import { resolveScenario } from '../scenarios/catalog.ts';
 import { loadScenarioFile } from '../scenarios/load.ts';
 import type { TraceDiff } from '../trace/diff.ts';
@@ -47,9 +48,16 @@ export function notComparableReason(spec: ScenarioSpec): string | null {
     return `job ${verbatim[0]} gives data.command verbatim: Laravel builds it by serializing a job object, so its dispatch cannot send those bytes`;
   if (spec.redis.client === 'predis')
     return "redis.client is predis: the harness runs Debian's Laravel with phpredis (Predis is not packaged with it)";
-  const classes = Object.values(spec.jobs).map((j) => j.class);
-  const twice = classes.find((c, i) => classes.indexOf(c) !== i);
-  if (twice) return `two jobs share the class ${twice}: real Laravel cannot tell their behaviours apart`;
+  // One PHP class is one definition: jobs sharing a class must declare the same properties and
+  // do the same on every attempt, or real Laravel cannot tell them apart.
+  const byClass = new Map<string, [string, JobClassSpec]>();
+  for (const [name, job] of Object.entries(spec.jobs)) {
+    const first = byClass.get(job.class);
+    if (first === undefined) byClass.set(job.class, [name, job]);
+    else if (!isDeepStrictEqual(first[1], job)) {
+      return `jobs ${first[0]} and ${name} share the class ${job.class} but differ: one PHP class has one definition, so real Laravel cannot tell them apart`;
+    }
+  }
   for (const e of spec.timeline) {
     const reason = kindOf(e).notComparable(e, spec);
     if (reason) return reason;

@@ -55,6 +55,26 @@ describe('every shipped scenario: the model (profile 8) = real Laravel 8.83 afte
 
 describe('job options and outcomes no shipped scenario uses', () => {
   const redis = useRedis();
+  it('two jobs of one class with one definition: real Laravel plays them, and the traces match', async () => {
+    const { spec } = parseScenario(
+      `
+name: shared-class
+title: two job names, one PHP class
+laravel: "8"
+workers: [{ name: worker-1, tries: 2 }]
+jobs:
+  First: { class: App\\Jobs\\Shared, tries: 2, attempts: [{ run: 3, throw: boom }, succeed] }
+  Second: { class: App\\Jobs\\Shared, tries: 2, attempts: [{ run: 3, throw: boom }, succeed] }
+timeline:
+  - { at: 0, dispatch: First }
+  - { at: 1, dispatch: Second, delay: 2 }
+`,
+      'shared-class.yaml',
+    );
+    expect(notComparableReason(spec)).toBeNull();
+    const r = await conformScenario(spec, redis());
+    expect(r.status, explain(r)).toBe('identical');
+  });
   it('backoff lists, maxExceptions, retryUntil, release/fail/delete, failOnTimeout, a kill, two connections, size and SIGTERM match, failed_jobs too', async () => {
     const { spec } = await loadScenarioFile(fixture);
     const r = await conformScenario(spec, redis(), { file: fixture });
@@ -118,9 +138,11 @@ describe('notComparableReason', () => {
       /data\.command verbatim/,
     );
     expect(notComparableReason(spec({ redis: { client: 'predis' } }))).toMatch(/predis/);
-    expect(notComparableReason(spec({ jobs: { A: { class: 'App\\Jobs\\A' }, B: { class: 'App\\Jobs\\A' } } }))).toMatch(
-      /share the class/,
-    );
+    expect(
+      notComparableReason(
+        spec({ jobs: { A: { class: 'App\\Jobs\\A' }, B: { class: 'App\\Jobs\\A', attempts: ['fail'] } } }),
+      ),
+    ).toMatch(/jobs A and B share the class App\\Jobs\\A but differ/);
     expect(
       notComparableReason(
         spec({

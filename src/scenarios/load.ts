@@ -66,7 +66,7 @@ function parseYaml(source: string, file: string): { data: unknown; locator: Loca
       1,
       1,
       '',
-      'the file is empty; expected a mapping with name, title, jobs and timeline',
+      'the file is empty; expected a mapping with name, title, timeline and (usually) jobs',
     );
   }
   if (!isMap(top)) {
@@ -77,7 +77,7 @@ function parseYaml(source: string, file: string): { data: unknown; locator: Loca
       line,
       col,
       '',
-      `expected a mapping with name, title, jobs and timeline at the top level, got ${got}`,
+      `expected a mapping with name, title, timeline and (usually) jobs at the top level, got ${got}`,
     );
   }
   // A list or mapping as a key (`? [a, b]`) has no JS object form (yaml would stringify it).
@@ -264,7 +264,8 @@ export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
   const jobs = Object.keys(spec.jobs);
   const unknown = (what: string, value: string, known: string[]): string => {
     const hint = didYouMean(value, known);
-    return `unknown ${what} "${value}"${hint || (known.length > 0 ? ` (defined: ${known.join(', ')})` : '')}`;
+    const listed = known.length > 0 ? ` (defined: ${known.join(', ')})` : ` (no ${what} is defined)`;
+    return `unknown ${what} "${value}"${hint || listed}`;
   };
 
   for (const [name, connection] of Object.entries(spec.connections)) {

@@ -167,7 +167,10 @@ export const Scenario = z
       .default({ redis: { queue: 'default', retry_after: 90, block_for: null } })
       .describe('config/queue.php redis connections; the first is the default'),
     workers: z.array(Worker).default([]),
-    jobs: z.record(name, JobClass).refine((j) => Object.keys(j).length > 0, 'define at least one job'),
+    jobs: z
+      .record(name, JobClass)
+      .default({})
+      .describe('the job classes the timeline dispatches (none: workers poll empty queues)'),
     timeline: z.array(TimelineEntry).min(1),
   })
   .strict();

@@ -55,6 +55,25 @@ describe('every shipped scenario: the model (profile 8) = real Laravel 8.83 afte
 
 describe('job options and outcomes no shipped scenario uses', () => {
   const redis = useRedis();
+  it('no jobs at all: two workers polling empty queues match real Laravel, poll for poll', async () => {
+    const { spec } = parseScenario(
+      `
+name: no-jobs
+title: workers with nothing to do
+laravel: "8"
+until: 7
+workers:
+  - { name: worker-1, sleep: 3 }
+  - { name: worker-2, sleep: 5, start: 1 }
+timeline:
+  - { at: 2, note: nothing is ever dispatched }
+`,
+      'no-jobs.yaml',
+    );
+    const r = await conformScenario(spec, redis());
+    expect(r.status, explain(r)).toBe('identical');
+    if (r.status === 'identical') expect(r.steps).toBeGreaterThanOrEqual(5);
+  });
   it('two jobs of one class with one definition: real Laravel plays them, and the traces match', async () => {
     const { spec } = parseScenario(
       `

@@ -72,8 +72,9 @@ describe('scenario builder', () => {
   });
 
   it('buildScenario takes the YAML shape as a plain object', () => {
-    expect(() => buildScenario({ name: 'x', title: 'x', jobs: {}, timeline: [{ at: 0, note: 'n' }] })).toThrow(
-      /^x: jobs: define at least one job/,
+    expect(buildScenario({ name: 'x', title: 'x', timeline: [{ at: 0, note: 'n' }] }).jobs).toEqual({});
+    expect(() => buildScenario({ name: 'x', title: 'x', timeline: [{ at: 0, dispatch: 'J' }] })).toThrow(
+      /^x: timeline\.0\.dispatch: unknown job "J" \(no job is defined\)/,
     );
   });
 

@@ -11,10 +11,10 @@ describe('schema/scenario.schema.json', () => {
     expect(committed).toEqual(JSON.parse(JSON.stringify(scenarioJsonSchema())));
   });
 
-  it('is draft-07, closed to unknown fields, and requires name, title, jobs and timeline', () => {
+  it('is draft-07, closed to unknown fields, and requires name, title and timeline (jobs may be left out)', () => {
     const s = scenarioJsonSchema() as { $schema: string; additionalProperties: boolean; required: string[] };
     expect(s.$schema).toBe('http://json-schema.org/draft-07/schema#');
     expect(s.additionalProperties).toBe(false);
-    expect([...s.required].sort()).toEqual(['jobs', 'name', 'timeline', 'title']);
+    expect([...s.required].sort()).toEqual(['name', 'timeline', 'title']);
   });
 });

@@ -72,7 +72,12 @@ const CASES: Record<string, { line: number; column: number; field: string; detai
   'count-too-large': { line: 9, column: 12, field: 'timeline.0.count', detail: '<= 100000, got 250000' },
   'empty-timeline': { line: 6, column: 11, field: 'timeline', detail: 'at least 1 entry' },
   'timeline-entry-not-a-mapping': { line: 7, column: 5, field: 'timeline.0', detail: 'expected a mapping' },
-  'missing-jobs': { line: 1, column: 1, field: 'jobs', detail: 'missing required field "jobs"' },
+  'dispatch-without-jobs': {
+    line: 5,
+    column: 15,
+    field: 'timeline.0.dispatch',
+    detail: 'unknown job "send" (no job is defined)',
+  },
   'missing-timeline': { line: 3, column: 1, field: 'timeline', detail: 'missing required field "timeline"' },
   'worker-queue-empty-name': { line: 5, column: 12, field: 'workers.0.queue', detail: 'comma-separated queue names' },
   // Cross-reference checks (the file passes zod).
@@ -316,7 +321,12 @@ describe('catalog', () => {
   it('throws the ScenarioError of an invalid scenario', async () => {
     const broken = join(dir, 'broken.yaml');
     await writeFile(broken, 'name: broken\ntitle: t\njobs: {}\ntimeline: [{ at: 0, dispatch: a }]\n');
-    await expect(listScenarios(dir)).rejects.toMatchObject({ file: broken, line: 3, column: 7, field: 'jobs' });
+    await expect(listScenarios(dir)).rejects.toMatchObject({
+      file: broken,
+      line: 4,
+      column: 31,
+      field: 'timeline.0.dispatch',
+    });
   });
 
   it('throws when a scenario name does not match its file name', async () => {

@@ -10,13 +10,20 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { registerCleanup } from '../cleanup.ts';
 import type { Client } from '../redis/connections.ts';
-import { actorConnectionName, clientAddress, isOwnSetname, newClient, parseClientList } from '../redis/connections.ts';
+import {
+  actorConnectionName,
+  clientAddress,
+  isOwnSetname,
+  newClient,
+  ownerOfConnectionName,
+  parseClientList,
+} from '../redis/connections.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { parseRedisUrl } from '../redis/url.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import { Scheduler } from '../sim/scheduler.ts';
-import type { ActorDirectory } from '../scenarios/attribute.ts';
+import type { ActorDirectory, ConnectionOwner } from '../scenarios/attribute.ts';
 import { attributeLines } from '../scenarios/attribute.ts';
 import type { RealEnv } from '../scenarios/entries/index.ts';
 import { kindOf, startOrder, totalDispatches } from '../scenarios/entries/index.ts';
@@ -66,7 +73,7 @@ export interface RealRunOptions {
 
 /** Connection names → actors, learned from CLIENT LIST while each PHP process is alive. */
 export class AddressBook implements ActorDirectory {
-  private readonly byAddr = new Map<string, string>();
+  private readonly byAddr = new Map<string, ConnectionOwner>();
   /** Connection name → CLIENT ID, once found. */
   private readonly ids = new Map<string, string>();
   readonly unknown = new Set<string>();
@@ -77,13 +84,15 @@ export class AddressBook implements ActorDirectory {
   ) {}
 
   /** Finds a connection in CLIENT LIST once (a process not yet connected is tried again later). */
-  async learn(name: string, actor: string): Promise<void> {
+  async learn(name: string): Promise<void> {
     if (this.ids.has(name)) return;
+    const owner = ownerOfConnectionName(name, this.runId);
+    if (owner === undefined) throw new Error(`${name} is not a connection name of this run`);
     const entry = parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST']))).find(
       (c) => c.name === name,
     );
     if (!entry?.addr || !entry.id) return;
-    this.byAddr.set(entry.addr, actor);
+    this.byAddr.set(entry.addr, owner);
     this.ids.set(name, entry.id);
   }
 
@@ -91,7 +100,7 @@ export class AddressBook implements ActorDirectory {
     return this.ids.get(name);
   }
 
-  actorOf(addr: string): string | undefined {
+  ownerOf(addr: string): ConnectionOwner | undefined {
     return this.byAddr.get(addr);
   }
 
@@ -129,11 +138,14 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
   const book = new AddressBook(observer, runId);
   const run: RealRun = { scenario: spec.name, start: spec.start, steps: [], failed: [], executions: {}, warnings: [] };
   let capture: MonitorCapture | null = null;
-  let counter = 0;
+  /** Processes each actor has had so far (its n-th process is named ...:<actor>:<n>). */
+  const processes = new Map<string, number>();
 
   /** Starts an actor process and waits for its "ready" (it has not touched Redis yet). */
   async function startActor(actor: string, role: Record<string, unknown>): Promise<{ php: PhpActor; name: string }> {
-    const name = actorConnectionName(runId, actor, ++counter);
+    const process = (processes.get(actor) ?? 0) + 1;
+    processes.set(actor, process);
+    const name = actorConnectionName(runId, actor, process);
     const roleFile = join(dir, `role-${++roles}.json`);
     writeFileSync(roleFile, JSON.stringify({ ...role, name }));
     const php = PhpActor.start(install.php, install.harness, configFile, roleFile);
@@ -144,9 +156,9 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
   }
 
   /** The actor's next yield; learns its connection's address while the process is alive. */
-  async function nextYield(php: PhpActor, name: string, actor: string): Promise<Yield> {
+  async function nextYield(php: PhpActor, name: string): Promise<Yield> {
     const y = await php.next();
-    if (y.y !== 'exit') await book.learn(name, actor);
+    if (y.y !== 'exit') await book.learn(name);
     return y;
   }
 
@@ -187,7 +199,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       request: (what, kind, roleOf) => async (ctx) => {
         const { php, name } = await startActor('dispatcher', roleOf());
         php.answer({ now: ctx.now() });
-        const y = await nextYield(php, name, 'dispatcher');
+        const y = await nextYield(php, name);
         if (y.y !== 'done') throw new Error(`real Laravel ${what} ended unexpectedly: ${describeExit(y)}`);
         ctx.describe({ kind, title: what });
         await php.close();
@@ -219,7 +231,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       for (const raw of lines) {
         if (isMonitorOk(raw)) continue;
         const client = parseMonitorLine(raw).client;
-        if (client !== 'lua' && client !== observerAddr && book.actorOf(client) === undefined) book.unknown.add(client);
+        if (client !== 'lua' && client !== observerAddr && book.ownerOf(client) === undefined) book.unknown.add(client);
       }
       const index = run.steps.length;
       const { commands } = attributeLines(lines, book, { index, t: done.t }, new Map());

@@ -14,7 +14,7 @@ export interface WorkerEnv {
   defaultConnection: string;
   connections: ScenarioSpec['connections'];
   startActor(actor: string, role: Record<string, unknown>): Promise<{ php: PhpActor; name: string }>;
-  nextYield(php: PhpActor, name: string, actor: string): Promise<Yield>;
+  nextYield(php: PhpActor, name: string): Promise<Yield>;
   book: AddressBook;
   observer: Client;
 }
@@ -73,7 +73,7 @@ export class WorkerProxy {
         this.termPending = false;
       }
       php.answer(answer);
-      const y = await this.env.nextYield(php, started.name, name);
+      const y = await this.env.nextYield(php, started.name);
       const now = ctx.now();
       // The model's "busy": a job's handle() is running (Worker::process until it returns).
       this.running = y.y === 'busy';
@@ -145,7 +145,7 @@ export class WorkerProxy {
     const blockFor = this.connectionBlockFor();
     const id = await this.connectionId(name);
     let settled = false;
-    const unblocked = this.env.nextYield(php, name, this.spec.name).then((y) => {
+    const unblocked = this.env.nextYield(php, name).then((y) => {
       settled = true;
       return y;
     });
@@ -181,7 +181,7 @@ export class WorkerProxy {
   }
 
   private async connectionId(name: string): Promise<string> {
-    await this.env.book.learn(name, this.spec.name);
+    await this.env.book.learn(name);
     const id = this.env.book.idOf(name);
     if (!id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
     return id;

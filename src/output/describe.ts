@@ -133,3 +133,12 @@ export function outcomeCounts(jobs: readonly JobInstance[]): string {
     .map((o) => `${counts.get(o)} ${o}`)
     .join(', ');
 }
+
+/**
+ * Who sent a client command, for the human-readable exports: the actor, and which of its processes
+ * once there has been more than one (a worker after a supervisor restart, the dispatcher's second
+ * web request): `worker-1 (process 2)`.
+ */
+export function senderLabel(cmd: Pick<TraceCommand, 'actor' | 'process'>): string {
+  return cmd.process > 1 ? `${cmd.actor} (process ${cmd.process})` : cmd.actor;
+}

@@ -4,7 +4,7 @@
 // (`|` would split a table cell, `<` open a tag, `#` `*` `_` `[` format text). Everything is
 // terminal-safe too: controls and bidi characters are shown as escapes.
 import type { Step, Timeline, TraceCommand } from '../scenarios/timeline.ts';
-import { jobLabels, outcomeCounts, relTime, summarizeArgs } from './describe.ts';
+import { jobLabels, outcomeCounts, relTime, senderLabel, summarizeArgs } from './describe.ts';
 import { terminalSafe } from './terminal-safe.ts';
 
 /** Text with every Markdown/HTML metacharacter made literal; one line. */
@@ -74,5 +74,5 @@ function stepSection(step: Step, start: number, labels: Map<string, string>): st
 }
 
 function sender(cmd: TraceCommand): string {
-  return cmd.source === 'lua' ? 'Lua script' : escapeMarkdown(cmd.actor);
+  return cmd.source === 'lua' ? 'Lua script' : escapeMarkdown(senderLabel(cmd));
 }

@@ -44,5 +44,8 @@ function stepLines(step: Step, start: number, actor: string, labels: Map<string,
 
 function messageLine(cmd: TraceCommand, actor: string, labels: Map<string, string>): string {
   const text = escapeMermaid(summarizeArgs(cmd, labels).join(' '));
-  return cmd.source === 'lua' ? `    ${REDIS}->>${REDIS}: [lua] ${text}` : `    ${actor}->>${REDIS}: ${text}`;
+  if (cmd.source === 'lua') return `    ${REDIS}->>${REDIS}: [lua] ${text}`;
+  // A participant is the actor; a later process of it (a restarted worker) says which.
+  const process = cmd.process > 1 ? `[process ${cmd.process}] ` : '';
+  return `    ${actor}->>${REDIS}: ${process}${text}`;
 }

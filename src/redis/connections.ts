@@ -89,6 +89,20 @@ export function actorConnectionName(runId: string, actor: string, n: number): st
   return `${runConnectionPrefix(runId)}${actor}:${n}`;
 }
 
+/** Who a traced connection belongs to: the actor, and which of its processes (1 for the first). */
+export interface ConnectionOwner {
+  actor: string;
+  process: number;
+}
+
+/** The actor and process a connection name of this run stands for, or undefined for another name. */
+export function ownerOfConnectionName(name: string, runId: string): ConnectionOwner | undefined {
+  const prefix = runConnectionPrefix(runId);
+  if (!name.startsWith(prefix)) return undefined;
+  const m = /^([^:]+):([1-9][0-9]*)$/.exec(name.slice(prefix.length));
+  return m ? { actor: m[1]!, process: Number(m[2]) } : undefined;
+}
+
 function runConnectionPrefix(runId: string): string {
   return `lqsim:${runId}:`;
 }
@@ -115,7 +129,9 @@ export class ConnectionHub {
   /** The tool's own connection for barriers, snapshots and CLIENT commands; filtered from the trace. */
   readonly observer: Client;
   observerAddr = '';
-  private readonly byAddr = new Map<string, string>();
+  private readonly byAddr = new Map<string, ConnectionOwner>();
+  /** Processes (connections) each actor has had so far. */
+  private readonly processes = new Map<string, number>();
   private readonly open = new Set<Client>();
   private counter = 0;
 
@@ -133,7 +149,9 @@ export class ConnectionHub {
 
   /** Opens a new connection for an actor and learns its address before it sends anything. */
   async connect(actor: string): Promise<ActorConnection> {
-    const name = actorConnectionName(this.runId, actor, ++this.counter);
+    const process = (this.processes.get(actor) ?? 0) + 1;
+    this.processes.set(actor, process);
+    const name = actorConnectionName(this.runId, actor, process);
     const client = newClient(this.url);
     await client.connect();
     await client.sendCommand(['CLIENT', 'SETNAME', name]);
@@ -142,11 +160,11 @@ export class ConnectionHub {
       (c) => c.name === name,
     );
     if (!entry?.addr || !entry.id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
-    this.byAddr.set(entry.addr, actor);
+    this.byAddr.set(entry.addr, { actor, process });
     return { actor, client, id: entry.id, addr: entry.addr, name };
   }
 
-  actorOf(addr: string): string | undefined {
+  ownerOf(addr: string): ConnectionOwner | undefined {
     return this.byAddr.get(addr);
   }
 

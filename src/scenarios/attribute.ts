@@ -2,12 +2,15 @@
 // whose connection has that address; each [lua] line to the EVAL just before it (scripts are
 // atomic, and EVAL is fed to monitors before the script runs). The tool's own connections, the
 // handshake of ours, and any other client's traffic are dropped. Pure.
+import type { ConnectionOwner } from '../redis/connections.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { TraceCommand } from './timeline.ts';
 
+export type { ConnectionOwner };
+
 /** Who owns a client address, and which lines are the tool's own handshake (ConnectionHub, conformance's AddressBook). */
 export interface ActorDirectory {
-  actorOf(addr: string): string | undefined;
+  ownerOf(addr: string): ConnectionOwner | undefined;
   isHandshake(args: readonly string[]): boolean;
 }
 
@@ -22,7 +25,7 @@ export function attributeLines(
   scriptNames: ReadonlyMap<string, string>,
 ): Attribution {
   const commands: TraceCommand[] = [];
-  let owner: string | undefined;
+  let owner: ConnectionOwner | undefined;
   for (const raw of lines) {
     if (isMonitorOk(raw)) continue;
     const line = parseMonitorLine(raw);
@@ -31,7 +34,7 @@ export function attributeLines(
       if (owner !== undefined) commands.push(toCommand(line, owner, 'lua', step));
       continue;
     }
-    owner = book.actorOf(line.client);
+    owner = book.ownerOf(line.client);
     if (owner === undefined || book.isHandshake(line.args)) {
       owner = undefined;
       continue;
@@ -48,14 +51,15 @@ export function attributeLines(
 
 function toCommand(
   line: ReturnType<typeof parseMonitorLine>,
-  actor: string,
+  owner: ConnectionOwner,
   source: 'client' | 'lua',
   step: { index: number; t: number },
 ): TraceCommand {
   const cmd: TraceCommand = {
     step: step.index,
     t: step.t,
-    actor,
+    actor: owner.actor,
+    process: owner.process,
     source,
     db: line.db,
     args: line.args,

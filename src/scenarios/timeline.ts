@@ -12,6 +12,12 @@ export interface TraceCommand {
   t: number;
   /** dispatcher, worker-1, ... */
   actor: string;
+  /**
+   * Which process of the actor sent it, 1 for the first: a worker's process after a supervisor
+   * restart is 2, the dispatcher's n-th web request is n (each is a PHP process with its own
+   * connection, named lqsim:<run>:<actor>:<process>).
+   */
+  process: number;
   /** "client" for a command a connection sent; "lua" for a command a script ran. */
   source: 'client' | 'lua';
   db: number;

@@ -42,6 +42,7 @@ export function commandLine(c: NormalisedCommand): string {
     step: 0,
     t: 0,
     actor: '',
+    process: 1,
     source: c.source,
     db: c.db,
     args: c.args,

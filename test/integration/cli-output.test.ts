@@ -3,13 +3,33 @@ import { describe, expect, it } from 'vitest';
 import { lqsim } from '../helpers/cli.ts';
 
 describe('lqsim run --format ndjson', () => {
-  it('prints one JSON object per captured command with step, t, actor, source, db, args', async () => {
+  it('tells a restarted worker process from the killed one (process 1, then 2), and each web request apart', async () => {
+    // timeout-max-attempts: the alarm kills worker-1's first process at t+60 while the job runs;
+    // supervisord starts a second process, whose polls from t+60 on are process 2.
+    const { stdout } = await lqsim(['run', 'timeout-max-attempts', '--format', 'ndjson']);
+    const rows = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { t: number; actor: string; process: number });
+    const seen = [...new Set(rows.map((r) => `${r.actor}@${r.t - 1_700_000_000}:${r.process}`))];
+    expect(seen).toEqual([
+      'dispatcher@0:1',
+      'worker-1@0:1',
+      'worker-1@60:2',
+      'worker-1@70:2',
+      'worker-1@80:2',
+      'worker-1@90:2',
+    ]);
+  });
+
+  it('prints one JSON object per captured command with step, t, actor, process, source, db, args', async () => {
     const { stdout } = await lqsim(['run', 'success', '--format', 'ndjson']);
     const rows = stdout
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    for (const r of rows) expect(Object.keys(r).slice(0, 6)).toEqual(['step', 't', 'actor', 'source', 'db', 'args']);
+    for (const r of rows)
+      expect(Object.keys(r).slice(0, 7)).toEqual(['step', 't', 'actor', 'process', 'source', 'db', 'args']);
     // success: dispatch (SELECT, RPUSH), pop (SELECT + 3 EVALs with 1+1+2 lua lines), process (none), delete (ZREM).
     expect(rows.map((r) => [r.step, r.actor, r.source, (r.args as string[])[0]])).toEqual([
       [0, 'dispatcher', 'client', 'SELECT'],

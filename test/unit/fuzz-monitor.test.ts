@@ -104,7 +104,10 @@ describe('attribution, fuzzed with other clients on the same server', () => {
         const lines: string[] = [];
         const expected: Array<{ actor: string; source: 'client' | 'lua'; args: string[] }> = [];
         const book = {
-          actorOf: (addr: string) => (ACTORS.find((a) => a.addr === addr) as { actor: string } | undefined)?.actor,
+          ownerOf: (addr: string) => {
+            const actor = (ACTORS.find((a) => a.addr === addr) as { actor: string } | undefined)?.actor;
+            return actor === undefined ? undefined : { actor, process: 1 };
+          },
           isHandshake: (args: readonly string[]) =>
             args.length === 3 && args[0] === 'CLIENT' && args[1] === 'SETNAME' && args[2]!.startsWith('lqsim:run1:'),
         };

@@ -15,7 +15,17 @@ const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
 const labels = new Map([[JOB_ID, 'SlowJob#1']]);
 
 function cmd(args: string[], extra: Partial<TraceCommand> = {}): TraceCommand {
-  return { step: 0, t: START, actor: 'worker-1', source: 'client', db: 0, args, time: '1700000000.000001', ...extra };
+  return {
+    step: 0,
+    t: START,
+    actor: 'worker-1',
+    process: 1,
+    source: 'client',
+    db: 0,
+    args,
+    time: '1700000000.000001',
+    ...extra,
+  };
 }
 
 // Written by hand from the fixture (width 80), not captured from the renderer.
@@ -141,6 +151,7 @@ describe('payload runs', () => {
     step: 1,
     t: START,
     actor: 'worker-1',
+    process: 1,
     source: 'lua',
     db: 0,
     time: '0.0',
@@ -186,19 +197,20 @@ describe('renderNdjson', () => {
   });
   it('uses exactly the documented keys in the documented order', () => {
     expect(lines[0]).toBe(
-      '{"step":0,"t":1700000000,"actor":"dispatcher","source":"client","db":0,"args":["SELECT","0"]}',
+      '{"step":0,"t":1700000000,"actor":"dispatcher","process":1,"source":"client","db":0,"args":["SELECT","0"]}',
     );
     expect(Object.keys(JSON.parse(lines[2]!) as object)).toEqual([
       'step',
       't',
       'actor',
+      'process',
       'source',
       'db',
       'args',
       'script',
     ]);
     expect(lines[3]).toBe(
-      '{"step":1,"t":1700000000,"actor":"worker-1","source":"lua","db":0,"args":["zrangebyscore","queues:default:delayed","-inf","1700000000"]}',
+      '{"step":1,"t":1700000000,"actor":"worker-1","process":1,"source":"lua","db":0,"args":["zrangebyscore","queues:default:delayed","-inf","1700000000"]}',
     );
     const sources = lines.map((l) => (JSON.parse(l) as { source: string }).source);
     expect(sources).toEqual(['client', 'client', 'client', 'lua', 'client', 'lua', 'client', 'lua', 'lua', 'client']);
@@ -207,14 +219,14 @@ describe('renderNdjson', () => {
     expect((JSON.parse(lines[1]!) as { args: string[] }).args[2]).toBe(DISPATCHED_PAYLOAD);
     const line = commandToJson(cmd(['EVAL', 's', '0'], { script: 'pop', binaryArgs: [1] }));
     expect(line).toBe(
-      '{"step":0,"t":1700000000,"actor":"worker-1","source":"client","db":0,"args":["EVAL","s","0"],"script":"pop","binaryArgs":[1]}',
+      '{"step":0,"t":1700000000,"actor":"worker-1","process":1,"source":"client","db":0,"args":["EVAL","s","0"],"script":"pop","binaryArgs":[1]}',
     );
   });
   it('never writes terminal controls raw, yet parses back to the same strings', () => {
     const nasty = 'a\x1b[2J\u009b\u202e\u2028z';
     const line = commandToJson(cmd(['SET', 'k', nasty]));
     expect(line).toBe(
-      String.raw`{"step":0,"t":1700000000,"actor":"worker-1","source":"client","db":0,"args":["SET","k","a\u001b[2J\u009b\u202e\u2028z"]}`,
+      String.raw`{"step":0,"t":1700000000,"actor":"worker-1","process":1,"source":"client","db":0,"args":["SET","k","a\u001b[2J\u009b\u202e\u2028z"]}`,
     );
     expect((JSON.parse(line) as { args: string[] }).args[2]).toBe(nasty);
   });

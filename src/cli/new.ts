@@ -36,6 +36,9 @@ jobs:
       - { run: 2 }                            # the retry returns normally: the job is deleted
 timeline:
   - { at: 0, dispatch: SendInvoice, note: The application dispatches one invoice job }
+  # - { at: 30, stop: worker-1 }                 # SIGTERM: it quits after its current job
+  # - { at: 40, kill: worker-1 }                 # SIGKILL from outside (OOM killer): supervisord restarts it
+  # - { at: 50, size: default }                  # the application calls Queue::size('default')
 `;
 }
 

@@ -83,6 +83,14 @@ export class PhpActor {
     clearTimeout(timer);
   }
 
+  /** SIGKILL, and the process is gone when this resolves. */
+  async killAndWait(): Promise<void> {
+    if (this.exited) return;
+    const gone = new Promise<void>((r) => this.child.once('exit', () => r()));
+    this.kill();
+    await gone;
+  }
+
   kill(): void {
     if (!this.exited) this.child.kill('SIGKILL');
   }

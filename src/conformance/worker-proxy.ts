@@ -29,6 +29,9 @@ export class WorkerProxy {
   private shouldQuit = false;
   private termPending = false;
   private wake: (() => void) | null = null;
+  /** The supervisor's coroutine and the running PHP process (null: none). */
+  private supervisor: ActorContext | null = null;
+  private php: PhpActor | null = null;
 
   constructor(
     readonly spec: WorkerSpec,
@@ -41,7 +44,36 @@ export class WorkerProxy {
     this.wake?.();
   }
 
+  /** SIGKILL to the PHP process from outside: it dies where it waits; the coordinator forgets its waits. */
+  async killFromOutside(ctx: ActorContext, how: { by: string }): Promise<boolean> {
+    const php = this.php;
+    if (php === null || this.supervisor === null) {
+      ctx.describe({ kind: 'kill', title: `SIGKILL to ${this.spec.name}: nothing to kill` });
+      return false;
+    }
+    // The process first: a wait of the coordinator's cancelled while it lives could let it go on.
+    await php.killAndWait();
+    await this.supervisor.abandon();
+    this.supervisor = null;
+    this.php = null;
+    this.running = false;
+    ctx.describe({ kind: 'kill', title: `SIGKILL to ${this.spec.name} (${how.by})` });
+    return true;
+  }
+
+  restartsAfterKill(): boolean {
+    return this.spec.restart && !this.shouldQuit;
+  }
+
+  async restartAfterKill(ctx: ActorContext): Promise<void> {
+    await ctx.sleep(0);
+    ctx.describe({ kind: 'restart', title: `supervisor restarts ${this.spec.name}` });
+    await ctx.sleep(0);
+    await this.supervise(ctx);
+  }
+
   async supervise(ctx: ActorContext): Promise<void> {
+    this.supervisor = ctx;
     for (;;) {
       const outcome = await this.process(ctx);
       if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
@@ -66,6 +98,7 @@ export class WorkerProxy {
       once: this.spec.once,
     });
     const { php } = started;
+    this.php = php;
     let answer: Answer = { now: ctx.now() };
     for (;;) {
       if (this.termPending) {
@@ -81,12 +114,14 @@ export class WorkerProxy {
         case 'exit':
           if (y.signal === 'SIGKILL') {
             ctx.describe({ kind: 'kill', title: `${name} is killed (Worker::kill)` });
+            this.php = null;
             return 'killed';
           }
           throw new Error(`real Laravel ${name} exited unexpectedly: ${describeExit(y)}`);
         case 'done':
           ctx.describe({ kind: 'stop', title: `${name} exits` });
           await php.close();
+          this.php = null;
           return 'done';
         case 'step':
           ctx.describe({ kind: 'process', title: `${name}: next step` });

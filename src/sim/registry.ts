@@ -64,6 +64,11 @@ export class JobRegistry {
     if (how === 'killed') this.killed.add(id);
   }
 
+  /** The process of `worker` was killed: whatever handle() it was running ended there. */
+  killedOn(worker: string): void {
+    for (const [id, w] of this.running) if (w === worker) this.attemptEnded(id, 'killed');
+  }
+
   /** How the job's last attempt is going: still running on a worker, killed, or neither. */
   lastAttempt(id: string): { runningOn: string } | 'killed' | null {
     const worker = this.running.get(id);

@@ -35,6 +35,11 @@ export interface ActorContext {
   sleep(seconds: number): Promise<void>;
   /** Yield until `op` completes or `seconds` pass (null: no limit); null means it timed out. */
   block<T>(op: BlockingOp<T>, seconds: number | null): Promise<T | null>;
+  /**
+   * This coroutine dies where it waits (a process killed from outside): its pending wake-ups are
+   * cancelled and its blocking operation too, so it never resumes. Called by another activation.
+   */
+  abandon(): Promise<void>;
 }
 
 export interface CompletedStep {
@@ -49,12 +54,15 @@ interface Event {
   at: number;
   seq: number;
   actor: string;
+  /** The coroutine (spawn) it wakes. */
+  owner: number;
   fire: () => void | Promise<void>;
   cancelled: boolean;
 }
 
 interface Blocked {
   actor: string;
+  owner: number;
   op: BlockingOp<unknown>;
   resolve: (v: unknown) => void;
   deadline: Event | null;
@@ -82,6 +90,7 @@ export class Scheduler {
   private yieldSignal: { resolve: () => void; reject: (e: unknown) => void } | null = null;
   private readonly blocked = new Set<Blocked>();
   private steps = 0;
+  private coroutines = 0;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.clock = opts.start;
@@ -102,8 +111,9 @@ export class Scheduler {
 
   /** Start a coroutine at virtual time `at` (absolute). */
   spawn(actor: string, at: number, body: (ctx: ActorContext) => Promise<void>): void {
-    const ctx = this.contextFor(actor);
-    this.push(at, actor, () => {
+    const owner = ++this.coroutines;
+    const ctx = this.contextFor(actor, owner);
+    this.push(at, actor, owner, () => {
       body(ctx).then(
         () => this.signalYield(),
         (e: unknown) => this.signalError(e),
@@ -141,7 +151,7 @@ export class Scheduler {
     }
   }
 
-  private contextFor(actor: string): ActorContext {
+  private contextFor(actor: string, owner: number): ActorContext {
     return {
       actor,
       now: () => this.clock,
@@ -150,14 +160,14 @@ export class Scheduler {
       },
       sleep: (seconds) =>
         new Promise<void>((resolve) => {
-          this.push(this.clock + seconds, actor, resolve);
+          this.push(this.clock + seconds, actor, owner, resolve);
           this.signalYield();
         }),
       block: <T>(op: BlockingOp<T>, seconds: number | null) =>
         new Promise<T | null>((resolve) => {
-          const entry: Blocked = { actor, op, resolve: resolve as (v: unknown) => void, deadline: null };
+          const entry: Blocked = { actor, owner, op, resolve: resolve as (v: unknown) => void, deadline: null };
           if (seconds !== null) {
-            entry.deadline = this.push(this.clock + seconds, actor, async () => {
+            entry.deadline = this.push(this.clock + seconds, actor, owner, async () => {
               this.blocked.delete(entry);
               await op.cancel();
               resolve(await op.result);
@@ -166,6 +176,15 @@ export class Scheduler {
           this.blocked.add(entry);
           this.signalYield();
         }),
+      abandon: async () => {
+        for (const ev of this.heap) if (ev.owner === owner) ev.cancelled = true;
+        for (const b of [...this.blocked]) {
+          if (b.owner !== owner) continue;
+          this.blocked.delete(b);
+          if (b.deadline) b.deadline.cancelled = true;
+          await b.op.cancel().catch(() => undefined);
+        }
+      },
     };
   }
 
@@ -189,7 +208,7 @@ export class Scheduler {
       }
       this.blocked.delete(entry);
       if (entry.deadline) entry.deadline.cancelled = true;
-      this.push(this.clock, entry.actor, () => entry.resolve(value));
+      this.push(this.clock, entry.actor, entry.owner, () => entry.resolve(value));
     }
   }
 
@@ -205,8 +224,8 @@ export class Scheduler {
     s?.reject(e);
   }
 
-  private push(at: number, actor: string, fire: Event['fire']): Event {
-    const ev: Event = { at, seq: this.seq++, actor, fire, cancelled: false };
+  private push(at: number, actor: string, owner: number, fire: Event['fire']): Event {
+    const ev: Event = { at, seq: this.seq++, actor, owner, fire, cancelled: false };
     const h = this.heap;
     h.push(ev);
     let i = h.length - 1;

@@ -3,6 +3,7 @@
 import { shortClass } from './exceptions.ts';
 import type { WorkerRules } from './profiles/types.ts';
 import type { StepDescription } from './scheduler.ts';
+import type { WorkerStatus } from './state.ts';
 
 /** A step's words: its kind, one-line title and, for some, why. */
 export type Narration = Pick<StepDescription, 'kind' | 'title' | 'explain'>;
@@ -81,6 +82,28 @@ export function restart(name: string): Narration {
     title: `supervisor restarts ${name}: a new PHP process with a new Redis connection`,
     explain:
       'The killed process never reached its catch/finally blocks, so nothing was sent to Redis; the job is still in :reserved.',
+  };
+}
+
+/** A kill entry found no process: the worker has not started, or has exited. */
+export function nothingToKill(name: string, status: WorkerStatus): Narration {
+  const why = status.kind === 'stopped' ? `it exited (${status.reason})` : 'it has no process running';
+  return { kind: 'kill', title: `SIGKILL to ${name}: nothing to kill, ${why}` };
+}
+
+/** SIGKILL from outside: no handler runs, nothing more reaches Redis. */
+export function killedFromOutside(
+  s: Setup,
+  d: { name: string; by: string; label: string | null; poppedAt: number | null },
+): Narration {
+  return {
+    kind: 'kill',
+    title: d.label
+      ? `SIGKILL to ${d.name} (${d.by}) while it runs ${d.label}: the process dies; the job stays in :reserved`
+      : `SIGKILL to ${d.name} (${d.by}): the process dies while idle`,
+    explain: d.label
+      ? `No catch, finally or timeout handler runs, so nothing is sent to Redis: the reserved copy waits until ${reservedUntil(s, d.poppedAt)}, when a pop migrates it back and its attempts already count this run.`
+      : 'No handler runs and nothing is sent to Redis; its connection closes.',
   };
 }
 

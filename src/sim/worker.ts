@@ -6,6 +6,7 @@
 // process with a new connection (seed 002: "ワーカーはそのまま強制終了される").
 import { maxAttemptsExceeded, timeoutExceeded } from './exceptions.ts';
 import type { RedisJob } from './redis-job.ts';
+import type { RedisPort } from './redis-port.ts';
 import { RedisQueue } from './redis-queue.ts';
 import type { ActorContext } from './scheduler.ts';
 import { interruptibleSleep } from './scheduler.ts';
@@ -22,6 +23,9 @@ export class WorkerModel extends JobHandling {
   private wake: (() => void) | null = null;
   /** The seconds the current alarm was armed with (what the kill reports). */
   private alarmSeconds = 0;
+  /** The supervisor's coroutine and the running process's connection (null: no process). */
+  private supervisor: ActorContext | null = null;
+  private port: RedisPort | null = null;
 
   get name(): string {
     return this.spec.name;
@@ -34,6 +38,7 @@ export class WorkerModel extends JobHandling {
 
   /** The supervisor: runs worker processes, restarting one the alarm killed. */
   async supervise(ctx: ActorContext): Promise<void> {
+    this.supervisor = ctx;
     for (;;) {
       this.state.generation += 1;
       const outcome = await this.runWorker(ctx);
@@ -46,6 +51,51 @@ export class WorkerModel extends JobHandling {
     }
   }
 
+  /**
+   * SIGKILL from outside (the OOM killer, supervisord's stopwaitsecs, a container stop, a deploy):
+   * the process dies wherever it is, sending nothing more; its connection closes and whatever
+   * it had reserved stays in :reserved. False when no process was running.
+   */
+  async killFromOutside(ctx: ActorContext, how: { by: string; note?: string }): Promise<boolean> {
+    const port = this.port;
+    if (port === null || this.supervisor === null) {
+      this.describe(ctx, { ...narration.nothingToKill(this.name, this.state.status), note: how.note });
+      return false;
+    }
+    const running = this.state.status.kind === 'running' ? this.state.status.job : null;
+    await this.supervisor.abandon();
+    this.supervisor = null;
+    this.port = null;
+    await port.close();
+    this.env.registry.killedOn(this.name);
+    this.describe(ctx, {
+      ...narration.killedFromOutside(this.setup, {
+        name: this.name,
+        by: how.by,
+        label: running,
+        poppedAt: this.poppedAt,
+      }),
+      note: how.note,
+    });
+    this.state.status = running ? { kind: 'killed', job: running } : { kind: 'killed' };
+    return true;
+  }
+
+  /** supervisord's autorestart, unless the process was asked to stop (SIGTERM) before it died. */
+  restartsAfterKill(): boolean {
+    return this.spec.restart && !this.shouldQuit;
+  }
+
+  /** After a kill from outside: supervisord starts a new process (autorestart), on `ctx`. */
+  async restartAfterKill(ctx: ActorContext): Promise<void> {
+    await ctx.sleep(0);
+    this.trail('supervisord → php artisan queue:work');
+    this.describe(ctx, narration.restart(this.name));
+    this.state.status = { kind: 'starting' };
+    await ctx.sleep(0);
+    await this.supervise(ctx);
+  }
+
   /** SIGTERM: Worker::listenForSignals sets shouldQuit; a sleeping worker wakes at once. */
   signalTerm(): void {
     this.shouldQuit = true;
@@ -55,6 +105,7 @@ export class WorkerModel extends JobHandling {
   /** WorkCommand::runWorker: one PHP process with its own connection; --once picks runNextJob over daemon. */
   private async runWorker(ctx: ActorContext): Promise<Outcome> {
     const port = await this.env.connect(this.name);
+    this.port = port;
     const queue = new RedisQueue(
       port,
       this.config,
@@ -66,6 +117,7 @@ export class WorkerModel extends JobHandling {
     try {
       return this.spec.once ? await this.runNextJob(ctx, queue) : await this.daemon(ctx, queue);
     } finally {
+      this.port = null;
       await port.close();
     }
   }

@@ -69,7 +69,7 @@ describe('lqsim run (text)', () => {
 });
 
 describe('lqsim list', () => {
-  it('lists the eleven documented scenarios', async () => {
+  it('lists the twelve documented scenarios', async () => {
     const { stdout } = await lqsim(['list']);
     const names = stdout
       .trim()
@@ -81,6 +81,7 @@ describe('lqsim list', () => {
       'dispatch-later',
       'failure-exhausted',
       'failure-release',
+      'killed-mid-job',
       'migrate-chunking',
       'priority-queues',
       'reserve',

@@ -36,8 +36,8 @@ const SHIPPED = readdirSync(SCENARIOS_DIR)
 
 describe('every shipped scenario: the model (profile 8) = real Laravel 8.83 after normalisation', () => {
   const redis = useRedis();
-  it('ships the eleven scenarios this file compares', () => {
-    expect(SHIPPED).toHaveLength(11);
+  it('ships the twelve scenarios this file compares', () => {
+    expect(SHIPPED).toHaveLength(12);
   });
   for (const name of SHIPPED) {
     it(name, async () => {
@@ -55,6 +55,15 @@ describe('every shipped scenario: the model (profile 8) = real Laravel 8.83 afte
 
 describe('job options and outcomes no shipped scenario uses', () => {
   const redis = useRedis();
+  it('kills from outside: a --once worker mid-job (restarted), idle and BLPOP-blocked workers, restart: false, a stop then a kill', async () => {
+    for (const name of ['kill-once', 'kill-idle-blocked-stopped']) {
+      const file = new URL(`../fixtures/conformance/${name}.yaml`, import.meta.url).pathname;
+      const { spec } = await loadScenarioFile(file);
+      expect(spec.timeline.some((e) => e.kind === 'kill')).toBe(true);
+      const r = await conformScenario(spec, redis(), { file });
+      expect(r.status, `${name}: ${explain(r)}`).toBe('identical');
+    }
+  });
   it('no jobs at all: two workers polling empty queues match real Laravel, poll for poll', async () => {
     const { spec } = parseScenario(
       `

@@ -137,6 +137,7 @@ export class LaravelRedis {
       now: () => this.clock,
       describe: () => undefined,
       sleep: () => Promise.reject(new Error('a RedisQueue never sleeps')),
+      abandon: () => Promise.reject(new Error('nothing kills a RedisQueue test')),
       block: async (op, seconds) => {
         if (seconds === null) return op.result;
         let timer: NodeJS.Timeout | undefined;

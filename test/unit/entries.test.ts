@@ -25,7 +25,7 @@ describe('timeline entry kinds', () => {
   });
 
   it('has a module for each kind, found by kind', () => {
-    expect(Object.keys(ENTRY_KINDS).sort()).toEqual(['dispatch', 'note', 'size', 'stop']);
+    expect(Object.keys(ENTRY_KINDS).sort()).toEqual(['dispatch', 'kill', 'note', 'size', 'stop']);
     for (const e of spec.timeline) expect(kindOf(e)).toBe(ENTRY_KINDS[e.kind]);
   });
 

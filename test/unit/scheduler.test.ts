@@ -434,3 +434,48 @@ describe('Scheduler: block() with a BlockingOp', () => {
     await expect(runSteps(s)).rejects.toBe(boom);
   });
 });
+
+describe('Scheduler: abandon (a process killed from outside)', () => {
+  it('a sleeping coroutine never resumes; another of the same actor name runs on', async () => {
+    const s = scheduler();
+    let victim!: ActorContext;
+    s.spawn('w', T0, async (ctx) => {
+      victim = ctx;
+      say(ctx, 'w starts');
+      await ctx.sleep(10);
+      say(ctx, 'w wakes (must not happen)');
+    });
+    s.spawn('w', T0 + 5, async (ctx) => {
+      await victim.abandon();
+      say(ctx, 'w killed');
+      await ctx.sleep(1);
+      say(ctx, 'w restarted');
+    });
+    expect(await runSteps(s)).toEqual([
+      [0, 'w', 'w starts'],
+      [5, 'w', 'w killed'],
+      [6, 'w', 'w restarted'],
+    ]);
+  });
+
+  it('a blocked coroutine: its operation is cancelled, its deadline too, and it never resumes', async () => {
+    const s = scheduler();
+    const op = new FakeBlpop();
+    let victim!: ActorContext;
+    s.spawn('w', T0, async (ctx) => {
+      victim = ctx;
+      say(ctx, 'w blocks');
+      await ctx.block(op, 30);
+      say(ctx, 'w unblocked (must not happen)');
+    });
+    s.spawn('k', T0 + 5, async (ctx) => {
+      await victim.abandon();
+      say(ctx, 'k kills w');
+    });
+    expect(await runSteps(s)).toEqual([
+      [0, 'w', 'w blocks'],
+      [5, 'k', 'k kills w'],
+    ]);
+    expect(op.cancels).toBe(1);
+  });
+});

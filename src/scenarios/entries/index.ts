@@ -4,12 +4,19 @@
 import { z } from 'zod';
 import type { EntryKind } from './kind.ts';
 import { dispatchEntry } from './dispatch.ts';
+import { killEntry } from './kill.ts';
 import { noteEntry } from './note.ts';
 import { sizeEntry } from './size.ts';
 import { stopEntry } from './stop.ts';
 
 /** One timeline entry as written: each kind's own keys; parsing adds `kind`. */
-export const TimelineEntry = z.union([dispatchEntry.schema, stopEntry.schema, sizeEntry.schema, noteEntry.schema]);
+export const TimelineEntry = z.union([
+  dispatchEntry.schema,
+  stopEntry.schema,
+  killEntry.schema,
+  sizeEntry.schema,
+  noteEntry.schema,
+]);
 export type TimelineEntrySpec = z.output<typeof TimelineEntry>;
 export type EntryKindName = TimelineEntrySpec['kind'];
 export type EntryOfKind<K extends EntryKindName> = Extract<TimelineEntrySpec, { kind: K }>;
@@ -17,6 +24,7 @@ export type EntryOfKind<K extends EntryKindName> = Extract<TimelineEntrySpec, { 
 export const ENTRY_KINDS: { readonly [K in EntryKindName]: EntryKind<EntryOfKind<K>> } = {
   dispatch: dispatchEntry,
   stop: stopEntry,
+  kill: killEntry,
   size: sizeEntry,
   note: noteEntry,
 };
@@ -29,7 +37,7 @@ export function kindOf<E extends TimelineEntrySpec>(entry: E): EntryKind<E> {
 
 /**
  * The order in which entries start, and so the order at one virtual time: by the kind's phase
- * (dispatches and stops 0, Queue::size 1), then as written. Worker processes are started after
+ * (dispatches, stops and kills 0, Queue::size 1), then as written. Worker processes are started after
  * every entry, so at the time a worker starts, that second's dispatches, stops and size calls
  * run first. The scheduler runs equal times in the order they were scheduled (scheduler.ts).
  */
@@ -45,8 +53,9 @@ export function totalDispatches(timeline: readonly TimelineEntrySpec[]): number 
   return timeline.reduce((n, e) => n + kindOf(e).dispatches(e), 0);
 }
 
-export type { Activation, CheckContext, EntryKind, ModelEnv, RealEnv } from './kind.ts';
+export type { Activation, CheckContext, EntryKind, ModelEnv, RealEnv, WorkerControl } from './kind.ts';
 export type { DispatchEntry } from './dispatch.ts';
+export type { KillEntry } from './kill.ts';
 export type { NoteEntry } from './note.ts';
 export type { SizeEntry } from './size.ts';
 export type { StopEntry } from './stop.ts';

@@ -17,6 +17,18 @@ export interface Activation {
   run(ctx: ActorContext): Promise<void>;
 }
 
+/** A worker process under supervisord, as entries drive it (the model's WorkerModel, conformance's WorkerProxy). */
+export interface WorkerControl {
+  /** SIGTERM: quit after the current job. */
+  signalTerm(): void;
+  /** SIGKILL from outside, on `ctx` (the entry's activation); false when no process was running. */
+  killFromOutside(ctx: ActorContext, how: { by: string; note?: string }): Promise<boolean>;
+  /** Whether supervisord would start it again now (autorestart, and no stop asked for). */
+  restartsAfterKill(): boolean;
+  /** supervisord starts a new process; `ctx` goes on as its supervisor. */
+  restartAfterKill(ctx: ActorContext): Promise<void>;
+}
+
 /** What a kind's cross-reference check may consult. */
 export interface CheckContext {
   spec: ScenarioSpec;
@@ -40,7 +52,7 @@ export interface ModelEnv {
     fn: (queue: RedisQueue) => Promise<T>,
   ): Promise<{ result: T; methods: string[] }>;
   /** A worker of the scenario, by name (the loader checked it exists). */
-  worker(name: string): { signalTerm(): void };
+  worker(name: string): WorkerControl;
 }
 
 /** Real Laravel's side (src/conformance): the coordinator gives each entry these. */
@@ -49,7 +61,7 @@ export interface RealEnv {
   request(what: string, kind: StepKind, role: () => Record<string, unknown>): Activation['run'];
   /** The uuids the model would draw for the next `count` jobs (Laravel gets them by Str::createUuidsUsing). */
   uuidsFor(count: number): string[];
-  worker(name: string): { signalTerm(): void };
+  worker(name: string): WorkerControl;
 }
 
 export interface EntryKind<E extends { kind: string; at: number }> {

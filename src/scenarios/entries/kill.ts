@@ -1,0 +1,52 @@
+// `- { at: 45, kill: worker-1, restart: true }`: SIGKILL to a worker process from outside (the OOM
+// killer, supervisord's stopwaitsecs after a stop, a container stop, a deploy). Unlike the
+// --timeout alarm, no handler of Laravel's runs: the process sends nothing more, its connection
+// closes, and a job it had reserved waits in :reserved until retry_after. Whether supervisord
+// starts a new process is part of the entry (default: the worker's `restart`, unless it was stopped).
+import { z } from 'zod';
+import { at, name, note } from '../fields.ts';
+import type { EntryKind, WorkerControl } from './kind.ts';
+import { entrySchema } from './kind.ts';
+
+const BY = 'from outside';
+
+const schema = entrySchema('kill', {
+  at,
+  kill: name.describe('a worker: SIGKILL to its process from outside (OOM killer, stopwaitsecs, container stop)'),
+  restart: z
+    .boolean()
+    .optional()
+    .describe("supervisord starts a new process (default: the worker's restart, unless it was sent a stop)"),
+  note,
+});
+
+export type KillEntry = z.output<typeof schema>;
+
+async function kill(e: KillEntry, w: WorkerControl, ctx: Parameters<WorkerControl['restartAfterKill']>[0]) {
+  const restart = e.restart ?? w.restartsAfterKill();
+  if ((await w.killFromOutside(ctx, { by: BY, note: e.note })) && restart) await w.restartAfterKill(ctx);
+}
+
+export const killEntry: EntryKind<KillEntry> = {
+  schema,
+  phase: 0,
+  check(e, path, ctx) {
+    const worker = ctx.spec.workers.find((w) => w.name === e.kill);
+    if (worker === undefined) return [{ path: [...path, 'kill'], detail: ctx.unknown('worker', e.kill, ctx.workers) }];
+    // Entries start before the workers of the same second (entries/index.ts startOrder).
+    if (e.at <= worker.start) {
+      return [
+        {
+          path: [...path, 'at'],
+          detail: `${e.kill} starts at ${worker.start}: a kill at ${e.at} finds no process (kill it after it starts)`,
+        },
+      ];
+    }
+    return [];
+  },
+  queues: () => [],
+  dispatches: () => 0,
+  model: (e, env) => ({ actor: e.kill, run: (ctx) => kill(e, env.worker(e.kill), ctx) }),
+  real: (e, env) => ({ actor: e.kill, run: (ctx) => kill(e, env.worker(e.kill), ctx) }),
+  notComparable: () => null,
+};

@@ -1,0 +1,149 @@
+// The `kill` entry: SIGKILL to a worker process from outside, against a real redis-server, with
+// the expected commands derived by hand from Laravel 8.83 (LuaScripts of 5.8+ with the :notify
+// list; PhpRedisConnector selects the db on every new connection; Worker::daemon). A process
+// killed from outside sends nothing more, and no handler of Laravel's runs; supervisord starts a
+// new process, which is a new connection (SELECT again) and knows nothing of the job.
+import { describe, expect, it } from 'vitest';
+import { laravel8 } from '../../src/sim/profiles/laravel-8.ts';
+import { parseScenario } from '../../src/scenarios/load.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
+import type { Timeline } from '../../src/scenarios/timeline.ts';
+import type { Arg, CmdPattern, StepPattern } from '../helpers/trace.ts';
+import { at, c, evalScript, expectSteps, lua, payload, same } from '../helpers/trace.ts';
+import { runShipped, useRedis } from '../helpers/run.ts';
+
+const redis = useRedis();
+const SELECT = c('SELECT', '0');
+const P = 'laravel_database_queues:default';
+const Q = { ready: P, delayed: `${P}:delayed`, reserved: `${P}:reserved`, notify: `${P}:notify` };
+
+/** LuaScripts::migrateExpiredJobs (5.8+): from → ready, a 1 on :notify per job moved. */
+function migrate(from: string, t: number, moved?: Arg[]): CmdPattern[] {
+  const inner = [lua('zrangebyscore', from, '-inf', at(t))];
+  if (moved) {
+    inner.push(lua('zremrangebyrank', from, '0', String(moved.length - 1)), lua('rpush', Q.ready, ...moved));
+    for (let i = 0; i < moved.length; i++) inner.push(lua('rpush', Q.notify, '1'));
+  }
+  return evalScript('migrateExpiredJobs', [from, Q.ready, Q.notify], [at(t)], inner);
+}
+
+/** LuaScripts::pop (5.8+): lpop; when a job was there, zadd the re-encoded copy and lpop :notify. */
+function pop(t: number, retryAfter: number, reserved?: Arg): CmdPattern[] {
+  const inner = [lua('lpop', Q.ready)];
+  if (reserved) inner.push(lua('zadd', Q.reserved, at(t + retryAfter), reserved), lua('lpop', Q.notify));
+  return evalScript('pop', [Q.ready, Q.reserved, Q.notify], [at(t + retryAfter)], inner);
+}
+
+/** RedisQueue::pop: migrate :delayed, migrate :reserved, the pop script. */
+const poll = (t: number, retryAfter: number, o: { moved?: Arg[]; reserved?: Arg } = {}): CmdPattern[] => [
+  ...migrate(Q.delayed, t),
+  ...migrate(Q.reserved, t, o.moved),
+  ...pop(t, retryAfter, o.reserved),
+];
+
+describe('killed-mid-job (shipped): SIGKILL from outside while handle() runs', () => {
+  it('sends nothing at the kill; the new process polls on a new connection until retry_after; then attempt 2 runs', async () => {
+    const t = await runShipped('killed-mid-job', redis());
+    const emptyPolls: StepPattern[] = [180, 240, 300, 360, 420, 480, 540].map((s) => ({
+      actor: 'worker-1',
+      t: s,
+      kind: 'pop',
+      commands: poll(s, 600),
+    }));
+    expectSteps(
+      t,
+      [
+        {
+          actor: 'dispatcher',
+          t: 0,
+          kind: 'dispatch',
+          commands: [
+            SELECT,
+            ...evalScript(
+              'push',
+              [Q.ready, Q.notify],
+              [payload({ attempts: 0 }, 'p')],
+              [lua('rpush', Q.ready, same('p')), lua('rpush', Q.notify, '1')],
+            ),
+          ],
+        },
+        {
+          actor: 'worker-1',
+          t: 0,
+          kind: 'pop',
+          commands: [SELECT, ...poll(0, 600, { reserved: payload({ attempts: 1 }, 'r1') })],
+        },
+        { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
+        // SIGKILL at t+120: no catch, finally or timeout handler: not one command.
+        { actor: 'worker-1', t: 120, kind: 'kill', commands: [] },
+        { actor: 'worker-1', t: 120, kind: 'restart', commands: [] },
+        // The new process: a new phpredis connection selects the db again; r1 (score t+600) stays.
+        { actor: 'worker-1', t: 120, kind: 'pop', commands: [SELECT, ...poll(120, 600)] },
+        ...emptyPolls,
+        // t+600: the reservation has expired: migrate moves r1 back, the pop reserves attempts 2.
+        {
+          actor: 'worker-1',
+          t: 600,
+          kind: 'pop',
+          commands: poll(600, 600, { moved: [same('r1')], reserved: payload({ attempts: 2 }, 'r2') }),
+        },
+        { actor: 'worker-1', t: 600, kind: 'process', commands: [] },
+        // $tries = 3: attempt 2 runs 60 s and succeeds: CallQueuedHandler deletes the reserved copy.
+        { actor: 'worker-1', t: 660, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r2'))] },
+      ],
+      laravel8,
+    );
+    const killed = t.steps[3]!.state;
+    expect(killed.workers[0]!.status).toEqual({ kind: 'killed', job: 'ImportCsv#1' });
+    expect(killed.queues[0]!.reserved).toMatchObject([{ job: 'ImportCsv#1', attempts: 1, score: t.start + 600 }]);
+    expect(t.steps[5]!.state.workers[0]!.generation).toBe(2);
+    expect(t.jobs[0]).toMatchObject({ outcome: 'succeeded', executions: 2 });
+    // The commands of the second process say so in every export (TraceCommand.process).
+    expect(new Set(t.steps[1]!.commands.map((x) => x.process))).toEqual(new Set([1]));
+    expect(new Set(t.steps[5]!.commands.map((x) => x.process))).toEqual(new Set([2]));
+  });
+});
+
+async function inline(yaml: string): Promise<Timeline> {
+  return runScenario(parseScenario(yaml, 'inline.yaml').spec, { redis: redis() });
+}
+
+describe('kill: where the process is, and what supervisord does', () => {
+  it('restart: false leaves the worker dead; a kill of a process that exited kills nothing', async () => {
+    const t = await inline(`
+name: inline
+title: inline
+laravel: "8"
+workers:
+  - { name: worker-1, sleep: 10 }
+  - { name: worker-2, once: true }
+timeline:
+  - { at: 5, kill: worker-1, restart: false }
+  - { at: 6, kill: worker-2 }
+`);
+    const titles = t.steps.map((s) => `${s.actor}@${s.t - t.start} ${s.kind}: ${s.title}`);
+    expect(titles).toEqual([
+      'worker-1@0 pop: pop: no job on default; sleeping 10s (--sleep)',
+      'worker-2@0 pop: pop: no job on default; sleeping 3s (--sleep)',
+      'worker-2@3 stop: worker-2 exits after one job (--once)',
+      'worker-1@5 kill: SIGKILL to worker-1 (from outside): the process dies while idle',
+      'worker-2@6 kill: SIGKILL to worker-2: nothing to kill, it exited (--once)',
+    ]);
+    expect(t.steps.at(-1)!.state.workers.map((w) => w.status.kind)).toEqual(['killed', 'stopped']);
+  });
+
+  it('refuses a kill at or before the worker starts: there is no process yet', () => {
+    expect(() =>
+      parseScenario(
+        `
+name: inline
+title: inline
+workers: [{ name: worker-1, start: 10 }]
+timeline:
+  - { at: 10, kill: worker-1 }
+`,
+        'inline.yaml',
+      ),
+    ).toThrow(/inline\.yaml:6:\d+: timeline\.0\.at: worker-1 starts at 10: a kill at 10 finds no process/);
+  });
+});

@@ -25,8 +25,12 @@ export interface WorkerEnv {
  * SIGTERM for a stop entry, and restarts the process after a kill, as the model's supervisor does.
  */
 export class WorkerProxy {
-  running = false;
-  private shouldQuit = false;
+  /** SIGTERM was sent (the end-of-run rule, src/scenarios/run-end.ts, asks, as it asks the model). */
+  shouldQuit = false;
+  /** The supervisor has returned: the process exited and will not be restarted. */
+  exited = false;
+  /** The model's "busy": a job's handle() is running (Worker::process until it returns). */
+  private handling = false;
   private termPending = false;
   private wake: (() => void) | null = null;
 
@@ -41,13 +45,21 @@ export class WorkerProxy {
     this.wake?.();
   }
 
+  busy(): boolean {
+    return this.handling;
+  }
+
   async supervise(ctx: ActorContext): Promise<void> {
-    for (;;) {
-      const outcome = await this.process(ctx);
-      if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
-      await ctx.sleep(0);
-      ctx.describe({ kind: 'restart', title: `supervisor restarts ${this.spec.name}` });
-      await ctx.sleep(0);
+    try {
+      for (;;) {
+        const outcome = await this.process(ctx);
+        if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
+        await ctx.sleep(0);
+        ctx.describe({ kind: 'restart', title: `supervisor restarts ${this.spec.name}` });
+        await ctx.sleep(0);
+      }
+    } finally {
+      this.exited = true;
     }
   }
 
@@ -75,8 +87,7 @@ export class WorkerProxy {
       php.answer(answer);
       const y = await this.env.nextYield(php, started.name, name);
       const now = ctx.now();
-      // The model's "busy": a job's handle() is running (Worker::process until it returns).
-      this.running = y.y === 'busy';
+      this.handling = y.y === 'busy';
       switch (y.y) {
         case 'exit':
           if (y.signal === 'SIGKILL') {

@@ -28,6 +28,7 @@ import { attributeLines } from '../scenarios/attribute.ts';
 import type { RealEnv } from '../scenarios/entries/index.ts';
 import { kindOf, startOrder, totalDispatches } from '../scenarios/entries/index.ts';
 import { scenarioQueues } from '../scenarios/queues.ts';
+import { runIsOver } from '../scenarios/run-end.ts';
 import type { ScenarioSpec } from '../scenarios/schema.ts';
 import type { RedisTarget } from '../scenarios/runner.ts';
 import type { TraceCommand } from '../scenarios/timeline.ts';
@@ -184,7 +185,8 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       until: spec.until ?? null,
       maxSteps: 10_000 + 50 * totalDispatches(spec.timeline),
       onWarning: (m) => run.warnings.push(m),
-      isDone: () => pending === 0 && queuesEmpty && !workers.some((w) => w.running),
+      // The model's rule (src/scenarios/run-end.ts), so both runs end at the same step.
+      isDone: () => runIsOver({ pending, queuesEmpty, workers }),
     });
 
     // The model's job uuids, drawn in the same order (a uuid, then an id, per job dispatched), are

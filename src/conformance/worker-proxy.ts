@@ -25,8 +25,12 @@ export interface WorkerEnv {
  * SIGTERM for a stop entry, and restarts the process after a kill, as the model's supervisor does.
  */
 export class WorkerProxy {
-  running = false;
-  private shouldQuit = false;
+  /** SIGTERM was sent (the end-of-run rule, src/scenarios/run-end.ts, asks, as it asks the model). */
+  shouldQuit = false;
+  /** The supervisor has returned: the process exited and will not be restarted. */
+  exited = false;
+  /** The model's "busy": a job's handle() is running (Worker::process until it returns). */
+  private handling = false;
   private termPending = false;
   private wake: (() => void) | null = null;
   /** The supervisor's coroutine and the running PHP process (null: none). */
@@ -55,8 +59,9 @@ export class WorkerProxy {
     await php.killAndWait();
     await this.supervisor.abandon();
     this.supervisor = null;
+    this.exited = true;
     this.php = null;
-    this.running = false;
+    this.handling = false;
     ctx.describe({ kind: 'kill', title: `SIGKILL to ${this.spec.name} (${how.by})` });
     return true;
   }
@@ -72,14 +77,23 @@ export class WorkerProxy {
     await this.supervise(ctx);
   }
 
+  busy(): boolean {
+    return this.handling;
+  }
+
   async supervise(ctx: ActorContext): Promise<void> {
     this.supervisor = ctx;
-    for (;;) {
-      const outcome = await this.process(ctx);
-      if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
-      await ctx.sleep(0);
-      ctx.describe({ kind: 'restart', title: `supervisor restarts ${this.spec.name}` });
-      await ctx.sleep(0);
+    this.exited = false;
+    try {
+      for (;;) {
+        const outcome = await this.process(ctx);
+        if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
+        await ctx.sleep(0);
+        ctx.describe({ kind: 'restart', title: `supervisor restarts ${this.spec.name}` });
+        await ctx.sleep(0);
+      }
+    } finally {
+      this.exited = true;
     }
   }
 
@@ -108,8 +122,7 @@ export class WorkerProxy {
       php.answer(answer);
       const y = await this.env.nextYield(php, started.name);
       const now = ctx.now();
-      // The model's "busy": a job's handle() is running (Worker::process until it returns).
-      this.running = y.y === 'busy';
+      this.handling = y.y === 'busy';
       switch (y.y) {
         case 'exit':
           if (y.signal === 'SIGKILL') {

@@ -29,6 +29,7 @@ import type { ModelEnv, NoteEntry } from './entries/index.ts';
 import { kindOf, startOrder, totalDispatches } from './entries/index.ts';
 import type { ScenarioSpec } from './schema.ts';
 import { scenarioQueues } from './queues.ts';
+import { runIsOver } from './run-end.ts';
 import { queuesAreEmpty, snapshotQueues } from './snapshot.ts';
 import type { QueueState, Step, Timeline } from './timeline.ts';
 
@@ -168,8 +169,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       until: spec.until ?? null,
       maxSteps: 10_000 + 50 * totalDispatches(spec.timeline),
       onWarning: (m) => timeline.warnings.push(m),
-      isDone: () =>
-        pending === 0 && lastQueues !== null && queuesAreEmpty(lastQueues) && !workers.some((w) => w.busy()),
+      // run-end.ts: nothing left to start, the queues empty, no handle() running, and no worker
+      // still on its way to an exit of its own (--once, or after SIGTERM). Daemons polling empty
+      // queues would poll forever, so they do not hold the run open.
+      isDone: () => runIsOver({ pending, queuesEmpty: lastQueues !== null && queuesAreEmpty(lastQueues), workers }),
     });
     for (const a of activations) {
       scheduler.spawn(a.actor, a.at, async (ctx) => {

@@ -140,7 +140,9 @@ export const Scenario = z
       .default(DEFAULT_PROFILE)
       .describe(`Laravel version profile: ${joinNames(PROFILE_NAMES, 'or')}`),
     start: z.number().int().min(0).max(4_102_444_800).default(1_700_000_000).describe('virtual unix time of t=0'),
-    until: seconds('stop the simulation at this virtual second (default: when every job has finished)').optional(),
+    until: seconds(
+      'stop the simulation at this virtual second (default: when every job has finished and every --once or SIGTERMed worker has exited)',
+    ).optional(),
     seed: z
       .number()
       .int()

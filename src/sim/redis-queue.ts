@@ -25,9 +25,23 @@ export interface QueueConfig {
 /** Collects the Laravel methods a step went through, for the narration. */
 export type Trail = (method: string) => void;
 
+/** How a BLPOP ended: the step where the worker wakes says so. */
+export interface Wake {
+  /** 'push': a push ended it (its :notify entry, 5.8+; the job itself, 5.6-5.7); 'timeout': nil after the wait. */
+  by: 'push' | 'timeout';
+  /** Virtual seconds it waited. */
+  waited: number;
+  /** The connection's block_for. */
+  blockFor: number;
+  /** 'notify' (5.8+): the list of notifications, and a pop follows; 'ready' (5.6-5.7): the jobs themselves. */
+  list: 'notify' | 'ready';
+}
+
 export class RedisQueue {
   /** RedisQueue::$secondaryQueueHadJob (11.27+): a later queue of --queue=a,b had a job since queue a was polled. */
   private secondaryQueueHadJob = false;
+  /** How the last pop's BLPOP ended, until the worker takes it (takeWake); null if it did not block. */
+  private wake: Wake | null = null;
 
   constructor(
     private readonly port: RedisPort,
@@ -86,6 +100,7 @@ export class RedisQueue {
    */
   async pop(ctx: ActorContext, queue?: string | null, blockUntil?: number | null, index = 0): Promise<RedisJob | null> {
     this.trail('RedisQueue::pop');
+    this.wake = null;
     const keys = this.keys(queue);
     await this.migrate(keys);
     // 11.27+: `$block = ! $this->secondaryQueueHadJob && $index == 0`; before, every pop may block.
@@ -95,6 +110,13 @@ export class RedisQueue {
     if (reserved === null || job === null) return null;
     if (index > 0) this.secondaryQueueHadJob = true;
     return new RedisJob(this, job, reserved, this.config.connectionName, keys.name);
+  }
+
+  /** How the last pop's BLPOP ended (null: it did not block), once. */
+  takeWake(): Wake | null {
+    const w = this.wake;
+    this.wake = null;
+    return w;
   }
 
   /** RedisQueue::migrate: delayed jobs that are due, then (unless retry_after is null) expired reservations. */
@@ -145,7 +167,11 @@ export class RedisQueue {
     return popReply(await this.port.eval(this.script('pop'), scriptKeys, [this.availableAt(this.config.retryAfter)]));
   }
 
-  /** BLPOP queues:<q>:notify <block_for>: true when a notification arrived. */
+  /**
+   * BLPOP queues:<q>:notify <block_for>: true when a notification arrived. Laravel 8's
+   * retrieveNextJob then calls itself once with $block = false (one more pop script, no BLPOP); a
+   * BLPOP that returns nil after block_for returns [null, null] without popping again.
+   */
   private async blockOnNotify(ctx: ActorContext, keys: QueueKeys, blockUntil: number | null): Promise<boolean> {
     const blockFor = this.config.blockFor ?? 0;
     const pending = await this.port.blpop(keys.notify, blockFor);
@@ -153,9 +179,12 @@ export class RedisQueue {
       kind: 'block',
       title: `BLPOP ${keys.notify} ${blockFor}: the pop found nothing, so wait for a push's notification${blockFor === 0 ? ' (0: forever)' : ` for up to ${blockFor}s`}`,
       explain:
-        'Since 5.8 every push and migrate RPUSHes a 1 onto :notify; the worker blocks on that list, not on the jobs, and pops again when it wakes.',
+        'Since 5.8 every push and migrate RPUSHes a 1 onto :notify; the worker blocks on that list, not on the jobs. A notification makes it pop once more; if block_for runs out first, BLPOP returns nil and pop() returns nothing, with no second pop.',
     });
-    return (await ctx.block(pending, this.blockLimit(blockFor, blockUntil))) !== null;
+    const blockedAt = this.now();
+    const notified = (await ctx.block(pending, this.blockLimit(blockFor, blockUntil))) !== null;
+    this.wake = { by: notified ? 'push' : 'timeout', waited: this.now() - blockedAt, blockFor, list: 'notify' };
+    return notified;
   }
 
   private blockLimit(blockFor: number, blockUntil: number | null): number | null {
@@ -184,7 +213,9 @@ export class RedisQueue {
       explain:
         'The worker sleeps inside Redis instead of polling; MONITOR logs the BLPOP once, when it is issued, not when it is served.',
     });
+    const blockedAt = this.now();
     const popped = await ctx.block(pending, limit);
+    this.wake = { by: popped ? 'push' : 'timeout', waited: this.now() - blockedAt, blockFor, list: 'ready' };
     if (!popped) return [null, null];
     const raw = popped[1];
     const payload = JSON.parse(raw) as Record<string, unknown>;

@@ -2,6 +2,7 @@
 // worker (worker.ts, worker-job.ts) decides; this only words it. The methods trail is the worker's.
 import { shortClass } from './exceptions.ts';
 import type { WorkerRules } from './profiles/types.ts';
+import type { Wake } from './redis-queue.ts';
 import type { StepDescription } from './scheduler.ts';
 import type { WorkerStatus } from './state.ts';
 
@@ -111,23 +112,54 @@ export function stoppedBySignal(name: string): Narration {
   return { kind: 'stop', title: `${name} exits: SIGTERM was received (Worker::stop)` };
 }
 
-export function stoppedAfterOnce(name: string): Narration {
-  return { kind: 'stop', title: `${name} exits after one job (--once)` };
+/** Worker::runNextJob returned: `hadJob`, it ran the job it popped; else it slept --sleep once. */
+export function stoppedAfterOnce(name: string, hadJob = true): Narration {
+  return {
+    kind: 'stop',
+    title: hadJob ? `${name} exits after one job (--once)` : `${name} exits after one poll that found no job (--once)`,
+  };
 }
 
-/** getNextJob reserved a job; `blpop`: 5.6-5.7's BLPOP of the ready list did it, not the pop script. */
-export function popped(s: Setup, d: { label: string; attempts: number; now: number; blpop: boolean }): Narration {
+/** How the BLPOP that this step wakes from ended, as the title's opening words. */
+export function wakeText(w: Wake): string {
+  if (w.by === 'timeout') {
+    return `BLPOP timed out after ${w.waited}s${w.waited === w.blockFor ? ' (block_for)' : ''} with nothing`;
+  }
+  const after = w.waited > 0 ? ` after ${w.waited}s` : '';
+  return w.list === 'notify'
+    ? `a push's notification woke the BLPOP${after}, so it popped again`
+    : `a push woke the BLPOP${after}`;
+}
+
+/**
+ * getNextJob reserved a job; `blpop`: 5.6-5.7's BLPOP of the ready list did it, not the pop script;
+ * `woke`: the step wakes from a BLPOP that ended so.
+ */
+export function popped(
+  s: Setup,
+  d: { label: string; attempts: number; now: number; blpop: boolean; woke?: Wake | null },
+): Narration {
   return {
     kind: 'pop',
-    title: `pop: reserved ${d.label} (attempts ${d.attempts}) until ${untilText(s, d.now)}`,
+    title: `pop: ${d.woke ? `${wakeText(d.woke)}: ` : ''}reserved ${d.label} (attempts ${d.attempts}) until ${untilText(s, d.now)}`,
     explain: d.blpop
       ? 'BLPOP took the payload; PHP incremented attempts, re-encoded it and ZADDed it to :reserved (not atomic: a crash in between loses the job).'
       : 'The pop script moved the payload to :reserved with attempts + 1, re-encoded by cjson (key order changes).',
   };
 }
 
-export function nothingPopped(queue: string, sleep: number): Narration {
-  return { kind: 'pop', title: `pop: no job on ${queue}; sleeping ${sleep}s (--sleep)` };
+/** No queue had a job; `woke`: the step wakes from a BLPOP that ended so. */
+export function nothingPopped(queue: string, sleep: number, woke: Wake | null = null): Narration {
+  const title = `pop: ${woke ? `${wakeText(woke)}: ` : ''}no job on ${queue}; sleeping ${sleep}s (--sleep)`;
+  if (woke?.by !== 'timeout') return { kind: 'pop', title };
+  return {
+    kind: 'pop',
+    title,
+    explain:
+      woke.list === 'notify'
+        ? 'BLPOP on :notify returned nil, so retrieveNextJob returns [null, null] without popping again: only a notification makes it pop once more.'
+        : 'BLPOP on the ready list returned nil, so blockingPop returns [null, null]: nothing was reserved.',
+  };
 }
 
 // One job: Worker::process and what handle() did.

@@ -7,6 +7,7 @@
 import { maxAttemptsExceeded, timeoutExceeded } from './exceptions.ts';
 import type { RedisJob } from './redis-job.ts';
 import type { RedisPort } from './redis-port.ts';
+import type { Wake } from './redis-queue.ts';
 import { RedisQueue } from './redis-queue.ts';
 import type { ActorContext } from './scheduler.ts';
 import { interruptibleSleep } from './scheduler.ts';
@@ -26,12 +27,17 @@ export class WorkerModel extends JobHandling {
   /** The supervisor's coroutine and the running process's connection (null: no process). */
   private supervisor: ActorContext | null = null;
   private port: RedisPort | null = null;
+  /** How the BLPOP of the last getNextJob ended (null: none blocked): the step after it says so. */
+  private woke: Wake | null = null;
 
   get name(): string {
     return this.spec.name;
   }
 
-  /** True while a job's handle() is running: the scenario is not over yet. */
+  /** The supervisor has returned: the process exited and will not be restarted. */
+  exited = false;
+
+  /** True while a job's handle() is running (the end-of-run rule, src/scenarios/run-end.ts, asks). */
   busy(): boolean {
     return this.state.status.kind === 'running';
   }
@@ -39,15 +45,20 @@ export class WorkerModel extends JobHandling {
   /** The supervisor: runs worker processes, restarting one the alarm killed. */
   async supervise(ctx: ActorContext): Promise<void> {
     this.supervisor = ctx;
-    for (;;) {
-      this.state.generation += 1;
-      const outcome = await this.runWorker(ctx);
-      if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
-      await ctx.sleep(0);
-      this.trail('supervisord → php artisan queue:work');
-      this.describe(ctx, narration.restart(this.name));
-      this.state.status = { kind: 'starting' };
-      await ctx.sleep(0);
+    this.exited = false;
+    try {
+      for (;;) {
+        this.state.generation += 1;
+        const outcome = await this.runWorker(ctx);
+        if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
+        await ctx.sleep(0);
+        this.trail('supervisord → php artisan queue:work');
+        this.describe(ctx, narration.restart(this.name));
+        this.state.status = { kind: 'starting' };
+        await ctx.sleep(0);
+      }
+    } finally {
+      this.exited = true;
     }
   }
 
@@ -65,6 +76,8 @@ export class WorkerModel extends JobHandling {
     const running = this.state.status.kind === 'running' ? this.state.status.job : null;
     await this.supervisor.abandon();
     this.supervisor = null;
+    // Its supervisor never returns: the process is gone (restartAfterKill starts another).
+    this.exited = true;
     this.port = null;
     await port.close();
     this.env.registry.killedOn(this.name);
@@ -160,7 +173,7 @@ export class WorkerModel extends JobHandling {
       await this.sleep(ctx, this.spec.sleep);
     }
     this.trail('Worker::runNextJob');
-    this.describe(ctx, narration.stoppedAfterOnce(this.name));
+    this.describe(ctx, narration.stoppedAfterOnce(this.name, job !== null));
     this.state.status = { kind: 'stopped', reason: '--once' };
     return 'done';
   }
@@ -169,6 +182,7 @@ export class WorkerModel extends JobHandling {
   private async getNextJob(ctx: ActorContext, queue: RedisQueue, alarmAt: number | null): Promise<RedisJob | null> {
     this.state.status = { kind: 'polling' };
     this.trail('Worker::getNextJob');
+    this.woke = null;
     for (const [index, name] of this.state.queue.split(',').entries()) {
       if (this.config.blockFor !== null && this.env.profile.worker.blockingPop) {
         this.state.status = {
@@ -178,6 +192,8 @@ export class WorkerModel extends JobHandling {
         };
       }
       const job = await queue.pop(ctx, name, alarmAt, index);
+      // A BLPOP on an earlier queue is told unless this pop blocked again (its own step came between).
+      this.woke = queue.takeWake() ?? this.woke;
       // SIGALRM interrupts a blocking pop.
       if (alarmAt !== null && ctx.now() >= alarmAt) return null;
       if (job) return job;
@@ -195,6 +211,7 @@ export class WorkerModel extends JobHandling {
         attempts: job.attempts(),
         now: ctx.now(),
         blpop: this.config.blockFor !== null && this.env.profile.worker.blockingPop === 'list',
+        woke: this.woke,
       }),
     );
     await ctx.sleep(0);
@@ -211,7 +228,7 @@ export class WorkerModel extends JobHandling {
   /** No queue had a job: Worker::sleep(--sleep) comes next. Returns when that sleep ends. */
   private nothingToRun(ctx: ActorContext): number {
     const until = ctx.now() + this.spec.sleep;
-    this.describe(ctx, narration.nothingPopped(this.state.queue, this.spec.sleep));
+    this.describe(ctx, narration.nothingPopped(this.state.queue, this.spec.sleep, this.woke));
     this.state.status = { kind: 'idle', until };
     return until;
   }

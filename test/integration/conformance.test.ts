@@ -12,7 +12,9 @@ import { firstDifference } from '../../src/cli/conformance.ts';
 import type { TraceDiff } from '../../src/trace/diff.ts';
 import { makeChalk } from '../../src/output/colour.ts';
 import { SCENARIOS_DIR } from '../../src/scenarios/catalog.ts';
+import { runWithRealLaravel } from '../../src/conformance/real-laravel.ts';
 import { loadScenarioFile, parseScenario } from '../../src/scenarios/load.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
 import { renderDiff } from '../../src/trace/render-diff.ts';
 import { lqsim } from '../helpers/cli.ts';
 import { useRedis } from '../helpers/run.ts';
@@ -82,6 +84,40 @@ timeline:
     const r = await conformScenario(spec, redis());
     expect(r.status, explain(r)).toBe('identical');
     if (r.status === 'identical') expect(r.steps).toBeGreaterThanOrEqual(5);
+  });
+  it('--once, block_for 5, an empty queue: BLPOP :notify times out at t+5, --sleep 3, exit at t+8, as real Laravel does', async () => {
+    const { spec } = parseScenario(
+      `
+name: once-block-for
+title: a --once worker blocks on an empty queue
+laravel: "8"
+connections:
+  redis: { block_for: 5 }
+workers:
+  - { name: worker-1, once: true }
+timeline:
+  - { at: 0, note: nothing is dispatched }
+`,
+      'once-block-for.yaml',
+    );
+    expect(notComparableReason(spec)).toBeNull();
+    const r = await conformScenario(spec, redis());
+    expect(r.status, explain(r)).toBe('identical');
+    // The comparison keeps only steps that send something; the timeout and the exit send nothing,
+    // so both runs' steps, commands or not, are compared here by time and actor.
+    const tool = await runScenario(spec, { redis: redis(), laravel: '8' });
+    const real = await runWithRealLaravel(spec, { redis: redis() });
+    expect(real.error).toBeUndefined();
+    const shape = (steps: readonly { t: number; actor: string }[], start: number) =>
+      steps.map((s) => [s.t - start, s.actor]);
+    expect(shape(real.steps, real.start)).toEqual([
+      [0, 'worker-1'], // the pop script finds nothing: BLPOP queues:default:notify 5
+      [5, 'worker-1'], // the BLPOP returns nil; runNextJob sleeps --sleep=3
+      [8, 'worker-1'], // runNextJob returns: queue:work --once exits
+    ]);
+    expect(real.steps.at(-1)!.title).toBe('worker-1 exits');
+    expect(shape(tool.steps, tool.start)).toEqual(shape(real.steps, real.start));
+    expect(tool.steps.at(-1)!.title).toBe('worker-1 exits after one poll that found no job (--once)');
   });
   it('two jobs of one class with one definition: real Laravel plays them, and the traces match', async () => {
     const { spec } = parseScenario(

@@ -125,7 +125,7 @@ timeline:
     expect(titles).toEqual([
       'worker-1@0 pop: pop: no job on default; sleeping 10s (--sleep)',
       'worker-2@0 pop: pop: no job on default; sleeping 3s (--sleep)',
-      'worker-2@3 stop: worker-2 exits after one job (--once)',
+      'worker-2@3 stop: worker-2 exits after one poll that found no job (--once)',
       'worker-1@5 kill: SIGKILL to worker-1 (from outside): the process dies while idle',
       'worker-2@6 kill: SIGKILL to worker-2: nothing to kill, it exited (--once)',
     ]);

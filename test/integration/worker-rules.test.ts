@@ -6,13 +6,17 @@ import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 import { laravel53 } from '../../src/sim/profiles/laravel-5.3.ts';
+import { laravel8 } from '../../src/sim/profiles/laravel-8.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import { useRedis } from '../helpers/run.ts';
 import type { CmdPattern } from '../helpers/trace.ts';
 import {
+  at,
   c,
   emptyPoll,
+  evalScript,
   expectSteps,
+  lua,
   migrate,
   payload,
   popDue as popDueHelper,
@@ -183,6 +187,8 @@ timeline:
       { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1') },
       { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
       { actor: 'worker-1', t: 120, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r1'))] },
+      // runNextJob returns: the --once process exits (run-end.ts waits for it).
+      { actor: 'worker-1', t: 120, kind: 'stop', commands: [] },
     ]);
   });
 });
@@ -256,6 +262,7 @@ describe("config/queue.php 'retry_after' => null, through RedisConnector::connec
       { actor: 'worker-1', t: 0, kind: 'pop', commands: firstPop('r1', 60) },
       { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
       { actor: 'worker-1', t: 5, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r1'))] },
+      { actor: 'worker-1', t: 5, kind: 'stop', commands: [] },
     ]);
   });
 
@@ -276,6 +283,7 @@ describe("config/queue.php 'retry_after' => null, through RedisConnector::connec
         },
         { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
         { actor: 'worker-1', t: 5, kind: 'delete', commands: [c('ZREM', Q.reserved, same('r1'))] },
+        { actor: 'worker-1', t: 5, kind: 'stop', commands: [] },
       ],
       laravel53,
     );
@@ -323,5 +331,140 @@ timeline:
     const failed = t.steps.find((s) => s.kind === 'fail');
     expect(failed?.t).toBe(t.start + 90);
     expect(failed?.explain).toMatch(/^This is how a job killed by the timeout finally fails/);
+  });
+});
+
+describe('a --once worker whose BLPOP (block_for) finds an empty queue: the run waits for it to exit', () => {
+  // Worker::runNextJob (--once) polls once and returns: with nothing popped it sleeps --sleep
+  // first (`$this->sleep($options->sleep)`), so the run goes on until that exit (run-end.ts).
+  const emptyOnce = (laravel: string, extra = '') => `
+name: inline
+title: inline
+laravel: "${laravel}"
+connections:
+  redis: { block_for: 5 }
+workers:
+  - { name: worker-1, once: true${extra} }
+timeline:
+  - { at: 0, note: nothing is dispatched }
+`;
+
+  it('8: pop script, BLPOP :notify 5, which times out at t+5 without a second pop; --sleep=3, then it exits at t+8', async () => {
+    const t = await run(emptyOnce('8'));
+    const P = 'laravel_database_queues:default';
+    const N = `${P}:notify`;
+    // LuaScripts::migrateExpiredJobs (8.x: KEYS from, to, to:notify; ARGV now) finding nothing.
+    const migrate8 = (from: string) =>
+      evalScript('migrateExpiredJobs', [from, P, N], [at(0)], [lua('zrangebyscore', from, '-inf', at(0))]);
+    expectSteps(
+      t,
+      [
+        // RedisQueue::pop → migrate (:delayed, then :reserved: retry_after 90 is set) →
+        // retrieveNextJob($queue, $block = true): the pop script finds nothing ({false, false}), so
+        // `! $job && ! is_null($this->blockFor) && $block` → blpop([$queue.':notify'], 5).
+        {
+          actor: 'worker-1',
+          t: 0,
+          kind: 'block',
+          commands: [
+            SELECT,
+            ...migrate8(`${P}:delayed`),
+            ...migrate8(`${P}:reserved`),
+            ...evalScript('pop', [P, `${P}:reserved`, N], [at(90)], [lua('lpop', P)]),
+            c('BLPOP', N, '5'),
+          ],
+        },
+        // The BLPOP returns nil at t+5: the `if` is false, so retrieveNextJob returns [null, null]
+        // with no `retrieveNextJob($queue, false)`: nothing reaches Redis. runNextJob sleeps 3 s.
+        { actor: 'worker-1', t: 5, kind: 'pop', commands: [] },
+        // runNextJob returns; queue:work --once exits.
+        { actor: 'worker-1', t: 8, kind: 'stop', commands: [] },
+      ],
+      laravel8,
+    );
+    expect(t.steps[1]!.title).toBe(
+      'pop: BLPOP timed out after 5s (block_for) with nothing: no job on default; sleeping 3s (--sleep)',
+    );
+    expect(t.steps[0]!.explain).not.toMatch(/pops again when it wakes/);
+    expect(t.steps[2]!.title).toBe('worker-1 exits after one poll that found no job (--once)');
+    expect(t.steps[2]!.state.workers[0]!.status).toEqual({ kind: 'stopped', reason: '--once' });
+  });
+
+  it('5.7: RedisQueue::blockingPop BLPOPs the ready list itself, times out at t+5 (no ZADD), --sleep=3, exit at t+8', async () => {
+    const t = await run(emptyOnce('5.7'));
+    expectSteps(t, [
+      // RedisQueue::pop → migrate → retrieveNextJob: block_for is set, so blockingPop($queue):
+      // blpop($queue, 5) on queues:default, no pop script.
+      {
+        actor: 'worker-1',
+        t: 0,
+        kind: 'block',
+        commands: [
+          SELECT,
+          ...migrate(Q.delayed, Q.ready, 0),
+          ...migrate(Q.reserved, Q.ready, 0),
+          c('BLPOP', Q.ready, '5'),
+        ],
+      },
+      // $rawBody is empty: blockingPop returns [null, null] without the ZADD to :reserved.
+      { actor: 'worker-1', t: 5, kind: 'pop', commands: [] },
+      { actor: 'worker-1', t: 8, kind: 'stop', commands: [] },
+    ]);
+    expect(t.steps[1]!.title).toMatch(/^pop: BLPOP timed out after 5s \(block_for\) with nothing: no job on default/);
+  });
+
+  it('a daemon worker blocked on an empty queue would poll forever: the run ends at its BLPOP, as before', async () => {
+    const t = await run(emptyOnce('8').replace('once: true', 'sleep: 3'));
+    expect(t.steps.map((s) => [s.t - t.start, s.kind])).toEqual([[0, 'block']]);
+  });
+
+  it('a daemon worker sent SIGTERM while it sleeps exits on its own: the run waits for its Worker::stop', async () => {
+    const t = await run(`
+name: inline
+title: inline
+laravel: "8"
+workers:
+  - { name: worker-1, sleep: 3 }
+timeline:
+  - { at: 4, stop: worker-1 }
+`);
+    expect(t.steps.map((s) => [s.t - t.start, s.kind, s.commands.length])).toEqual([
+      [0, 'pop', 7],
+      [3, 'pop', 6],
+      [4, 'stop', 0],
+      // SIGTERM cuts the sleep short; the loop sees $shouldQuit and stops, sending nothing.
+      [4, 'stop', 0],
+    ]);
+    expect(t.steps[3]!.title).toBe('worker-1 exits: SIGTERM was received (Worker::stop)');
+  });
+
+  it('a push wakes the BLPOP: the wake-up step says so, and (8) that it popped again', async () => {
+    const withJob = (laravel: string) => `
+name: inline
+title: inline
+laravel: "${laravel}"
+connections:
+  redis: { block_for: 5 }
+workers:
+  - { name: worker-1, once: true }
+jobs:
+  J: { class: App\\Jobs\\J }
+timeline:
+  - { at: 2, dispatch: J }
+`;
+    const t8 = await run(withJob('8'));
+    expect(t8.steps.map((s) => [s.t - t8.start, s.kind])).toEqual([
+      [0, 'block'],
+      [2, 'dispatch'],
+      [2, 'pop'],
+      [2, 'delete'],
+      [2, 'stop'],
+    ]);
+    expect(t8.steps[2]!.title).toMatch(
+      /^pop: a push's notification woke the BLPOP after 2s, so it popped again: reserved J#1/,
+    );
+    expect(t8.steps[4]!.title).toBe('worker-1 exits after one job (--once)');
+    const t57 = await run(withJob('5.7'));
+    expect(t57.steps[2]!.title).toMatch(/^pop: a push woke the BLPOP after 2s: reserved J#1/);
   });
 });

@@ -11,12 +11,12 @@ import { randomBytes } from 'node:crypto';
 import { registerCleanup } from '../cleanup.ts';
 import type { Client } from '../redis/connections.ts';
 import {
-  actorConnectionName,
   clientAddress,
   isOwnSetname,
   newClient,
   ownerOfConnectionName,
   parseClientList,
+  ProcessNames,
 } from '../redis/connections.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { parseRedisUrl } from '../redis/url.ts';
@@ -26,7 +26,7 @@ import { Scheduler } from '../sim/scheduler.ts';
 import type { ActorDirectory, ConnectionOwner } from '../scenarios/attribute.ts';
 import { attributeLines } from '../scenarios/attribute.ts';
 import type { RealEnv } from '../scenarios/entries/index.ts';
-import { kindOf, startOrder, totalDispatches } from '../scenarios/entries/index.ts';
+import { kindOf, scheduleRun, totalDispatches } from '../scenarios/entries/index.ts';
 import { scenarioQueues } from '../scenarios/queues.ts';
 import { runIsOver } from '../scenarios/run-end.ts';
 import type { ScenarioSpec } from '../scenarios/schema.ts';
@@ -38,6 +38,7 @@ import { describeExit, WorkerProxy } from './worker-proxy.ts';
 import { laravel8Installation } from './installation.ts';
 import { nextJobIdentity } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
+import { WEB_ACTOR } from '../sim/web-request.ts';
 import { getProfile } from '../sim/profiles/index.ts';
 import { CONFORMANCE_PROFILE } from './profile.ts';
 
@@ -139,14 +140,11 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
   const book = new AddressBook(observer, runId);
   const run: RealRun = { scenario: spec.name, start: spec.start, steps: [], failed: [], executions: {}, warnings: [] };
   let capture: MonitorCapture | null = null;
-  /** Processes each actor has had so far (its n-th process is named ...:<actor>:<n>). */
-  const processes = new Map<string, number>();
+  const names = new ProcessNames(runId);
 
   /** Starts an actor process and waits for its "ready" (it has not touched Redis yet). */
   async function startActor(actor: string, role: Record<string, unknown>): Promise<{ php: PhpActor; name: string }> {
-    const process = (processes.get(actor) ?? 0) + 1;
-    processes.set(actor, process);
-    const name = actorConnectionName(runId, actor, process);
+    const { name } = names.next(actor);
     const roleFile = join(dir, `role-${++roles}.json`);
     writeFileSync(roleFile, JSON.stringify({ ...role, name }));
     const php = PhpActor.start(install.php, install.harness, configFile, roleFile);
@@ -165,7 +163,6 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
 
   const defaultConnection = Object.keys(spec.connections)[0]!;
   const queues = scenarioQueues(spec, prefix);
-  let pending = 0;
   let queuesEmpty = false;
 
   try {
@@ -186,7 +183,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       maxSteps: 10_000 + 50 * totalDispatches(spec.timeline),
       onWarning: (m) => run.warnings.push(m),
       // The model's rule (src/scenarios/run-end.ts), so both runs end at the same step.
-      isDone: () => runIsOver({ pending, queuesEmpty, workers }),
+      isDone: () => runIsOver({ pending: pending(), queuesEmpty, workers }),
     });
 
     // The model's job uuids, drawn in the same order (a uuid, then an id, per job dispatched), are
@@ -199,7 +196,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       worker: (name) => byName.get(name)!,
       // A web request: its own PHP process and connection, one step.
       request: (what, kind, roleOf) => async (ctx) => {
-        const { php, name } = await startActor('dispatcher', roleOf());
+        const { php, name } = await startActor(WEB_ACTOR, roleOf());
         php.answer({ now: ctx.now() });
         const y = await nextYield(php, name);
         if (y.y !== 'done') throw new Error(`real Laravel ${what} ended unexpectedly: ${describeExit(y)}`);
@@ -207,24 +204,8 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
         await php.close();
       },
     };
-    // Started in the model's order (entries/index.ts startOrder), so equal times run alike.
-    const activations = startOrder(spec.timeline).flatMap((e) => {
-      const a = kindOf(e).real(e, env);
-      return a === null ? [] : [{ at: spec.start + e.at, ...a }];
-    });
-    pending = activations.length + workers.length;
-    for (const a of activations) {
-      scheduler.spawn(a.actor, a.at, async (ctx) => {
-        pending--;
-        await a.run(ctx);
-      });
-    }
-    for (const w of workers) {
-      scheduler.spawn(w.spec.name, spec.start + w.spec.start, async (ctx) => {
-        pending--;
-        await w.supervise(ctx);
-      });
-    }
+    // Started as the model starts them (scheduleRun), so equal times run alike.
+    const pending = scheduleRun(scheduler, spec, (e) => kindOf(e).real(e, env), workers);
 
     capture = await MonitorCapture.start(opts.redis.url);
     const cap = capture;

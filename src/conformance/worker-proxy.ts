@@ -49,7 +49,7 @@ export class WorkerProxy {
   }
 
   /** SIGKILL to the PHP process from outside: it dies where it waits; the coordinator forgets its waits. */
-  async killFromOutside(ctx: ActorContext, how: { by: string }): Promise<boolean> {
+  async killFromOutside(ctx: ActorContext): Promise<boolean> {
     const php = this.php;
     if (php === null || this.supervisor === null) {
       ctx.describe({ kind: 'kill', title: `SIGKILL to ${this.spec.name}: nothing to kill` });
@@ -62,7 +62,7 @@ export class WorkerProxy {
     this.exited = true;
     this.php = null;
     this.handling = false;
-    ctx.describe({ kind: 'kill', title: `SIGKILL to ${this.spec.name} (${how.by})` });
+    ctx.describe({ kind: 'kill', title: `SIGKILL to ${this.spec.name} (from outside)` });
     return true;
   }
 
@@ -71,10 +71,15 @@ export class WorkerProxy {
   }
 
   async restartAfterKill(ctx: ActorContext): Promise<void> {
+    await this.restart(ctx);
+    await this.supervise(ctx);
+  }
+
+  /** supervisord starts a new process for a killed one: a step of its own, as the model's. */
+  private async restart(ctx: ActorContext): Promise<void> {
     await ctx.sleep(0);
     ctx.describe({ kind: 'restart', title: `supervisor restarts ${this.spec.name}` });
     await ctx.sleep(0);
-    await this.supervise(ctx);
   }
 
   busy(): boolean {
@@ -87,10 +92,8 @@ export class WorkerProxy {
     try {
       for (;;) {
         const outcome = await this.process(ctx);
-        if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
-        await ctx.sleep(0);
-        ctx.describe({ kind: 'restart', title: `supervisor restarts ${this.spec.name}` });
-        await ctx.sleep(0);
+        if (outcome !== 'killed' || !this.restartsAfterKill()) return;
+        await this.restart(ctx);
       }
     } finally {
       this.exited = true;

@@ -103,6 +103,22 @@ export function ownerOfConnectionName(name: string, runId: string): ConnectionOw
   return m ? { actor: m[1]!, process: Number(m[2]) } : undefined;
 }
 
+/**
+ * Names each new process's connection of a run: an actor's n-th process is
+ * `lqsim:<run>:<actor>:<n>`, so the name says which process of the actor sent a command.
+ */
+export class ProcessNames {
+  private readonly counts = new Map<string, number>();
+
+  constructor(readonly runId: string) {}
+
+  next(actor: string): { name: string; owner: ConnectionOwner } {
+    const process = (this.counts.get(actor) ?? 0) + 1;
+    this.counts.set(actor, process);
+    return { name: actorConnectionName(this.runId, actor, process), owner: { actor, process } };
+  }
+}
+
 function runConnectionPrefix(runId: string): string {
   return `lqsim:${runId}:`;
 }
@@ -130,16 +146,15 @@ export class ConnectionHub {
   readonly observer: Client;
   observerAddr = '';
   private readonly byAddr = new Map<string, ConnectionOwner>();
-  /** Processes (connections) each actor has had so far. */
-  private readonly processes = new Map<string, number>();
+  private readonly names: ProcessNames;
   private readonly open = new Set<Client>();
-  private counter = 0;
 
   constructor(
     private readonly url: string,
     private readonly runId: string,
   ) {
     this.observer = newClient(url);
+    this.names = new ProcessNames(runId);
   }
 
   async start(): Promise<void> {
@@ -149,9 +164,7 @@ export class ConnectionHub {
 
   /** Opens a new connection for an actor and learns its address before it sends anything. */
   async connect(actor: string): Promise<ActorConnection> {
-    const process = (this.processes.get(actor) ?? 0) + 1;
-    this.processes.set(actor, process);
-    const name = actorConnectionName(this.runId, actor, process);
+    const { name, owner } = this.names.next(actor);
     const client = newClient(this.url);
     await client.connect();
     await client.sendCommand(['CLIENT', 'SETNAME', name]);
@@ -160,7 +173,7 @@ export class ConnectionHub {
       (c) => c.name === name,
     );
     if (!entry?.addr || !entry.id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
-    this.byAddr.set(entry.addr, { actor, process });
+    this.byAddr.set(entry.addr, owner);
     return { actor, client, id: entry.id, addr: entry.addr, name };
   }
 

@@ -1,5 +1,6 @@
 // The shipped scenarios: `lqsim list` shows them, `lqsim run <name>` finds one by name.
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { isFile } from '../files.ts';
 import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../package-root.ts';
 import { ScenarioError, closestNames } from './errors.ts';
@@ -75,13 +76,4 @@ async function scenarioFiles(dir: string): Promise<string[]> {
     throw new ScenarioError(dir, 0, 0, '', `cannot read the scenarios folder (${code})`);
   }
   return names.filter((n) => n.endsWith(EXTENSION) && !n.startsWith('.')).sort();
-}
-
-/** Whether `path` is an existing regular file. */
-export async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
 }

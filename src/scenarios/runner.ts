@@ -13,7 +13,7 @@ import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import { allKeys } from '../sim/keys.ts';
-import { getProfile } from '../sim/profiles/index.ts';
+import { getProfile, scriptsOf } from '../sim/profiles/index.ts';
 import { Dispatcher } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
@@ -26,7 +26,7 @@ import { ExecutionLog } from './execution-log.ts';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems } from './load.ts';
 import type { ModelEnv, NoteEntry } from './entries/index.ts';
-import { kindOf, startOrder, totalDispatches } from './entries/index.ts';
+import { kindOf, scheduleRun, totalDispatches } from './entries/index.ts';
 import type { ScenarioSpec } from './schema.ts';
 import { scenarioQueues } from './queues.ts';
 import { runIsOver } from './run-end.ts';
@@ -89,10 +89,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const registry = executionLog.registry();
   const cache = new Map<string, number>();
   const dispatcher = new Dispatcher(profile, registry, seededRandom(spec.seed));
-  const scriptNames = new Map(Object.values(profile.scripts).flatMap((s) => (s ? [[s.source, s.name]] : [])));
-  const scriptSources = new Map<string, string>(
-    Object.values(profile.scripts).flatMap((s) => (s ? [[s.name, s.source]] : [])),
-  );
+  const scriptNames = new Map(scriptsOf(profile).map((s) => [s.source, s.name]));
+  const scriptSources = new Map<string, string>(scriptsOf(profile).map((s) => [s.name, s.source]));
 
   const timeline: Timeline = {
     scenario: { name: spec.name, title: spec.title, description: spec.description, file: opts.file },
@@ -157,12 +155,6 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         webRequest(ctx, { connect, profile, config: connections[connection ?? defaultConnection]! }, fn),
       worker: (name) => workerByName.get(name)!,
     };
-    const activations = startOrder(spec.timeline).flatMap((e) => {
-      const a = kindOf(e).model(e, env);
-      return a === null ? [] : [{ at: spec.start + e.at, ...a }];
-    });
-    // Entries and worker processes not yet started: until they have, the run is not over.
-    let pending = activations.length + workers.length;
     let lastQueues: QueueState[] | null = null;
     const scheduler = new Scheduler({
       start: spec.start,
@@ -172,20 +164,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       // run-end.ts: nothing left to start, the queues empty, no handle() running, and no worker
       // still on its way to an exit of its own (--once, or after SIGTERM). Daemons polling empty
       // queues would poll forever, so they do not hold the run open.
-      isDone: () => runIsOver({ pending, queuesEmpty: lastQueues !== null && queuesAreEmpty(lastQueues), workers }),
+      isDone: () =>
+        runIsOver({ pending: pending(), queuesEmpty: lastQueues !== null && queuesAreEmpty(lastQueues), workers }),
     });
-    for (const a of activations) {
-      scheduler.spawn(a.actor, a.at, async (ctx) => {
-        pending--;
-        await a.run(ctx);
-      });
-    }
-    for (const w of workers) {
-      scheduler.spawn(w.name, spec.start + w.spec.start, async (ctx) => {
-        pending--;
-        await w.supervise(ctx);
-      });
-    }
+    const pending = scheduleRun(scheduler, spec, (e) => kindOf(e).model(e, env), workers);
 
     const notes = new PendingNotes(spec, noteFor);
 

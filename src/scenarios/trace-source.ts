@@ -7,7 +7,8 @@ import { normaliseTrace } from '../trace/normalise.ts';
 import type { ResolvedTrace, SourceContext } from '../trace/source.ts';
 import { registerFallbackTraceResolver, registerTraceResolver, TraceSourceError } from '../trace/source.ts';
 import { fromTimeline } from '../trace/trace-like.ts';
-import { isFile, resolveScenario } from './catalog.ts';
+import { isFile } from '../files.ts';
+import { resolveScenario } from './catalog.ts';
 import { loadScenarioFile } from './load.ts';
 import { runScenario } from './runner.ts';
 

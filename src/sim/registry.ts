@@ -52,21 +52,26 @@ export class JobRegistry {
   /** Payload ids whose last handle() a kill ended. */
   private readonly killed = new Set<string>();
 
-  /** A worker's handle() of the job starts. */
+  /** A worker's handle() of the job starts (Job::fire): it counts as an execution. */
   attemptStarted(id: string, worker: string): void {
+    const job = this.byId.get(id);
+    if (job) this.recordExecution(job);
     this.running.set(id, worker);
     this.killed.delete(id);
   }
 
-  /** That handle() ended: it returned or threw, or the process was killed under it. */
-  attemptEnded(id: string, how: 'returned' | 'killed'): void {
+  /** That handle() returned or threw. */
+  attemptEnded(id: string): void {
     this.running.delete(id);
-    if (how === 'killed') this.killed.add(id);
   }
 
-  /** The process of `worker` was killed: whatever handle() it was running ended there. */
+  /** The process of `worker` was killed (Worker::kill, or from outside): its handle() ended there. */
   killedOn(worker: string): void {
-    for (const [id, w] of this.running) if (w === worker) this.attemptEnded(id, 'killed');
+    for (const [id, w] of this.running) {
+      if (w !== worker) continue;
+      this.running.delete(id);
+      this.killed.add(id);
+    }
   }
 
   /** How the job's last attempt is going: still running on a worker, killed, or neither. */

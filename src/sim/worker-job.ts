@@ -63,8 +63,6 @@ export abstract class JobHandling {
       // $job->fire(): the job's handle() runs for its virtual duration.
       const attempt = job.attempts();
       const behaviour = attemptBehaviour(this.env.behaviourOf(job.getJobId(), attempt));
-      const instance = this.env.registry.get(job.getJobId());
-      if (instance) this.env.registry.recordExecution(instance);
       this.env.registry.attemptStarted(job.getJobId(), this.spec.name);
       this.state.status = { kind: 'running', job: label, since: ctx.now(), attempt };
       if (behaviour.run > 0) {
@@ -87,12 +85,11 @@ export abstract class JobHandling {
         );
         if (killAt !== null) {
           await ctx.sleep(killAt - ctx.now());
-          this.env.registry.attemptEnded(job.getJobId(), 'killed');
           return await this.timeoutHandler(ctx, job);
         }
         await ctx.sleep(behaviour.run);
       }
-      this.env.registry.attemptEnded(job.getJobId(), 'returned');
+      this.env.registry.attemptEnded(job.getJobId());
       await this.finishAttempt(ctx, job, behaviour);
     } catch (e) {
       if (!(e instanceof Thrown)) throw e;

@@ -95,13 +95,13 @@ export function nothingToKill(name: string, status: WorkerStatus): Narration {
 /** SIGKILL from outside: no handler runs, nothing more reaches Redis. */
 export function killedFromOutside(
   s: Setup,
-  d: { name: string; by: string; label: string | null; poppedAt: number | null },
+  d: { name: string; label: string | null; poppedAt: number | null },
 ): Narration {
   return {
     kind: 'kill',
     title: d.label
-      ? `SIGKILL to ${d.name} (${d.by}) while it runs ${d.label}: the process dies; the job stays in :reserved`
-      : `SIGKILL to ${d.name} (${d.by}): the process dies while idle`,
+      ? `SIGKILL to ${d.name} (from outside) while it runs ${d.label}: the process dies; the job stays in :reserved`
+      : `SIGKILL to ${d.name} (from outside): the process dies while idle`,
     explain: d.label
       ? `No catch, finally or timeout handler runs, so nothing is sent to Redis: the reserved copy waits until ${reservedUntil(s, d.poppedAt)}, when a pop migrates it back and its attempts already count this run.`
       : 'No handler runs and nothing is sent to Redis; its connection closes.',

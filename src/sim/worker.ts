@@ -50,12 +50,8 @@ export class WorkerModel extends JobHandling {
       for (;;) {
         this.state.generation += 1;
         const outcome = await this.runWorker(ctx);
-        if (outcome !== 'killed' || !this.spec.restart || this.shouldQuit) return;
-        await ctx.sleep(0);
-        this.trail('supervisord → php artisan queue:work');
-        this.describe(ctx, narration.restart(this.name));
-        this.state.status = { kind: 'starting' };
-        await ctx.sleep(0);
+        if (outcome !== 'killed' || !this.restartsAfterKill()) return;
+        await this.restart(ctx);
       }
     } finally {
       this.exited = true;
@@ -67,10 +63,10 @@ export class WorkerModel extends JobHandling {
    * the process dies wherever it is, sending nothing more; its connection closes and whatever
    * it had reserved stays in :reserved. False when no process was running.
    */
-  async killFromOutside(ctx: ActorContext, how: { by: string; note?: string }): Promise<boolean> {
+  async killFromOutside(ctx: ActorContext, note?: string): Promise<boolean> {
     const port = this.port;
     if (port === null || this.supervisor === null) {
-      this.describe(ctx, { ...narration.nothingToKill(this.name, this.state.status), note: how.note });
+      this.describe(ctx, { ...narration.nothingToKill(this.name, this.state.status), note });
       return false;
     }
     const running = this.state.status.kind === 'running' ? this.state.status.job : null;
@@ -82,13 +78,8 @@ export class WorkerModel extends JobHandling {
     await port.close();
     this.env.registry.killedOn(this.name);
     this.describe(ctx, {
-      ...narration.killedFromOutside(this.setup, {
-        name: this.name,
-        by: how.by,
-        label: running,
-        poppedAt: this.poppedAt,
-      }),
-      note: how.note,
+      ...narration.killedFromOutside(this.setup, { name: this.name, label: running, poppedAt: this.poppedAt }),
+      note,
     });
     this.state.status = running ? { kind: 'killed', job: running } : { kind: 'killed' };
     return true;
@@ -101,12 +92,17 @@ export class WorkerModel extends JobHandling {
 
   /** After a kill from outside: supervisord starts a new process (autorestart), on `ctx`. */
   async restartAfterKill(ctx: ActorContext): Promise<void> {
+    await this.restart(ctx);
+    await this.supervise(ctx);
+  }
+
+  /** supervisord starts a new process for a killed one: a step of its own, then the new process. */
+  private async restart(ctx: ActorContext): Promise<void> {
     await ctx.sleep(0);
     this.trail('supervisord → php artisan queue:work');
     this.describe(ctx, narration.restart(this.name));
     this.state.status = { kind: 'starting' };
     await ctx.sleep(0);
-    await this.supervise(ctx);
   }
 
   /** SIGTERM: Worker::listenForSignals sets shouldQuit; a sleeping worker wakes at once. */
@@ -276,6 +272,7 @@ export class WorkerModel extends JobHandling {
   /** Worker::kill: posix_kill(SIGKILL) on itself. No catch or finally runs, so the job stays where it is. */
   private kill(ctx: ActorContext, job: RedisJob | null): 'killed' {
     const label = job ? this.label(job) : null;
+    this.env.registry.killedOn(this.name);
     this.trail('Worker::kill → posix_kill(SIGKILL)');
     this.describe(
       ctx,

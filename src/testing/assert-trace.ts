@@ -7,7 +7,7 @@ import { AssertionError } from 'node:assert';
 import { jobLabels, relTime, summarizeArgs } from '../output/describe.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { Step, TraceCommand } from '../scenarios/timeline.ts';
-import { isProfileName, PROFILES } from '../sim/profiles/index.ts';
+import { findProfile } from '../sim/profiles/index.ts';
 import type { CommandSpec, ExpectedStep, ExpectedTrace, TraceOptions, TraceSubject } from './expected.ts';
 import { commandProblems, isStepwise, keep, sameKind, showSpec, toSpec } from './expected.ts';
 import type { MatchContext } from './patterns.ts';
@@ -47,7 +47,7 @@ export function traceMismatch(
 ): string | null {
   const ctx: Omit<MatchContext, 'command'> = {
     start: actual.start,
-    profile: isProfileName(actual.profile) ? PROFILES[actual.profile] : undefined,
+    profile: findProfile(actual.profile),
     bound: new Map(),
   };
   const labels = jobLabels({ jobs: actual.jobs ?? [] });

@@ -6,7 +6,7 @@
 import type { ChalkInstance } from 'chalk';
 import { summarizeArgs } from '../output/describe.ts';
 import { quoteArg, terminalSafe } from '../output/terminal-safe.ts';
-import { PROFILES } from '../sim/profiles/index.ts';
+import { PROFILES, scriptsOf } from '../sim/profiles/index.ts';
 import type { TraceCommand } from '../scenarios/timeline.ts';
 import type { CommandDiff, StepDiff, TraceDiff } from './diff.ts';
 import { diffSummary } from './diff.ts';
@@ -27,7 +27,7 @@ function scriptName(text: string): string | undefined {
   if (!scriptNames) {
     scriptNames = new Map();
     for (const profile of Object.values(PROFILES))
-      for (const s of Object.values(profile.scripts)) if (s) scriptNames.set(s.source, s.name);
+      for (const s of scriptsOf(profile)) scriptNames.set(s.source, s.name);
   }
   return scriptNames.get(text);
 }

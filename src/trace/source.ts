@@ -5,7 +5,8 @@
 // registered fallback (src/scenarios/trace-source.ts: a scenario name or YAML file, with
 // `@<profile>` to pick the Laravel profile, `dispatch@8`). This module reads files only; sources
 // that run scenarios do it on the Redis the caller provides.
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { isFile } from '../files.ts';
 import type { RedisTarget } from '../scenarios/runner.ts';
 import { isGoldenText, parseGolden } from './golden-text.ts';
 import type { NormalisedTrace } from './normalise.ts';
@@ -43,14 +44,6 @@ let fallbackResolver: TraceResolver | undefined;
 /** Sets the resolver for operands without a prefix that are not golden or ndjson files. */
 export function registerFallbackTraceResolver(resolver: TraceResolver): void {
   fallbackResolver = resolver;
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
 }
 
 async function readText(file: string): Promise<string> {

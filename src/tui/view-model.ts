@@ -2,8 +2,7 @@
 // session's snapshot. Pure, so a test can check what each pane holds without rendering.
 import { jobLabels, relTime } from '../output/describe.ts';
 import type { Step } from '../scenarios/timeline.ts';
-import type { LuaScript } from '../sim/lua.ts';
-import { getProfile } from '../sim/profiles/index.ts';
+import { findProfile } from '../sim/profiles/index.ts';
 import type { DetailContext } from './detail-lines.ts';
 import type { Layout } from './layout.ts';
 import { paneBody } from './layout.ts';
@@ -32,19 +31,6 @@ export interface ViewModel {
   workers: string[];
 }
 
-interface ProfileInfo {
-  scripts: Partial<Record<string, LuaScript | null>>;
-}
-
-function profileInfo(name: string | undefined): ProfileInfo {
-  try {
-    const p = getProfile(name ?? '');
-    return { scripts: p.scripts };
-  } catch {
-    return { scripts: {} };
-  }
-}
-
 export function viewModel(snap: SessionSnapshot, ui: UiState, layout: Layout): ViewModel {
   const { steps, timeline } = snap;
   const finished = snap.status === 'finished' || snap.status === 'stopped';
@@ -52,7 +38,7 @@ export function viewModel(snap: SessionSnapshot, ui: UiState, layout: Layout): V
   const step = steps[cursor];
   const start = timeline?.start ?? step?.t ?? 0;
   const labels = jobLabels({ jobs: timeline?.jobs ?? [] });
-  const profile = profileInfo(timeline?.profile);
+  const scripts = findProfile(timeline?.profile)?.scripts ?? {};
   const narrationCtx: NarrationContext = {
     start,
     atEnd: finished && cursor === steps.length - 1,
@@ -73,7 +59,7 @@ export function viewModel(snap: SessionSnapshot, ui: UiState, layout: Layout): V
     stateLines: step === undefined ? [] : fittedStateLines(step.state, { start }, stateBody.width, stateBody.rows),
     narration: step === undefined ? [] : fittedNarration(step, narrationCtx, narrationWidth, layout.narrationRows),
     narrationHeading: step === undefined ? '' : narrationHeading(step, start),
-    detail: { timeline: { start, steps }, labels, scripts: profile.scripts, narration: narrationCtx },
+    detail: { timeline: { start, steps }, labels, scripts, narration: narrationCtx },
     workers: (step?.state.workers ?? []).map((w) => w.name),
   };
 }

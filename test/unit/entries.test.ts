@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENTRY_KINDS, kindOf, startOrder } from '../../src/scenarios/entries/index.ts';
+import { ENTRY_KINDS, kindOf, startOrder, totalDispatches } from '../../src/scenarios/entries/index.ts';
 import { parseScenario } from '../../src/scenarios/load.ts';
 
 const spec = parseScenario(
@@ -27,6 +27,20 @@ describe('timeline entry kinds', () => {
   it('has a module for each kind, found by kind', () => {
     expect(Object.keys(ENTRY_KINDS).sort()).toEqual(['dispatch', 'kill', 'note', 'size', 'stop']);
     for (const e of spec.timeline) expect(kindOf(e)).toBe(ENTRY_KINDS[e.kind]);
+    // Each module's schema takes its own entries as written and names them by its kind.
+    const written = {
+      dispatch: { at: 0, dispatch: 'J' },
+      stop: { at: 0, stop: 'w' },
+      kill: { at: 1, kill: 'w' },
+      size: { at: 0, size: 'default' },
+      note: { at: 0, note: 'n' },
+    } as const;
+    for (const [kind, entry] of Object.entries(written)) {
+      expect(ENTRY_KINDS[kind as keyof typeof written].schema.parse(entry)).toMatchObject({ kind, ...entry });
+      for (const other of Object.keys(written).filter((k) => k !== kind)) {
+        expect(ENTRY_KINDS[other as keyof typeof written].schema.safeParse(entry).success).toBe(false);
+      }
+    }
   });
 
   it('starts dispatches, stops and notes as written, then size calls', () => {
@@ -40,6 +54,6 @@ describe('timeline entry kinds', () => {
   });
 
   it('counts the jobs a timeline dispatches', () => {
-    expect(spec.timeline.reduce((n, e) => n + kindOf(e).dispatches(e), 0)).toBe(3);
+    expect(totalDispatches(spec.timeline)).toBe(3);
   });
 });

@@ -6,7 +6,7 @@ import type { JobDefinition } from '../../sim/dispatcher.ts';
 import type { Dispatched } from '../../sim/dispatcher.ts';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
 import type { StepDescription } from '../../sim/scheduler.ts';
-import { at, isQueueName, name, note, seconds, singleQueue } from '../fields.ts';
+import { at, DISPATCHER, isQueueName, name, note, seconds, singleQueue } from '../fields.ts';
 import type { JobClassSpec } from '../schema.ts';
 import type { EntryKind } from './kind.ts';
 import { entrySchema } from './kind.ts';
@@ -45,7 +45,7 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
   queues: (e) => (e.queue ? [e.queue] : []),
   dispatches: (e) => e.count,
   model: (e, env) => ({
-    actor: 'dispatcher',
+    actor: DISPATCHER,
     async run(ctx) {
       const job = jobDefinition(e.dispatch, env.spec.jobs[e.dispatch]!);
       const { result, methods } = await env.request(ctx, e.connection, (queue) =>
@@ -68,7 +68,7 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
     },
   }),
   real: (e, env) => ({
-    actor: 'dispatcher',
+    actor: DISPATCHER,
     run: env.request(`dispatch ${e.count} × ${e.dispatch}`, 'dispatch', () => ({
       role: 'dispatch',
       job: e.dispatch,

@@ -2,7 +2,9 @@
 // makes the compiler name any kind of the union that has no module here. Code that handles an
 // entry goes through kindOf(entry), never through which keys the entry happens to have.
 import { z } from 'zod';
-import type { EntryKind } from './kind.ts';
+import type { ActorContext, Scheduler } from '../../sim/scheduler.ts';
+import type { ScenarioSpec } from '../schema.ts';
+import type { Activation, EntryKind } from './kind.ts';
 import { dispatchEntry } from './dispatch.ts';
 import { killEntry } from './kill.ts';
 import { noteEntry } from './note.ts';
@@ -37,15 +39,43 @@ export function kindOf<E extends TimelineEntrySpec>(entry: E): EntryKind<E> {
 
 /**
  * The order in which entries start, and so the order at one virtual time: by the kind's phase
- * (dispatches, stops and kills 0, Queue::size 1), then as written. Worker processes are started after
- * every entry, so at the time a worker starts, that second's dispatches, stops and size calls
- * run first. The scheduler runs equal times in the order they were scheduled (scheduler.ts).
+ * (dispatches, stops and kills 0, Queue::size 1), then as written. scheduleRun starts worker
+ * processes after every entry, so at the time a worker starts, that second's entries run first.
+ * The scheduler runs equal times in the order they were scheduled (scheduler.ts).
  */
 export function startOrder<E extends TimelineEntrySpec>(timeline: readonly E[]): E[] {
   return timeline
     .map((entry, index) => ({ entry, index, phase: kindOf(entry).phase }))
     .sort((a, b) => a.phase - b.phase || a.index - b.index)
     .map((x) => x.entry);
+}
+
+/**
+ * Puts a run on the scheduler, the model's and real Laravel's alike: the timeline's entries in
+ * startOrder (what `activate` makes of each), then each worker's supervisor at its start. Returns
+ * how many of them have not started yet: until none is left, the run is not over (run-end.ts).
+ */
+export function scheduleRun(
+  scheduler: Scheduler,
+  spec: Pick<ScenarioSpec, 'start' | 'timeline'>,
+  activate: (entry: TimelineEntrySpec) => Activation | null,
+  workers: readonly { readonly spec: { name: string; start: number }; supervise(ctx: ActorContext): Promise<void> }[],
+): () => number {
+  const all = [
+    ...startOrder(spec.timeline).flatMap((e) => {
+      const a = activate(e);
+      return a === null ? [] : [{ at: e.at, ...a }];
+    }),
+    ...workers.map((w) => ({ at: w.spec.start, actor: w.spec.name, run: (ctx: ActorContext) => w.supervise(ctx) })),
+  ];
+  let pending = all.length;
+  for (const a of all) {
+    scheduler.spawn(a.actor, spec.start + a.at, async (ctx) => {
+      pending--;
+      await a.run(ctx);
+    });
+  }
+  return () => pending;
 }
 
 /** Jobs the timeline dispatches in all. */

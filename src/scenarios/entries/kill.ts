@@ -4,11 +4,10 @@
 // closes, and a job it had reserved waits in :reserved until retry_after. Whether supervisord
 // starts a new process is part of the entry (default: the worker's `restart`, unless it was stopped).
 import { z } from 'zod';
+import type { ActorContext } from '../../sim/scheduler.ts';
 import { at, name, note } from '../fields.ts';
 import type { EntryKind, WorkerControl } from './kind.ts';
 import { entrySchema } from './kind.ts';
-
-const BY = 'from outside';
 
 const schema = entrySchema('kill', {
   at,
@@ -22,9 +21,10 @@ const schema = entrySchema('kill', {
 
 export type KillEntry = z.output<typeof schema>;
 
-async function kill(e: KillEntry, w: WorkerControl, ctx: Parameters<WorkerControl['restartAfterKill']>[0]) {
+/** The same for the model and for real Laravel: SIGKILL, then supervisord's restart if it makes one. */
+async function kill(e: KillEntry, w: WorkerControl, ctx: ActorContext): Promise<void> {
   const restart = e.restart ?? w.restartsAfterKill();
-  if ((await w.killFromOutside(ctx, { by: BY, note: e.note })) && restart) await w.restartAfterKill(ctx);
+  if ((await w.killFromOutside(ctx, e.note)) && restart) await w.restartAfterKill(ctx);
 }
 
 export const killEntry: EntryKind<KillEntry> = {

@@ -22,7 +22,7 @@ export interface WorkerControl {
   /** SIGTERM: quit after the current job. */
   signalTerm(): void;
   /** SIGKILL from outside, on `ctx` (the entry's activation); false when no process was running. */
-  killFromOutside(ctx: ActorContext, how: { by: string; note?: string }): Promise<boolean>;
+  killFromOutside(ctx: ActorContext, note?: string): Promise<boolean>;
   /** Whether supervisord would start it again now (autorestart, and no stop asked for). */
   restartsAfterKill(): boolean;
   /** supervisord starts a new process; `ctx` goes on as its supervisor. */

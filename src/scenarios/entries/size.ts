@@ -1,7 +1,7 @@
 // `- { at: 5, size: default }`: the application calls Queue::size('default') in a web request of
 // its own: the size script, LLEN + ZCARD :delayed + ZCARD :reserved.
 import { z } from 'zod';
-import { at, name, note } from '../fields.ts';
+import { at, DISPATCHER, name, note } from '../fields.ts';
 import type { EntryKind } from './kind.ts';
 import { entrySchema } from './kind.ts';
 
@@ -29,7 +29,7 @@ export const sizeEntry: EntryKind<SizeEntry> = {
   queues: () => [],
   dispatches: () => 0,
   model: (e, env) => ({
-    actor: 'dispatcher',
+    actor: DISPATCHER,
     async run(ctx) {
       const { result: size, methods } = await env.request(ctx, e.connection, (queue) => queue.size(e.size));
       ctx.describe({
@@ -43,7 +43,7 @@ export const sizeEntry: EntryKind<SizeEntry> = {
     },
   }),
   real: (e, env) => ({
-    actor: 'dispatcher',
+    actor: DISPATCHER,
     run: env.request(`Queue::size('${e.size}')`, 'size', () => ({
       role: 'size',
       queue: e.size,

@@ -1,6 +1,7 @@
 // The one registry of Laravel version profiles. Everything that names the versions (the scenario
 // schema's `laravel` enum and its prose, the CLI's --laravel choices, `name@profile` operands)
 // reads PROFILE_NAMES or PROFILES from here; nothing lists them by hand.
+import type { LuaScript } from '../lua.ts';
 import type { LaravelProfile } from './types.ts';
 import { laravel53 } from './laravel-5.3.ts';
 import { laravel57 } from './laravel-5.7.ts';
@@ -25,9 +26,20 @@ export function isProfileName(name: unknown): name is ProfileName {
   return typeof name === 'string' && (PROFILE_NAMES as readonly string[]).includes(name);
 }
 
+/** The profile of that name, or undefined (a recorded timeline may name one this build lacks). */
+export function findProfile(name: string | undefined): LaravelProfile | undefined {
+  return isProfileName(name) ? PROFILES[name] : undefined;
+}
+
 export function getProfile(name: string): LaravelProfile {
-  if (!isProfileName(name)) throw new Error(`unknown Laravel profile "${name}" (known: ${PROFILE_NAMES.join(', ')})`);
-  return PROFILES[name];
+  const profile = findProfile(name);
+  if (!profile) throw new Error(`unknown Laravel profile "${name}" (known: ${PROFILE_NAMES.join(', ')})`);
+  return profile;
+}
+
+/** The Lua scripts a profile has: the LuaScripts methods its version defines. */
+export function scriptsOf(profile: LaravelProfile): LuaScript[] {
+  return Object.values(profile.scripts).filter((s): s is LuaScript => s !== null);
 }
 
 /** "a", "a and b", "a, b and c" (`word` "or" for a choice). */

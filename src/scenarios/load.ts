@@ -9,6 +9,7 @@ import { schemaProblems, show, type Path, type Problem } from './schema-issues.t
 import { DISPATCHER, isQueueName, singleQueue } from './fields.ts';
 import type { CheckContext } from './entries/index.ts';
 import { kindOf } from './entries/index.ts';
+import { getProfile } from '../sim/profiles/index.ts';
 
 export interface LoadedScenario {
   spec: ScenarioSpec;
@@ -304,7 +305,7 @@ export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
   });
   const workers = [...workerIndex.keys()];
 
-  const ctx: CheckContext = { spec, jobs, connections, workers, unknown };
+  const ctx: CheckContext = { spec, profile: getProfile(spec.laravel), jobs, connections, workers, unknown };
   let dispatched = 0;
   let reportedTotal = false;
   spec.timeline.forEach((entry, i) => {

@@ -1,15 +1,18 @@
 // `- { at: 0, dispatch: SendEmail, delay: 60, queue: emails, connection: redis, count: 3 }`:
-// the application dispatches a job (Bus::dispatch in a web request), `count` instances at once.
+// the application dispatches a job (Bus::dispatch in a web request), `count` instances at once;
+// `chain: [B, C]` is ->chain([new B, new C]) on it (5.5+).
 import { z } from 'zod';
 import { queueKeys } from '../../sim/keys.ts';
 import type { JobDefinition } from '../../sim/dispatcher.ts';
 import type { Dispatched } from '../../sim/dispatcher.ts';
+import { chainOf } from '../../sim/dispatcher.ts';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
 import type { StepDescription } from '../../sim/scheduler.ts';
 import { at, DISPATCHER, isQueueName, name, note, seconds, singleQueue } from '../fields.ts';
 import type { JobClassSpec } from '../schema.ts';
 import type { EntryKind } from './kind.ts';
 import { entrySchema } from './kind.ts';
+import { chainLinks, checkLinks, linkFields, linkQueues, toChainLinks, verbatim } from './chain-links.ts';
 
 const schema = entrySchema('dispatch', {
   at,
@@ -18,6 +21,9 @@ const schema = entrySchema('dispatch', {
   queue: z.string().min(1).optional(),
   connection: name.optional(),
   count: z.number().int().min(1).max(100_000).default(1).describe('dispatch this many instances'),
+  chain: chainLinks(
+    '->chain([...]) (5.5+): the jobs a worker pushes one after another once this one succeeds',
+  ).optional(),
   note,
 });
 
@@ -40,10 +46,22 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
     if (e.queue !== undefined && !isQueueName(e.queue)) {
       problems.push({ path: [...path, 'queue'], detail: singleQueue(e.queue) });
     }
+    if (e.chain !== undefined) {
+      if (!ctx.profile.bus.chain) {
+        problems.push({
+          path: [...path, 'chain'],
+          detail: `job chains arrived in Laravel 5.5 (Bus\\Queueable::chain); the ${ctx.profile.name} profile has none`,
+        });
+      } else if ((ctx.spec.jobs[e.dispatch]?.command ?? null) !== null) {
+        problems.push({ path: [...path, 'chain'], detail: verbatim(e.dispatch) });
+      }
+      problems.push(...checkLinks(e.chain, [...path, 'chain'], ctx));
+    }
     return problems;
   },
-  queues: (e) => (e.queue ? [e.queue] : []),
-  dispatches: (e) => e.count,
+  queues: (e) => [...(e.queue ? [e.queue] : []), ...linkQueues(e.chain ?? [])],
+  // The chain's jobs are dispatched too, later, by the workers.
+  dispatches: (e) => e.count * (1 + (e.chain?.length ?? 0)),
   model: (e, env) => ({
     actor: DISPATCHER,
     async run(ctx) {
@@ -55,6 +73,7 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
           delay: e.delay,
           queue: e.queue,
           connection: e.connection,
+          chain: e.chain && chainOf(toChainLinks(e.chain, (n) => jobDefinition(n, env.spec.jobs[n]!))),
         }),
       );
       ctx.describe(
@@ -76,11 +95,18 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
       delay: e.delay ?? null,
       queue: e.queue ?? null,
       connection: e.connection ?? null,
+      chain: e.chain?.map(realLink) ?? null,
       uuids: env.uuidsFor(e.count),
     })),
   }),
   notComparable: () => null,
 };
+
+/** A chain link for harness.php: `new <class>` and what is set on it (null: not set). */
+export function realLink(l: Parameters<typeof linkFields>[0]): Record<string, unknown> {
+  const f = linkFields(l);
+  return { job: f.job, queue: f.queue ?? null, connection: f.connection ?? null, delay: f.delay ?? null };
+}
 
 /** The job class of the scenario's `jobs:` as the model's Dispatcher takes it. */
 export function jobDefinition(jobName: string, job: JobClassSpec): JobDefinition {
@@ -109,19 +135,25 @@ function describeDispatch(
     labels.length === 1 ? labels[0]! : `${labels.length} × ${e.dispatch} (${labels[0]} … ${labels[labels.length - 1]})`;
   const keys = queueKeys(d.queue, o.prefix);
   const later = o.profile.queue.later === 'script' ? 'runs the later script, which ZADDs' : 'ZADDs';
+  const chain = e.chain?.map((l) => linkFields(l).job);
   return {
     kind: 'dispatch',
     title:
-      e.delay !== undefined
+      (e.delay !== undefined
         ? `dispatch ${what} with delay ${e.delay}s onto ${keys.delayed} (due t+${o.now + e.delay - o.start}s)`
-        : `dispatch ${what} onto ${keys.ready}`,
+        : `dispatch ${what} onto ${keys.ready}`) + (chain ? `, chained: ${chain.join(', ')}` : ''),
     methods: ['Bus\\Dispatcher::dispatchToQueue', ...new Set(methods)],
     explain:
-      e.delay !== undefined
+      (e.delay !== undefined
         ? `later() ${later} the payload to :delayed, scored by the time it becomes due; a worker migrates it once that time has passed.`
         : o.profile.queue.push === 'script'
           ? `push() runs the push script: it RPUSHes the JSON payload (attempts ${d.attempts}) onto the ready list and a 1 onto :notify.`
-          : `push() RPUSHes the JSON payload (attempts ${d.attempts}) onto the ready list.`,
+          : `push() RPUSHes the JSON payload (attempts ${d.attempts}) onto the ready list.`) +
+      (chain ? ` ${CHAINED}` : ''),
     note: e.note,
   };
 }
+
+/** What ->chain() does at dispatch time. */
+const CHAINED =
+  "->chain() serializes each next job (with what was set on it) into this payload's data.command ($chained); only this job is pushed now. The worker that runs it pushes the next one when it succeeds.";

@@ -11,7 +11,7 @@
  * CONFIG: { redis: {host, port, database, prefix}, connections: {name: {queue, retry_after,
  *           block_for}}, jobs: {name: {class, tries, timeout, retry_until, backoff, max_exceptions,
  *           fail_on_timeout, properties, attempts}} }   (the scenario, as the tool validated it)
- * ROLE:   { role: dispatch|size|worker, name: <CLIENT SETNAME>, ...entry or worker options }
+ * ROLE:   { role: dispatch|chain|size|worker, name: <CLIENT SETNAME>, ...entry or worker options }
  *
  * Protocol: JSON lines. The process prints {"y":"ready"} and waits; the coordinator answers
  * {"now": T} (virtual unix seconds; Carbon::setTestNow) and the actor runs Laravel's code until
@@ -21,6 +21,9 @@
  *   {"y":"step"}           a new step at the same instant (after a pop, after a processed job)
  *   {"y":"blocking"}       about to BLPOP; then {"y":"unblocked"} once the server answered it
  *   {"y":"done"}           the actor's work is over (the coordinator then closes stdin)
+ *   {"y":"uuid"}           a worker's Str::uuid() (the payload of a chain's next job): answered at
+ *                          once with {"uuid": U}, the next uuid of the model's stream; not a wait,
+ *                          the clock and the step go on
  * Every yield carries "alarm": the virtual deadline of the worker's pcntl_alarm (or null).
  * An answer may carry "signal": "ALRM" | "TERM": the process sends itself that real signal, so
  * Laravel's own handlers (Worker::registerTimeoutHandler, listenForSignals) run, and the timeout
@@ -72,6 +75,18 @@ namespace Conformance\Laravel {
         {
             fwrite(STDOUT, json_encode($message + ['alarm' => self::$alarmAt], JSON_UNESCAPED_SLASHES)."\n");
             fflush(STDOUT);
+        }
+
+        /** Str::uuid() in a worker: the coordinator's next uuid, drawn when Laravel draws it. */
+        public static function uuid(): string
+        {
+            self::send(['y' => 'uuid']);
+            $line = fgets(STDIN);
+            if ($line === false) {
+                exit(0);
+            }
+
+            return json_decode($line, true, 512, JSON_THROW_ON_ERROR)['uuid'];
         }
 
         /** Print a yield, wait for the coordinator's answer, set the clock, raise its signal. */
@@ -157,6 +172,24 @@ namespace Conformance\Laravel {
             .implode("\n", $props)."\n{$retryUntil}\n}\n";
         eval($code);
         Harness::$jobs[$fqcn] = $job;
+    }
+
+    /** `new <class>` of a chain, with what ->onConnection/->onQueue/->delay set on it (the role's link). */
+    function chain_link(array $config, array $link)
+    {
+        $class = $config['jobs'][$link['job']]['class'];
+        $job = new $class;
+        if (isset($link['connection'])) {
+            $job->onConnection($link['connection']);
+        }
+        if (isset($link['queue'])) {
+            $job->onQueue($link['queue']);
+        }
+        if (isset($link['delay'])) {
+            $job->delay($link['delay']);
+        }
+
+        return $job;
     }
 
     /** handle(): what the scenario says attempt N does (the last entry repeats). */
@@ -246,8 +279,34 @@ namespace Conformance\Laravel {
                 if (isset($role['delay'])) {
                     $pending->delay($role['delay']);
                 }
+                if (isset($role['chain'])) {
+                    $pending->chain(array_map(function ($link) use ($config) {
+                        return chain_link($config, $link);
+                    }, $role['chain']));
+                }
                 unset($pending);              // PendingDispatch::__destruct() dispatches
             }
+            break;
+
+        case 'chain':
+            // Bus::chain([...])->onConnection()->onQueue()->delay()->dispatch() (PendingChain).
+            $uuids = $role['uuids'];
+            \Illuminate\Support\Str::createUuidsUsing(function () use (&$uuids) {
+                return array_shift($uuids);
+            });
+            $pending = \Illuminate\Support\Facades\Bus::chain(array_map(function ($link) use ($config) {
+                return chain_link($config, $link);
+            }, $role['chain']));
+            if (isset($role['connection'])) {
+                $pending->onConnection($role['connection']);
+            }
+            if (isset($role['queue'])) {
+                $pending->onQueue($role['queue']);
+            }
+            if (isset($role['delay'])) {
+                $pending->delay($role['delay']);
+            }
+            $pending->dispatch();
             break;
 
         case 'size':
@@ -255,6 +314,11 @@ namespace Conformance\Laravel {
             break;
 
         case 'worker':
+            // A chain's next job is dispatched from the worker (CallQueuedHandler::call): its uuid
+            // comes from the coordinator at the moment Laravel draws it, as the model draws it.
+            \Illuminate\Support\Str::createUuidsUsing(function () {
+                return Harness::uuid();
+            });
             $options = new WorkerOptions(
                 'default', $role['backoff'], 128, $role['timeout'], $role['sleep'], $role['tries'],
                 false, false, 0, 0, 0

@@ -8,7 +8,7 @@ import { registerCleanup } from '../cleanup.ts';
 
 /** What the harness prints when Laravel waits (see harness.php). */
 export type Yield =
-  | { y: 'ready' | 'step' | 'blocking' | 'unblocked' | 'done'; alarm: number | null }
+  | { y: 'ready' | 'step' | 'blocking' | 'unblocked' | 'done' | 'uuid'; alarm: number | null }
   | { y: 'sleep' | 'busy'; s: number; alarm: number | null }
   /** The process ended without saying done: SIGKILL from Worker::kill, or a crash. */
   | { y: 'exit'; code: number | null; signal: NodeJS.Signals | null; stderr: string };
@@ -16,6 +16,11 @@ export type Yield =
 export interface Answer {
   now: number;
   signal?: 'ALRM' | 'TERM';
+}
+
+/** The answer to a {"y":"uuid"}: Str::uuid()'s value; the actor goes on at once. */
+export interface UuidAnswer {
+  uuid: string;
 }
 
 export class PhpActor {
@@ -69,7 +74,7 @@ export class PhpActor {
     return new Promise((resolve) => (this.waiter = resolve));
   }
 
-  answer(a: Answer): void {
+  answer(a: Answer | UuidAnswer): void {
     if (!this.exited) this.child.stdin.write(`${JSON.stringify(a)}\n`);
   }
 

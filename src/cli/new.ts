@@ -39,6 +39,8 @@ timeline:
   # - { at: 30, stop: worker-1 }                 # SIGTERM: it quits after its current job
   # - { at: 40, kill: worker-1 }                 # SIGKILL from outside (OOM killer): supervisord restarts it
   # - { at: 50, size: default }                  # the application calls Queue::size('default')
+  # - { at: 60, dispatch: SendInvoice, chain: [SendInvoice] }  # ->chain(): the worker pushes the next job after a success
+  # - { at: 70, chain: [SendInvoice, SendInvoice], queue: invoices }  # Bus::chain()->onQueue() (laravel "8" or "13")
 `;
 }
 

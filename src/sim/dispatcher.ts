@@ -34,6 +34,8 @@ export interface PendingDispatch {
   delay?: number;
   queue?: string;
   connection?: string;
+  /** Instance i's own property values (0-based), over the class's: in the class's order. */
+  properties?: (i: number) => Record<string, PhpValue>;
 }
 
 export interface Dispatched {
@@ -78,7 +80,7 @@ export class Dispatcher {
         tries: job.tries,
         timeout: job.timeout,
         timeoutAt: job.retryUntil === null ? null : ctx.now() + job.retryUntil,
-        properties: Object.entries(job.properties),
+        properties: Object.entries({ ...job.properties, ...d.properties?.(i) }),
         connection: d.connection ?? null,
         queue: d.queue ?? null,
         delay: d.delay ?? null,

@@ -38,8 +38,8 @@ const SHIPPED = readdirSync(SCENARIOS_DIR)
 
 describe('every shipped scenario: the model (profile 8) = real Laravel 8.83 after normalisation', () => {
   const redis = useRedis();
-  it('ships the twelve scenarios this file compares', () => {
-    expect(SHIPPED).toHaveLength(12);
+  it('ships the thirteen scenarios this file compares', () => {
+    expect(SHIPPED).toHaveLength(13);
   });
   for (const name of SHIPPED) {
     it(name, async () => {
@@ -65,6 +65,13 @@ describe('job options and outcomes no shipped scenario uses', () => {
       const r = await conformScenario(spec, redis(), { file });
       expect(r.status, `${name}: ${explain(r)}`).toBe('identical');
     }
+  });
+  it('one request over two queue connections (one Redis connection, one SELECT), Queue::size in it, numbered properties, one request per instance', async () => {
+    const file = new URL('../fixtures/conformance/request-calls.yaml', import.meta.url).pathname;
+    const { spec } = await loadScenarioFile(file);
+    expect(spec.timeline.map((e) => e.kind)).toEqual(['request', 'dispatch']);
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, explain(r)).toBe('identical');
   });
   it('no jobs at all: two workers polling empty queues match real Laravel, poll for poll', async () => {
     const { spec } = parseScenario(

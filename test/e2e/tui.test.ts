@@ -79,6 +79,8 @@ async function expectRestored(t: ReturnType<typeof startTui>, code: number): Pro
   expect(screen).not.toContain('Redis MONITOR'); // the app was on the alternate screen, now left
   expect(t.tmux.format('#{alternate_on}')).toBe('0');
   expect(t.tmux.format('#{cursor_flag}')).toBe('1');
+  // The cursor is shown on the terminal; stderr, a file here, holds only lqsim's lines.
+  expect(JSON.stringify(t.stderr())).not.toContain('\\u001b[?25h');
   const pid = t.redisPid();
   expect(pid, `no redis-server announced:\n${t.stderr()}`).toBeTypeOf('number');
   expect(await eventually(() => processEnded(pid!)), `redis-server ${pid} still running`).toBe(true);

@@ -138,6 +138,22 @@ describe('timeout-max-attempts, stepped with the keys', () => {
     app.unmount();
   });
 
+  it('s on a [lua] line shows the script of the EVAL it runs in; i opens the step and i closes it', async () => {
+    const app = await open('timeout-max-attempts');
+    await app.press(...Array<string>(8).fill('n'));
+    await app.press(KEYS.enter); // the newest line: [lua] zadd, run by the pop script
+    await app.press(' ', ' '); // page down, past the payload
+    expect(flat(app.frame())).toContain('s shows the Lua source of ‹pop›, the EVAL this runs in');
+    await app.press('s', ' ');
+    expect(flat(app.frame())).toContain("local job = redis.call('lpop', KEYS[1])");
+    await app.press(KEYS.escape, 'i');
+    expect(flat(app.frame())).toContain('Step #8 · t+90s · worker-1');
+    await app.press('i');
+    expect(app.see('trace')).toContain('EVAL ‹pop›');
+    expect(app.see('header')).toContain('step #8');
+    app.unmount();
+  });
+
   it('r toggles the raw view: unix times and payloads verbatim', async () => {
     const app = await open('timeout-max-attempts');
     await app.press('n', 'r');

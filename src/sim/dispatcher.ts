@@ -34,6 +34,8 @@ export interface PendingDispatch {
   delay?: number;
   queue?: string;
   connection?: string;
+  /** Instance i's own property values (0-based), over the class's: in the class's order. */
+  properties?: (i: number) => Record<string, PhpValue>;
   /** The chain the job carries: ->chain([...]) (5.5+), Bus::chain() (pendingChain), or the rest of one. */
   chain?: Chain;
 }
@@ -142,6 +144,7 @@ export class Dispatcher {
         ...jobObject(job, d),
         chain,
         timeoutAt: job.retryUntil === null ? null : ctx.now() + job.retryUntil,
+        properties: Object.entries({ ...job.properties, ...d.properties?.(i) }),
         command: job.command,
         id,
         uuid,

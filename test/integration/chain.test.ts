@@ -305,6 +305,58 @@ timeline:
   });
 });
 
+describe('Laravel 8: ->chain() on a dispatch call of a request', () => {
+  it('the request pushes A (B in its payload) and counts it with Queue::size on its one connection; the worker pushes B', async () => {
+    const t = await runInline(`
+name: inline
+title: inline
+laravel: "8"
+workers: [{ name: worker-1 }]
+jobs:
+  A: { class: App\\Jobs\\A }
+  B: { class: App\\Jobs\\B }
+timeline:
+  - { at: 0, request: [{ dispatch: A, chain: [B] }, { size: default }] }
+`);
+    expectSteps(
+      t,
+      [
+        {
+          actor: 'dispatcher',
+          t: 0,
+          kind: 'dispatch',
+          commands: [
+            SELECT,
+            ...push8(D8, exactly(payload8(A, cmd8(A, { chained: [cmd8(B)] })), 'pA')),
+            // LuaScripts::size: LLEN + ZCARD :delayed + ZCARD :reserved, on the same connection.
+            ...evalScript(
+              'size',
+              [D8.ready, D8.delayed, D8.reserved],
+              [],
+              [lua('llen', D8.ready), lua('zcard', D8.delayed), lua('zcard', D8.reserved)],
+            ),
+          ],
+        },
+        {
+          actor: 'worker-1',
+          t: 0,
+          kind: 'pop',
+          commands: [SELECT, ...poll8(D8, 0, { reserved: reservedOf('pA', 1, 'rA') })],
+        },
+        {
+          actor: 'worker-1',
+          t: 0,
+          kind: 'delete',
+          commands: [...push8(D8, exactly(payload8(B, cmd8(B)), 'pB')), c('ZREM', D8.reserved, same('rA'))],
+        },
+        { actor: 'worker-1', t: 0, kind: 'pop', commands: poll8(D8, 0, { reserved: reservedOf('pB', 1, 'rB') }) },
+        { actor: 'worker-1', t: 0, kind: 'delete', commands: [c('ZREM', D8.reserved, same('rB'))] },
+      ],
+      laravel8,
+    );
+  });
+});
+
 describe('Laravel 8: a failed link stops the chain', () => {
   it('B fails on its last try ($tries 1 by default in 8): ZREM only, C is never pushed; $this->fail() likewise', async () => {
     const t = await runInline(`

@@ -38,8 +38,8 @@ const SHIPPED = readdirSync(SCENARIOS_DIR)
 
 describe('every shipped scenario: the model (profile 8) = real Laravel 8.83 after normalisation', () => {
   const redis = useRedis();
-  it('ships the thirteen scenarios this file compares', () => {
-    expect(SHIPPED).toHaveLength(13);
+  it('ships the fourteen scenarios this file compares', () => {
+    expect(SHIPPED).toHaveLength(14);
   });
   for (const name of SHIPPED) {
     it(name, async () => {
@@ -65,6 +65,13 @@ describe('job options and outcomes no shipped scenario uses', () => {
       const r = await conformScenario(spec, redis(), { file });
       expect(r.status, `${name}: ${explain(r)}`).toBe('identical');
     }
+  });
+  it('one request over two queue connections (one Redis connection, one SELECT), Queue::size in it, numbered properties, one request per instance', async () => {
+    const file = new URL('../fixtures/conformance/request-calls.yaml', import.meta.url).pathname;
+    const { spec } = await loadScenarioFile(file);
+    expect(spec.timeline.map((e) => e.kind)).toEqual(['request', 'dispatch']);
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, explain(r)).toBe('identical');
   });
   it('no jobs at all: two workers polling empty queues match real Laravel, poll for poll', async () => {
     const { spec } = parseScenario(
@@ -166,7 +173,7 @@ timeline:
 describe('job chains: ->chain() and Bus::chain(), pushed by the workers', () => {
   const redis = useRedis();
   const fixtureFile = (name: string) => new URL(`../fixtures/conformance/${name}.yaml`, import.meta.url).pathname;
-  it('both forms with queue/connection/delay on links and on the chain, a retried link, a self-deleting one', async () => {
+  it('both forms (and ->chain() in a request) with queue/connection/delay on links and on the chain, a retried link, a self-deleting one', async () => {
     const file = fixtureFile('chain-forms');
     const { spec } = await loadScenarioFile(file);
     const r = await conformScenario(spec, redis(), { file });
@@ -197,8 +204,9 @@ describe('job chains: ->chain() and Bus::chain(), pushed by the workers', () => 
           .filter((c) => c.source === 'client' && pushed(c.args))
           .map((c) => /^\{"uuid":"([0-9a-f-]{36})"/.exec(c.args.at(-1)!)![1]!),
       );
-    // 2 web requests + 5 next jobs pushed by the workers (3 of the first chain, 2 of the second).
-    expect(uuids(tool.steps)).toHaveLength(7);
+    // 3 web requests + 6 next jobs pushed by the workers (3 of the first chain, 2 of the second,
+    // 1 of the request's).
+    expect(uuids(tool.steps)).toHaveLength(9);
     expect(uuids(real.steps)).toEqual(uuids(tool.steps));
   });
 });

@@ -27,6 +27,8 @@ const schema = entrySchema('chain', {
 });
 
 export type ChainEntry = z.output<typeof schema>;
+/** The entry as written (before defaults), for the library's builder. */
+export type ChainInput = z.input<typeof schema>;
 
 export const chainEntry: EntryKind<ChainEntry> = {
   schema,
@@ -59,8 +61,8 @@ export const chainEntry: EntryKind<ChainEntry> = {
     async run(ctx) {
       const links = toChainLinks(e.chain, (n) => jobDefinition(n, env.spec.jobs[n]!));
       const pending = pendingChain(links, { connection: e.connection, queue: e.queue, delay: e.delay });
-      const { result, methods } = await env.request(ctx, pending.connection, (queue) =>
-        env.dispatcher.dispatchToQueue(ctx, queue, pending),
+      const { result, methods } = await env.request(ctx, (queueFor) =>
+        env.dispatcher.dispatchToQueue(ctx, queueFor(pending.connection), pending),
       );
       ctx.describe(
         describeChain(e, result, methods, {
@@ -75,12 +77,17 @@ export const chainEntry: EntryKind<ChainEntry> = {
   real: (e, env) => ({
     actor: DISPATCHER,
     run: env.request(`Bus::chain ${e.chain.map((l) => linkFields(l).job).join(', ')}`, 'dispatch', () => ({
-      role: 'chain',
-      chain: e.chain.map(realLink),
-      queue: e.queue ?? null,
-      connection: e.connection ?? null,
-      delay: e.delay ?? null,
-      uuids: env.uuidsFor(1),
+      role: 'request',
+      calls: [
+        {
+          op: 'chain',
+          chain: e.chain.map(realLink),
+          queue: e.queue ?? null,
+          connection: e.connection ?? null,
+          delay: e.delay ?? null,
+          uuids: env.uuidsFor(1),
+        },
+      ],
     })),
   }),
   notComparable: () => null,

@@ -8,7 +8,7 @@ import { terminalSafe } from '../output/terminal-safe.ts';
 import { displayWidth, wrap } from '../output/wrap.ts';
 import type { FailedJob, ListEntry, QueueState, StateSnapshot, WorkerState, ZsetEntry } from '../scenarios/timeline.ts';
 import type { Line, Segment } from './segments.ts';
-import { actorSeg, kept, lineWidth, pad, seg, wrapAll } from './segments.ts';
+import { actorSeg, clip, kept, lineWidth, pad, seg, wrapAll } from './segments.ts';
 
 /**
  * How much room each part gets: `full` lists everything; `medium` merges empty keys, drops the
@@ -219,9 +219,10 @@ function failedLines(failed: FailedJob[], ctx: StateContext, width: number, dens
   for (const f of shown) {
     out.push([seg('  '), seg(terminalSafe(f.job), 'payload'), seg(` at ${relTime(f.failedAt, ctx.start)}`, 'dim')]);
     const message = `${shortClass(terminalSafe(f.exception))}: ${terminalSafe(f.message)}`;
-    const lines = wrap(message, Math.max(10, width - 4));
-    const kept = density === 'compact' ? lines.slice(0, 1) : lines;
-    out.push(...kept.map((l): Line => [seg(`    ${l}`, 'bad')]));
+    // Compact: one line, cut with an ellipsis (a bare cut reads as the whole class name).
+    const lines =
+      density === 'compact' ? [clip(message, Math.max(10, width - 4))] : wrap(message, Math.max(10, width - 4));
+    out.push(...lines.map((l): Line => [seg(`    ${l}`, 'bad')]));
   }
   return [...out, ...more(shown.length, failed.length)];
 }

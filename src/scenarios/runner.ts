@@ -25,6 +25,7 @@ import { attributeLines } from './attribute.ts';
 import { ExecutionLog } from './execution-log.ts';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems } from './load.ts';
+import { versionProblems } from './option-checks.ts';
 import type { ModelEnv, NoteEntry } from './entries/index.ts';
 import { kindOf, scheduleRun, totalDispatches } from './entries/index.ts';
 import type { ScenarioSpec } from './schema.ts';
@@ -62,6 +63,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const problem = crossReferenceProblems(spec)[0];
   if (problem) throw new ScenarioError(opts.file ?? spec.name, 0, 0, problem.path.join('.'), problem.detail);
   const profile = getProfile(opts.laravel ?? spec.laravel);
+  // An option the overriding version lacks (the scenario's own was checked above).
+  const lacking = versionProblems(spec, profile, `this run is Laravel ${profile.name} (--laravel)`)[0];
+  if (lacking) throw new ScenarioError(opts.file ?? spec.name, 0, 0, lacking.path.join('.'), lacking.detail);
   const client = spec.redis.client ?? profile.defaultClient;
   // On someone else's server the run may move to an empty db (keyspace.ts).
   let db = spec.redis.database;
@@ -129,7 +133,14 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const workers = spec.workers.map(
       (w) =>
         new WorkerModel(
-          { ...w, connection: w.connection ?? defaultConnection, tries: w.tries ?? profile.worker.defaultTries },
+          {
+            ...w,
+            connection: w.connection ?? defaultConnection,
+            tries: w.tries ?? profile.worker.defaultTries,
+            stopWhenEmpty: w.stop_when_empty,
+            maxJobs: w.max_jobs,
+            maxTime: w.max_time,
+          },
           {
             profile,
             connect,

@@ -130,7 +130,9 @@ export function workerStatus(w: WorkerState, start: number): Segment[] {
     case 'idle':
       return [
         seg('idle', 'dim'),
-        ...(s.until === undefined ? [] : [seg(' (--sleep) ', 'dim'), kept(`until ${relTime(s.until, start)}`, 'dim')]),
+        ...(s.until === undefined
+          ? []
+          : [seg(` (${s.why ?? '--sleep'}) `, 'dim'), kept(`until ${relTime(s.until, start)}`, 'dim')]),
       ];
     case 'polling':
       return [seg('polling')];
@@ -194,8 +196,12 @@ function workerLines(w: WorkerState, ctx: StateContext, width: number, density: 
     `tries ${o.tries}`,
     `timeout ${o.timeout}`,
     `sleep ${o.sleep}`,
-    `delay ${o.delay}`,
+    o.backoff !== undefined ? `backoff ${o.backoff}` : `delay ${o.delay}`,
     ...(o.once ? ['--once'] : []),
+    ...(o.stopWhenEmpty ? ['--stop-when-empty'] : []),
+    ...(o.maxJobs ? [`max-jobs ${o.maxJobs}`] : []),
+    ...(o.maxTime ? [`max-time ${o.maxTime}`] : []),
+    ...(o.rest ? [`rest ${o.rest}`] : []),
     `retry_after ${w.retryAfter ?? '-'}`,
     ...(w.blockFor !== null ? [`block_for ${w.blockFor}`] : []),
     ...(w.queue.includes(',') || density === 'full' ? [`queue ${terminalSafe(w.queue)}`] : []),

@@ -32,10 +32,14 @@
  * Laravel's own handlers (Worker::registerTimeoutHandler, listenForSignals) run, and the timeout
  * handler's Worker::kill really SIGKILLs the process.
  *
- * What is not Laravel's: pcntl_alarm is shadowed in the Illuminate\Queue namespace (Worker.php
- * calls it unqualified), so the alarm is armed in virtual time; Worker::sleep and the job's busy
- * time are virtual; blpop returns only when the coordinator says so. Everything sent to Redis is
- * Laravel's (RedisQueue, LuaScripts, RedisJob, PhpRedisConnector), from Debian's files.
+ * What is not Laravel's: pcntl_alarm and hrtime are shadowed in the Illuminate\Queue namespace
+ * (Worker.php calls both unqualified), so the alarm is armed in virtual time and --max-time
+ * (Worker::daemon's `hrtime(true) / 1e9` start, stopIfNecessary's elapsed time) is measured on the
+ * virtual clock; Worker::sleep and the job's busy time are virtual; blpop returns only when the
+ * coordinator says so; HarnessWorker::stopIfNecessary only notes whether the loop that stopped had
+ * a job (Laravel's own method decides), so the coordinator's supervisor knows a --stop-when-empty
+ * exit. Everything sent to Redis is Laravel's (RedisQueue, LuaScripts, RedisJob, PhpRedisConnector),
+ * from Debian's files.
  */
 
 namespace Illuminate\Queue {
@@ -43,6 +47,14 @@ namespace Illuminate\Queue {
     function pcntl_alarm(int $seconds): int
     {
         return \Conformance\Laravel\Harness::alarm($seconds);
+    }
+
+    /** Worker::daemon/stopIfNecessary's clock for --max-time: the virtual one, in nanoseconds. */
+    function hrtime(bool $asNumber = false)
+    {
+        $ns = \Illuminate\Support\Carbon::now()->getTimestamp() * 1000000000;
+
+        return $asNumber ? $ns : [intdiv($ns, 1000000000), $ns % 1000000000];
     }
 }
 
@@ -114,9 +126,23 @@ namespace Conformance\Laravel {
     /** The stock Worker, but Worker::sleep() waits on the virtual clock. */
     class HarnessWorker extends Worker
     {
+        /** Whether the loop that stopped the daemon had popped nothing (null: not stopped by it). */
+        public static ?bool $stoppedIdle = null;
+
         public function sleep($seconds)
         {
             Harness::pause(['y' => 'sleep', 's' => $seconds]);
+        }
+
+        /** Laravel's own, noting only whether its $job was null when it said stop. */
+        protected function stopIfNecessary(WorkerOptions $options, $lastRestart, $startTime = 0, $jobsProcessed = 0, $job = null)
+        {
+            $status = parent::stopIfNecessary($options, $lastRestart, $startTime, $jobsProcessed, $job);
+            if (! is_null($status)) {
+                self::$stoppedIdle = is_null($job);
+            }
+
+            return $status;
         }
     }
 
@@ -195,6 +221,20 @@ namespace Conformance\Laravel {
         return $job;
     }
 
+    /**
+     * `new $class($message)`: one of PHP's exceptions, or the application's own class (namespaced),
+     * declared here as extending \Exception the first time it is thrown.
+     */
+    function make_exception(string $class, string $message): \Throwable
+    {
+        if (! class_exists($class)) {
+            $at = strrpos($class, '\\');
+            eval('namespace '.substr($class, 0, $at).'; class '.substr($class, $at + 1).' extends \\Exception {}');
+        }
+
+        return new $class($message);
+    }
+
     /** handle(): what the scenario says attempt N does (the last entry repeats). */
     trait ScenarioBehaviour
     {
@@ -209,13 +249,16 @@ namespace Conformance\Laravel {
             if (($b['run'] ?? 0) > 0) {
                 Harness::pause(['y' => 'busy', 's' => $b['run']]);
             }
+            $class = $b['exception'] ?? 'Exception';
             if (isset($b['throw'])) {
-                throw new \Exception($b['throw']);
+                throw make_exception($class, $b['throw']);
             }
             if (isset($b['release'])) {
                 $this->release($b['release']);
             } elseif (isset($b['fail'])) {
-                $this->fail($b['fail'] === true ? null : new \Exception($b['fail']));
+                // $this->fail(), or $this->fail(new X($message)) with a message or a class.
+                $this->fail($b['fail'] === true && ! isset($b['exception'])
+                    ? null : make_exception($class, $b['fail'] === true ? '' : $b['fail']));
             } elseif (isset($b['delete'])) {
                 $this->delete();
             }
@@ -327,9 +370,11 @@ namespace Conformance\Laravel {
             \Illuminate\Support\Str::createUuidsUsing(function () {
                 return Harness::uuid();
             });
+            // WorkCommand::gatherWorkerOptions: name, backoff (max(--backoff, --delay): "1,5,10"),
+            // memory, timeout, sleep, maxTries, force, stopWhenEmpty, maxJobs, maxTime, rest.
             $options = new WorkerOptions(
                 'default', $role['backoff'], 128, $role['timeout'], $role['sleep'], $role['tries'],
-                false, false, 0, 0, 0
+                false, $role['stopWhenEmpty'], $role['maxJobs'], $role['maxTime'], $role['rest']
             );
             $worker = (new HarnessWorker(
                 $app['queue'], $app['events'], $app[\Illuminate\Contracts\Debug\ExceptionHandler::class],
@@ -342,7 +387,7 @@ namespace Conformance\Laravel {
             $afterJob = false;
             $app['events']->listen(JobProcessing::class, function () use (&$afterJob) {
                 $afterJob = true;
-                Harness::pause(['y' => 'step']);
+                Harness::pause(['y' => 'step', 'job' => true]);
             });
             $app['events']->listen(Looping::class, function () use (&$afterJob) {
                 if ($afterJob) {
@@ -362,6 +407,6 @@ namespace Conformance\Laravel {
             exit(2);
     }
 
-    Harness::send(['y' => 'done']);
+    Harness::send(['y' => 'done', 'idle' => HarnessWorker::$stoppedIdle]);
     fgets(STDIN);                             // stay connected until the coordinator has attributed our lines
 }

@@ -27,6 +27,8 @@ connections:                   # config/queue.php redis connections; the first o
   redis: { queue: default, retry_after: 90, block_for: null }
 workers:                       # php artisan queue:work processes
   - { name: worker-1, tries: 3, timeout: 60, sleep: 3, delay: 10 }
+  # 8.x also takes backoff: [1, 5, 10] (instead of delay), max_jobs: 100, max_time: 3600 (then
+  # supervisord starts a new process), rest: 1 (seconds after each job) and stop_when_empty: true
 jobs:
   SendInvoice:
     class: App\\Jobs\\SendInvoice  # unquoted or single-quoted: backslashes are escapes in double quotes
@@ -34,7 +36,7 @@ jobs:
     # properties: { invoiceId: 0 }  # its own public properties; a dispatch sets them per instance:
     #   - { at: 0, dispatch: SendInvoice, count: 3, properties: { invoiceId: { from: 1001 } } }
     attempts:                  # attempt N does entry N; the last entry repeats
-      - { run: 2, throw: Mail server down }   # handle() throws after 2 s: released with --delay 10
+      - { run: 2, throw: Mail server down, exception: RuntimeException }  # throws after 2 s: released for --delay 10
       - { run: 2 }                            # the retry returns normally: the job is deleted
 timeline:
   - { at: 0, dispatch: SendInvoice, note: The application dispatches one invoice job }

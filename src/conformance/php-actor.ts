@@ -8,7 +8,11 @@ import { registerCleanup } from '../cleanup.ts';
 
 /** What the harness prints when Laravel waits (see harness.php). */
 export type Yield =
-  | { y: 'ready' | 'step' | 'blocking' | 'unblocked' | 'done' | 'uuid'; alarm: number | null }
+  | { y: 'ready' | 'blocking' | 'unblocked' | 'uuid'; alarm: number | null }
+  /** `job`: JobProcessing (a popped job is processed), not the Looping after one. */
+  | { y: 'step'; alarm: number | null; job?: boolean }
+  /** `idle`: the worker's loop that stopped had popped nothing (stopIfNecessary's $job was null). */
+  | { y: 'done'; alarm: number | null; idle?: boolean | null }
   | { y: 'sleep' | 'busy'; s: number; alarm: number | null }
   /** The process ended without saying done: SIGKILL from Worker::kill, or a crash. */
   | { y: 'exit'; code: number | null; signal: NodeJS.Signals | null; stderr: string };

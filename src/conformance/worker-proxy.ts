@@ -8,6 +8,8 @@ import { interruptibleSleep } from '../sim/scheduler.ts';
 import type { Answer, PhpActor, Yield } from './php-actor.ts';
 import { getProfile } from '../sim/profiles/index.ts';
 import { CONFORMANCE_PROFILE } from './profile.ts';
+import type { ExitReason } from '../sim/worker-input.ts';
+import { backoffOption, restartsAfterExit } from '../sim/worker-input.ts';
 import type { AddressBook } from './real-laravel.ts';
 
 export interface WorkerEnv {
@@ -38,6 +40,10 @@ export class WorkerProxy {
   /** The supervisor's coroutine and the running PHP process (null: none). */
   private supervisor: ActorContext | null = null;
   private php: PhpActor | null = null;
+  /** Jobs the running process has taken (each JobProcessing), as Worker::daemon's $jobsProcessed. */
+  private jobsProcessed = 0;
+  /** Why the last process returned on its own. */
+  private exitReason: ExitReason | null = null;
 
   constructor(
     readonly spec: WorkerSpec,
@@ -88,18 +94,42 @@ export class WorkerProxy {
     return this.handling;
   }
 
+  /** The model's rule (WorkerModel.stopsByItself): --stop-when-empty, or --max-jobs reached. */
+  stopsByItself(): boolean {
+    const maxJobs = this.spec.max_jobs ?? 0;
+    return !this.spec.once && (this.spec.stop_when_empty === true || (maxJobs > 0 && this.jobsProcessed >= maxJobs));
+  }
+
+  /** As the model's supervisor: a new process after a kill, and after a --max-jobs/--max-time exit (restartsAfterExit). */
   async supervise(ctx: ActorContext): Promise<void> {
     this.supervisor = ctx;
     this.exited = false;
     try {
       for (;;) {
+        this.exitReason = null;
         const outcome = await this.process(ctx);
-        if (outcome !== 'killed' || !this.restartsAfterKill()) return;
+        const restarts =
+          outcome === 'killed'
+            ? this.restartsAfterKill()
+            : restartsAfterExit(this.exitReason ?? '--once', this.spec.restart);
+        if (!restarts) return;
         await this.restart(ctx);
       }
     } finally {
       this.exited = true;
     }
+  }
+
+  /**
+   * Why queue:work returned: SIGTERM and --once the coordinator knows; else stopIfNecessary stopped
+   * it for --stop-when-empty (the loop popped nothing, as the harness reports), or for --max-time
+   * or --max-jobs, which the supervisor treats alike (the label only names the one configured).
+   */
+  private reasonForExit(idle: boolean | null | undefined): ExitReason {
+    if (this.shouldQuit) return 'SIGTERM';
+    if (this.spec.once) return '--once';
+    if (this.spec.stop_when_empty && idle === true) return '--stop-when-empty';
+    return this.spec.max_jobs && this.jobsProcessed >= this.spec.max_jobs ? '--max-jobs' : '--max-time';
   }
 
   private async process(ctx: ActorContext): Promise<'done' | 'killed'> {
@@ -113,11 +143,17 @@ export class WorkerProxy {
       tries: this.spec.tries ?? getProfile(CONFORMANCE_PROFILE).worker.defaultTries,
       timeout: this.spec.timeout,
       sleep: this.spec.sleep,
-      backoff: this.spec.delay,
+      // WorkerOptions::$backoff as WorkCommand builds it: `max(--backoff, --delay)` (one is 0).
+      backoff: backoffOption(this.spec),
       once: this.spec.once,
+      stopWhenEmpty: this.spec.stop_when_empty ?? false,
+      maxJobs: this.spec.max_jobs ?? 0,
+      maxTime: this.spec.max_time ?? 0,
+      rest: this.spec.rest ?? 0,
     });
     const { php } = started;
     this.php = php;
+    this.jobsProcessed = 0;
     let answer: Answer = { now: ctx.now() };
     for (;;) {
       if (this.termPending) {
@@ -137,11 +173,13 @@ export class WorkerProxy {
           }
           throw new Error(`real Laravel ${name} exited unexpectedly: ${describeExit(y)}`);
         case 'done':
+          this.exitReason = this.reasonForExit(y.idle);
           ctx.describe({ kind: 'stop', title: `${name} exits` });
           await php.close();
           this.php = null;
           return 'done';
         case 'step':
+          if (y.job) this.jobsProcessed += 1;
           ctx.describe({ kind: 'process', title: `${name}: next step` });
           await ctx.sleep(0);
           answer = { now: ctx.now() };

@@ -9,6 +9,7 @@ import { schemaProblems, show, type Path, type Problem } from './schema-issues.t
 import { DISPATCHER, isQueueName, singleQueue } from './fields.ts';
 import type { CheckContext } from './entries/index.ts';
 import { kindOf } from './entries/index.ts';
+import { versionProblems, workerOptionProblems } from './option-checks.ts';
 import { getProfile } from '../sim/profiles/index.ts';
 
 export interface LoadedScenario {
@@ -304,6 +305,8 @@ export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
     }
   });
   const workers = [...workerIndex.keys()];
+  problems.push(...workerOptionProblems(spec));
+  problems.push(...versionProblems(spec, getProfile(spec.laravel), `this scenario is Laravel ${spec.laravel}`));
 
   const ctx: CheckContext = { spec, profile: getProfile(spec.laravel), jobs, connections, workers, unknown };
   let dispatched = 0;

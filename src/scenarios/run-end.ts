@@ -10,14 +10,18 @@ export interface WorkerLife {
   readonly exited: boolean;
   /** A job's handle() is running. */
   busy(): boolean;
+  /** The daemon will leave its loop by itself: --stop-when-empty, or --max-jobs reached. */
+  stopsByItself(): boolean;
 }
 
 /**
  * The worker will exit by itself and has not yet: --once (Worker::runNextJob polls once, BLPOP
- * included, then runs the job or sleeps --sleep, and returns), or a daemon told to quit by SIGTERM.
+ * included, then runs the job or sleeps --sleep, and returns), a daemon told to quit by SIGTERM,
+ * one with --stop-when-empty (its next poll finds nothing once the queues are empty), or one that
+ * has taken its --max-jobs (it exits after this job, and a supervisor's new process polls once).
  */
 export function exitsOnItsOwn(w: WorkerLife): boolean {
-  return !w.exited && (w.spec.once || w.shouldQuit);
+  return !w.exited && (w.spec.once || w.shouldQuit || w.stopsByItself());
 }
 
 /**

@@ -26,6 +26,7 @@ import { attributeLines } from './attribute.ts';
 import { ExecutionLog } from './execution-log.ts';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems, scenarioErrorAt } from './load.ts';
+import { versionProblems } from './option-checks.ts';
 import type { Problem } from './schema-issues.ts';
 import type { ModelEnv, NoteEntry } from './entries/index.ts';
 import { kindOf, scheduleRun, totalDispatches } from './entries/index.ts';
@@ -61,9 +62,14 @@ export interface RunOptions {
 
 export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise<Timeline> {
   const profile = getProfile(opts.laravel ?? spec.laravel);
-  // A file was checked by the loader; a spec built in code (Scenario.parse) gets the same checks,
-  // and both the checks that depend on the version (--laravel) under the profile that runs.
-  const problem = crossReferenceProblems({ ...spec, laravel: profile.name })[0];
+  // A file was checked by the loader; a spec built in code (Scenario.parse) gets the same checks.
+  // Under --laravel, what the overriding version lacks too: its options, then what the entries
+  // check against the version (chains), by checking again as that version. At the line and
+  // column when the spec came from a file.
+  const problem =
+    crossReferenceProblems(spec)[0] ??
+    versionProblems(spec, profile, `this run is Laravel ${profile.name} (--laravel)`)[0] ??
+    crossReferenceProblems({ ...spec, laravel: profile.name })[0];
   if (problem) throw await scenarioProblem(opts.file, spec, problem);
   const client = spec.redis.client ?? profile.defaultClient;
   // On someone else's server the run may move to an empty db (keyspace.ts).
@@ -132,7 +138,14 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const workers = spec.workers.map(
       (w) =>
         new WorkerModel(
-          { ...w, connection: w.connection ?? defaultConnection, tries: w.tries ?? profile.worker.defaultTries },
+          {
+            ...w,
+            connection: w.connection ?? defaultConnection,
+            tries: w.tries ?? profile.worker.defaultTries,
+            stopWhenEmpty: w.stop_when_empty,
+            maxJobs: w.max_jobs,
+            maxTime: w.max_time,
+          },
           {
             profile,
             connect,

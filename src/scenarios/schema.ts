@@ -1,9 +1,15 @@
 // The scenario format. zod is the single source of truth: the loader validates with it, the
 // JSON Schema shipped for editors is generated from it, and the runner uses its inferred types.
 import { z } from 'zod';
-import { byProfile, DEFAULT_PROFILE, joinNames, PROFILE_NAMES } from '../sim/profiles/index.ts';
+import type { LaravelProfile } from '../sim/profiles/index.ts';
+import { byProfile, DEFAULT_PROFILE, joinNames, PROFILE_NAMES, PROFILES } from '../sim/profiles/index.ts';
+import { DEFAULT_EXCEPTION, exceptionClassProblem } from '../sim/exceptions.ts';
 import { name, seconds } from './fields.ts';
 import { TimelineEntry } from './entries/index.ts';
+
+/** "profiles 8 and 13": the profiles whose version has a feature, for the descriptions. */
+const inProfiles = (has: (p: LaravelProfile) => boolean): string =>
+  `profiles ${joinNames(PROFILE_NAMES.filter((n) => has(PROFILES[n])))}`;
 
 /** What one execution (attempt) of a job does: run for `run` virtual seconds, then end one way. */
 const AttemptObject = z
@@ -17,17 +23,36 @@ const AttemptObject = z
       .optional()
       .describe('the job calls $this->fail() (a string becomes the exception message)'),
     delete: z.literal(true).optional().describe('the job calls $this->delete()'),
+    exception: z
+      .string()
+      .regex(
+        /^\\?[A-Za-z_][A-Za-z0-9_]*(\\[A-Za-z_][A-Za-z0-9_]*)*$/,
+        'a PHP class name such as RuntimeException or App\\Exceptions\\ApiDown',
+      )
+      .transform((c) => c.replace(/^\\/, ''))
+      .superRefine((c, ctx) => {
+        const problem = exceptionClassProblem(c);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional()
+      .describe(
+        `the class of the exception thrown (throw) or given to $this->fail() (fail): one of PHP's (RuntimeException, InvalidArgumentException, TypeError...) or the application's own, namespaced (App\\Exceptions\\ApiDown); default ${DEFAULT_EXCEPTION}`,
+      ),
   })
   .strict()
   .refine(
     (a) =>
       ['succeed', 'throw', 'release', 'fail', 'delete'].filter((k) => a[k as keyof typeof a] !== undefined).length <= 1,
     { message: 'an attempt has at most one outcome: succeed, throw, release, fail or delete' },
-  );
+  )
+  .refine((a) => a.exception === undefined || a.throw !== undefined || a.fail !== undefined, {
+    message: 'exception names the class of a throw or a fail; this attempt has neither',
+    path: ['exception'],
+  });
 
 const Attempt = z
   .union([z.enum(['succeed', 'fail', 'delete']), AttemptObject])
-  .describe('succeed | fail | delete | { run, throw | release | fail | delete | succeed }');
+  .describe('succeed | fail | delete | { run, throw | release | fail | delete | succeed, exception }');
 
 export const JobClass = z
   .object({
@@ -118,13 +143,60 @@ export const Worker = z
       .describe(`--tries (0: unlimited; default: the version's, ${byProfile((p) => String(p.worker.defaultTries))})`),
     timeout: z.number().int().min(0).max(86400).default(60).describe('--timeout (0: no alarm)'),
     sleep: z.number().int().min(0).max(3600).default(3).describe('--sleep when no job is available'),
-    delay: z.number().int().min(0).max(86400).default(0).describe('--delay before a failed job is retried'),
+    delay: z
+      .number()
+      .int()
+      .min(0)
+      .max(86400)
+      .default(0)
+      .describe('--delay before a failed job is retried (deprecated in 8.x, where --backoff replaces it)'),
+    backoff: z
+      .union([z.number().int().min(0).max(86400), z.array(z.number().int().min(0).max(86400)).min(1).max(100)])
+      .optional()
+      .describe(
+        `--backoff (${inProfiles((p) => p.worker.backoff === 'list')}): seconds before a job that threw is retried, or one per attempt, the last repeating: [1, 5, 10] is --backoff=1,5,10 (a job's own $backoff wins)`,
+      ),
     once: z.boolean().default(false).describe('--once: process a single job (or none) and exit'),
+    stop_when_empty: z
+      .boolean()
+      .optional()
+      .describe(
+        `--stop-when-empty (${inProfiles((p) => p.worker.workOptions.stopWhenEmpty)}): exit after a poll finds no job (and its --sleep); no supervisor restarts it`,
+      ),
+    max_jobs: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000)
+      .optional()
+      .describe(
+        `--max-jobs (${inProfiles((p) => p.worker.workOptions.maxJobs)}): exit after this many jobs (0: no limit); the supervisor starts a new process if restart`,
+      ),
+    max_time: z
+      .number()
+      .int()
+      .min(0)
+      .max(10 * 365 * 24 * 3600)
+      .optional()
+      .describe(
+        `--max-time (${inProfiles((p) => p.worker.workOptions.maxTime)}): exit after the loop that ends this many seconds after the process started (0: no limit); the supervisor starts a new process if restart`,
+      ),
+    rest: z
+      .number()
+      .int()
+      .min(0)
+      .max(86400)
+      .optional()
+      .describe(
+        `--rest (${inProfiles((p) => p.worker.workOptions.rest)}): Worker::sleep this many seconds after each job (the job's --timeout alarm still runs)`,
+      ),
     start: seconds('virtual second at which the worker process starts').default(0),
     restart: z
       .boolean()
       .default(true)
-      .describe('a supervisor restarts the process after it is killed (a new connection)'),
+      .describe(
+        "supervisord's autorestart: a new process (a new connection) after a kill, and after a clean exit by --max-jobs or --max-time",
+      ),
   })
   .strict();
 

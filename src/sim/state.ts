@@ -15,12 +15,14 @@ export const STEP_KINDS = [
   'kill',
   'restart',
   'stop',
+  'rest',
 ] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
 export type WorkerStatus =
   | { kind: 'starting' }
-  | { kind: 'idle'; until?: number }
+  /** Worker::sleep: --sleep after an empty poll (why absent), or --rest after a job. */
+  | { kind: 'idle'; until?: number; why?: '--rest' }
   | { kind: 'polling' }
   | { kind: 'blocked'; queue: string; until: number | null }
   | { kind: 'running'; job: string; since: number; attempt: number }
@@ -34,7 +36,19 @@ export interface WorkerState {
   status: WorkerStatus;
   connection: string;
   queue: string;
-  options: { tries: number; timeout: number; sleep: number; delay: number; once: boolean };
+  options: {
+    tries: number;
+    timeout: number;
+    sleep: number;
+    delay: number;
+    once: boolean;
+    /** --backoff as queue:work is given it ("1,5,10"); absent: --delay's. */
+    backoff?: string;
+    stopWhenEmpty?: boolean;
+    maxJobs?: number;
+    maxTime?: number;
+    rest?: number;
+  };
   retryAfter: number | null;
   blockFor: number | null;
 }

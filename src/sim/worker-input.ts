@@ -21,14 +21,45 @@ export interface WorkerOptions {
   timeout: number;
   /** --sleep when no job is available. */
   sleep: number;
-  /** --delay (--backoff in 8.x) before a job that threw is retried. */
+  /** --delay before a job that threw is retried (5.x; deprecated in 8.x, where it counts as --backoff). */
   delay: number;
+  /** --backoff=1,5,10 (8.x): seconds per attempt, or one for all; unset: --delay's. */
+  backoff?: number | number[];
   /** --once: runNextJob instead of daemon. */
   once: boolean;
+  /** --stop-when-empty (5.7.2+): exit after a loop whose pop found nothing. */
+  stopWhenEmpty?: boolean;
+  /** --max-jobs (8.x; 0: no limit): exit after this many jobs. */
+  maxJobs?: number;
+  /** --max-time (8.x; 0: no limit): exit after a loop that ends this many seconds after the start. */
+  maxTime?: number;
+  /** --rest (8.32+; 0: none): Worker::sleep after each job. */
+  rest?: number;
   /** Virtual second at which the process starts. */
   start: number;
-  /** A supervisor restarts the process after the alarm kills it. */
+  /** A supervisor restarts the process after a kill, and after a clean exit by --max-jobs or --max-time. */
   restart: boolean;
+}
+
+/** Why Worker::stop ended a daemon, by the check that stopped it, or how --once / SIGTERM ended it. */
+export type ExitReason = 'SIGTERM' | '--once' | '--stop-when-empty' | '--max-time' | '--max-jobs';
+
+/**
+ * Whether supervisord starts a new process after a process that exited cleanly (status 0). Laravel's
+ * docs configure `autorestart=true`, which restarts any exit: that is the point of --max-jobs and
+ * --max-time (a fresh process, its memory returned), so those restart when the worker's `restart`
+ * is on. A SIGTERM comes from supervisorctl stop (or a deploy), which also stops the restarting.
+ * --once and --stop-when-empty run once to drain a queue (a cron entry, a Kubernetes Job, a CI
+ * step), not under autorestart: restarted, a --stop-when-empty worker would poll the empty queue,
+ * sleep and exit, forever. So those exits are final.
+ */
+export function restartsAfterExit(reason: ExitReason, restart: boolean): boolean {
+  return restart && (reason === '--max-jobs' || reason === '--max-time');
+}
+
+/** WorkerOptions::$backoff as queue:work builds it, `max(--backoff, --delay)`: "1,5,10", or --delay's seconds. */
+export function backoffOption(o: Pick<WorkerOptions, 'backoff' | 'delay'>): string {
+  return o.backoff === undefined ? String(o.delay) : [o.backoff].flat().join(',');
 }
 
 /** What one attempt of a job does: an outcome alone, or handle() running `run` seconds then ending one way. */
@@ -36,7 +67,16 @@ export type Attempt =
   | 'succeed'
   | 'fail'
   | 'delete'
-  | { run?: number; succeed?: true; throw?: string; release?: number; fail?: true | string; delete?: true };
+  | {
+      run?: number;
+      succeed?: true;
+      throw?: string;
+      release?: number;
+      fail?: true | string;
+      delete?: true;
+      /** The class thrown (throw) or given to $this->fail() (fail); Exception by default. */
+      exception?: string;
+    };
 
 export interface WorkerEnv {
   profile: LaravelProfile;
@@ -63,6 +103,8 @@ export interface AttemptBehaviour {
   outcome: 'succeed' | 'throw' | 'release' | 'fail' | 'delete';
   /** The exception's message (throw; fail with a message). */
   message?: string;
+  /** The exception's class (throw; fail with a message or a class). */
+  exception?: string;
   /** The seconds of $this->release(N). */
   release?: number;
 }
@@ -71,9 +113,13 @@ export interface AttemptBehaviour {
 export function attemptBehaviour(a: Attempt): AttemptBehaviour {
   if (typeof a === 'string') return { run: 0, outcome: a };
   const run = a.run ?? 0;
-  if (a.throw !== undefined) return { run, outcome: 'throw', message: a.throw };
+  const exception = a.exception;
+  if (a.throw !== undefined) return { run, outcome: 'throw', message: a.throw, exception };
   if (a.release !== undefined) return { run, outcome: 'release', release: a.release };
-  if (a.fail !== undefined) return { run, outcome: 'fail', message: typeof a.fail === 'string' ? a.fail : undefined };
+  if (a.fail !== undefined) {
+    const message = typeof a.fail === 'string' ? a.fail : exception !== undefined ? '' : undefined;
+    return { run, outcome: 'fail', message, exception };
+  }
   if (a.delete !== undefined) return { run, outcome: 'delete' };
   return { run, outcome: 'succeed' };
 }

@@ -3,18 +3,25 @@
 // released or failed. The loop, the alarm and the kill are worker.ts; what the steps say is
 // worker-narration.ts.
 import type { JobException } from './exceptions.ts';
-import { exception, manuallyFailed, maxAttemptsExceeded } from './exceptions.ts';
+import { caughtByWorker, DEFAULT_EXCEPTION, exception, manuallyFailed, maxAttemptsExceeded } from './exceptions.ts';
 import type { RedisJob } from './redis-job.ts';
 import type { QueueConfig } from './redis-queue.ts';
 import type { ActorContext, StepDescription } from './scheduler.ts';
 import type { WorkerState } from './state.ts';
 import type { AttemptBehaviour, WorkerEnv, WorkerOptions } from './worker-input.ts';
-import { attemptBehaviour } from './worker-input.ts';
+import { attemptBehaviour, backoffOption } from './worker-input.ts';
 import * as narration from './worker-narration.ts';
 
 /** A PHP exception in flight (thrown by the job or by the worker's own checks). */
 class Thrown extends Error {
-  constructor(readonly exception: JobException) {
+  constructor(
+    /** What the worker handles (and failed_jobs records). */
+    readonly exception: JobException,
+    /** What handle() threw, when that is not what the worker handles (5.x wraps an Error). */
+    readonly original: JobException = exception,
+    /** The step that threw it has told it (markJobAsFailedIfAlreadyExceedsMaxAttempts). */
+    readonly described = false,
+  ) {
     super(exception.message);
   }
 }
@@ -47,7 +54,19 @@ export abstract class JobHandling {
       status: { kind: 'starting' },
       connection: spec.connection,
       queue: spec.queue ?? config.default,
-      options: { tries: spec.tries, timeout: spec.timeout, sleep: spec.sleep, delay: spec.delay, once: spec.once },
+      options: {
+        tries: spec.tries,
+        timeout: spec.timeout,
+        sleep: spec.sleep,
+        delay: spec.delay,
+        once: spec.once,
+        // The options queue:work is given beyond those, only when given (older snapshots lack them).
+        ...(spec.backoff !== undefined ? { backoff: backoffOption(spec) } : {}),
+        ...(spec.stopWhenEmpty ? { stopWhenEmpty: true } : {}),
+        ...(spec.maxJobs ? { maxJobs: spec.maxJobs } : {}),
+        ...(spec.maxTime ? { maxTime: spec.maxTime } : {}),
+        ...(spec.rest ? { rest: spec.rest } : {}),
+      },
       retryAfter: config.retryAfter,
       blockFor: config.blockFor,
     };
@@ -106,8 +125,11 @@ export abstract class JobHandling {
     const label = this.label(job);
     this.state.status = { kind: 'polling' };
     switch (b.outcome) {
-      case 'throw':
-        throw new Thrown(exception(b.message ?? 'Exception'));
+      case 'throw': {
+        // `throw new X($message)` in handle(); Worker::process catches it (5.x: an Error wrapped).
+        const thrown = exception(b.message ?? '', b.exception ?? DEFAULT_EXCEPTION);
+        throw new Thrown(caughtByWorker(thrown, this.env.profile.worker.caughtError), thrown);
+      }
       case 'release': {
         this.trail('InteractsWithQueue::release → RedisJob::release');
         await job.release(b.release ?? 0);
@@ -116,9 +138,23 @@ export abstract class JobHandling {
         return;
       }
       case 'fail': {
+        // $this->fail(new X($message)), or $this->fail() with neither.
+        const given =
+          b.message === undefined && b.exception === undefined
+            ? undefined
+            : exception(b.message ?? '', b.exception ?? DEFAULT_EXCEPTION);
         this.trail('InteractsWithQueue::fail');
-        await this.failJob(ctx, job, manuallyFailed(b.message));
-        this.describe(ctx, narration.failedByJob(label));
+        if (this.env.profile.worker.manualFail === 'failed-method-only') {
+          // 5.3: Job::failed($e) only calls the job's failed(); handle() returns and
+          // CallQueuedHandler::call deletes the job, as after a success.
+          this.trail('Job::failed → CallQueuedHandler::call → RedisJob::delete');
+          const removed = await job.delete();
+          this.settle(job, 'succeeded');
+          this.describe(ctx, narration.failedByJob(label, given, { onlyFailedMethod: removed }));
+          return;
+        }
+        await this.failJob(ctx, job, manuallyFailed(given));
+        this.describe(ctx, narration.failedByJob(label, given));
         return;
       }
       case 'delete': {
@@ -190,7 +226,7 @@ export abstract class JobHandling {
         previous: this.env.registry.lastAttempt(job.getJobId()),
       }),
     );
-    throw new Thrown(e);
+    throw new Thrown(e, e, true);
   }
 
   /** Worker::handleJobException: fail if this was the last try, otherwise release with --delay. */
@@ -199,6 +235,7 @@ export abstract class JobHandling {
     const rules = this.env.profile.worker;
     const label = this.label(job);
     const maxTries = job.maxTries() ?? this.spec.tries;
+    let failedBy: narration.FailedBy | null = null;
     if (!job.failed) {
       // 5.3 calls it markJobAsFailedIfHasExceededMaxAttempts.
       this.trail(
@@ -206,12 +243,13 @@ export abstract class JobHandling {
           ? 'Worker::markJobAsFailedIfWillExceedMaxAttempts'
           : 'Worker::markJobAsFailedIfHasExceededMaxAttempts',
       );
-      await this.markJobAsFailedIfWillExceedMaxAttempts(ctx, job, thrown.exception);
-      await this.markJobAsFailedIfWillExceedMaxExceptions(ctx, job, thrown.exception);
+      const byAttempts = await this.markJobAsFailedIfWillExceedMaxAttempts(ctx, job, thrown.exception);
+      const byExceptions = await this.markJobAsFailedIfWillExceedMaxExceptions(ctx, job, thrown.exception);
+      failedBy = byAttempts ?? byExceptions;
     }
     // markJobAsFailedIfAlreadyExceedsMaxAttempts has told its own step.
-    const alreadyDescribed = job.failed && thrown.exception.className.endsWith('MaxAttemptsExceededException');
-    const { message } = thrown.exception;
+    const alreadyDescribed = thrown.described;
+    const caught = { thrown: thrown.original, handled: thrown.exception };
     if (!job.deleted && !job.released && !job.failed) {
       const delay = this.calculateBackoff(job);
       this.trail('RedisJob::release');
@@ -219,18 +257,32 @@ export abstract class JobHandling {
       this.noteChain(job, narration.chainWaits);
       this.describe(
         ctx,
-        narration.releasedAfterException({
+        narration.releasedAfterException(this.setup, {
           label,
-          message,
+          ...caught,
           delay,
           backoff: rules.backoff === 'list',
           attempts: job.attempts(),
           maxTries,
+          // 8.15+: while retryUntil is set, --tries / $tries do not fail the job.
+          retryUntil: rules.retryUntilIgnoresTries ? job.timeoutAt() : null,
         }),
       );
     } else if (!alreadyDescribed) {
-      this.describe(ctx, narration.failedAfterException({ label, message, attempts: job.attempts(), maxTries }));
+      this.describe(
+        ctx,
+        narration.failedAfterException(this.setup, {
+          label,
+          ...caught,
+          failedBy: failedBy ?? { rule: 'tries', attempts: job.attempts(), maxTries },
+        }),
+      );
     }
+  }
+
+  /** The job is neither failed nor deleted yet: a failJob now is what fails it. */
+  private static unsettled(job: RedisJob): boolean {
+    return !job.failed && !job.deleted;
   }
 
   /** Worker::markJobAsFailedIfWillExceedMaxAttempts: fail now if this was the last try (or retryUntil passed). */
@@ -238,13 +290,21 @@ export abstract class JobHandling {
     ctx: ActorContext,
     job: RedisJob,
     e: JobException,
-  ): Promise<void> {
+  ): Promise<narration.FailedBy | null> {
     const maxTries = job.maxTries() ?? this.spec.tries;
     const retryUntil = job.timeoutAt();
-    if (retryUntil && retryUntil <= ctx.now()) await this.failJob(ctx, job, e);
+    let failedBy: narration.FailedBy | null = null;
+    if (retryUntil && retryUntil <= ctx.now()) {
+      if (JobHandling.unsettled(job)) failedBy = { rule: 'retryUntil', at: retryUntil };
+      await this.failJob(ctx, job, e);
+    }
     // 8.15+ (#35214): with retryUntil set, --tries no longer decides.
     const triesApply = !(this.env.profile.worker.retryUntilIgnoresTries && retryUntil);
-    if (triesApply && maxTries > 0 && job.attempts() >= maxTries) await this.failJob(ctx, job, e);
+    if (triesApply && maxTries > 0 && job.attempts() >= maxTries) {
+      if (JobHandling.unsettled(job)) failedBy = { rule: 'tries', attempts: job.attempts(), maxTries };
+      await this.failJob(ctx, job, e);
+    }
+    return failedBy;
   }
 
   /** Worker::markJobAsFailedIfWillExceedMaxExceptions (7.x+): a per-uuid counter in the cache. */
@@ -252,18 +312,19 @@ export abstract class JobHandling {
     ctx: ActorContext,
     job: RedisJob,
     e: JobException,
-  ): Promise<void> {
+  ): Promise<narration.FailedBy | null> {
     const uuid = job.uuid();
     const maxExceptions = job.maxExceptions();
-    if (uuid === null || maxExceptions === null) return;
+    if (uuid === null || maxExceptions === null) return null;
     const key = `job-exceptions:${uuid}`;
     const count = (this.env.cache.get(key) ?? 0) + 1;
     this.env.cache.set(key, count);
-    if (maxExceptions <= count) {
-      this.env.cache.delete(key);
-      this.trail('Worker::markJobAsFailedIfWillExceedMaxExceptions');
-      await this.failJob(ctx, job, e);
-    }
+    if (maxExceptions > count) return null;
+    this.env.cache.delete(key);
+    this.trail('Worker::markJobAsFailedIfWillExceedMaxExceptions');
+    const failedBy = JobHandling.unsettled(job) ? ({ rule: 'maxExceptions', max: maxExceptions } as const) : null;
+    await this.failJob(ctx, job, e);
+    return failedBy;
   }
 
   /** Worker::markJobAsFailedIfItShouldFailOnTimeout (8.x): the job's $failOnTimeout. */
@@ -271,16 +332,22 @@ export abstract class JobHandling {
     ctx: ActorContext,
     job: RedisJob,
     e: JobException,
-  ): Promise<void> {
-    if (!job.shouldFailOnTimeout()) return;
+  ): Promise<narration.FailedBy | null> {
+    if (!job.shouldFailOnTimeout()) return null;
     this.trail('Worker::markJobAsFailedIfItShouldFailOnTimeout');
+    const failedBy = JobHandling.unsettled(job) ? ({ rule: 'failOnTimeout' } as const) : null;
     await this.failJob(ctx, job, e);
+    return failedBy;
   }
 
-  /** Worker::calculateBackoff (8.x): the job's or --backoff's "1,5,10", indexed by attempts - 1; else --delay. */
+  /**
+   * Worker::calculateBackoff (8.x): the job's backoff() or WorkerOptions::$backoff ("1,5,10"),
+   * exploded on commas and indexed by attempts - 1, the last repeating (Worker.php:591-601 in
+   * 8.83: `(int) ($backoff[$job->attempts() - 1] ?? last($backoff))`); to 5.7, --delay.
+   */
   private calculateBackoff(job: RedisJob): number {
     if (this.env.profile.worker.backoff === 'delay') return this.spec.delay;
-    const list = (job.backoff() ?? String(this.spec.delay)).split(',');
+    const list = (job.backoff() ?? backoffOption(this.spec)).split(',');
     return Math.trunc(Number(list[job.attempts() - 1] ?? list[list.length - 1])) || 0;
   }
 

@@ -1,7 +1,9 @@
 // What the worker's steps say: titles and explanations, as pure functions of what happened. The
 // worker (worker.ts, worker-job.ts) decides; this only words it. The methods trail is the worker's.
+import type { JobException } from './exceptions.ts';
 import { shortClass } from './exceptions.ts';
 import type { WorkerRules } from './profiles/types.ts';
+import type { ExitReason } from './worker-input.ts';
 import type { Wake } from './redis-queue.ts';
 import type { StepDescription } from './scheduler.ts';
 import type { WorkerStatus } from './state.ts';
@@ -77,12 +79,15 @@ export function deadlines(
 
 // The daemon loop and the supervisor.
 
-export function restart(name: string): Narration {
+/** supervisord starts a new process: after a kill (`exited` null), or after a clean exit for `exited`. */
+export function restart(name: string, exited: ExitReason | null = null): Narration {
   return {
     kind: 'restart',
     title: `supervisor restarts ${name}: a new PHP process with a new Redis connection`,
     explain:
-      'The killed process never reached its catch/finally blocks, so nothing was sent to Redis; the job is still in :reserved.',
+      exited === null
+        ? 'The killed process never reached its catch/finally blocks, so nothing was sent to Redis; the job is still in :reserved.'
+        : `queue:work returned 0 after ${exited}; supervisord's autorestart=true starts it again. That is what ${exited} is for: a fresh process, with the memory and state the old one built up given back.`,
   };
 }
 
@@ -105,6 +110,64 @@ export function killedFromOutside(
     explain: d.label
       ? `No catch, finally or timeout handler runs, so nothing is sent to Redis: the reserved copy waits until ${reservedUntil(s, d.poppedAt)}, when a pop migrates it back and its attempts already count this run.`
       : 'No handler runs and nothing is sent to Redis; its connection closes.',
+  };
+}
+
+/** Worker::stopIfNecessary ended the daemon for one of its options (not SIGTERM); queue:work returns 0. */
+export function stoppedByOption(
+  s: Setup,
+  d: {
+    name: string;
+    reason: Exclude<ExitReason, 'SIGTERM' | '--once'>;
+    now: number;
+    startTime: number;
+    maxTime: number;
+    jobs: number;
+    sleep: number;
+    /** The supervisor starts a new process (restartsAfterExit). */
+    restarts: boolean;
+  },
+): Narration {
+  const after = d.restarts
+    ? 'the supervisor starts a new process'
+    : d.reason === '--stop-when-empty'
+      ? 'nothing restarts it: a --stop-when-empty worker is run to drain the queue (cron, a Kubernetes Job), not under autorestart, where it would start, find nothing and exit forever'
+      : 'restart is off, so no new process';
+  const ran = d.now - d.startTime;
+  switch (d.reason) {
+    case '--stop-when-empty':
+      return {
+        kind: 'stop',
+        title: `${d.name} exits: its pop found no job (--stop-when-empty), after sleeping ${d.sleep}s (--sleep)`,
+        explain: `Worker::stopIfNecessary runs after the loop's Worker::sleep, so even an empty queue costs one --sleep; queue:work returns 0 and ${after}.`,
+      };
+    case '--max-time':
+      return {
+        kind: 'stop',
+        title: `${d.name} exits: ${ran}s since it started ≥ --max-time=${d.maxTime}`,
+        explain: `stopIfNecessary checks the time only at the end of a loop (after a job, its --rest, or a --sleep), never during a job, so the process ran ${ran - d.maxTime}s past --max-time; it started at ${rel(s, d.startTime)}. queue:work returns 0 and ${after}.`,
+      };
+    case '--max-jobs':
+      return {
+        kind: 'stop',
+        title: `${d.name} exits: it has taken ${d.jobs} job${d.jobs === 1 ? '' : 's'} (--max-jobs=${d.jobs})`,
+        explain: `A job counts when it is popped, whatever becomes of it (released, failed, even failed unrun by markJobAsFailedIfAlreadyExceedsMaxAttempts). queue:work returns 0 and ${after}.`,
+      };
+  }
+}
+
+/** --rest: Worker::sleep after a job; `killAt`: the job's alarm, still armed, fires first. */
+export function resting(
+  s: Setup,
+  d: { name: string; label: string; seconds: number; now: number; killAt: number | null },
+): Narration {
+  return {
+    kind: 'rest',
+    title: `${d.name} rests ${d.seconds}s after ${d.label} (--rest)${d.killAt !== null ? `; the alarm armed for it fires first, at ${rel(s, d.killAt)}` : ''}`,
+    explain:
+      d.killAt !== null
+        ? `Worker::daemon rests before resetTimeoutHandler, so ${d.label}'s --timeout alarm still runs: the rest counts against it.`
+        : undefined,
   };
 }
 
@@ -194,8 +257,35 @@ export function releasedByJob(s: Setup, label: string, seconds: number, now: num
   };
 }
 
-export function failedByJob(label: string): Narration {
-  return { kind: 'fail', title: `${label} calls $this->fail(): deleted and recorded as failed` };
+/** `new RuntimeException("API down")`, the short class name as a PHP author would write it. */
+export function newException(e: JobException): string {
+  return `new ${shortClass(e.className)}(${e.message === '' ? '' : JSON.stringify(e.message)})`;
+}
+
+/** `RuntimeException("API down")`: what a job threw, in a title. */
+export function thrownText(e: JobException): string {
+  return newException(e).slice('new '.length);
+}
+
+/**
+ * $this->fail($given) (none: `$this->fail()`). `onlyFailedMethod`: 5.3, where that only calls the
+ * job's failed() and CallQueuedHandler deletes the job (ZREM removed this many).
+ */
+export function failedByJob(label: string, given?: JobException, o: { onlyFailedMethod?: number } = {}): Narration {
+  const call = `$this->fail(${given ? newException(given) : ''})`;
+  if (o.onlyFailedMethod !== undefined) {
+    return {
+      kind: 'delete',
+      title: `${label} calls ${call}: 5.3 only calls its failed(); then it is deleted as if it succeeded (ZREM removed ${o.onlyFailedMethod})`,
+      explain:
+        "5.3's InteractsWithQueue::fail calls Job::failed, which runs the job's failed() method and nothing else: no failed_jobs row. handle() returns, so CallQueuedHandler::call deletes the job (5.4 made fail() fail the job).",
+    };
+  }
+  return {
+    kind: 'fail',
+    title: `${label} calls ${call}: deleted and recorded as failed`,
+    explain: `failed() and the failed_jobs row get ${given ? given.className : 'Illuminate\\Queue\\ManuallyFailedException, the exception Job::fail makes when given none'}.`,
+  };
 }
 
 /** The next job of a chain that a worker pushed (Queueable::dispatchNextJobInChain). */
@@ -273,7 +363,9 @@ export function failedBeforeRunning(
 ): Narration {
   return {
     kind: 'fail',
-    title: `${d.label} attempt ${d.attempts} > tries ${d.maxTries}: MaxAttemptsExceededException before it runs`,
+    title: d.timeoutAt
+      ? `${d.label} attempt ${d.attempts}: retryUntil (${rel(s, d.timeoutAt)}) has passed: MaxAttemptsExceededException before it runs`
+      : `${d.label} attempt ${d.attempts} > tries ${d.maxTries}: MaxAttemptsExceededException before it runs`,
     explain: d.timeoutAt
       ? `retryUntil (timeoutAt ${rel(s, d.timeoutAt)}) has passed.`
       : d.previous === 'killed'
@@ -284,30 +376,75 @@ export function failedBeforeRunning(
   };
 }
 
+/** Which of the Worker's markJobAsFailedIf… checks failed a job. */
+export type FailedBy =
+  | { rule: 'tries'; attempts: number; maxTries: number }
+  | { rule: 'retryUntil'; at: number }
+  | { rule: 'maxExceptions'; max: number }
+  | { rule: 'failOnTimeout' };
+
+export function failedByText(s: Setup, f: FailedBy): string {
+  switch (f.rule) {
+    case 'tries':
+      return `attempt ${f.attempts} of ${f.maxTries}`;
+    case 'retryUntil':
+      return `retryUntil (${rel(s, f.at)}) has passed`;
+    case 'maxExceptions':
+      return `$maxExceptions = ${f.max} reached`;
+    case 'failOnTimeout':
+      return '$failOnTimeout';
+  }
+}
+
+/** What handle() threw and what the worker handled: the same, or (5.x) an Error wrapped. */
+interface Caught {
+  thrown: JobException;
+  handled: JobException;
+}
+
+/** Why the exception the worker handled is not the one thrown (5.x's FatalThrowableError), or undefined. */
+function wrapped(c: Caught): string | undefined {
+  if (c.handled.className === c.thrown.className) return undefined;
+  const short = shortClass(c.thrown.className);
+  return `${short} ${short === 'Error' ? 'is' : 'is an Error,'} not an Exception: this version's Worker::process catches it as Throwable and wraps it in ${c.handled.className}, which is what failed() and failed_jobs get.`;
+}
+
 /** handleJobException released the job; `backoff`: 8.x's calculateBackoff chose the delay, not --delay. */
-export function releasedAfterException(d: {
-  label: string;
-  message: string;
-  delay: number;
-  backoff: boolean;
-  attempts: number;
-  maxTries: number;
-}): Narration {
+/**
+ * handleJobException released the job. `retryUntil`: set, and (8.15+) --tries does not count while
+ * it lasts.
+ */
+export function releasedAfterException(
+  s: Setup,
+  d: Caught & {
+    label: string;
+    delay: number;
+    backoff: boolean;
+    attempts: number;
+    maxTries: number;
+    retryUntil: number | null;
+  },
+): Narration {
+  const attempt = d.retryUntil
+    ? `attempt ${d.attempts}, retried until retryUntil (${rel(s, d.retryUntil)}) whatever --tries says`
+    : `attempt ${d.attempts} of ${d.maxTries || 'unlimited'}`;
   return {
     kind: 'release',
-    title: `${d.label} threw "${d.message}": released to :delayed for ${d.delay}s (${d.backoff ? 'backoff' : '--delay'}), attempt ${d.attempts} of ${d.maxTries || 'unlimited'}`,
+    title: `${d.label} throws ${thrownText(d.thrown)}: released to :delayed for ${d.delay}s (${d.backoff ? 'backoff' : '--delay'}), ${attempt}`,
+    explain: wrapped(d),
   };
 }
 
-export function failedAfterException(d: {
-  label: string;
-  message: string;
-  attempts: number;
-  maxTries: number;
-}): Narration {
+/** handleJobException failed the job, for `failedBy`. */
+export function failedAfterException(s: Setup, d: Caught & { label: string; failedBy: FailedBy }): Narration {
+  const thrown = thrownText(d.thrown);
   return {
     kind: 'fail',
-    title: `${d.label} threw "${d.message}" on attempt ${d.attempts} of ${d.maxTries}: failed`,
+    title:
+      d.failedBy.rule === 'tries'
+        ? `${d.label} throws ${thrown} on ${failedByText(s, d.failedBy)}: failed`
+        : `${d.label} throws ${thrown}: failed, ${failedByText(s, d.failedBy)}`,
+    explain: wrapped(d) ?? `failed() and the failed_jobs row get the ${shortClass(d.handled.className)} it threw.`,
   };
 }
 
@@ -319,24 +456,36 @@ export function killed(
   d: {
     name: string;
     label: string | null;
-    failed: boolean;
+    /** Which check of the handler failed the job before the kill (null: none). */
+    failedBy: FailedBy | null;
     seconds: number;
     alarm: WorkerRules['alarm'];
     poppedAt: number | null;
+    /** It fired during --rest, after the job's own end. */
+    resting?: boolean;
   },
 ): Narration {
   const { name, label } = d;
   const sigalrm = `SIGALRM after ${d.seconds}s (${alarmReason(d.alarm)})`;
+  if (label && d.resting) {
+    return {
+      kind: 'kill',
+      title: `${sigalrm}: ${name} is killed during --rest after ${label}${d.failedBy ? `, which the handler fails first (${failedByText(s, d.failedBy)})` : ''}`,
+      explain: d.failedBy
+        ? `The handler does not know the job has ended: it ran markJobAsFailedIfWillExceedMaxAttempts (and the maxExceptions and failOnTimeout checks) on ${label}, which was not deleted (it was released), so it is "failed": a ZREM of its reserved copy, which is no longer there, and a failed_jobs row, while the released copy waits in :delayed.`
+        : `The handler runs the markJobAsFailedIf… checks on ${label} first, which has settled; nothing reaches Redis. --rest counts against --timeout.`,
+    };
+  }
   return {
     kind: 'kill',
     title: !label
       ? `${sigalrm}: ${name} is killed while idle`
-      : d.failed
-        ? `${sigalrm}: ${label} is failed first (its last attempt, or failOnTimeout/maxExceptions); then ${name} is killed`
+      : d.failedBy
+        ? `${sigalrm}: ${label} is failed first (${failedByText(s, d.failedBy)}); then ${name} is killed`
         : `${sigalrm}: ${name} is killed while running ${label}; it stays in :reserved`,
     explain: !label
       ? undefined
-      : d.failed
+      : d.failedBy
         ? 'Since 5.8.28 the timeout handler fails a job that cannot be tried again before it kills the process, so it does not sit in :reserved until retry_after.'
         : `The reservation expires at ${reservedUntil(s, d.poppedAt)}; only then will a pop migrate it back. Its attempts already count this run.`,
   };

@@ -14,8 +14,10 @@ import { interruptibleSleep } from './scheduler.ts';
 import type { Outcome, ProcessOutcome } from './worker-job.ts';
 import { JobHandling } from './worker-job.ts';
 import * as narration from './worker-narration.ts';
+import type { ExitReason } from './worker-input.ts';
+import { restartsAfterExit } from './worker-input.ts';
 
-export type { Attempt, WorkerEnv, WorkerOptions } from './worker-input.ts';
+export type { Attempt, ExitReason, WorkerEnv, WorkerOptions } from './worker-input.ts';
 
 export class WorkerModel extends JobHandling {
   /** Set by SIGTERM: quit after the current job (Worker::$shouldQuit). */
@@ -37,21 +39,45 @@ export class WorkerModel extends JobHandling {
   /** The supervisor has returned: the process exited and will not be restarted. */
   exited = false;
 
+  /** Worker::daemon's $jobsProcessed in the running process (--max-jobs counts it). */
+  private jobsProcessed = 0;
+  /** Why the last process returned on its own (Worker::stop), for its supervisor. */
+  private exitReason: ExitReason | null = null;
+
   /** True while a job's handle() is running (the end-of-run rule, src/scenarios/run-end.ts, asks). */
   busy(): boolean {
     return this.state.status.kind === 'running';
   }
 
-  /** The supervisor: runs worker processes, restarting one the alarm killed. */
+  /**
+   * The daemon will leave its loop by itself, whatever else happens (the end-of-run rule waits for
+   * it): --stop-when-empty at its next poll that finds nothing, or --max-jobs reached (it exits
+   * after this job). --max-time is not counted: a worker polling an empty queue would hold the run
+   * open for all of it.
+   */
+  stopsByItself(): boolean {
+    const maxJobs = this.spec.maxJobs ?? 0;
+    return !this.spec.once && (this.spec.stopWhenEmpty === true || (maxJobs > 0 && this.jobsProcessed >= maxJobs));
+  }
+
+  /**
+   * The supervisor: runs worker processes, starting a new one after the alarm or a kill ended one,
+   * and after a clean exit by --max-jobs or --max-time (restartsAfterExit).
+   */
   async supervise(ctx: ActorContext): Promise<void> {
     this.supervisor = ctx;
     this.exited = false;
     try {
       for (;;) {
         this.state.generation += 1;
+        this.exitReason = null;
         const outcome = await this.runWorker(ctx);
-        if (outcome !== 'killed' || !this.restartsAfterKill()) return;
-        await this.restart(ctx);
+        const reason = this.exitReason;
+        if (
+          outcome === 'killed' ? !this.restartsAfterKill() : !restartsAfterExit(reason ?? '--once', this.spec.restart)
+        )
+          return;
+        await this.restart(ctx, outcome === 'killed' ? null : reason);
       }
     } finally {
       this.exited = true;
@@ -96,11 +122,14 @@ export class WorkerModel extends JobHandling {
     await this.supervise(ctx);
   }
 
-  /** supervisord starts a new process for a killed one: a step of its own, then the new process. */
-  private async restart(ctx: ActorContext): Promise<void> {
+  /**
+   * supervisord starts a new process for one that was killed (`exited` null) or exited cleanly: a
+   * step of its own, then the new process.
+   */
+  private async restart(ctx: ActorContext, exited: ExitReason | null = null): Promise<void> {
     await ctx.sleep(0);
     this.trail('supervisord → php artisan queue:work');
-    this.describe(ctx, narration.restart(this.name));
+    this.describe(ctx, narration.restart(this.name, exited));
     this.state.status = { kind: 'starting' };
     await ctx.sleep(0);
   }
@@ -131,12 +160,19 @@ export class WorkerModel extends JobHandling {
     }
   }
 
-  /** Worker::daemon: job after job until SIGTERM, or until the alarm kills the process. */
+  /**
+   * Worker::daemon: job after job until stopIfNecessary ends the loop (SIGTERM, --stop-when-empty,
+   * --max-time, --max-jobs), or until the alarm kills the process.
+   */
   private async daemon(ctx: ActorContext, queue: RedisQueue): Promise<Outcome> {
     const rules = this.env.profile.worker;
+    // `[$startTime, $jobsProcessed] = [hrtime(true) / 1e9, 0]` (8.x): the virtual clock here.
+    const startTime = ctx.now();
+    this.jobsProcessed = 0;
     let alarmAt: number | null = null;
+    // A SIGTERM before the first loop (stopIfNecessary sees every later one).
+    if (this.shouldQuit) return this.stop(ctx, 'SIGTERM');
     for (;;) {
-      if (this.shouldQuit) return this.stop(ctx);
       // 5.3 registers the timeout handler at the top of the loop, before it knows the job.
       if (rules.alarm === 'timeout-plus-sleep') alarmAt = this.registerTimeoutHandler(ctx, null);
 
@@ -147,7 +183,11 @@ export class WorkerModel extends JobHandling {
       if (rules.alarm === 'job-timeout') alarmAt = this.registerTimeoutHandler(ctx, job);
 
       if (job) {
+        this.jobsProcessed += 1;
         if ((await this.runJob(ctx, job, alarmAt)) === 'killed') return 'killed';
+        // 8.32+: `if ($options->rest > 0) $this->sleep($options->rest)`, before the alarm is reset.
+        const rest = this.spec.rest ?? 0;
+        if (rest > 0 && (await this.rest(ctx, job, rest, alarmAt)) === 'killed') return 'killed';
       } else {
         const sleepUntil = this.nothingToRun(ctx);
         if (alarmAt !== null && alarmAt <= sleepUntil) {
@@ -156,12 +196,62 @@ export class WorkerModel extends JobHandling {
       }
       // 6.13+ resetTimeoutHandler: pcntl_alarm(0) after every job or sleep.
       if (rules.resetAlarm) alarmAt = null;
+
+      const reason = this.stopIfNecessary(ctx, startTime, job);
+      if (reason !== null) return this.stop(ctx, reason, { startTime });
     }
+  }
+
+  /**
+   * Worker::stopIfNecessary, at the end of every loop, in Laravel's order (Worker.php:294-310 in
+   * 8.83; 5.7.29:199-210 and 13.26.1:395-408 keep it): $shouldQuit (SIGTERM), memory and
+   * queue:restart (not modelled), --stop-when-empty when this loop popped nothing, --max-time
+   * since the daemon started, --max-jobs. Null: go on.
+   */
+  private stopIfNecessary(
+    ctx: ActorContext,
+    startTime: number,
+    job: RedisJob | null,
+  ): Exclude<ExitReason, '--once'> | null {
+    const { stopWhenEmpty, maxTime, maxJobs } = this.spec;
+    if (this.shouldQuit) return 'SIGTERM';
+    if (stopWhenEmpty && job === null) return '--stop-when-empty';
+    if (maxTime && ctx.now() - startTime >= maxTime) return '--max-time';
+    if (maxJobs && this.jobsProcessed >= maxJobs) return '--max-jobs';
+    return null;
+  }
+
+  /**
+   * --rest: Worker::sleep($options->rest) after a job. The job's alarm is still armed (it is reset
+   * after the rest), so a rest that outlasts it ends in the timeout handler, with the job it was
+   * armed for.
+   */
+  private async rest(
+    ctx: ActorContext,
+    job: RedisJob,
+    seconds: number,
+    alarmAt: number | null,
+  ): Promise<ProcessOutcome> {
+    const until = ctx.now() + seconds;
+    const killAt = alarmAt !== null && alarmAt <= until ? alarmAt : null;
+    this.trail('Worker::sleep');
+    this.describe(
+      ctx,
+      narration.resting(this.setup, { name: this.name, label: this.label(job), seconds, now: ctx.now(), killAt }),
+    );
+    this.state.status = { kind: 'idle', until, why: '--rest' };
+    if (killAt === null) {
+      await this.sleep(ctx, seconds);
+      return 'done';
+    }
+    // A SIGTERM cuts the rest short before the alarm: the loop then stops.
+    if (await this.sleep(ctx, killAt - ctx.now())) return 'done';
+    return await this.timeoutHandler(ctx, job, { resting: true });
   }
 
   /** Worker::runNextJob (--once): one pop, then its job or one sleep. It never registers the timeout handler. */
   private async runNextJob(ctx: ActorContext, queue: RedisQueue): Promise<Outcome> {
-    if (this.shouldQuit) return this.stop(ctx);
+    if (this.shouldQuit) return this.stop(ctx, 'SIGTERM');
     const job = await this.getNextJob(ctx, queue, null);
     if (job) await this.runJob(ctx, job, null);
     else {
@@ -171,6 +261,7 @@ export class WorkerModel extends JobHandling {
     this.trail('Worker::runNextJob');
     this.describe(ctx, narration.stoppedAfterOnce(this.name, job !== null));
     this.state.status = { kind: 'stopped', reason: '--once' };
+    this.exitReason = '--once';
     return 'done';
   }
 
@@ -254,23 +345,35 @@ export class WorkerModel extends JobHandling {
    * first fails the job if this was its last attempt (and, 8.x, on maxExceptions or
    * failOnTimeout), so a ZREM precedes the kill.
    */
-  protected override async timeoutHandler(ctx: ActorContext, job: RedisJob | null): Promise<'killed'> {
+  protected override async timeoutHandler(
+    ctx: ActorContext,
+    job: RedisJob | null,
+    o: { resting?: boolean } = {},
+  ): Promise<'killed'> {
     this.trail('Worker::registerTimeoutHandler');
     const rules = this.env.profile.worker;
+    // Which check failed the job now (a job that settled before, e.g. during --rest, is not failed again).
+    let failedBy: narration.FailedBy | null = null;
     if (job && rules.onTimeout === 'fail-last-attempt-then-kill') {
       // $this->maxAttemptsExceededException($job), or (10.10+) $this->timeoutExceededException($job).
       const e = rules.timedOutMessage
         ? timeoutExceeded(rules.timedOutMessage(job.resolveName()))
         : maxAttemptsExceeded(rules.maxAttemptsMessage(job.resolveName()));
-      await this.markJobAsFailedIfWillExceedMaxAttempts(ctx, job, e);
-      await this.markJobAsFailedIfWillExceedMaxExceptions(ctx, job, e);
-      await this.markJobAsFailedIfItShouldFailOnTimeout(ctx, job, e);
+      const byAttempts = await this.markJobAsFailedIfWillExceedMaxAttempts(ctx, job, e);
+      const byExceptions = await this.markJobAsFailedIfWillExceedMaxExceptions(ctx, job, e);
+      const byTimeout = await this.markJobAsFailedIfItShouldFailOnTimeout(ctx, job, e);
+      failedBy = byAttempts ?? byExceptions ?? byTimeout;
     }
-    return this.kill(ctx, job);
+    return this.kill(ctx, job, { resting: o.resting === true, failedBy });
   }
 
   /** Worker::kill: posix_kill(SIGKILL) on itself. No catch or finally runs, so the job stays where it is. */
-  private kill(ctx: ActorContext, job: RedisJob | null): 'killed' {
+  private kill(
+    ctx: ActorContext,
+    job: RedisJob | null,
+    o: { resting: boolean; failedBy: narration.FailedBy | null },
+  ): 'killed' {
+    const { resting } = o;
     const label = job ? this.label(job) : null;
     this.env.registry.killedOn(this.name);
     this.trail('Worker::kill → posix_kill(SIGKILL)');
@@ -279,13 +382,14 @@ export class WorkerModel extends JobHandling {
       narration.killed(this.setup, {
         name: this.name,
         label,
-        failed: job?.failed === true,
+        failedBy: o.failedBy,
         seconds: this.alarmSeconds,
         alarm: this.env.profile.worker.alarm,
         poppedAt: this.poppedAt,
+        resting,
       }),
     );
-    this.state.status = label ? { kind: 'killed', job: label } : { kind: 'killed' };
+    this.state.status = label && !resting ? { kind: 'killed', job: label } : { kind: 'killed' };
     return 'killed';
   }
 
@@ -294,11 +398,29 @@ export class WorkerModel extends JobHandling {
     return interruptibleSleep(ctx, seconds, (wake) => (this.wake = wake));
   }
 
-  /** Worker::stop: the loop saw $shouldQuit (SIGTERM). */
-  private stop(ctx: ActorContext): Outcome {
-    this.trail('Worker::stop');
-    this.describe(ctx, narration.stoppedBySignal(this.name));
-    this.state.status = { kind: 'stopped', reason: 'SIGTERM' };
+  /** Worker::stop: stopIfNecessary (or, before the first loop, $shouldQuit) ended the daemon; queue:work returns 0. */
+  private stop(ctx: ActorContext, reason: Exclude<ExitReason, '--once'>, o: { startTime?: number } = {}): Outcome {
+    this.trail(reason === 'SIGTERM' ? 'Worker::stop' : 'Worker::stopIfNecessary → Worker::stop');
+    this.describe(
+      ctx,
+      reason === 'SIGTERM'
+        ? narration.stoppedBySignal(this.name)
+        : narration.stoppedByOption(this.setup, {
+            name: this.name,
+            reason,
+            now: ctx.now(),
+            startTime: o.startTime ?? ctx.now(),
+            maxTime: this.spec.maxTime ?? 0,
+            jobs: this.jobsProcessed,
+            sleep: this.spec.sleep,
+            restarts: restartsAfterExit(reason, this.spec.restart),
+          }),
+    );
+    this.state.status = {
+      kind: 'stopped',
+      reason: reason === '--max-jobs' ? `--max-jobs=${this.jobsProcessed}` : reason,
+    };
+    this.exitReason = reason;
     return 'done';
   }
 }

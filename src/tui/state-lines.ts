@@ -8,7 +8,7 @@ import { terminalSafe } from '../output/terminal-safe.ts';
 import { displayWidth, wrap } from '../output/wrap.ts';
 import type { FailedJob, ListEntry, QueueState, StateSnapshot, WorkerState, ZsetEntry } from '../scenarios/timeline.ts';
 import type { Line, Segment } from './segments.ts';
-import { actorSeg, kept, lineWidth, pad, seg, wrapAll } from './segments.ts';
+import { actorSeg, clip, kept, lineWidth, pad, seg, wrapAll } from './segments.ts';
 
 /**
  * How much room each part gets: `full` lists everything; `medium` merges empty keys, drops the
@@ -130,7 +130,9 @@ export function workerStatus(w: WorkerState, start: number): Segment[] {
     case 'idle':
       return [
         seg('idle', 'dim'),
-        ...(s.until === undefined ? [] : [seg(' (--sleep) ', 'dim'), kept(`until ${relTime(s.until, start)}`, 'dim')]),
+        ...(s.until === undefined
+          ? []
+          : [seg(` (${s.why ?? '--sleep'}) `, 'dim'), kept(`until ${relTime(s.until, start)}`, 'dim')]),
       ];
     case 'polling':
       return [seg('polling')];
@@ -194,8 +196,12 @@ function workerLines(w: WorkerState, ctx: StateContext, width: number, density: 
     `tries ${o.tries}`,
     `timeout ${o.timeout}`,
     `sleep ${o.sleep}`,
-    `delay ${o.delay}`,
+    o.backoff !== undefined ? `backoff ${o.backoff}` : `delay ${o.delay}`,
     ...(o.once ? ['--once'] : []),
+    ...(o.stopWhenEmpty ? ['--stop-when-empty'] : []),
+    ...(o.maxJobs ? [`max-jobs ${o.maxJobs}`] : []),
+    ...(o.maxTime ? [`max-time ${o.maxTime}`] : []),
+    ...(o.rest ? [`rest ${o.rest}`] : []),
     `retry_after ${w.retryAfter ?? '-'}`,
     ...(w.blockFor !== null ? [`block_for ${w.blockFor}`] : []),
     ...(w.queue.includes(',') || density === 'full' ? [`queue ${terminalSafe(w.queue)}`] : []),
@@ -219,9 +225,10 @@ function failedLines(failed: FailedJob[], ctx: StateContext, width: number, dens
   for (const f of shown) {
     out.push([seg('  '), seg(terminalSafe(f.job), 'payload'), seg(` at ${relTime(f.failedAt, ctx.start)}`, 'dim')]);
     const message = `${shortClass(terminalSafe(f.exception))}: ${terminalSafe(f.message)}`;
-    const lines = wrap(message, Math.max(10, width - 4));
-    const kept = density === 'compact' ? lines.slice(0, 1) : lines;
-    out.push(...kept.map((l): Line => [seg(`    ${l}`, 'bad')]));
+    // Compact: one line, cut with an ellipsis (a bare cut reads as the whole class name).
+    const lines =
+      density === 'compact' ? [clip(message, Math.max(10, width - 4))] : wrap(message, Math.max(10, width - 4));
+    out.push(...lines.map((l): Line => [seg(`    ${l}`, 'bad')]));
   }
   return [...out, ...more(shown.length, failed.length)];
 }

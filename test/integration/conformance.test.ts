@@ -211,6 +211,53 @@ describe('job chains: ->chain() and Bus::chain(), pushed by the workers', () => 
   });
 });
 
+describe('worker options, exception classes and job deadlines no shipped scenario uses (8.x)', () => {
+  const redis = useRedis();
+  const play = async (name: string) => {
+    const file = new URL(`../fixtures/conformance/${name}.yaml`, import.meta.url).pathname;
+    const { spec } = await loadScenarioFile(file);
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, `${name}: ${explain(r)}`).toBe('identical');
+    if (r.status !== 'identical') return [];
+    return r.trace.steps.flatMap((s) =>
+      s.commands.map((c) => `${s.t} ${s.actor} ${c.source} ${c.args.slice(0, 3).join(' ')}`),
+    );
+  };
+  it('--backoff=1,5,10, --max-jobs and --max-time (and the new process after them), --stop-when-empty, --rest and an alarm during it', async () => {
+    const lines = await play('worker-options');
+    // The fixture exercises them (derived from it by hand, 8.83's Worker::daemon/stopIfNecessary).
+    // --backoff=1,5,10 polled every --sleep=5: attempts 1-4 are released for 1, 5, 10, 10 seconds.
+    for (const [at, due] of [
+      [0, 1],
+      [5, 10],
+      [10, 20],
+      [20, 30],
+    ])
+      expect(lines).toContain(`T+${at} backoff lua zadd queues:backoff:delayed T+${due}`);
+    // --max-jobs=2: the third Quick on mj is taken by a second process, a new connection (SELECT).
+    expect(lines.filter((l) => l === 'T+0 max-jobs client SELECT 0')).toHaveLength(2);
+    // --max-time=10: the 15 s Long ends at t+15, past it: a new process selects at t+15.
+    expect(lines).toContain('T+15 max-time client SELECT 0');
+    // --rest=4: the second Quick on rest is popped after the rest, at t+4.
+    expect(lines).toContain('T+4 rest lua lpop queues:rest');
+    // --rest=30 outlasts --timeout=20: the alarm at t+20 fails ReleasesItself (a ZREM of the copy
+    // its own release moved away), and the new process fails it again unrun: two ZREMs at t+20.
+    expect(lines.filter((l) => l.startsWith('T+20 rest-alarm client ZREM queues:ra:reserved'))).toHaveLength(2);
+  });
+  it("exception classes: PHP's (an Exception, an Error), the application's own, $this->fail(new X) with and without a message: failed_jobs match", async () => {
+    await play('exception-classes');
+  });
+  it('retryUntil ignoring --tries and failing a job before and after it runs, $maxExceptions through timeouts, $timeout', async () => {
+    const lines = await play('job-deadlines');
+    // Until: retried past --tries=1 (attempt 2 popped at t+10, attempt 3 at t+20), failed at t+28.
+    expect(lines.filter((l) => l.startsWith('T+28 worker-1 client ZREM queues:default:reserved '))).toHaveLength(1);
+    // Expired (retryUntil t+3, due t+5): failed unrun at t+5.
+    expect(lines.filter((l) => l.startsWith('T+5 worker-1 client ZREM queues:default:reserved '))).toHaveLength(1);
+    // TimesOut ($timeout 10, $maxExceptions 2, retry_after 15): the second alarm, at t+25, fails it.
+    expect(lines.filter((l) => l.startsWith('T+25 worker-2 client ZREM queues:short:reserved '))).toHaveLength(1);
+  });
+});
+
 describe('the comparison sees a difference', () => {
   const redis = useRedis();
   it('profile 5.7 against real 8.83 on timeout-max-attempts: RPUSH vs the push script with :notify, and no fail before the kill', async () => {

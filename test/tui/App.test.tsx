@@ -198,6 +198,22 @@ describe('80×24: a busy step still says what it is in the narration', () => {
   }
 });
 
+describe('80×24: a failed job whose message does not fit', () => {
+  it('is cut with an ellipsis, never mid-word without one', async () => {
+    const t = timeline('timeout-max-attempts');
+    const term = renderInTerminal(
+      <App session={recordedSession(t)} scenario="x" colour={false} initial={{ target: 9 }} />,
+      80,
+      24,
+    );
+    await settle();
+    const state = region(term.lastFrame(), 'state', 80, 24);
+    expect(state).toMatch(/MaxAttemptsExceededException|MaxAttemptsExceeded\S*…/);
+    expect(state).not.toMatch(/MaxAttemptsExceededExcep?t?\s/);
+    term.unmount();
+  });
+});
+
 describe('retry-after-vs-timeout in a larger terminal (120×40)', () => {
   const see = (frame: string, which: Region) => flat(region(frame, which, 120, 40));
   const openLarge = () =>

@@ -153,6 +153,11 @@ export const laravel13: LaravelProfile = {
     // MaxAttemptsExceededException::forJob (10.10+, PR #46968).
     maxAttemptsMessage: (displayName) => `${displayName} has been attempted too many times.`,
     // TimeoutExceededException::forJob (10.10+; 10.30 keeps the job on $e->job).
+    // Queue/Console/WorkCommand.php@v13.26.1:41-50 (+ --stop-when-empty-for, 11.x, not modelled); Worker::daemon and
+    // stopIfNecessary (Queue/Worker.php@v13.26.1:218-293, 395-408) check them in 8.x's order.
+    workOptions: { stopWhenEmpty: true, maxJobs: true, maxTime: true, rest: true },
+    caughtError: 'as-is',
+    manualFail: 'fail',
     timedOutMessage: (displayName) => `${displayName} has timed out.`,
     // PhpRedisConnector::createClient: `if (isset($config['database'])) $client->select(...)`
     // (Redis/Connectors/PhpRedisConnector.php@v13.26.1:117-118), and the skeleton sets 'database' =>

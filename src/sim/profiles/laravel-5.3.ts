@@ -64,6 +64,13 @@ export const laravel53: LaravelProfile = {
     alarm: 'timeout-plus-sleep',
     blockingPop: null,
     blockOnlyFirstQueue: false,
+    // WorkCommand.php@v5.3.31:22-30: none of --stop-when-empty, --max-jobs, --max-time, --rest.
+    workOptions: { stopWhenEmpty: false, maxJobs: false, maxTime: false, rest: false },
+    // Worker.php@v5.3.31:206-211 wraps an Error in FatalThrowableError; symfony/debug 3.1.* (composer.json)
+    // prefixes a TypeError's message with "Type error: ".
+    caughtError: 'fatal-throwable-error-type-prefix',
+    // InteractsWithQueue.php@v5.3.31:44-48: `$this->job->failed($exception ?: new ManuallyFailedException)`.
+    manualFail: 'failed-method-only',
     timedOutMessage: null,
     maxAttemptsMessage: () => 'A queued job has been attempted too many times. The job may have previously timed out.',
     selectOnConnect: (client, database) => client === 'predis' || database !== 0,

@@ -80,6 +80,13 @@ export const laravel57: LaravelProfile = {
     alarm: 'job-timeout',
     blockingPop: 'list',
     blockOnlyFirstQueue: false,
+    // WorkCommand.php@v5.7.29:26 `--stop-when-empty` (since v5.7.2), checked by Worker::stopIfNecessary
+    // (Worker.php@v5.7.29:207) after the sleep of an empty poll; --max-jobs/--max-time/--rest are 8.x.
+    workOptions: { stopWhenEmpty: true, maxJobs: false, maxTime: false, rest: false },
+    // Worker.php@v5.7.29:330-335 wraps an Error in FatalThrowableError (symfony/debug ^4.1 keeps the message).
+    caughtError: 'fatal-throwable-error',
+    // InteractsWithQueue.php@v5.4.0:44-48 (and 5.7.29): FailingJob::handle deletes and logs the job.
+    manualFail: 'fail',
     timedOutMessage: null,
     maxAttemptsMessage: (displayName) =>
       `${displayName} has been attempted too many times or run too long. The job may have previously timed out.`,

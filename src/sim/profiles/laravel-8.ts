@@ -96,6 +96,12 @@ export const laravel8: LaravelProfile = {
     retryUntilIgnoresTries: true,
     backoff: 'list',
     blockOnlyFirstQueue: false,
+    // WorkCommand.php (Debian's 8.83.26):28-36: --stop-when-empty, --max-jobs, --max-time (8.0.0+),
+    // --rest (8.32.0+); Worker::daemon/stopIfNecessary, Worker.php:127-195 and 294-310.
+    workOptions: { stopWhenEmpty: true, maxJobs: true, maxTime: true, rest: true },
+    // Worker::process catches Throwable and passes it on as it is (7.0+).
+    caughtError: 'as-is',
+    manualFail: 'fail',
     timedOutMessage: null,
     maxAttemptsMessage: (displayName) =>
       `${displayName} has been attempted too many times or run too long. The job may have previously timed out.`,

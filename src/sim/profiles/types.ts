@@ -1,5 +1,6 @@
 // A version profile: the data and the small rule switches that make one Laravel version's wire
 // traffic. One engine runs every profile; a profile is never a copied simulator.
+import type { CaughtError } from '../exceptions.ts';
 import type { LuaScript, ScriptName } from '../lua.ts';
 import type { PhpValue } from '../php.ts';
 import type { ProfileName } from './index.ts';
@@ -143,6 +144,20 @@ export interface WorkerRules {
    * with this message.
    */
   timedOutMessage: ((displayName: string) => string) | null;
+  /**
+   * The queue:work options this version's WorkCommand takes beyond --delay, --sleep, --tries,
+   * --timeout and --once (the --backoff list is `backoff: 'list'`): --stop-when-empty (5.7.2+),
+   * --max-jobs and --max-time (8.0.0+), --rest (8.32.0+). Worker::daemon checks them.
+   */
+  workOptions: { stopWhenEmpty: boolean; maxJobs: boolean; maxTime: boolean; rest: boolean };
+  /** How Worker::process passes on an Error (not an Exception) the job threw (exceptions.ts caughtByWorker). */
+  caughtError: CaughtError;
+  /**
+   * $this->fail($e): Job::fail / FailingJob::handle deletes the job and logs failed_jobs (5.4+);
+   * 5.3's InteractsWithQueue::fail only calls the job's failed() (Job::failed), and
+   * CallQueuedHandler::call then deletes the job as after a success.
+   */
+  manualFail: 'fail' | 'failed-method-only';
   /** Predis sends SELECT <db> on every new connection; phpredis only for a non-zero db. */
   selectOnConnect(client: RedisClientName, database: number): boolean;
 }

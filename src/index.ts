@@ -10,6 +10,8 @@ export { ScenarioError } from './scenarios/errors.ts';
 export { Scenario } from './scenarios/schema.ts';
 export { buildScenario, scenario, ScenarioBuilder } from './scenarios/builder.ts';
 export type {
+  ChainJobs,
+  ChainOptions,
   ConnectionOptions,
   DispatchOptions,
   KillOptions,

@@ -13,7 +13,8 @@
  *           fail_on_timeout, properties, attempts}} }   (the scenario, as the tool validated it)
  * ROLE:   { role: request|worker, name: <CLIENT SETNAME>, ...calls or worker options }
  *         request calls: [{op: dispatch, job, count, delay, queue, connection, properties: [per
- *         instance], uuids} | {op: size, queue, connection}]
+ *         instance], chain: [{job, queue, connection, delay}] | null, uuids} | {op: chain, chain,
+ *         queue, connection, delay, uuids} (Bus::chain) | {op: size, queue, connection}]
  *
  * Protocol: JSON lines. The process prints {"y":"ready"} and waits; the coordinator answers
  * {"now": T} (virtual unix seconds; Carbon::setTestNow) and the actor runs Laravel's code until
@@ -23,6 +24,9 @@
  *   {"y":"step"}           a new step at the same instant (after a pop, after a processed job)
  *   {"y":"blocking"}       about to BLPOP; then {"y":"unblocked"} once the server answered it
  *   {"y":"done"}           the actor's work is over (the coordinator then closes stdin)
+ *   {"y":"uuid"}           a worker's Str::uuid() (the payload of a chain's next job): answered at
+ *                          once with {"uuid": U}, the next uuid of the model's stream; not a wait,
+ *                          the clock and the step go on
  * Every yield carries "alarm": the virtual deadline of the worker's pcntl_alarm (or null).
  * An answer may carry "signal": "ALRM" | "TERM": the process sends itself that real signal, so
  * Laravel's own handlers (Worker::registerTimeoutHandler, listenForSignals) run, and the timeout
@@ -86,6 +90,18 @@ namespace Conformance\Laravel {
         {
             fwrite(STDOUT, json_encode($message + ['alarm' => self::$alarmAt], JSON_UNESCAPED_SLASHES)."\n");
             fflush(STDOUT);
+        }
+
+        /** Str::uuid() in a worker: the coordinator's next uuid, drawn when Laravel draws it. */
+        public static function uuid(): string
+        {
+            self::send(['y' => 'uuid']);
+            $line = fgets(STDIN);
+            if ($line === false) {
+                exit(0);
+            }
+
+            return json_decode($line, true, 512, JSON_THROW_ON_ERROR)['uuid'];
         }
 
         /** Print a yield, wait for the coordinator's answer, set the clock, raise its signal. */
@@ -187,6 +203,24 @@ namespace Conformance\Laravel {
         Harness::$jobs[$fqcn] = $job;
     }
 
+    /** `new <class>` of a chain, with what ->onConnection/->onQueue/->delay set on it (the role's link). */
+    function chain_link(array $config, array $link)
+    {
+        $class = $config['jobs'][$link['job']]['class'];
+        $job = new $class;
+        if (isset($link['connection'])) {
+            $job->onConnection($link['connection']);
+        }
+        if (isset($link['queue'])) {
+            $job->onQueue($link['queue']);
+        }
+        if (isset($link['delay'])) {
+            $job->delay($link['delay']);
+        }
+
+        return $job;
+    }
+
     /**
      * `new $class($message)`: one of PHP's exceptions, or the application's own class (namespaced),
      * declared here as extending \Exception the first time it is thrown.
@@ -285,6 +319,23 @@ namespace Conformance\Laravel {
                 \Illuminate\Support\Str::createUuidsUsing(function () use (&$uuids) {
                     return array_shift($uuids);
                 });
+                if ($call['op'] === 'chain') {
+                    // Bus::chain([...])->onConnection()->onQueue()->delay()->dispatch() (PendingChain).
+                    $pending = \Illuminate\Support\Facades\Bus::chain(array_map(function ($link) use ($config) {
+                        return chain_link($config, $link);
+                    }, $call['chain']));
+                    if (isset($call['connection'])) {
+                        $pending->onConnection($call['connection']);
+                    }
+                    if (isset($call['queue'])) {
+                        $pending->onQueue($call['queue']);
+                    }
+                    if (isset($call['delay'])) {
+                        $pending->delay($call['delay']);
+                    }
+                    $pending->dispatch();
+                    continue;
+                }
                 $class = $config['jobs'][$call['job']]['class'];
                 for ($i = 0; $i < $call['count']; $i++) {
                     // $class::dispatch() is `new PendingDispatch(new static)` (Dispatchable); the
@@ -303,12 +354,22 @@ namespace Conformance\Laravel {
                     if (isset($call['delay'])) {
                         $pending->delay($call['delay']);
                     }
+                    if (isset($call['chain'])) {
+                        $pending->chain(array_map(function ($link) use ($config) {
+                            return chain_link($config, $link);
+                        }, $call['chain']));
+                    }
                     unset($pending);          // PendingDispatch::__destruct() dispatches
                 }
             }
             break;
 
         case 'worker':
+            // A chain's next job is dispatched from the worker (CallQueuedHandler::call): its uuid
+            // comes from the coordinator at the moment Laravel draws it, as the model draws it.
+            \Illuminate\Support\Str::createUuidsUsing(function () {
+                return Harness::uuid();
+            });
             // WorkCommand::gatherWorkerOptions: name, backoff (max(--backoff, --delay): "1,5,10"),
             // memory, timeout, sleep, maxTries, force, stopWhenEmpty, maxJobs, maxTime, rest.
             $options = new WorkerOptions(

@@ -45,6 +45,8 @@ timeline:
   # - { at: 50, size: default }                  # the application calls Queue::size('default')
   # - { at: 60, request: [{ dispatch: SendInvoice, queue: high }, { size: high }] }   # one web request, one connection
   # - { at: 70, dispatch: SendInvoice, count: 5, every: 1 }   # one request a second, one job each
+  # - { at: 80, dispatch: SendInvoice, chain: [SendInvoice] }  # ->chain(): the worker pushes the next job after a success
+  # - { at: 90, chain: [SendInvoice, SendInvoice], queue: invoices }  # Bus::chain()->onQueue() (laravel "8" or "13")
 `;
 }
 

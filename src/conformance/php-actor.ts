@@ -8,7 +8,7 @@ import { registerCleanup } from '../cleanup.ts';
 
 /** What the harness prints when Laravel waits (see harness.php). */
 export type Yield =
-  | { y: 'ready' | 'blocking' | 'unblocked'; alarm: number | null }
+  | { y: 'ready' | 'blocking' | 'unblocked' | 'uuid'; alarm: number | null }
   /** `job`: JobProcessing (a popped job is processed), not the Looping after one. */
   | { y: 'step'; alarm: number | null; job?: boolean }
   /** `idle`: the worker's loop that stopped had popped nothing (stopIfNecessary's $job was null). */
@@ -20,6 +20,11 @@ export type Yield =
 export interface Answer {
   now: number;
   signal?: 'ALRM' | 'TERM';
+}
+
+/** The answer to a {"y":"uuid"}: Str::uuid()'s value; the actor goes on at once. */
+export interface UuidAnswer {
+  uuid: string;
 }
 
 export class PhpActor {
@@ -73,7 +78,7 @@ export class PhpActor {
     return new Promise((resolve) => (this.waiter = resolve));
   }
 
-  answer(a: Answer): void {
+  answer(a: Answer | UuidAnswer): void {
     if (!this.exited) this.child.stdin.write(`${JSON.stringify(a)}\n`);
   }
 

@@ -172,9 +172,24 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
     else throw new Error('conformance runs need a Redis the tool started (unset REDIS_URL)');
     if (spec.redis.database !== 0) await observer.sendCommand(['SELECT', String(spec.redis.database)]);
 
+    // The model's job uuids, drawn in the same order (a uuid, then an id, per job dispatched), are
+    // handed to Laravel through its own test seam, Str::createUuidsUsing: a web request gets its
+    // jobs' uuids up front, a worker asks for one when it dispatches a chain's next job. Jobs due
+    // at the same second leave a ZSET in member order, and members start with the uuid. Job ids
+    // (Str::random, no seam in 8.x) stay Laravel's own; the normaliser names both sides' ids in order.
+    const random = seededRandom(spec.seed);
+    const uuid = () => nextJobIdentity(random).uuid;
     const workers = spec.workers.map(
       (w) =>
-        new WorkerProxy(w, { defaultConnection, connections: spec.connections, startActor, nextYield, book, observer }),
+        new WorkerProxy(w, {
+          defaultConnection,
+          connections: spec.connections,
+          startActor,
+          nextYield,
+          book,
+          observer,
+          uuid,
+        }),
     );
     const byName = new Map(workers.map((w) => [w.spec.name, w]));
     const scheduler = new Scheduler({
@@ -186,13 +201,8 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       isDone: () => runIsOver({ pending: pending(), queuesEmpty, workers }),
     });
 
-    // The model's job uuids, drawn in the same order (a uuid, then an id, per job dispatched), are
-    // handed to Laravel through its own test seam, Str::createUuidsUsing: jobs due at the same
-    // second leave a ZSET in member order, and members start with the uuid. Job ids (Str::random,
-    // no seam in 8.x) stay Laravel's own; the normaliser names both sides' ids in order.
-    const random = seededRandom(spec.seed);
     const env: RealEnv = {
-      uuidsFor: (count) => Array.from({ length: count }, () => nextJobIdentity(random).uuid),
+      uuidsFor: (count) => Array.from({ length: count }, uuid),
       worker: (name) => byName.get(name)!,
       // A web request: its own PHP process and connection, one step.
       request: (what, kind, roleOf) => async (ctx) => {

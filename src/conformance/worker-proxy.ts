@@ -19,6 +19,8 @@ export interface WorkerEnv {
   nextYield(php: PhpActor, name: string): Promise<Yield>;
   book: AddressBook;
   observer: Client;
+  /** The next uuid of the model's stream (a chain's next job, pushed by this worker). */
+  uuid(): string;
 }
 
 /**
@@ -159,7 +161,7 @@ export class WorkerProxy {
         this.termPending = false;
       }
       php.answer(answer);
-      const y = await this.env.nextYield(php, started.name);
+      const y = await this.next(php, started.name);
       const now = ctx.now();
       this.handling = y.y === 'busy';
       switch (y.y) {
@@ -215,8 +217,18 @@ export class WorkerProxy {
           break;
         case 'unblocked':
         case 'ready':
+        case 'uuid':
           throw new Error(`real Laravel ${name}: unexpected ${y.y}`);
       }
+    }
+  }
+
+  /** The process's next wait; a Str::uuid() on the way (a chain's next job) is answered at once. */
+  private async next(php: PhpActor, name: string): Promise<Yield> {
+    for (;;) {
+      const y = await this.env.nextYield(php, name);
+      if (y.y !== 'uuid') return y;
+      php.answer({ uuid: this.env.uuid() });
     }
   }
 

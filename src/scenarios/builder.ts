@@ -10,6 +10,7 @@ import type { Connection, JobClass, TimelineEntry, Worker } from './schema.ts';
 import type { ProfileName } from '../sim/profiles/index.ts';
 import { Scenario, type ScenarioInput, type ScenarioSpec } from './schema.ts';
 import { schemaProblems } from './schema-issues.ts';
+import type { ChainInput } from './entries/chain.ts';
 import type { DispatchInput } from './entries/dispatch.ts';
 import type { KillInput } from './entries/kill.ts';
 import type { NoteInput } from './entries/note.ts';
@@ -27,6 +28,8 @@ type EntryInput = z.input<typeof TimelineEntry>;
 export type DispatchOptions = Omit<DispatchInput, 'dispatch'>;
 export type RequestCalls = RequestInput['request'];
 export type RequestOptions = Omit<RequestInput, 'request'>;
+export type ChainJobs = ChainInput['chain'];
+export type ChainOptions = Omit<ChainInput, 'chain'>;
 export type StopOptions = Omit<StopInput, 'stop'>;
 export type KillOptions = Omit<KillInput, 'kill'>;
 export type SizeOptions = Omit<SizeInput, 'size'>;
@@ -116,6 +119,12 @@ export class ScenarioBuilder {
   /** One web request making several calls on one connection: dispatches and Queue::size(). */
   request(calls: RequestCalls, options: Partial<RequestOptions> = {}): this {
     this.input.timeline.push({ at: 0, ...options, request: calls });
+    return this;
+  }
+
+  /** Bus::chain(jobs)->...->dispatch() (Laravel 8+): the first job now, each next one by a worker; `at` defaults to 0. */
+  chain(jobs: ChainJobs, options: Partial<ChainOptions> = {}): this {
+    this.input.timeline.push({ at: 0, ...options, chain: jobs });
     return this;
   }
 

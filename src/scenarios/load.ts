@@ -308,7 +308,7 @@ export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
   problems.push(...workerOptionProblems(spec));
   problems.push(...versionProblems(spec, getProfile(spec.laravel), `this scenario is Laravel ${spec.laravel}`));
 
-  const ctx: CheckContext = { spec, jobs, connections, workers, unknown };
+  const ctx: CheckContext = { spec, profile: getProfile(spec.laravel), jobs, connections, workers, unknown };
   let dispatched = 0;
   let reportedTotal = false;
   spec.timeline.forEach((entry, i) => {

@@ -3,6 +3,7 @@
 // Redis, and after every step collects that step's MONITOR lines and a snapshot of the queues.
 // It produces a Timeline and formats nothing.
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { registerCleanup } from '../cleanup.ts';
 import { ConnectionHub } from '../redis/connections.ts';
 import { describeRunFailure, RedisRefusedError } from '../redis/errors.ts';
@@ -24,8 +25,9 @@ import { WorkerModel } from '../sim/worker.ts';
 import { attributeLines } from './attribute.ts';
 import { ExecutionLog } from './execution-log.ts';
 import { ScenarioError } from './errors.ts';
-import { crossReferenceProblems } from './load.ts';
+import { crossReferenceProblems, scenarioErrorAt } from './load.ts';
 import { versionProblems } from './option-checks.ts';
+import type { Problem } from './schema-issues.ts';
 import type { ModelEnv, NoteEntry } from './entries/index.ts';
 import { kindOf, scheduleRun, totalDispatches } from './entries/index.ts';
 import type { ScenarioSpec } from './schema.ts';
@@ -59,13 +61,16 @@ export interface RunOptions {
 }
 
 export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise<Timeline> {
-  // A file was checked by the loader; a spec built in code (Scenario.parse) gets the same checks.
-  const problem = crossReferenceProblems(spec)[0];
-  if (problem) throw new ScenarioError(opts.file ?? spec.name, 0, 0, problem.path.join('.'), problem.detail);
   const profile = getProfile(opts.laravel ?? spec.laravel);
-  // An option the overriding version lacks (the scenario's own was checked above).
-  const lacking = versionProblems(spec, profile, `this run is Laravel ${profile.name} (--laravel)`)[0];
-  if (lacking) throw new ScenarioError(opts.file ?? spec.name, 0, 0, lacking.path.join('.'), lacking.detail);
+  // A file was checked by the loader; a spec built in code (Scenario.parse) gets the same checks.
+  // Under --laravel, what the overriding version lacks too: its options, then what the entries
+  // check against the version (chains), by checking again as that version. At the line and
+  // column when the spec came from a file.
+  const problem =
+    crossReferenceProblems(spec)[0] ??
+    versionProblems(spec, profile, `this run is Laravel ${profile.name} (--laravel)`)[0] ??
+    crossReferenceProblems({ ...spec, laravel: profile.name })[0];
+  if (problem) throw await scenarioProblem(opts.file, spec, problem);
   const client = spec.redis.client ?? profile.defaultClient;
   // On someone else's server the run may move to an empty db (keyspace.ts).
   let db = spec.redis.database;
@@ -152,6 +157,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
               const attempts = spec.jobs[dispatcher.jobNameOf(id) ?? '']?.attempts ?? ['succeed'];
               return attempts[Math.min(attempt, attempts.length) - 1] ?? attempts[attempts.length - 1]!;
             },
+            bus: { dispatcher, defaultConnection },
           },
         ),
     );
@@ -235,6 +241,15 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     await hub.close().catch(() => undefined);
   }
   return timeline;
+}
+
+/** A problem's ScenarioError: at its line and column when the spec came from a file that is still there. */
+async function scenarioProblem(file: string | undefined, spec: ScenarioSpec, problem: Problem): Promise<ScenarioError> {
+  if (file !== undefined) {
+    const source = await readFile(file, 'utf8').catch(() => null);
+    if (source !== null) return scenarioErrorAt({ spec, file, source }, problem.path, problem.detail);
+  }
+  return new ScenarioError(file ?? spec.name, 0, 0, problem.path.join('.'), problem.detail);
 }
 
 /** Note-only timeline entries attach to the first matching step at or after their time. */

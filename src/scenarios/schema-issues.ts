@@ -103,8 +103,10 @@ function unwrap(schema: z.ZodType): z.ZodType {
 
 /**
  * The union member the author meant: for a scalar, the first scalar member; for a mapping, the
- * object member whose own required key (one no other member has) is present, else the member
- * that has no such key (the catch-all, e.g. a note entry).
+ * object member whose own required key (one no other member has) is present; else the member
+ * that alone requires a key that is present, though others may allow it (a chain entry's `chain`,
+ * which a dispatch entry may carry too); else the member that has no own required key (the
+ * catch-all, e.g. a note entry).
  */
 function chooseBranch(options: readonly z.ZodType[], value: unknown): z.ZodType | undefined {
   const objects = options.filter((o) => unwrap(o) instanceof z.ZodObject);
@@ -113,15 +115,20 @@ function chooseBranch(options: readonly z.ZodType[], value: unknown): z.ZodType 
     return scalars.length === 1 ? scalars[0] : undefined;
   }
   if (objects.length === 0) return undefined;
-  const keysOf = (o: z.ZodType) => Object.keys((unwrap(o) as z.ZodObject).shape);
-  const ownRequired = objects.map((o) => {
-    const shape = (unwrap(o) as z.ZodObject).shape as Record<string, z.ZodType>;
-    const others = objects.filter((x) => x !== o).flatMap(keysOf);
-    return keysOf(o).filter((k) => !others.includes(k) && !shape[k]!.safeParse(undefined).success);
-  });
+  const shapeOf = (o: z.ZodType) => (unwrap(o) as z.ZodObject).shape as Record<string, z.ZodType>;
+  const keysOf = (o: z.ZodType) => Object.keys(shapeOf(o));
+  const required = (o: z.ZodType) => keysOf(o).filter((k) => !shapeOf(o)[k]!.safeParse(undefined).success);
+  const others = (o: z.ZodType) => objects.filter((x) => x !== o);
+  const ownRequired = objects.map((o) => required(o).filter((k) => !others(o).flatMap(keysOf).includes(k)));
   const meant = objects.findIndex((_o, i) => ownRequired[i]!.some((k) => Object.hasOwn(value, k)));
   if (meant >= 0) return objects[meant];
-  return objects[ownRequired.findIndex((keys) => keys.length === 0)] ?? objects[0];
+  const catchAll = objects[ownRequired.findIndex((keys) => keys.length === 0)];
+  const alone = objects.find(
+    (o) =>
+      o !== catchAll &&
+      required(o).some((k) => Object.hasOwn(value, k) && !others(o).some((x) => required(x).includes(k))),
+  );
+  return alone ?? catchAll ?? objects[0];
 }
 
 function describe(issue: Issue, path: Path, leaf: z.ZodType | undefined, value: unknown): Problem[] {

@@ -4,7 +4,7 @@
 // RedisQueue::createPayloadArray's id and attempts) and hand the JSON to pushRaw / laterRaw.
 import type { JobRegistry } from './registry.ts';
 import type { PhpValue } from './php.ts';
-import type { LaravelProfile } from './profiles/types.ts';
+import type { ChainProperties, JobObject, LaravelProfile } from './profiles/types.ts';
 import { strRandom, uuid4 } from './random.ts';
 import type { RedisQueue } from './redis-queue.ts';
 import type { ActorContext } from './scheduler.ts';
@@ -36,6 +36,61 @@ export interface PendingDispatch {
   connection?: string;
   /** Instance i's own property values (0-based), over the class's: in the class's order. */
   properties?: (i: number) => Record<string, PhpValue>;
+  /** The chain the job carries: ->chain([...]) (5.5+), Bus::chain() (pendingChain), or the rest of one. */
+  chain?: Chain;
+}
+
+/** A job of a chain as the application writes it: `(new B)->onConnection(...)->onQueue(...)->delay(...)`. */
+export interface ChainLink {
+  job: JobDefinition;
+  connection?: string;
+  queue?: string;
+  delay?: number;
+}
+
+/** Bus\Queueable's chain state: the jobs still to run, and where those without their own connection/queue go. */
+export interface Chain {
+  links: ChainLink[];
+  /** $chainConnection / $chainQueue: Bus::chain()->onConnection() / ->onQueue() (8.0+). */
+  connection: string | null;
+  queue: string | null;
+  /** $chainCatchCallbacks: [] when Bus::chain() built it (8.0+), null after ->chain(). */
+  catchCallbacks: [] | null;
+}
+
+/** `->chain([B, C])` on a dispatch: Queueable::chain serializes the jobs; the chain's own connection and queue stay null. */
+export function chainOf(links: ChainLink[]): Chain {
+  return { links, connection: null, queue: null, catchCallbacks: null };
+}
+
+/**
+ * `Bus::chain([A, B, C])->onConnection(c)->onQueue(q)->delay(d)->dispatch()`: PendingChain::dispatch
+ * (Foundation/Bus/PendingChain.php@v8.83.26:136-164, the same at v13.26.1:186-214). The first job
+ * gets the chain's connection and queue unless it has its own, and the delay only if it is truthy
+ * (`if ($this->delay)`: a delay of 0 is ignored) and the job has none; the rest become its chain,
+ * with $chainConnection, $chainQueue and $chainCatchCallbacks = [] (no ->catch() in the format).
+ * Then Dispatcher::dispatch($firstJob) directly.
+ */
+export function pendingChain(
+  links: ChainLink[],
+  o: { connection?: string; queue?: string; delay?: number },
+): PendingDispatch & { chain: Chain } {
+  const [first, ...rest] = links;
+  if (first === undefined) throw new Error('Bus::chain() needs at least one job');
+  return {
+    job: first.job,
+    count: 1,
+    connection: first.connection ?? o.connection,
+    queue: first.queue ?? o.queue,
+    delay: first.delay ?? (o.delay ? o.delay : undefined),
+    chain: { links: rest, connection: o.connection ?? null, queue: o.queue ?? null, catchCallbacks: [] },
+  };
+}
+
+/** What dispatchNextJobInChain pushed: the next job (its label, queue and delay) and the names of the jobs after it. */
+export interface NextInChain extends Dispatched {
+  delay: number | null;
+  rest: string[];
 }
 
 export interface Dispatched {
@@ -55,6 +110,8 @@ export function nextJobIdentity(random: () => number): { uuid: string; id: strin
 export class Dispatcher {
   /** Payload id → the JobDefinition name it was dispatched as. */
   private readonly names = new Map<string, string>();
+  /** Payload id → the chain it carries (its data.command's $chained and chain properties). */
+  private readonly chains = new Map<string, Chain>();
 
   constructor(
     private readonly profile: LaravelProfile,
@@ -67,34 +124,36 @@ export class Dispatcher {
     return this.names.get(id);
   }
 
+  /** The names of the jobs still to run after this payload's job, in order (none: an empty list). */
+  chainOf(id: string): string[] {
+    return (this.chains.get(id)?.links ?? []).map((l) => l.job.name);
+  }
+
   /** Dispatcher::dispatchToQueue → pushCommandToQueue, once per instance, on `queue`'s connection. */
   async dispatchToQueue(ctx: ActorContext, queue: RedisQueue, d: PendingDispatch): Promise<Dispatched> {
     const job = d.job;
     const queueName = d.queue ?? queue.config.default;
     const labels: string[] = [];
     let attempts = 0;
+    if (d.chain && !this.profile.bus.chain)
+      throw new Error(`Laravel ${this.profile.name} has no job chains (Bus\\Queueable::chain arrived in 5.5)`);
+    const chain = d.chain && this.chainProperties(d.chain);
     for (let i = 0; i < d.count; i++) {
       const { uuid, id } = nextJobIdentity(this.random);
       const payload = this.profile.buildPayload({
-        className: job.className,
-        tries: job.tries,
-        timeout: job.timeout,
+        ...jobObject(job, d),
+        chain,
         timeoutAt: job.retryUntil === null ? null : ctx.now() + job.retryUntil,
         properties: Object.entries({ ...job.properties, ...d.properties?.(i) }),
-        connection: d.connection ?? null,
-        queue: d.queue ?? null,
-        delay: d.delay ?? null,
         command: job.command,
         id,
         uuid,
         backoff: job.backoff === null ? null : [job.backoff].flat().join(','),
-        backoffDeclared: job.backoff,
-        maxExceptions: job.maxExceptions,
-        failOnTimeout: job.failOnTimeout,
         createdAt: ctx.now(),
       });
       if (i === 0) attempts = Number(payload.attempts);
       this.names.set(id, job.name);
+      if (d.chain && d.chain.links.length > 0) this.chains.set(id, d.chain);
       const instance = this.registry.add({
         id,
         class: job.className,
@@ -109,9 +168,70 @@ export class Dispatcher {
     return { labels, queue: queueName, attempts };
   }
 
+  /**
+   * Queueable::dispatchNextJobInChain, run by CallQueuedHandler::call in the worker once the job's
+   * handle() returned and it was neither failed nor released (Queue/CallQueuedHandler.php@v8.83.26:76-78,
+   * before its delete at :81-83). The first job of $chained is unserialized and given the rest of
+   * the chain, `$next->connection ?: $chainConnection`, `$next->queue ?: $chainQueue` and the chain's
+   * own properties (Bus/Queueable.php@v8.83.26:222-237), then dispatch()ed from the worker's process:
+   * Dispatcher::dispatchToQueue resolves `$command->connection ?? null` (null: config queue.default)
+   * to a RedisQueue on the process's one Redis connection (`resolve`), and pushes it with a new
+   * uuid and id. Null when the chain is over (or the job has none).
+   */
+  async dispatchNextJobInChain(
+    ctx: ActorContext,
+    id: string,
+    resolve: (connection: string | null) => RedisQueue,
+  ): Promise<NextInChain | null> {
+    const chain = this.chains.get(id);
+    const next = chain?.links[0];
+    if (chain === undefined || next === undefined) return null;
+    const connection = next.connection ?? chain.connection ?? undefined;
+    const rest = chain.links.slice(1);
+    const dispatched = await this.dispatchToQueue(ctx, resolve(connection ?? null), {
+      job: next.job,
+      count: 1,
+      connection,
+      queue: next.queue ?? chain.queue ?? undefined,
+      delay: next.delay,
+      chain: { ...chain, links: rest },
+    });
+    return {
+      ...dispatched,
+      delay: next.delay ?? null,
+      rest: rest.map((l) => l.job.name),
+    };
+  }
+
+  /** What serialize() writes of a chain: each link as Queueable::chain() serialized it, then the chain's properties. */
+  private chainProperties(chain: Chain): ChainProperties {
+    return {
+      chained: chain.links.map((l) => this.profile.serializeJob(jobObject(l.job, l))),
+      chainConnection: chain.connection,
+      chainQueue: chain.queue,
+      chainCatchCallbacks: chain.catchCallbacks,
+    };
+  }
+
   /** Dispatcher::pushCommandToQueue: a delay, even 0, goes through later(). */
   private async pushCommandToQueue(queue: RedisQueue, payload: string, queueName: string, delay: number | undefined) {
     if (delay !== undefined) await queue.laterRaw(delay, payload, queueName);
     else await queue.pushRaw(payload, queueName);
   }
+}
+
+/** `new <job>` with what ->onConnection/->onQueue/->delay set on it: the object serialize() writes. */
+function jobObject(job: JobDefinition, set: { connection?: string; queue?: string; delay?: number }): JobObject {
+  return {
+    className: job.className,
+    tries: job.tries,
+    timeout: job.timeout,
+    properties: Object.entries(job.properties),
+    connection: set.connection ?? null,
+    queue: set.queue ?? null,
+    delay: set.delay ?? null,
+    backoffDeclared: job.backoff,
+    maxExceptions: job.maxExceptions,
+    failOnTimeout: job.failOnTimeout,
+  };
 }

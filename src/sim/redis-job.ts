@@ -112,6 +112,11 @@ export class RedisJob {
     this.decoded = decodePayload(job);
   }
 
+  /** RedisJob::getRedisQueue(): the queue it was popped from. */
+  getRedisQueue(): RedisQueue {
+    return this.redis;
+  }
+
   getRawBody(): string {
     return this.job;
   }

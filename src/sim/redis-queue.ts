@@ -53,6 +53,16 @@ export class RedisQueue {
     private readonly describeStep: (ctx: ActorContext, d: StepDescription) => void = (ctx, d) => ctx.describe(d),
   ) {}
 
+  /**
+   * QueueManager::connection($name) in the same process: that queue connection's RedisQueue on
+   * this process's Redis connection (every queue connection of the skeleton uses the Redis
+   * connection 'default', and RedisManager keeps one per name). How a worker pushes the next job
+   * of a chain.
+   */
+  onConnection(config: QueueConfig): RedisQueue {
+    return new RedisQueue(this.port, config, this.profile, this.now, this.trail, this.describeStep);
+  }
+
   /** RedisQueue::getQueue plus the client prefix. */
   keys(queue?: string | null): QueueKeys {
     return queueKeys(queue || this.config.default, this.config.prefix);

@@ -1,6 +1,7 @@
 // What a worker is given: queue:work's options, the world it runs in, and what each attempt of a
 // job does. The model's own types: the scenario format (src/scenarios/schema.ts) is checked
 // against them where the runner builds a WorkerModel, not imported here.
+import type { Dispatcher } from './dispatcher.ts';
 import type { LaravelProfile } from './profiles/types.ts';
 import type { ConnectionFactory } from './redis-port.ts';
 import type { QueueConfig } from './redis-queue.ts';
@@ -89,6 +90,11 @@ export interface WorkerEnv {
   start: number;
   /** Behaviour of attempt N of the job with this payload id. */
   behaviourOf(jobId: string, attempt: number): Attempt;
+  /**
+   * The Bus dispatcher CallQueuedHandler dispatches the next job of a chain with, and config
+   * queue.default, the connection a job without one goes to. Absent: no job carries a chain.
+   */
+  bus?: { dispatcher: Dispatcher; defaultConnection: string };
 }
 
 /** An attempt as the worker plays it: handle() runs `run` virtual seconds, then ends with `outcome`. */

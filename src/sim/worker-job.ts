@@ -38,6 +38,8 @@ export abstract class JobHandling {
   protected poppedAt: number | null = null;
   /** Laravel methods called since the last step was described: that step's methods trail. */
   private readonly methods: string[] = [];
+  /** What a failure or a release since the last step did to the job's chain (the step's explanation says it). */
+  private chainNote: string | null = null;
 
   constructor(
     readonly spec: WorkerOptions,
@@ -131,6 +133,7 @@ export abstract class JobHandling {
       case 'release': {
         this.trail('InteractsWithQueue::release → RedisJob::release');
         await job.release(b.release ?? 0);
+        this.noteChain(job, narration.chainWaits);
         this.describe(ctx, narration.releasedByJob(this.setup, label, b.release ?? 0, ctx.now()));
         return;
       }
@@ -158,17 +161,50 @@ export abstract class JobHandling {
         this.trail('InteractsWithQueue::delete → RedisJob::delete');
         const removed = await job.delete();
         this.settle(job, 'deleted');
-        this.describe(ctx, narration.deletedByJob(label, removed));
+        // Deleted is not failed: CallQueuedHandler::call still dispatches the next job of a chain.
+        const next = await this.ensureNextJobInChainIsDispatched(ctx, job);
+        this.describe(ctx, narration.deletedByJob(label, removed, next));
         return;
       }
       case 'succeed': {
+        const next = await this.ensureNextJobInChainIsDispatched(ctx, job);
         this.trail('CallQueuedHandler::call → RedisJob::delete');
         const removed = await job.delete();
         this.settle(job, 'succeeded');
-        this.describe(ctx, narration.succeeded(label, removed));
+        this.describe(ctx, narration.succeeded(label, removed, next));
         return;
       }
     }
+  }
+
+  /**
+   * CallQueuedHandler::ensureNextJobInChainIsDispatched → Queueable::dispatchNextJobInChain (the
+   * job returned and was neither failed nor released): the next job of its chain is pushed from
+   * this worker's own Redis connection, before the job's own delete. Null when it has no chain left.
+   */
+  private async ensureNextJobInChainIsDispatched(
+    ctx: ActorContext,
+    job: RedisJob,
+  ): Promise<narration.ChainPush | null> {
+    const bus = this.env.bus;
+    if (bus === undefined || job.failed || job.released || bus.dispatcher.chainOf(job.getJobId()).length === 0)
+      return null;
+    this.trail('CallQueuedHandler::ensureNextJobInChainIsDispatched → Queueable::dispatchNextJobInChain');
+    this.trail('Bus\\Dispatcher::dispatchToQueue');
+    const next = await bus.dispatcher.dispatchNextJobInChain(ctx, job.getJobId(), (name) => {
+      const config = this.env.connections[name ?? bus.defaultConnection];
+      if (!config) throw new Error(`the chain names an unknown connection ${name ?? bus.defaultConnection}`);
+      return job.getRedisQueue().onConnection(config);
+    });
+    if (next === null) return null;
+    const keys = job.getRedisQueue().keys(next.queue);
+    return {
+      label: next.labels[0]!,
+      key: next.delay === null ? keys.ready : keys.delayed,
+      delay: next.delay,
+      rest: next.rest,
+      worker: this.spec.name,
+    };
   }
 
   /** Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts: the check that catches a job a timeout killed. */
@@ -218,6 +254,7 @@ export abstract class JobHandling {
       const delay = this.calculateBackoff(job);
       this.trail('RedisJob::release');
       await job.release(delay);
+      this.noteChain(job, narration.chainWaits);
       this.describe(
         ctx,
         narration.releasedAfterException(this.setup, {
@@ -320,6 +357,8 @@ export abstract class JobHandling {
     if (job.deleted) return;
     this.trail('FailingJob::handle → RedisJob::delete');
     await job.delete();
+    // The job's chain ends with it (CallQueuedHandler::failed runs the chain's catch callbacks: none here).
+    this.noteChain(job, narration.chainStops);
     const instance = this.env.registry.get(job.getJobId());
     this.env.registry.recordFailure(instance, {
       id: job.getJobId(),
@@ -342,9 +381,21 @@ export abstract class JobHandling {
     this.methods.push(method);
   }
 
-  /** Names the step: its methods are the trail so far (emptied), then the description's own. */
+  /** The job carries a chain: what just happened to it is told with the step (`text` of the jobs still to come). */
+  private noteChain(job: RedisJob, text: (names: string[]) => string): void {
+    const names = this.env.bus?.dispatcher.chainOf(job.getJobId()) ?? [];
+    if (names.length > 0) this.chainNote = text(names);
+  }
+
+  /**
+   * Names the step: its methods are the trail so far (emptied), then the description's own; what
+   * a failure or a release since the last step did to a chain is told in its explanation.
+   */
   protected describe(ctx: ActorContext, d: StepDescription): void {
-    ctx.describe({ ...d, methods: [...new Set([...this.methods.splice(0), ...(d.methods ?? [])])] });
+    const chain = this.chainNote;
+    this.chainNote = null;
+    const explain = chain ? [d.explain, chain].filter(Boolean).join(' ') : d.explain;
+    ctx.describe({ ...d, explain, methods: [...new Set([...this.methods.splice(0), ...(d.methods ?? [])])] });
   }
 
   protected label(job: RedisJob): string {

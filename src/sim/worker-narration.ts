@@ -288,18 +288,64 @@ export function failedByJob(label: string, given?: JobException, o: { onlyFailed
   };
 }
 
-export function deletedByJob(label: string, removed: number): Narration {
-  return { kind: 'delete', title: `${label} calls $this->delete(): ZREM removed ${removed}` };
+/** The next job of a chain that a worker pushed (Queueable::dispatchNextJobInChain). */
+export interface ChainPush {
+  label: string;
+  /** The ready list, or :delayed for a link with a delay (with the prefix). */
+  key: string;
+  delay: number | null;
+  /** The jobs after it, by name. */
+  rest: string[];
+  /** The worker whose connection sent it. */
+  worker: string;
 }
 
-export function succeeded(label: string, removed: number): Narration {
+/** "pushes B#1 onto queues:default (rest of chain: C) from worker-1's connection". */
+export function chainPushText(p: ChainPush): string {
+  const onto = p.delay === null ? `onto ${p.key}` : `with delay ${p.delay}s onto ${p.key}`;
+  const rest = p.rest.length > 0 ? `rest of chain: ${p.rest.join(', ')}` : 'the last of the chain';
+  return `the chain pushes ${p.label} ${onto} (${rest}) from ${p.worker}'s connection`;
+}
+
+const CHAIN_PUSH =
+  "CallQueuedHandler::call dispatches the next job of the chain once handle() has returned and the job was neither failed nor released: the worker's own connection pushes it, a new payload (new uuid and id) whose data.command carries the rest of the chain.";
+
+/** A failure ended a chain: the jobs that were still to come are never dispatched. */
+export function chainStops(names: string[]): string {
+  const them = names.length === 1 ? `${names[0]} is` : `${names.join(', ')} are`;
+  return `The chain stops here: ${them} never dispatched (only a job that neither failed nor was released dispatches the next one; CallQueuedHandler::failed runs the chain's catch callbacks, none here).`;
+}
+
+/** A released job of a chain: the next one waits in its payload for the retry to succeed. */
+export function chainWaits(names: string[]): string {
+  return `The chain waits: a released job dispatches nothing, so ${names.join(', ')} stay${names.length === 1 ? 's' : ''} in its payload until a retry returns.`;
+}
+
+export function deletedByJob(label: string, removed: number, next: ChainPush | null = null): Narration {
+  if (next === null) return { kind: 'delete', title: `${label} calls $this->delete(): ZREM removed ${removed}` };
   return {
     kind: 'delete',
-    title: `${label} succeeded: delete from :reserved (ZREM removed ${removed})`,
-    explain:
-      removed === 0
-        ? 'ZREM removed nothing: the reserved copy this worker holds is no longer there (it was migrated back and re-reserved by another pop).'
-        : 'ZREM names the reserved copy (attempts + 1, re-encoded when it was reserved), not the payload that was pushed.',
+    title: `${label} calls $this->delete(): ZREM removed ${removed}; then ${chainPushText(next)}`,
+    explain: `A job that deletes itself has not failed, so its chain goes on. ${CHAIN_PUSH}`,
+  };
+}
+
+export function succeeded(label: string, removed: number, next: ChainPush | null = null): Narration {
+  const zrem =
+    removed === 0
+      ? 'ZREM removed nothing: the reserved copy this worker holds is no longer there (it was migrated back and re-reserved by another pop).'
+      : 'ZREM names the reserved copy (attempts + 1, re-encoded when it was reserved), not the payload that was pushed.';
+  if (next === null) {
+    return {
+      kind: 'delete',
+      title: `${label} succeeded: delete from :reserved (ZREM removed ${removed})`,
+      explain: zrem,
+    };
+  }
+  return {
+    kind: 'delete',
+    title: `${label} succeeded: ${chainPushText(next)}, then ZREM removed ${removed}`,
+    explain: `${CHAIN_PUSH} Only then is the job deleted. ${zrem}`,
   };
 }
 

@@ -69,7 +69,7 @@ describe('lqsim run (text)', () => {
 });
 
 describe('lqsim list', () => {
-  it('lists the twelve documented scenarios', async () => {
+  it('lists the fourteen documented scenarios', async () => {
     const { stdout } = await lqsim(['list']);
     const names = stdout
       .trim()
@@ -77,6 +77,8 @@ describe('lqsim list', () => {
       .map((l) => l.split(/\s+/)[0]);
     expect(names).toEqual([
       'block-for',
+      'burst-and-priorities',
+      'chain',
       'dispatch',
       'dispatch-later',
       'failure-exhausted',

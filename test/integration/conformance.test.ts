@@ -38,8 +38,8 @@ const SHIPPED = readdirSync(SCENARIOS_DIR)
 
 describe('every shipped scenario: the model (profile 8) = real Laravel 8.83 after normalisation', () => {
   const redis = useRedis();
-  it('ships the thirteen scenarios this file compares', () => {
-    expect(SHIPPED).toHaveLength(13);
+  it('ships the fourteen scenarios this file compares', () => {
+    expect(SHIPPED).toHaveLength(14);
   });
   for (const name of SHIPPED) {
     it(name, async () => {
@@ -167,6 +167,47 @@ timeline:
     expect(lines.filter((l) => l.startsWith('T+14 worker-2 client ZREM queues:slow:reserved {'))).toHaveLength(1);
     // Deletes, dispatched at t+3 with delay 4 → later(): ZADD :delayed at t+7 by the dispatcher.
     expect(lines).toContain('T+3 dispatcher client ZADD queues:default:delayed T+7');
+  });
+});
+
+describe('job chains: ->chain() and Bus::chain(), pushed by the workers', () => {
+  const redis = useRedis();
+  const fixtureFile = (name: string) => new URL(`../fixtures/conformance/${name}.yaml`, import.meta.url).pathname;
+  it('both forms (and ->chain() in a request) with queue/connection/delay on links and on the chain, a retried link, a self-deleting one', async () => {
+    const file = fixtureFile('chain-forms');
+    const { spec } = await loadScenarioFile(file);
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, explain(r)).toBe('identical');
+  });
+  it('a failed link (exception on the last try, $this->fail(), the timeout) stops the chain', async () => {
+    const file = fixtureFile('chain-failed-link');
+    const { spec } = await loadScenarioFile(file);
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, explain(r)).toBe('identical');
+    if (r.status !== 'identical') return;
+    // No Store job is ever pushed: every chain that carried it failed before its turn.
+    const pushed = r.trace.steps.flatMap((s) => s.commands.map((c) => c.args.at(-1) ?? ''));
+    expect(pushed.some((a) => a.includes('"displayName":"App\\Jobs\\Store"'))).toBe(false);
+  });
+  it("a worker's Str::uuid() is the model's: the harness asks the coordinator when Laravel draws it", async () => {
+    const { spec } = await loadScenarioFile(fixtureFile('chain-forms'));
+    const tool = await runScenario(spec, { redis: redis(), laravel: '8' });
+    const real = await runWithRealLaravel(spec, { redis: redis() });
+    expect(real.error).toBeUndefined();
+    // Every payload a client pushed (the push script: 2 keys, the ready list and :notify; or a later()
+    // ZADD to :delayed): its uuid, raw, in order.
+    const pushed = (a: readonly string[]) =>
+      (a[0] === 'EVAL' && a[2] === '2' && a[4]!.endsWith(':notify')) || (a[0] === 'ZADD' && a[1]!.endsWith(':delayed'));
+    const uuids = (steps: readonly { commands: readonly { source: string; args: readonly string[] }[] }[]) =>
+      steps.flatMap((s) =>
+        s.commands
+          .filter((c) => c.source === 'client' && pushed(c.args))
+          .map((c) => /^\{"uuid":"([0-9a-f-]{36})"/.exec(c.args.at(-1)!)![1]!),
+      );
+    // 3 web requests + 6 next jobs pushed by the workers (3 of the first chain, 2 of the second,
+    // 1 of the request's).
+    expect(uuids(tool.steps)).toHaveLength(9);
+    expect(uuids(real.steps)).toEqual(uuids(tool.steps));
   });
 });
 

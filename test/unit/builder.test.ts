@@ -78,6 +78,22 @@ describe('scenario builder', () => {
     );
   });
 
+  it('chains: ->chain() through dispatch options, Bus::chain() through chain(), and the version check', () => {
+    const b = scenario('chains', 'chains')
+      .laravel('8')
+      .job('A', { class: 'App\\Jobs\\A' })
+      .job('B', { class: 'App\\Jobs\\B' })
+      .dispatch('A', { chain: ['B'] })
+      .chain(['A', { job: 'B', queue: 'later' }], { at: 5, queue: 'pod' });
+    expect(b.build().timeline).toEqual([
+      { kind: 'dispatch', at: 0, dispatch: 'A', count: 1, chain: ['B'] },
+      { kind: 'chain', at: 5, chain: ['A', { job: 'B', queue: 'later' }], queue: 'pod' },
+    ]);
+    expect(() => b.laravel('5.7').build()).toThrow(
+      /^chains: timeline\.1\.chain: Bus::chain\(\) arrived in Laravel 8\.0; the 5\.7 profile chains with ->chain\(\) only/,
+    );
+  });
+
   it('toInput gives the YAML-shaped object, a copy', () => {
     const b = scenario('copy', 'copy').job('Ping', { class: 'App\\Jobs\\Ping' }).dispatch('Ping', { at: 5 });
     const input = b.toInput();

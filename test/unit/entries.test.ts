@@ -26,7 +26,7 @@ describe('timeline entry kinds', () => {
   });
 
   it('has a module for each kind, found by kind', () => {
-    expect(Object.keys(ENTRY_KINDS).sort()).toEqual(['dispatch', 'kill', 'note', 'request', 'size', 'stop']);
+    expect(Object.keys(ENTRY_KINDS).sort()).toEqual(['chain', 'dispatch', 'kill', 'note', 'request', 'size', 'stop']);
     for (const e of spec.timeline) expect(kindOf(e)).toBe(ENTRY_KINDS[e.kind]);
     // Each module's schema takes its own entries as written and names them by its kind.
     const written = {
@@ -36,6 +36,7 @@ describe('timeline entry kinds', () => {
       kill: { at: 1, kill: 'w' },
       size: { at: 0, size: 'default' },
       note: { at: 0, note: 'n' },
+      chain: { at: 0, chain: ['J', { job: 'J', queue: 'q' }] },
     } as const;
     for (const [kind, entry] of Object.entries(written)) {
       expect(ENTRY_KINDS[kind as keyof typeof written].schema.parse(entry)).toMatchObject({ kind, ...entry });
@@ -58,5 +59,35 @@ describe('timeline entry kinds', () => {
 
   it('counts the jobs a timeline dispatches', () => {
     expect(totalDispatches(spec.timeline)).toBe(3 + 3);
+  });
+});
+
+describe('chains', () => {
+  const chained = parseScenario(
+    `
+name: chains
+title: chains
+laravel: "8"
+jobs:
+  J: { class: App\\Jobs\\J }
+  K: { class: App\\Jobs\\K }
+timeline:
+  - { at: 0, size: default }
+  - { at: 0, chain: [J, { job: K, queue: later }], queue: first }
+  - { at: 0, dispatch: J, count: 2, chain: [K, { job: J, queue: mail }] }
+`,
+    'chains.yaml',
+  ).spec;
+
+  it('counts every job a chain will dispatch: ->chain() count × (1 + its jobs), Bus::chain its jobs', () => {
+    expect(totalDispatches(chained.timeline)).toBe(2 + 2 * 3);
+  });
+
+  it('starts a Bus::chain with the dispatches, before the size calls of its second', () => {
+    expect(startOrder(chained.timeline).map((e) => e.kind)).toEqual(['chain', 'dispatch', 'size']);
+  });
+
+  it('names the queues its jobs go to: the chain queue and the links’ own', () => {
+    expect(chained.timeline.flatMap((e) => kindOf(e).queues(e))).toEqual(['first', 'later', 'mail']);
   });
 });

@@ -106,6 +106,40 @@ const CASES: Record<string, { line: number; column: number; field: string; detai
   'entry-after-until': { line: 10, column: 9, field: 'timeline.1.at', detail: 'after until (60)' },
   'total-count-too-large': { line: 8, column: 37, field: 'timeline.1.count', detail: 'at most 100000' },
   'dispatch-queue-list': { line: 9, column: 12, field: 'timeline.0.queue', detail: 'one queue name' },
+  // Chains. line 8 `  - { at: 0, dispatch: fetch, chain: [parse] }`: the list at column 38, `parse` at 39.
+  'chain-on-laravel-5.3': {
+    line: 8,
+    column: 38,
+    field: 'timeline.0.chain',
+    detail: 'job chains arrived in Laravel 5.5 (Bus\\Queueable::chain); the 5.3 profile has none',
+  },
+  'chain-verbatim-command': {
+    line: 8,
+    column: 39,
+    field: 'timeline.0.chain.0',
+    detail: 'job parse gives data.command verbatim',
+  },
+  // line 9 `    chain: [fetch, parse]`: the list at column 12.
+  'bus-chain-on-laravel-5.7': {
+    line: 9,
+    column: 12,
+    field: 'timeline.0.chain',
+    detail: 'Bus::chain() arrived in Laravel 8.0; the 5.7 profile chains with ->chain() only',
+  },
+  // line 9 `    chain: [fetch, { job: prase, queue: feeds }]`: `prase` at column 27.
+  'chain-unknown-job': {
+    line: 9,
+    column: 27,
+    field: 'timeline.0.chain.1.job',
+    detail: 'unknown job "prase" (did you mean "parse"?)',
+  },
+  // line 7 `  - { at: 0, chain: [fetch], queu: feeds }`: a chain entry (not a note), `queu` at column 30.
+  'chain-entry-typo': {
+    line: 7,
+    column: 30,
+    field: 'timeline.0.queu',
+    detail: 'unknown field "queu" (did you mean "queue"?)',
+  },
   // Dispatch properties, requests and `every` (positions counted by hand).
   // line 11 `      invoiceid: { from: 1001 }`: the value at column 18.
   'unknown-dispatch-property': {

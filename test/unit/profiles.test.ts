@@ -44,6 +44,8 @@ interface Row {
   timedOutMessage: string | null;
   /** Does connecting send SELECT 0? [predis, phpredis]; null: the version has no phpredis connector. */
   selectDb0: [boolean, boolean | null];
+  /** Job chains: ->chain() on a dispatch, Bus::chain(). */
+  bus: { chain: boolean; busChain: boolean };
 }
 
 const JOB = 'App\\Jobs\\ImportCsv';
@@ -100,6 +102,8 @@ const ROWS: Row[] = [
     // Predis' connection factory adds `SELECT <database>` whenever a database is configured, 0
     // included; the real 5.3 capture (test/fixtures/seed-003-capture.txt:1) starts with SELECT 0.
     selectDb0: [true, null],
+    // F@v5.3.31 Bus/Queueable.php:12-26: only $connection, $queue, $delay (chains: v5.5.0).
+    bus: { chain: false, busChain: false },
   },
   {
     name: '5.7',
@@ -152,6 +156,9 @@ const ROWS: Row[] = [
     timedOutMessage: null,
     // Predis as in 5.3; F@v5.7.29 Redis/Connectors/PhpRedisConnector.php:72 `if (! empty($config['database']))`.
     selectDb0: [true, false],
+    // F@v5.7.29 Bus/Queueable.php:122 chain(), :136 dispatchNextJobInChain(); Bus/Dispatcher.php has
+    // no chain() (v8.0.0 :163 adds it; 5.7 has Dispatchable::withChain, Foundation/Bus/Dispatchable.php:35).
+    bus: { chain: true, busChain: false },
   },
   {
     name: '8',
@@ -203,6 +210,8 @@ const ROWS: Row[] = [
     // F@v8.83.27 Redis/Connectors/PhpRedisConnector.php:90-91 `if (isset($config['database']))
     // $client->select((int) $config['database'])`.
     selectDb0: [true, true],
+    // F@v8.83.26 Bus/Queueable.php:185 chain(), :222 dispatchNextJobInChain(); Bus/Dispatcher.php:163 chain().
+    bus: { chain: true, busChain: true },
   },
   {
     name: '13',
@@ -252,6 +261,8 @@ const ROWS: Row[] = [
     timedOutMessage: `${JOB} has timed out.`,
     // F@v13.26.1 Redis/Connectors/PhpRedisConnector.php:117-118 (isset, as in 8).
     selectDb0: [true, true],
+    // F@v13.26.1 Bus/Queueable.php:266 chain(), :337 dispatchNextJobInChain(); Bus/Dispatcher.php:207 chain().
+    bus: { chain: true, busChain: true },
   },
 ];
 
@@ -325,6 +336,10 @@ describe.each(ROWS)('Laravel $name', (row) => {
       backoff: row.backoff,
     });
     for (const [inPayload, attempts] of row.attempts) expect(p.worker.attemptsOf(inPayload)).toBe(attempts);
+  });
+
+  it('has the job chains of its Bus', () => {
+    expect(p.bus).toEqual(row.bus);
   });
 
   it('words the max-attempts and timeout failures as its Worker does', () => {

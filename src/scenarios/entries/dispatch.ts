@@ -1,10 +1,12 @@
 // `- { at: 0, dispatch: SendEmail, delay: 60, queue: emails, connection: redis, count: 3 }`:
 // the application dispatches a job (Bus::dispatch in a web request), `count` instances at once;
 // with `every: N`, one instance every N seconds, each in a web request of its own. `properties`
-// gives the instances their own values (an invoice id each). The call itself (what one
-// `dispatch()` line of PHP says) is `dispatchCall`, shared with the `request` entry.
+// gives the instances their own values (an invoice id each); `chain: [B, C]` is
+// ->chain([new B, new C]) on it (5.5+). The call itself (what one `dispatch()` line of PHP says)
+// is `dispatchCall`, shared with the `request` entry.
 import { z } from 'zod';
 import type { Dispatched, JobDefinition, PendingDispatch } from '../../sim/dispatcher.ts';
+import { chainOf } from '../../sim/dispatcher.ts';
 import { queueKeys } from '../../sim/keys.ts';
 import type { PhpValue } from '../../sim/php.ts';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
@@ -15,6 +17,7 @@ import type { Path, Problem } from '../schema-issues.ts';
 import type { JobClassSpec } from '../schema.ts';
 import type { CheckContext, EntryKind, ModelEnv, RealEnv } from './kind.ts';
 import { entrySchema } from './kind.ts';
+import { chainLinks, checkLinks, linkFields, linkQueues, toChainLinks, verbatim } from './chain-links.ts';
 
 /** One value of a property: the same for every instance, or numbered per instance. */
 const PropertyValue = z
@@ -44,6 +47,9 @@ export const dispatchCall = {
     .record(z.string(), PropertyValue)
     .optional()
     .describe("values of the job's own public properties (declared under jobs:) for these instances"),
+  chain: chainLinks(
+    '->chain([...]) (5.5+): the jobs a worker pushes one after another once this one succeeds',
+  ).optional(),
 };
 
 const schema = entrySchema('dispatch', {
@@ -60,7 +66,7 @@ export type DispatchInput = z.input<typeof schema>;
 /** A dispatch call as parsed (a dispatch entry, or a call of a request); `first`: instances before it. */
 export type DispatchCall = Pick<
   DispatchEntry,
-  'dispatch' | 'delay' | 'queue' | 'connection' | 'count' | 'properties'
+  'dispatch' | 'delay' | 'queue' | 'connection' | 'count' | 'properties' | 'chain'
 > & {
   first?: number;
 };
@@ -79,8 +85,8 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
     }
     return problems;
   },
-  queues: (e) => (e.queue ? [e.queue] : []),
-  dispatches: (e) => e.count,
+  queues: callQueues,
+  dispatches: callDispatches,
   model: (e, env) =>
     requests(e).map(({ at, call }) => ({
       actor: DISPATCHER,
@@ -115,7 +121,17 @@ function requests(e: DispatchEntry): { at: number; call: DispatchCall }[] {
   return Array.from({ length: e.count }, (_, i) => ({ at: e.at + i * every, call: { ...e, count: 1, first: i } }));
 }
 
-/** The cross-references of one call: the job, the connection, the queue, the properties. */
+/** Queue names a call puts jobs on: its own, and its chain's jobs' (snapshotted, cleaned up). */
+export function callQueues(e: DispatchCall): string[] {
+  return [...(e.queue ? [e.queue] : []), ...linkQueues(e.chain ?? [])];
+}
+
+/** Jobs a call dispatches: its instances, and each one's chain, which the workers push later. */
+export function callDispatches(e: DispatchCall): number {
+  return e.count * (1 + (e.chain?.length ?? 0));
+}
+
+/** The cross-references of one call: the job, the connection, the queue, the chain, the properties. */
 export function checkDispatchCall(e: DispatchCall, path: Path, ctx: CheckContext): Problem[] {
   const problems: Problem[] = [];
   const job = ctx.spec.jobs[e.dispatch];
@@ -127,6 +143,17 @@ export function checkDispatchCall(e: DispatchCall, path: Path, ctx: CheckContext
   }
   if (e.queue !== undefined && !isQueueName(e.queue)) {
     problems.push({ path: [...path, 'queue'], detail: singleQueue(e.queue) });
+  }
+  if (e.chain !== undefined) {
+    if (!ctx.profile.bus.chain) {
+      problems.push({
+        path: [...path, 'chain'],
+        detail: `job chains arrived in Laravel 5.5 (Bus\\Queueable::chain); the ${ctx.profile.name} profile has none`,
+      });
+    } else if (job !== undefined && job.command !== null) {
+      problems.push({ path: [...path, 'chain'], detail: verbatim(e.dispatch) });
+    }
+    problems.push(...checkLinks(e.chain, [...path, 'chain'], ctx));
   }
   if (job === undefined || e.properties === undefined) return problems;
   if (job.command !== null) {
@@ -177,17 +204,19 @@ export function jobDefinition(jobName: string, job: JobClassSpec): JobDefinition
   };
 }
 
-/** A call as the model's Dispatcher takes it. */
-export function pendingDispatch(call: DispatchCall, job: JobClassSpec): PendingDispatch {
+/** A call as the model's Dispatcher takes it (`jobs`: the scenario's job classes). */
+export function pendingDispatch(call: DispatchCall, jobs: Record<string, JobClassSpec>): PendingDispatch {
   const first = call.first ?? 0;
   const props = call.properties;
+  const define = (name: string) => jobDefinition(name, jobs[name]!);
   return {
-    job: jobDefinition(call.dispatch, job),
+    job: define(call.dispatch),
     count: call.count,
     delay: call.delay,
     queue: call.queue,
     connection: call.connection,
     properties: props === undefined ? undefined : (i) => instanceProperties(props, first + i + 1),
+    chain: call.chain && chainOf(toChainLinks(call.chain, define)),
   };
 }
 
@@ -198,8 +227,8 @@ export async function modelDispatch(
   ctx: ActorContext,
   queueFor: QueueResolver,
 ): Promise<{ dispatched: Dispatched; title: string; explain: string }> {
-  const job = env.spec.jobs[call.dispatch]!;
-  const dispatched = await env.dispatcher.dispatchToQueue(ctx, queueFor(call.connection), pendingDispatch(call, job));
+  const pending = pendingDispatch(call, env.spec.jobs);
+  const dispatched = await env.dispatcher.dispatchToQueue(ctx, queueFor(call.connection), pending);
   return { dispatched, ...describeDispatch(call, dispatched, { now: ctx.now(), start: env.spec.start, ...env }) };
 }
 
@@ -215,8 +244,15 @@ export function realDispatch(call: DispatchCall, env: RealEnv): Record<string, u
     connection: call.connection ?? null,
     // Each instance's own values, set on the job object before it is dispatched.
     properties: Array.from({ length: call.count }, (_, i) => instanceProperties(call.properties, first + i + 1)),
+    chain: call.chain?.map(realLink) ?? null,
     uuids: env.uuidsFor(call.count),
   };
+}
+
+/** A chain's job for harness.php: `new <class>` and what is set on it (null: not set). */
+export function realLink(l: Parameters<typeof linkFields>[0]): Record<string, unknown> {
+  const f = linkFields(l);
+  return { job: f.job, queue: f.queue ?? null, connection: f.connection ?? null, delay: f.delay ?? null };
 }
 
 /** What a call did: the step title for it, and why Laravel sends what it sends. */
@@ -236,19 +272,25 @@ function describeDispatch(
       : `${labels.length} × ${call.dispatch} (${labels[0]} … ${labels[labels.length - 1]})`;
   const keys = queueKeys(d.queue, o.prefix);
   const later = o.profile.queue.later === 'script' ? 'runs the later script, which ZADDs' : 'ZADDs';
+  const chain = call.chain?.map((l) => linkFields(l).job);
   return {
     title:
-      call.delay !== undefined
+      (call.delay !== undefined
         ? `dispatch ${what} with delay ${call.delay}s onto ${keys.delayed} (due t+${o.now + call.delay - o.start}s)`
-        : `dispatch ${what} onto ${keys.ready}`,
+        : `dispatch ${what} onto ${keys.ready}`) + (chain ? `, chained: ${chain.join(', ')}` : ''),
     explain:
-      call.delay !== undefined
+      (call.delay !== undefined
         ? `later() ${later} the payload to :delayed, scored by the time it becomes due; a worker migrates it once that time has passed.`
         : o.profile.queue.push === 'script'
           ? `push() runs the push script: it RPUSHes the JSON payload (attempts ${d.attempts}) onto the ready list and a 1 onto :notify.`
-          : `push() RPUSHes the JSON payload (attempts ${d.attempts}) onto the ready list.`,
+          : `push() RPUSHes the JSON payload (attempts ${d.attempts}) onto the ready list.`) +
+      (chain ? ` ${CHAINED}` : ''),
   };
 }
+
+/** What ->chain() does at dispatch time. */
+const CHAINED =
+  "->chain() serializes each next job (with what was set on it) into this payload's data.command ($chained); only this job is pushed now. The worker that runs it pushes the next one when it succeeds.";
 
 /** `invoiceId 1001, ref "INV-1"`: an instance's own property values, as a title shows them. */
 function propertyList(props: Record<string, PhpValue>): string {

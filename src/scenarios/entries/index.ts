@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ActorContext, Scheduler } from '../../sim/scheduler.ts';
 import type { ScenarioSpec } from '../schema.ts';
 import type { Activation, Activations, EntryKind } from './kind.ts';
+import { chainEntry } from './chain.ts';
 import { dispatchEntry } from './dispatch.ts';
 import { killEntry } from './kill.ts';
 import { noteEntry } from './note.ts';
@@ -20,6 +21,7 @@ export const TimelineEntry = z.union([
   killEntry.schema,
   sizeEntry.schema,
   noteEntry.schema,
+  chainEntry.schema,
 ]);
 export type TimelineEntrySpec = z.output<typeof TimelineEntry>;
 export type EntryKindName = TimelineEntrySpec['kind'];
@@ -32,6 +34,7 @@ export const ENTRY_KINDS: { readonly [K in EntryKindName]: EntryKind<EntryOfKind
   kill: killEntry,
   size: sizeEntry,
   note: noteEntry,
+  chain: chainEntry,
 };
 
 /** The module of an entry's kind, typed for that entry. */
@@ -42,7 +45,7 @@ export function kindOf<E extends TimelineEntrySpec>(entry: E): EntryKind<E> {
 
 /**
  * The order in which entries start, and so the order at one virtual time: by the kind's phase
- * (dispatches, stops and kills 0, Queue::size 1), then as written. scheduleRun starts worker
+ * (dispatches, requests, chains, stops and kills 0, Queue::size 1), then as written. scheduleRun starts worker
  * processes after every entry, so at the time a worker starts, that second's entries run first.
  * The scheduler runs equal times in the order they were scheduled (scheduler.ts).
  */
@@ -86,6 +89,7 @@ export function totalDispatches(timeline: readonly TimelineEntrySpec[]): number 
 }
 
 export type { Activation, Activations, CheckContext, EntryKind, ModelEnv, RealEnv, WorkerControl } from './kind.ts';
+export type { ChainEntry } from './chain.ts';
 export type { DispatchEntry } from './dispatch.ts';
 export type { KillEntry } from './kill.ts';
 export type { NoteEntry } from './note.ts';

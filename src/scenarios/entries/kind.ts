@@ -37,6 +37,8 @@ export interface WorkerControl {
 /** What a kind's cross-reference check may consult. */
 export interface CheckContext {
   spec: ScenarioSpec;
+  /** The profile of spec.laravel: what that Laravel version has. */
+  profile: LaravelProfile;
   jobs: string[];
   connections: string[];
   workers: string[];

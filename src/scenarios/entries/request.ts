@@ -5,7 +5,14 @@
 // one step; a `dispatch` entry is a request with one call.
 import { z } from 'zod';
 import { at, DISPATCHER, note } from '../fields.ts';
-import { checkDispatchCall, dispatchCall, modelDispatch, realDispatch } from './dispatch.ts';
+import {
+  callDispatches,
+  callQueues,
+  checkDispatchCall,
+  dispatchCall,
+  modelDispatch,
+  realDispatch,
+} from './dispatch.ts';
 import type { EntryKind } from './kind.ts';
 import { entrySchema } from './kind.ts';
 import { checkSizeCall, modelSize, realSize, SIZE_EXPLAIN, sizeCall } from './size.ts';
@@ -21,7 +28,7 @@ const Call = z
       .strict()
       .transform((c) => ({ op: 'size' as const, ...c })),
   ])
-  .describe('a dispatch call ({ dispatch, delay, queue, connection, count, properties }) or { size: <queue> }');
+  .describe('a dispatch call ({ dispatch, delay, queue, connection, count, properties, chain }) or { size: <queue> }');
 
 const schema = entrySchema('request', {
   at,
@@ -48,8 +55,8 @@ export const requestEntry: EntryKind<RequestEntry> = {
         ? checkDispatchCall(c, [...path, 'request', i], ctx)
         : checkSizeCall(c, [...path, 'request', i], ctx),
     ),
-  queues: (e) => e.request.flatMap((c) => (isDispatch(c) && c.queue !== undefined ? [c.queue] : [])),
-  dispatches: (e) => e.request.reduce((n, c) => n + (isDispatch(c) ? c.count : 0), 0),
+  queues: (e) => e.request.flatMap((c) => (isDispatch(c) ? callQueues(c) : [])),
+  dispatches: (e) => e.request.reduce((n, c) => n + (isDispatch(c) ? callDispatches(c) : 0), 0),
   model: (e, env) => ({
     actor: DISPATCHER,
     async run(ctx) {

@@ -38,7 +38,8 @@
 import type { PhpObject, PhpValue } from '../php.ts';
 import { phpJsonEncode, phpSerialize } from '../php.ts';
 import { clear12, later1245, migrateExpiredJobs923, pop12, push12, release12, size12 } from './scripts-12.ts';
-import type { LaravelProfile, PayloadInput } from './types.ts';
+import { chainCatchCallbacksValue, chainedValue } from './queueable.ts';
+import type { JobObject, LaravelProfile } from './types.ts';
 
 /**
  * serialize(clone $job) for a 13.x make:job class (stub: `use Queueable;`, the Foundation trait
@@ -55,16 +56,23 @@ import type { LaravelProfile, PayloadInput } from './types.ts';
  *   at v13.26.1 (Bus/Queueable.php:22-106): connection, queue, messageGroup, deduplicator,
  *   debounceOwner (= '', 13.6.0+, #59507), uniqueLockOwner (= '', 13.24.0+, #60906), delay,
  *   afterCommit, middleware (= []), chained (= []), chainConnection, chainQueue,
- *   chainCatchCallbacks, appear only when set: onConnection/onQueue/delay. debounceOwner and
- *   uniqueLockOwner are set only by a debounced dispatch or a unique job's lock, which the
- *   scenario format has neither of, so they stay '' and are never serialized.
+ *   chainCatchCallbacks, appear only when set: onConnection/onQueue/delay, and a chain's
+ *   $chained (not []), $chainConnection, $chainQueue and $chainCatchCallbacks (Bus::chain()'s []
+ *   is not the default null, so it is written). debounceOwner and uniqueLockOwner are set only by
+ *   a debounced dispatch or a unique job's lock, which the scenario format has neither of, so
+ *   they stay '' and are never serialized.
  */
-export function serializeJob13(input: PayloadInput): string {
+export function serializeJob13(input: JobObject): string {
   const own = input.properties.map(([name, value]) => ({ name, visibility: 'public' as const, value }));
+  const chain = input.chain;
   const queueable: Array<[string, PhpValue]> = [
     ['connection', input.connection],
     ['queue', input.queue],
     ['delay', input.delay],
+    ['chained', chain && chain.chained.length > 0 ? chainedValue(chain) : null],
+    ['chainConnection', chain?.chainConnection ?? null],
+    ['chainQueue', chain?.chainQueue ?? null],
+    ['chainCatchCallbacks', chainCatchCallbacksValue(chain)],
   ];
   const set: PhpObject['properties'] = queueable
     .filter(([, value]) => value !== null)
@@ -118,6 +126,11 @@ export const laravel13: LaravelProfile = {
   },
   // Queue::createPayload: json_encode($value, JSON_UNESCAPED_UNICODE), unchanged since 8.82.
   encodePayload: (payload) => phpJsonEncode(payload, { unescapedUnicode: true }),
+  serializeJob: serializeJob13,
+  // Chains as in 8: Bus/Queueable.php@v13.26.1:266 chain(), :337 dispatchNextJobInChain();
+  // Bus/Dispatcher.php@v13.26.1:207 chain(); Foundation/Bus/PendingChain.php@v13.26.1:186-214 dispatch();
+  // Queue/CallQueuedHandler.php@v13.26.1:95-102 (the next link before the delete).
+  bus: { chain: true, busChain: true },
   // RedisConnector::connect (Queue/Connectors/RedisConnector.php@v13.26.1:47-50): retry_after ?? 60,
   // block_for ?? null, after_commit ?? null, migration_batch_size ?? -1.
   queue: { push: 'script', notify: true, retryAfterNullMeans60: true, later: 'script', migrationBatchSize: true },

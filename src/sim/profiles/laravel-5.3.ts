@@ -4,10 +4,10 @@
 // `expire` is only RedisQueue's property that holds it (5.2's connector read an 'expire' key).
 import { phpJsonEncode, phpSerialize } from '../php.ts';
 import { migrateExpiredJobs53, pop53, release53, size53 } from './scripts-5.3.ts';
-import type { LaravelProfile, PayloadInput } from './types.ts';
+import type { JobObject, LaravelProfile } from './types.ts';
 
 /** serialize(clone $job) with 5.3's Queueable (connection, queue, delay). */
-export function serializeJob53(input: PayloadInput): string {
+export function serializeJob53(input: JobObject): string {
   return phpSerialize({
     kind: 'object',
     className: input.className,
@@ -39,8 +39,11 @@ export const laravel53: LaravelProfile = {
   },
   defaultPrefix: '',
   encodePayload: (payload) => phpJsonEncode(payload),
+  serializeJob: serializeJob53,
   // RedisConnector::connect (v5.3.0 to v5.3.31, line 49): `Arr::get($config, 'retry_after', 60)`.
   queue: { push: 'rpush', notify: false, retryAfterNullMeans60: false, later: 'zadd', migrationBatchSize: false },
+  // No chains: Bus/Queueable.php@v5.3.31 has only $connection, $queue and $delay (chains: 5.5.0).
+  bus: { chain: false, busChain: false },
   // Queue::createPayload, then RedisQueue::setMeta(id) and setMeta(attempts, 1).
   buildPayload: (input) => ({
     job: 'Illuminate\\Queue\\CallQueuedHandler@call',

@@ -2,11 +2,17 @@
 // retry_after in config/queue.php becomes 60 (5.4 kept it null).
 import type { PhpObject } from '../php.ts';
 import { phpJsonEncode, phpSerialize } from '../php.ts';
+import { chainedValue } from './queueable.ts';
 import { migrateExpiredJobs54, pop54, release54, size54 } from './scripts-5.4.ts';
-import type { LaravelProfile, PayloadInput } from './types.ts';
+import type { JobObject, LaravelProfile } from './types.ts';
 
-/** serialize(clone $job) for a job using Dispatchable, InteractsWithQueue, Queueable, SerializesModels. */
-export function serializeJob57(input: PayloadInput): string {
+/**
+ * serialize(clone $job) for a job using Dispatchable, InteractsWithQueue, Queueable, SerializesModels.
+ * Queueable's properties (Bus/Queueable.php@v5.7.29:12-47) have no $chainCatchCallbacks yet: a
+ * chain is only ->chain() (or withChain()), which fills $chained; $chainConnection and
+ * $chainQueue stay null unless ->allOnConnection() / ->allOnQueue(), which the format does not offer.
+ */
+export function serializeJob57(input: JobObject): string {
   const own: PhpObject['properties'] = [];
   if (input.tries !== null) own.push({ name: 'tries', visibility: 'public', value: input.tries });
   if (input.timeout !== null) own.push({ name: 'timeout', visibility: 'public', value: input.timeout });
@@ -20,10 +26,10 @@ export function serializeJob57(input: PayloadInput): string {
       { name: 'job', visibility: 'protected', value: null },
       { name: 'connection', visibility: 'public', value: input.connection },
       { name: 'queue', visibility: 'public', value: input.queue },
-      { name: 'chainConnection', visibility: 'public', value: null },
-      { name: 'chainQueue', visibility: 'public', value: null },
+      { name: 'chainConnection', visibility: 'public', value: input.chain?.chainConnection ?? null },
+      { name: 'chainQueue', visibility: 'public', value: input.chain?.chainQueue ?? null },
       { name: 'delay', visibility: 'public', value: input.delay },
-      { name: 'chained', visibility: 'public', value: { kind: 'array', entries: [] } },
+      { name: 'chained', visibility: 'public', value: chainedValue(input.chain) },
     ],
   });
 }
@@ -43,8 +49,13 @@ export const laravel57: LaravelProfile = {
   },
   defaultPrefix: '',
   encodePayload: (payload) => phpJsonEncode(payload),
+  serializeJob: serializeJob57,
   // RedisConnector::connect (v5.5.0 to v5.7.29, line 48): `$config['retry_after'] ?? 60`.
   queue: { push: 'rpush', notify: false, retryAfterNullMeans60: true, later: 'zadd', migrationBatchSize: false },
+  // Chains arrived in 5.5.0 (Bus/Queueable.php@v5.5.0:80 chain(), :94 dispatchNextJobInChain();
+  // Queue/CallQueuedHandler.php@v5.5.0:53). Bus::chain() did not exist until 8.0.0: 5.7 has
+  // Dispatchable::withChain() (Foundation/Bus/Dispatchable.php@v5.7.29:35), which is ->chain().
+  bus: { chain: true, busChain: false },
   // Queue::createObjectPayload + RedisQueue::createPayloadArray (id, attempts 0).
   buildPayload: (input) => ({
     displayName: input.className,

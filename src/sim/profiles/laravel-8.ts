@@ -6,10 +6,16 @@
 import type { PhpObject, PhpValue } from '../php.ts';
 import { phpJsonEncode, phpSerialize } from '../php.ts';
 import { clear89, migrateExpiredJobs58, pop58, push58, release58, size58 } from './scripts-5.8.ts';
-import type { LaravelProfile, PayloadInput } from './types.ts';
+import { chainCatchCallbacksValue, chainedValue } from './queueable.ts';
+import type { JobObject, LaravelProfile } from './types.ts';
 
-/** serialize(clone $job) for a make:job class in 8.x: InteractsWithQueue's $job is public now. */
-export function serializeJob8(input: PayloadInput): string {
+/**
+ * serialize(clone $job) for a make:job class in 8.x: InteractsWithQueue's $job is public now.
+ * Bus\Queueable's properties in declaration order (Bus/Queueable.php@v8.83.26:17-73), the chain's
+ * among them: ->chain() fills $chained (:185-192), Bus::chain() also $chainQueue,
+ * $chainConnection and $chainCatchCallbacks = [] (Foundation/Bus/PendingChain.php@v8.83.26:146-161).
+ */
+export function serializeJob8(input: JobObject): string {
   const own: PhpObject['properties'] = [];
   if (input.tries !== null) own.push({ name: 'tries', visibility: 'public', value: input.tries });
   if (input.timeout !== null) own.push({ name: 'timeout', visibility: 'public', value: input.timeout });
@@ -31,13 +37,13 @@ export function serializeJob8(input: PayloadInput): string {
       { name: 'job', visibility: 'public', value: null },
       { name: 'connection', visibility: 'public', value: input.connection },
       { name: 'queue', visibility: 'public', value: input.queue },
-      { name: 'chainConnection', visibility: 'public', value: null },
-      { name: 'chainQueue', visibility: 'public', value: null },
-      { name: 'chainCatchCallbacks', visibility: 'public', value: null },
+      { name: 'chainConnection', visibility: 'public', value: input.chain?.chainConnection ?? null },
+      { name: 'chainQueue', visibility: 'public', value: input.chain?.chainQueue ?? null },
+      { name: 'chainCatchCallbacks', visibility: 'public', value: chainCatchCallbacksValue(input.chain) },
       { name: 'delay', visibility: 'public', value: input.delay },
       { name: 'afterCommit', visibility: 'public', value: null },
       { name: 'middleware', visibility: 'public', value: empty },
-      { name: 'chained', visibility: 'public', value: empty },
+      { name: 'chained', visibility: 'public', value: chainedValue(input.chain) },
     ],
   });
 }
@@ -73,7 +79,10 @@ export const laravel8: LaravelProfile = {
   }),
   // Queue::createPayload: json_encode($payload, JSON_UNESCAPED_UNICODE) since 8.82.
   encodePayload: (payload) => phpJsonEncode(payload, { unescapedUnicode: true }),
+  serializeJob: serializeJob8,
   queue: { push: 'script', notify: true, retryAfterNullMeans60: true, later: 'zadd', migrationBatchSize: false },
+  // Bus/Queueable.php@v8.83.26:185 chain(), :222 dispatchNextJobInChain(); Bus/Dispatcher.php@v8.83.26:163 chain().
+  bus: { chain: true, busChain: true },
   worker: {
     attemptsOf: (original) => original + 1,
     jobLevelOptions: true,

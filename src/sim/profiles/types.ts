@@ -7,18 +7,42 @@ import type { ProfileName } from './index.ts';
 
 export type RedisClientName = 'predis' | 'phpredis';
 
-export interface PayloadInput {
+/**
+ * A job object as serialize() sees it: the class's declared properties and Bus\Queueable's state.
+ * What data.command holds, and what Queueable::chain() serializes for each job of a chain.
+ */
+export interface JobObject {
   className: string;
   tries: number | null;
   timeout: number | null;
-  /** Absolute unix time from retryUntil(), or null. */
-  timeoutAt: number | null;
   /** The job's own public properties, in declaration order. */
   properties: Array<[string, PhpValue]>;
   /** Queueable state set by the dispatch: onConnection / onQueue / delay. */
   connection: string | null;
   queue: string | null;
   delay: number | null;
+  /** The job's $backoff as declared, for serialize(). */
+  backoffDeclared: number | number[] | null;
+  maxExceptions: number | null;
+  failOnTimeout: boolean;
+  /** Queueable's chain state (5.5+); absent: its defaults ($chained = [], the rest null). */
+  chain?: ChainProperties;
+}
+
+/** Bus\Queueable's chain properties, as ->chain(), Bus::chain() or dispatchNextJobInChain set them. */
+export interface ChainProperties {
+  /** $chained: serialize() of each job still to run after this one, in order. */
+  chained: string[];
+  /** $chainConnection / $chainQueue: Bus::chain()->onConnection() / ->onQueue() (8.0+), else null. */
+  chainConnection: string | null;
+  chainQueue: string | null;
+  /** $chainCatchCallbacks (8.0+): null after ->chain(); [] after Bus::chain(), which always sets it. */
+  chainCatchCallbacks: [] | null;
+}
+
+export interface PayloadInput extends JobObject {
+  /** Absolute unix time from retryUntil(), or null. */
+  timeoutAt: number | null;
   /** Verbatim data.command, replacing the generated serialize() output. */
   command: string | null;
   id: string;
@@ -26,10 +50,6 @@ export interface PayloadInput {
   uuid: string;
   /** The job's $backoff as Laravel writes it: "5,10" for [5, 10] (8.x+). */
   backoff: string | null;
-  /** The job's $backoff as declared, for serialize(). */
-  backoffDeclared: number | number[] | null;
-  maxExceptions: number | null;
-  failOnTimeout: boolean;
   /** Carbon::now() at dispatch: the payload's createdAt (12.11+). Profiles before 12 ignore it. */
   createdAt?: number;
 }
@@ -52,7 +72,18 @@ export interface LaravelProfile {
   queue: QueueRules;
   /** The ready-list payload, keys in PHP array order (json_encode keeps it). */
   buildPayload(input: PayloadInput): Record<string, unknown>;
+  /** serialize($job) of a make:job class of this version: data.command, and each string of $chained. */
+  serializeJob(job: JobObject): string;
+  bus: BusRules;
   worker: WorkerRules;
+}
+
+/** Which job chains the version's Bus has; the scenario loader refuses the others, naming the version. */
+export interface BusRules {
+  /** ->chain([...]) on a dispatch: Queueable::chain and dispatchNextJobInChain (5.5.0+). */
+  chain: boolean;
+  /** Bus::chain([...])->dispatch(): Bus\Dispatcher::chain and PendingChain::dispatch (8.0.0+). */
+  busChain: boolean;
 }
 
 export interface QueueRules {

@@ -5,7 +5,9 @@ import { isBlocked } from '../redis/port.ts';
 import type { ScenarioSpec, WorkerSpec } from '../scenarios/schema.ts';
 import type { ActorContext, BlockingOp } from '../sim/scheduler.ts';
 import { interruptibleSleep } from '../sim/scheduler.ts';
+import { later, secondsBetween } from '../sim/clock.ts';
 import type { Answer, PhpActor, Yield } from './php-actor.ts';
+import { clockAnswer } from './php-actor.ts';
 import { getProfile } from '../sim/profiles/index.ts';
 import { CONFORMANCE_PROFILE } from './profile.ts';
 import type { AddressBook } from './real-laravel.ts';
@@ -116,7 +118,7 @@ export class WorkerProxy {
     });
     const { php } = started;
     this.php = php;
-    let answer: Answer = { now: ctx.now() };
+    let answer: Answer = clockAnswer(ctx);
     for (;;) {
       if (this.termPending) {
         answer = { ...answer, signal: 'TERM' };
@@ -124,7 +126,7 @@ export class WorkerProxy {
       }
       php.answer(answer);
       const y = await this.env.nextYield(php, started.name);
-      const now = ctx.now();
+      const now = ctx.instant();
       this.handling = y.y === 'busy';
       switch (y.y) {
         case 'exit':
@@ -142,18 +144,18 @@ export class WorkerProxy {
         case 'step':
           ctx.describe({ kind: 'process', title: `${name}: next step` });
           await ctx.sleep(0);
-          answer = { now: ctx.now() };
+          answer = clockAnswer(ctx);
           break;
         case 'sleep': {
           ctx.describe({ kind: 'pop', title: `${name} sleeps ${y.s}s` });
-          const wakeAt = now + y.s;
+          const wakeAt = later(now, y.s);
           if (y.alarm !== null && y.alarm <= wakeAt) {
-            const interrupted = await this.sleep(ctx, y.alarm - now);
-            answer = { now: ctx.now(), signal: interrupted ? 'TERM' : 'ALRM' };
+            const interrupted = await this.sleep(ctx, secondsBetween(now, y.alarm));
+            answer = { ...clockAnswer(ctx), signal: interrupted ? 'TERM' : 'ALRM' };
             if (interrupted) this.termPending = false;
           } else {
             const interrupted = await this.sleep(ctx, y.s);
-            answer = { now: ctx.now() };
+            answer = clockAnswer(ctx);
             if (interrupted) {
               answer.signal = 'TERM';
               this.termPending = false;
@@ -163,12 +165,12 @@ export class WorkerProxy {
         }
         case 'busy': {
           ctx.describe({ kind: 'process', title: `${name}: handle() runs ${y.s}s` });
-          if (y.alarm !== null && y.alarm <= now + y.s) {
-            await ctx.sleep(y.alarm - now);
-            answer = { now: ctx.now(), signal: 'ALRM' };
+          if (y.alarm !== null && y.alarm <= later(now, y.s)) {
+            await ctx.sleep(secondsBetween(now, y.alarm));
+            answer = { ...clockAnswer(ctx), signal: 'ALRM' };
           } else {
             await ctx.sleep(y.s);
-            answer = { now: ctx.now() };
+            answer = clockAnswer(ctx);
           }
           break;
         }
@@ -207,7 +209,7 @@ export class WorkerProxy {
     if (!settled) {
       ctx.describe({ kind: 'block', title: `${this.spec.name} waits in BLPOP` });
       let limit: number | null = blockFor === 0 ? null : blockFor;
-      if (alarm !== null) limit = Math.min(limit ?? Infinity, Math.max(0, alarm - ctx.now()));
+      if (alarm !== null) limit = Math.min(limit ?? Infinity, Math.max(0, secondsBetween(ctx.instant(), alarm)));
       const op: BlockingOp<Yield> = {
         label: `BLPOP (${this.spec.name})`,
         expiresInRealTime: blockFor > 0,
@@ -222,8 +224,8 @@ export class WorkerProxy {
     const y = await unblocked;
     if (y.y !== 'unblocked')
       throw new Error(`real Laravel ${this.spec.name}: expected the BLPOP's answer, got ${describeExit(y)}`);
-    const answer: Answer = { now: ctx.now() };
-    if (alarm !== null && ctx.now() >= alarm) answer.signal = 'ALRM';
+    const answer: Answer = clockAnswer(ctx);
+    if (alarm !== null && ctx.instant() >= alarm) answer.signal = 'ALRM';
     return answer;
   }
 

@@ -77,7 +77,8 @@ export class Dispatcher {
         className: job.className,
         tries: job.tries,
         timeout: job.timeout,
-        timeoutAt: job.retryUntil === null ? null : ctx.now() + job.retryUntil,
+        // retryUntil() returns now()->addSeconds(N); the payload keeps its getTimestamp(): time() + N.
+        timeoutAt: job.retryUntil === null ? null : ctx.time() + job.retryUntil,
         properties: Object.entries(job.properties),
         connection: d.connection ?? null,
         queue: d.queue ?? null,
@@ -89,14 +90,14 @@ export class Dispatcher {
         backoffDeclared: job.backoff,
         maxExceptions: job.maxExceptions,
         failOnTimeout: job.failOnTimeout,
-        createdAt: ctx.now(),
+        createdAt: ctx.time(),
       });
       if (i === 0) attempts = Number(payload.attempts);
       this.names.set(id, job.name);
       const instance = this.registry.add({
         id,
         class: job.className,
-        dispatchedAt: ctx.now(),
+        dispatchedAt: ctx.instant(),
         queue: queueName,
         connection: queue.config.connectionName,
         baseName: job.name,

@@ -21,7 +21,7 @@ export async function webRequest<T>(
     port,
     env.config,
     env.profile,
-    () => ctx.now(),
+    () => ctx.time(),
     (m) => methods.push(m),
   );
   const result = await fn(queue);

@@ -59,7 +59,7 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
       );
       ctx.describe(
         describeDispatch(e, result, methods, {
-          now: ctx.now(),
+          now: ctx.time(), // later()'s availableAt counts from Laravel's whole second
           start: env.spec.start,
           prefix: env.prefix,
           profile: env.profile,

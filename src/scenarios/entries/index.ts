@@ -2,6 +2,7 @@
 // makes the compiler name any kind of the union that has no module here. Code that handles an
 // entry goes through kindOf(entry), never through which keys the entry happens to have.
 import { z } from 'zod';
+import { later } from '../../sim/clock.ts';
 import type { ActorContext, Scheduler } from '../../sim/scheduler.ts';
 import type { ScenarioSpec } from '../schema.ts';
 import type { Activation, EntryKind } from './kind.ts';
@@ -70,7 +71,7 @@ export function scheduleRun(
   ];
   let pending = all.length;
   for (const a of all) {
-    scheduler.spawn(a.actor, spec.start + a.at, async (ctx) => {
+    scheduler.spawn(a.actor, later(spec.start, a.at), async (ctx) => {
       pending--;
       await a.run(ctx);
     });

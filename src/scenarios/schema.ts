@@ -2,7 +2,7 @@
 // JSON Schema shipped for editors is generated from it, and the runner uses its inferred types.
 import { z } from 'zod';
 import { byProfile, DEFAULT_PROFILE, joinNames, PROFILE_NAMES } from '../sim/profiles/index.ts';
-import { name, seconds } from './fields.ts';
+import { name, seconds, virtualTime } from './fields.ts';
 import { TimelineEntry } from './entries/index.ts';
 
 /** What one execution (attempt) of a job does: run for `run` virtual seconds, then end one way. */
@@ -120,7 +120,7 @@ export const Worker = z
     sleep: z.number().int().min(0).max(3600).default(3).describe('--sleep when no job is available'),
     delay: z.number().int().min(0).max(86400).default(0).describe('--delay before a failed job is retried'),
     once: z.boolean().default(false).describe('--once: process a single job (or none) and exit'),
-    start: seconds('virtual second at which the worker process starts').default(0),
+    start: virtualTime('virtual seconds at which the process starts, to the millisecond (0.5)').default(0),
     restart: z
       .boolean()
       .default(true)
@@ -140,8 +140,8 @@ export const Scenario = z
       .default(DEFAULT_PROFILE)
       .describe(`Laravel version profile: ${joinNames(PROFILE_NAMES, 'or')}`),
     start: z.number().int().min(0).max(4_102_444_800).default(1_700_000_000).describe('virtual unix time of t=0'),
-    until: seconds(
-      'stop the simulation at this virtual second (default: when every job has finished and every --once or SIGTERMed worker has exited)',
+    until: virtualTime(
+      'stop the simulation at this virtual time, to the millisecond (default: when every job has finished and every --once or SIGTERMed worker has exited)',
     ).optional(),
     seed: z
       .number()

@@ -39,6 +39,8 @@ timeline:
   # - { at: 30, stop: worker-1 }                 # SIGTERM: it quits after its current job
   # - { at: 40, kill: worker-1 }                 # SIGKILL from outside (OOM killer): supervisord restarts it
   # - { at: 50, size: default }                  # the application calls Queue::size('default')
+  # - { at: 60.5, dispatch: SendInvoice }        # times take up to 3 decimals: order within a second
+  #                                              # (Laravel still sends the whole second, time())
 `;
 }
 

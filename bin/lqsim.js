@@ -9,6 +9,8 @@ if (existsSync(built)) {
   await import(pathToFileURL(built).href);
 } else {
   const { register } = await import('tsx/esm/api');
-  register();
+  // The project's tsconfig, wherever the command is run from: without it tsx would look in the
+  // current directory, miss `jsx: react-jsx`, and the TUI would fail with "React is not defined".
+  register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });
   await import('../src/cli.ts');
 }

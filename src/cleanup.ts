@@ -64,7 +64,7 @@ function runSyncFallbacks(): void {
   entries.clear();
 }
 
-function onSignal(signal: (typeof SIGNALS)[number]): void {
+function onSignal(signal: (typeof SIGNALS)[number] | 'SIGPIPE'): void {
   const code = 128 + constants.signals[signal];
   // A second signal while cleaning up means "now": the 'exit' handler still runs the fallbacks.
   if (exiting) process.exit(code);
@@ -72,14 +72,31 @@ function onSignal(signal: (typeof SIGNALS)[number]): void {
   void runCleanups().finally(() => process.exit(code));
 }
 
+/**
+ * The reader of our stdout has gone (`lqsim run x | head -1`). Node ignores SIGPIPE, so the write
+ * fails with EPIPE instead; do what the signal would: stop, clean up, exit 141, without a word
+ * (there is no one left to read it, and the reader chose to stop).
+ */
+function onStdoutError(e: NodeJS.ErrnoException): void {
+  if (e.code === 'EPIPE') {
+    onSignal('SIGPIPE');
+    return;
+  }
+  throw e;
+}
+
 /** True once a signal has started the shutdown: errors from connections it closes are expected. */
 export function isShuttingDown(): boolean {
   return exiting;
 }
 
-/** Installs the signal and exit handlers now (the CLI calls this first, before anything starts). */
+/**
+ * Installs the signal and exit handlers now (the CLI calls this first, before anything starts),
+ * and treats a closed stdout as SIGPIPE.
+ */
 export function installCleanupHandlers(): void {
   install();
+  process.stdout.on('error', onStdoutError);
 }
 
 function install(): void {

@@ -12,6 +12,9 @@ export { buildScenario, scenario, ScenarioBuilder } from './scenarios/builder.ts
 export type {
   ConnectionOptions,
   DispatchOptions,
+  KillOptions,
+  RequestCalls,
+  RequestOptions,
   JobOptions,
   LaravelVersion,
   NoteOptions,

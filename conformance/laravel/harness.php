@@ -3,7 +3,7 @@
 /*
  * One actor of a scenario, played by Debian's real Laravel 8.83 under a coordinator's virtual
  * clock (`lqsim conformance`; src/conformance/). Each actor is its own PHP process, so its own
- * Redis connection, as in production: a dispatch or a Queue::size() is a web request, a worker is
+ * Redis connection, as in production: a web request makes dispatch() and Queue::size() calls, a worker is
  * a `queue:work` process (restarted by the coordinator, as supervisord would, after a kill).
  *
  *   php harness.php CONFIG.json ROLE.json
@@ -11,7 +11,9 @@
  * CONFIG: { redis: {host, port, database, prefix}, connections: {name: {queue, retry_after,
  *           block_for}}, jobs: {name: {class, tries, timeout, retry_until, backoff, max_exceptions,
  *           fail_on_timeout, properties, attempts}} }   (the scenario, as the tool validated it)
- * ROLE:   { role: dispatch|size|worker, name: <CLIENT SETNAME>, ...entry or worker options }
+ * ROLE:   { role: request|worker, name: <CLIENT SETNAME>, ...calls or worker options }
+ *         request calls: [{op: dispatch, job, count, delay, queue, connection, properties: [per
+ *         instance], uuids} | {op: size, queue, connection}]
  *
  * Protocol: JSON lines. The process prints {"y":"ready"} and waits; the coordinator answers
  * {"now": T, "instant": I}: T is Laravel's clock, whole virtual unix seconds (Carbon::setTestNow;
@@ -236,30 +238,39 @@ namespace Conformance\Laravel {
     $start = Harness::pause(['y' => 'ready']);
 
     switch ($role['role']) {
-        case 'dispatch':
-            // The coordinator's uuids, through Laravel's own test seam (see real-laravel.ts).
-            $uuids = $role['uuids'];
-            \Illuminate\Support\Str::createUuidsUsing(function () use (&$uuids) {
-                return array_shift($uuids);
-            });
-            $class = $config['jobs'][$role['job']]['class'];
-            for ($i = 0; $i < $role['count']; $i++) {
-                $pending = $class::dispatch();
-                if (isset($role['connection'])) {
-                    $pending->onConnection($role['connection']);
+        case 'request':
+            // One web request: its calls in order, on this process's one Redis connection.
+            foreach ($role['calls'] as $call) {
+                if ($call['op'] === 'size') {
+                    Queue::connection($call['connection'] ?? null)->size($call['queue']);
+                    continue;
                 }
-                if (isset($role['queue'])) {
-                    $pending->onQueue($role['queue']);
+                // The coordinator's uuids, through Laravel's own test seam (see real-laravel.ts).
+                $uuids = $call['uuids'];
+                \Illuminate\Support\Str::createUuidsUsing(function () use (&$uuids) {
+                    return array_shift($uuids);
+                });
+                $class = $config['jobs'][$call['job']]['class'];
+                for ($i = 0; $i < $call['count']; $i++) {
+                    // $class::dispatch() is `new PendingDispatch(new static)` (Dispatchable); the
+                    // instance gets its own property values in between, as a constructor would.
+                    $job = new $class;
+                    foreach ($call['properties'][$i] as $property => $value) {
+                        $job->{$property} = $value;
+                    }
+                    $pending = new \Illuminate\Foundation\Bus\PendingDispatch($job);
+                    if (isset($call['connection'])) {
+                        $pending->onConnection($call['connection']);
+                    }
+                    if (isset($call['queue'])) {
+                        $pending->onQueue($call['queue']);
+                    }
+                    if (isset($call['delay'])) {
+                        $pending->delay($call['delay']);
+                    }
+                    unset($pending);          // PendingDispatch::__destruct() dispatches
                 }
-                if (isset($role['delay'])) {
-                    $pending->delay($role['delay']);
-                }
-                unset($pending);              // PendingDispatch::__destruct() dispatches
             }
-            break;
-
-        case 'size':
-            Queue::connection($role['connection'] ?? null)->size($role['queue']);
             break;
 
         case 'worker':

@@ -31,6 +31,8 @@ jobs:
   SendInvoice:
     class: App\\Jobs\\SendInvoice  # unquoted or single-quoted: backslashes are escapes in double quotes
     # public $tries / $timeout would go here (tries: 5); 8.x also backoff: [10, 30]
+    # properties: { invoiceId: 0 }  # its own public properties; a dispatch sets them per instance:
+    #   - { at: 0, dispatch: SendInvoice, count: 3, properties: { invoiceId: { from: 1001 } } }
     attempts:                  # attempt N does entry N; the last entry repeats
       - { run: 2, throw: Mail server down }   # handle() throws after 2 s: released with --delay 10
       - { run: 2 }                            # the retry returns normally: the job is deleted
@@ -39,6 +41,8 @@ timeline:
   # - { at: 30, stop: worker-1 }                 # SIGTERM: it quits after its current job
   # - { at: 40, kill: worker-1 }                 # SIGKILL from outside (OOM killer): supervisord restarts it
   # - { at: 50, size: default }                  # the application calls Queue::size('default')
+  # - { at: 60, request: [{ dispatch: SendInvoice, queue: high }, { size: high }] }   # one web request, one connection
+  # - { at: 70, dispatch: SendInvoice, count: 5, every: 1 }   # one request a second, one job each
   # - { at: 60.5, dispatch: SendInvoice }        # times take up to 3 decimals: order within a second
   #                                              # (Laravel still sends the whole second, time())
 `;

@@ -10,10 +10,12 @@ import type { Connection, JobClass, TimelineEntry, Worker } from './schema.ts';
 import type { ProfileName } from '../sim/profiles/index.ts';
 import { Scenario, type ScenarioInput, type ScenarioSpec } from './schema.ts';
 import { schemaProblems } from './schema-issues.ts';
-import { dispatchEntry } from './entries/dispatch.ts';
-import { noteEntry } from './entries/note.ts';
-import { sizeEntry } from './entries/size.ts';
-import { stopEntry } from './entries/stop.ts';
+import type { DispatchInput } from './entries/dispatch.ts';
+import type { KillInput } from './entries/kill.ts';
+import type { NoteInput } from './entries/note.ts';
+import type { RequestInput } from './entries/request.ts';
+import type { SizeInput } from './entries/size.ts';
+import type { StopInput } from './entries/stop.ts';
 
 /** config/queue.php options of one redis connection (retry_after, block_for, queue). */
 export type ConnectionOptions = z.input<typeof Connection>;
@@ -22,10 +24,13 @@ export type WorkerOptions = Omit<z.input<typeof Worker>, 'name'>;
 /** A job class: its PHP class name, public properties ($tries, $backoff...) and what each attempt does. */
 export type JobOptions = z.input<typeof JobClass>;
 type EntryInput = z.input<typeof TimelineEntry>;
-export type DispatchOptions = Omit<z.input<typeof dispatchEntry.schema>, 'dispatch'>;
-export type StopOptions = Omit<z.input<typeof stopEntry.schema>, 'stop'>;
-export type SizeOptions = Omit<z.input<typeof sizeEntry.schema>, 'size'>;
-export type NoteOptions = Omit<z.input<typeof noteEntry.schema>, 'note'>;
+export type DispatchOptions = Omit<DispatchInput, 'dispatch'>;
+export type RequestCalls = RequestInput['request'];
+export type RequestOptions = Omit<RequestInput, 'request'>;
+export type StopOptions = Omit<StopInput, 'stop'>;
+export type KillOptions = Omit<KillInput, 'kill'>;
+export type SizeOptions = Omit<SizeInput, 'size'>;
+export type NoteOptions = Omit<NoteInput, 'note'>;
 /** A Laravel version profile: one of PROFILE_NAMES (src/sim/profiles/index.ts). */
 export type LaravelVersion = ProfileName;
 export type RedisOptions = NonNullable<ScenarioInput['redis']>;
@@ -108,9 +113,21 @@ export class ScenarioBuilder {
     return this;
   }
 
+  /** One web request making several calls on one connection: dispatches and Queue::size(). */
+  request(calls: RequestCalls, options: Partial<RequestOptions> = {}): this {
+    this.input.timeline.push({ at: 0, ...options, request: calls });
+    return this;
+  }
+
   /** SIGTERM to a worker: it quits after its current job. */
   stop(worker: string, options: StopOptions): this {
     this.input.timeline.push({ ...options, stop: worker });
+    return this;
+  }
+
+  /** SIGKILL to a worker's process from outside; supervisord restarts it unless `restart: false`. */
+  kill(worker: string, options: KillOptions): this {
+    this.input.timeline.push({ ...options, kill: worker });
     return this;
   }
 

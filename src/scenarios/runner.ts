@@ -152,8 +152,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       profile,
       prefix,
       dispatcher,
-      request: (ctx, connection, fn) =>
-        webRequest(ctx, { connect, profile, config: connections[connection ?? defaultConnection]! }, fn),
+      request: (ctx, fn) =>
+        webRequest(ctx, { connect, profile, config: (name) => connections[name ?? defaultConnection]! }, fn),
       worker: (name) => workerByName.get(name)!,
     };
     let lastQueues: QueueState[] | null = null;

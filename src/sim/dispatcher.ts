@@ -34,6 +34,8 @@ export interface PendingDispatch {
   delay?: number;
   queue?: string;
   connection?: string;
+  /** Instance i's own property values (0-based), over the class's: in the class's order. */
+  properties?: (i: number) => Record<string, PhpValue>;
 }
 
 export interface Dispatched {
@@ -79,7 +81,7 @@ export class Dispatcher {
         timeout: job.timeout,
         // retryUntil() returns now()->addSeconds(N); the payload keeps its getTimestamp(): time() + N.
         timeoutAt: job.retryUntil === null ? null : ctx.time() + job.retryUntil,
-        properties: Object.entries(job.properties),
+        properties: Object.entries({ ...job.properties, ...d.properties?.(i) }),
         connection: d.connection ?? null,
         queue: d.queue ?? null,
         delay: d.delay ?? null,

@@ -1,5 +1,8 @@
 // A web request of the application (the app calling dispatch() or Queue::size()): a PHP process
-// of its own, so a Redis connection of its own, opened for the request and closed with it.
+// of its own, so a Redis connection of its own, opened for the request and closed with it. Every
+// queue connection the request uses shares that one Redis connection, as in Laravel: QueueManager
+// resolves a RedisQueue per queue connection, and each asks RedisManager for the same `default`
+// Redis connection (config/queue.php's 'connection' => 'default'), made once per process.
 import type { ConnectionFactory } from './redis-port.ts';
 import type { LaravelProfile } from './profiles/types.ts';
 import type { QueueConfig } from './redis-queue.ts';
@@ -9,22 +12,36 @@ import type { ActorContext } from './scheduler.ts';
 /** The actor every web request is shown as. */
 export const WEB_ACTOR = 'dispatcher';
 
-/** Runs `fn` with the connection's RedisQueue; returns its result and the Laravel methods it went through. */
+/** Queue::connection($name): the RedisQueue of a queue connection (undefined: the default one). */
+export type QueueResolver = (connection: string | undefined) => RedisQueue;
+
+/** Runs `fn` in one request; returns its result and the Laravel methods it went through. */
 export async function webRequest<T>(
   ctx: ActorContext,
-  env: { connect: ConnectionFactory; profile: LaravelProfile; config: QueueConfig },
-  fn: (queue: RedisQueue) => Promise<T>,
+  env: { connect: ConnectionFactory; profile: LaravelProfile; config: (connection: string | undefined) => QueueConfig },
+  fn: (queueFor: QueueResolver) => Promise<T>,
 ): Promise<{ result: T; methods: string[] }> {
   const methods: string[] = [];
   const port = await env.connect(WEB_ACTOR);
-  const queue = new RedisQueue(
-    port,
-    env.config,
-    env.profile,
-    () => ctx.time(),
-    (m) => methods.push(m),
-  );
-  const result = await fn(queue);
-  await port.close();
-  return { result, methods };
+  const queues = new Map<string, RedisQueue>();
+  const queueFor: QueueResolver = (connection) => {
+    const config = env.config(connection);
+    let queue = queues.get(config.connectionName);
+    if (queue === undefined) {
+      queue = new RedisQueue(
+        port,
+        config,
+        env.profile,
+        () => ctx.time(),
+        (m) => methods.push(m),
+      );
+      queues.set(config.connectionName, queue);
+    }
+    return queue;
+  };
+  try {
+    return { result: await fn(queueFor), methods };
+  } finally {
+    await port.close();
+  }
 }

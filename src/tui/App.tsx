@@ -15,7 +15,7 @@ import { Help } from './Help.tsx';
 import { helpLines } from './help-lines.ts';
 import type { Mode } from './keymap.ts';
 import { actionFor, bindingsFor } from './keymap.ts';
-import { layoutFor, paneBody } from './layout.ts';
+import { layoutFor, MIN_COLUMNS, MIN_ROWS, paneBody } from './layout.ts';
 import type { StepSource } from './live-session.ts';
 import { Narration } from './Narration.tsx';
 import { narrationHeading } from './narration-lines.ts';
@@ -100,6 +100,18 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
     },
     { isActive: isRawModeSupported === true },
   );
+
+  if (columns < MIN_COLUMNS || rows < MIN_ROWS) {
+    // Drawn at the smallest layout it would overflow and wrap into garbage: say what it needs.
+    return (
+      <Box width={Math.max(1, columns)} height={Math.max(1, rows - 1)} overflow="hidden">
+        <Text wrap="wrap">
+          lqsim needs a terminal of at least {MIN_COLUMNS}×{MIN_ROWS}; this one is {columns}×{rows}. Enlarge it (the run
+          waits), or press q to quit.
+        </Text>
+      </Box>
+    );
+  }
 
   const title = vm.step === undefined || snap.timeline === null ? scenario : snap.timeline.scenario.name;
   return (

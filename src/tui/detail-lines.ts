@@ -59,7 +59,38 @@ function unwrapped(
   const isEval = cmd.source === 'client' && (cmd.args[0] ?? '').toUpperCase() === 'EVAL' && cmd.args.length > 2;
   if (isEval) out.push(...evalLines(cmd, ctx, width, showScript));
   else cmd.args.slice(1).forEach((arg, j) => out.push(...argLines(cmd, j + 1, `arg ${j + 1}`, arg, ctx, width)));
+  // A [lua] line runs inside the nearest EVAL above it: s shows that script.
+  const parent = cmd.source === 'lua' ? enclosingEval(step.commands, at.command) : undefined;
+  if (parent !== undefined) {
+    out.push([]);
+    out.push(
+      ...sourceLines(
+        parent,
+        showScript,
+        `the Lua source of ‹${terminalSafe(scriptLabel(parent.script))}›, the EVAL this runs in`,
+      ),
+    );
+  }
   return out;
+}
+
+function enclosingEval(commands: readonly TraceCommand[], index: number): TraceCommand | undefined {
+  for (let i = index - 1; i >= 0; i--) {
+    const c = commands[i]!;
+    if (c.source === 'client') return (c.args[0] ?? '').toUpperCase() === 'EVAL' ? c : undefined;
+  }
+  return undefined;
+}
+
+/** `s shows ...`, or the script's source when shown. */
+function sourceLines(evalCmd: TraceCommand, showScript: boolean, what: string): Line[] {
+  if (!showScript) return [[seg('s', 'key'), seg(` shows ${what}`, 'dim')]];
+  return [
+    [seg('Lua source (s hides it):', 'dim')],
+    ...(evalCmd.args[1] ?? '')
+      .split('\n')
+      .map((l): Line => [seg(`  ${terminalSafe(l.replace(/\t/g, '    '))}`, 'script')]),
+  ];
 }
 
 function evalLines(cmd: TraceCommand, ctx: DetailContext, width: number, showScript: boolean): Line[] {
@@ -83,12 +114,7 @@ function evalLines(cmd: TraceCommand, ctx: DetailContext, width: number, showScr
       out.push(...wrap(terminalSafe(doc), width - 11).map((l): Line => [seg(`           ${l}`, 'dim')]));
   });
   out.push([]);
-  if (!showScript) out.push([seg('s', 'key'), seg(' shows the Lua source sent with this EVAL', 'dim')]);
-  else {
-    out.push([seg('Lua source (s hides it):', 'dim')]);
-    for (const l of (cmd.args[1] ?? '').split('\n'))
-      out.push([seg(`  ${terminalSafe(l.replace(/\t/g, '    '))}`, 'script')]);
-  }
+  out.push(...sourceLines(cmd, showScript, 'the Lua source sent with this EVAL'));
   return out;
 }
 

@@ -96,11 +96,11 @@ export const DETAIL_BINDINGS: readonly Binding[] = [
   { keys: 'PgDn', label: '', help: '', action: 'pageDown', match: (i, k) => k.pageDown || is(' ')(i, k) },
   { keys: 's', label: 'script', help: 'show / hide the Lua script source', action: 'script', match: is('s') },
   {
-    keys: 'esc q enter',
+    keys: 'esc q enter i',
     label: 'back',
-    help: 'back to the trace',
+    help: 'back to the trace (i too: it opened this view)',
     action: 'close',
-    match: (i, k) => k.escape || k.return || k.backspace || k.delete || is('q', 'd')(i, k),
+    match: (i, k) => k.escape || k.return || k.backspace || k.delete || is('q', 'd', 'i')(i, k),
   },
 ];
 

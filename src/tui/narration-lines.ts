@@ -33,28 +33,27 @@ export function narrationHeading(step: Step, start: number): string {
 
 /**
  * The title (after the actor), the Laravel methods, why, the note, and the end of the run. Given
- * `rows`, and when all does not fit: without the title (the trace shows it, wrapped, as the
- * step's header) and with the methods on one line, so the note survives in 80×24.
+ * `rows`, and when all does not fit: the title and the methods on one line each (clipped with an
+ * ellipsis), so the step still says what it is, in words, and the note survives in 80×24; `i`
+ * shows the rest.
  */
 export function fittedNarration(step: Step, ctx: NarrationContext, width: number, rows: number): Line[] {
   const all = narrationLines(step, ctx, width);
   if (all.length <= rows) return all;
-  const tight = narrationLines(step, ctx, width, { title: false, methodsOnOneLine: true });
+  const tight = narrationLines(step, ctx, width, { oneLine: true });
   return fitLines(tight, rows, 'i shows all of it');
 }
 
-export function narrationLines(
-  step: Step,
-  ctx: NarrationContext,
-  width: number,
-  o = { title: true, methodsOnOneLine: false },
-): Line[] {
+export function narrationLines(step: Step, ctx: NarrationContext, width: number, o = { oneLine: false }): Line[] {
   const kindTone: Tone = step.kind === 'kill' || step.kind === 'fail' ? 'bad' : 'heading';
   const actor = terminalSafe(step.actor);
-  const title = wrap(terminalSafe(step.title), Math.max(10, width - actor.length - 1));
-  const out: Line[] = o.title
-    ? title.map((l, i): Line => [i === 0 ? actorSeg(actor) : seg(' '.repeat(actor.length)), seg(' '), seg(l, kindTone)])
-    : [];
+  const titleWidth = Math.max(10, width - actor.length - 1);
+  const title = o.oneLine ? [clip(terminalSafe(step.title), titleWidth)] : wrap(terminalSafe(step.title), titleWidth);
+  const out: Line[] = title.map((l, i): Line => [
+    i === 0 ? actorSeg(actor) : seg(' '.repeat(actor.length)),
+    seg(' '),
+    seg(l, kindTone),
+  ]);
   // An error and the end of the run come right after the title: they must survive a short narration.
   if (ctx.error !== undefined) out.push(...labelled('error: ', ctx.error, width, 'bad'));
   if (ctx.atEnd) {
@@ -64,7 +63,7 @@ export function narrationLines(
   if (step.methods.length > 0) {
     const methods = terminalSafe(step.methods.join(' → '));
     out.push(
-      ...(o.methodsOnOneLine
+      ...(o.oneLine
         ? [[seg('Laravel: ', 'dim'), seg(clip(methods, width - 9))]]
         : labelled('Laravel: ', methods, width, 'plain')),
     );

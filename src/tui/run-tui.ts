@@ -60,6 +60,7 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
     stdout.on('error', terminalGone);
     stdin.on('error', terminalGone);
     const screen = enterFullScreen(stdin, stdout, () => instance?.unmount());
+    if (stderr === process.stderr && stderr.isTTY !== true) dropExitCursorEscape();
     try {
       instance = render(
         createElement(Root, {
@@ -105,4 +106,18 @@ function summary(name: string, session: LiveSession): { text: string; failed: bo
     text: `${safe}: stopped after step #${Math.max(0, snap.steps.length - 1)}${at}; lqsim run ${safe} prints the whole trace`,
     failed: false,
   };
+}
+
+/**
+ * Ink hides the cursor with cli-cursor, whose restore-cursor writes `ESC[?25h` to process.stderr
+ * when the process exits, terminal or not: with `2>log`, the log would end in it. The cursor is
+ * shown on stdout when the TUI leaves the screen (terminal-screen.ts), so when stderr is not a
+ * terminal that exit-time write, and only it, is dropped.
+ */
+function dropExitCursorEscape(): void {
+  process.once('exit', () => {
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: unknown, ...rest: never[]) =>
+      chunk === '\u001B[?25h' ? true : write(chunk as string, ...rest)) as typeof process.stderr.write;
+  });
 }

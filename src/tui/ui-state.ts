@@ -78,9 +78,12 @@ export type Action =
 
 const clamp = (n: number, lo: number, hi: number): number => Math.max(lo, Math.min(hi, n));
 
-/** A new step: the trace follows its newest line again and the state pane starts at its top. */
+/**
+ * A new step: the trace follows its newest line again. The state pane keeps where the person
+ * scrolled it (the workers, say, below the queues at 80×24), clamped to what the step has.
+ */
 function atStep(s: UiState, target: number): UiState {
-  return { ...s, target, selected: null, stateTop: 0 };
+  return { ...s, target, selected: null };
 }
 
 function moveSelection(s: UiState, by: number, v: View): UiState {
@@ -95,8 +98,11 @@ function scroll(s: UiState, by: number, v: View): UiState {
     const top = clamp(s.overlay.top + by, 0, Math.max(0, v.overlayLines - v.overlayPage));
     return { ...s, overlay: { ...s.overlay, top } };
   }
-  if (s.focus === 'state')
-    return { ...s, stateTop: clamp(s.stateTop + by, 0, Math.max(0, v.stateLines - v.statePage)) };
+  if (s.focus === 'state') {
+    // From what is shown: a step with fewer lines shows less than stateTop asks for.
+    const max = Math.max(0, v.stateLines - v.statePage);
+    return { ...s, stateTop: clamp(clamp(s.stateTop, 0, max) + by, 0, max) };
+  }
   return moveSelection(s, by, v);
 }
 

@@ -53,12 +53,13 @@ function startTui(
   args: string,
   columns = 120,
   rows = 40,
+  cwd = repoRoot,
 ): { tmux: Tmux; stderr: () => string; redisPid: () => number | undefined } {
   const n = ++started;
   const tmux = new Tmux(terminalEnv(), join(scratch, `tmux-${n}.sock`));
   sessions.push(tmux);
   const err = join(scratch, `stderr-${n}.txt`);
-  const command = `cd '${repoRoot}' && node '${cli}' tui ${args} 2>'${err}'; code=$?; cat '${err}'; echo "lqsim exited $code"; exec sleep 600`;
+  const command = `cd '${cwd}' && node '${cli}' tui ${args} 2>'${err}'; code=$?; cat '${err}'; echo "lqsim exited $code"; exec sleep 600`;
   tmux.start(command, columns, rows); // tmux runs it with sh -c
   const stderr = (): string => (existsSync(err) ? readFileSync(err, 'utf8') : '');
   const redisPid = (): number | undefined => {
@@ -78,6 +79,8 @@ async function expectRestored(t: ReturnType<typeof startTui>, code: number): Pro
   expect(screen).not.toContain('Redis MONITOR'); // the app was on the alternate screen, now left
   expect(t.tmux.format('#{alternate_on}')).toBe('0');
   expect(t.tmux.format('#{cursor_flag}')).toBe('1');
+  // The cursor is shown on the terminal; stderr, a file here, holds only lqsim's lines.
+  expect(JSON.stringify(t.stderr())).not.toContain('\\u001b[?25h');
   const pid = t.redisPid();
   expect(pid, `no redis-server announced:\n${t.stderr()}`).toBeTypeOf('number');
   expect(await eventually(() => processEnded(pid!)), `redis-server ${pid} still running`).toBe(true);
@@ -118,6 +121,17 @@ describe.skipIf(!tmuxAvailable())('lqsim tui in a terminal (tmux)', () => {
     t.tmux.keys('q');
     await expectRestored(t, 0);
     expect(t.tmux.screen()).toContain('timeout-max-attempts: stopped after step #3 (t+60s)');
+  });
+
+  it('works when started from another directory (the project tsconfig, so JSX, is found from anywhere)', async () => {
+    const t = startTui('dispatch', 80, 24, scratch);
+    const screen = await t.tmux.waitFor(
+      (s) => s.includes('step #0 · t+0s') || s.includes('lqsim exited'),
+      'the first step',
+    );
+    expect(screen, `stderr:\n${t.stderr()}`).toContain('RPUSH queues:default ‹SendWelcomeEmail#1');
+    t.tmux.keys('q');
+    await expectRestored(t, 0);
   });
 
   it('redraws to fit when the terminal is resized to 80×24, and Ctrl-C quits cleanly', async () => {

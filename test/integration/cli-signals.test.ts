@@ -167,6 +167,19 @@ describe('lqsim run stopped by a signal mid-run', () => {
   });
 });
 
+describe('lqsim run whose reader goes away (lqsim run x | head -1)', () => {
+  it('stops as SIGPIPE would: exit 141, no EPIPE stack trace, its redis-server and temp dir gone', async () => {
+    const dirsBefore = tempDirs();
+    const run = startCli(['run', 'migrate-chunking', '--pace', '100']);
+    await waitForFirstStep(run);
+    run.child.stdout!.destroy(); // what head does after its first line
+    const exit = await exitWithin(run, EXIT_MS);
+    expect(exit, `stderr:\n${run.stderr()}`).toEqual({ code: 141, signal: null });
+    expect(run.stderr()).not.toMatch(/EPIPE|at .*\(|Unhandled/);
+    await expectRedisCleanedUp(run, dirsBefore);
+  });
+});
+
 describe('lqsim run to the end', () => {
   it('exits 0 and leaves no redis-server or temp dir behind', async () => {
     const dirsBefore = tempDirs();

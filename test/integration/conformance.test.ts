@@ -38,8 +38,8 @@ const SHIPPED = readdirSync(SCENARIOS_DIR)
 
 describe('every shipped scenario: the model (profile 8) = real Laravel 8.83 after normalisation', () => {
   const redis = useRedis();
-  it('ships the thirteen scenarios this file compares', () => {
-    expect(SHIPPED).toHaveLength(13);
+  it('ships the fourteen scenarios this file compares', () => {
+    expect(SHIPPED).toHaveLength(14);
   });
   for (const name of SHIPPED) {
     it(name, async () => {
@@ -104,6 +104,13 @@ describe('job options and outcomes no shipped scenario uses', () => {
     // Nothing either side sent has a fraction.
     for (const s of r.trace.steps)
       for (const c of s.commands) for (const a of c.args) expect(a).not.toMatch(/^T[+-]\d+\.\d/);
+  });
+  it('one request over two queue connections (one Redis connection, one SELECT), Queue::size in it, numbered properties, one request per instance', async () => {
+    const file = new URL('../fixtures/conformance/request-calls.yaml', import.meta.url).pathname;
+    const { spec } = await loadScenarioFile(file);
+    expect(spec.timeline.map((e) => e.kind)).toEqual(['request', 'dispatch']);
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, explain(r)).toBe('identical');
   });
   it('no jobs at all: two workers polling empty queues match real Laravel, poll for poll', async () => {
     const { spec } = parseScenario(

@@ -9,7 +9,7 @@ import { KEYS, renderInTerminal, settle, settleFrame, waitForFrame } from './fak
 import type { Region } from './screen.ts';
 import { flat, region } from './screen.ts';
 
-const timeline = recordScenarios('timeout-max-attempts', 'retry-after-vs-timeout');
+const timeline = recordScenarios('timeout-max-attempts', 'retry-after-vs-timeout', 'migrate-chunking');
 
 /** The App over a recorded run in ink-testing-library (100×24). */
 async function open(name: string) {
@@ -138,6 +138,22 @@ describe('timeout-max-attempts, stepped with the keys', () => {
     app.unmount();
   });
 
+  it('s on a [lua] line shows the script of the EVAL it runs in; i opens the step and i closes it', async () => {
+    const app = await open('timeout-max-attempts');
+    await app.press(...Array<string>(8).fill('n'));
+    await app.press(KEYS.enter); // the newest line: [lua] zadd, run by the pop script
+    await app.press(' ', ' '); // page down, past the payload
+    expect(flat(app.frame())).toContain('s shows the Lua source of ‹pop›, the EVAL this runs in');
+    await app.press('s', ' ');
+    expect(flat(app.frame())).toContain("local job = redis.call('lpop', KEYS[1])");
+    await app.press(KEYS.escape, 'i');
+    expect(flat(app.frame())).toContain('Step #8 · t+90s · worker-1');
+    await app.press('i');
+    expect(app.see('trace')).toContain('EVAL ‹pop›');
+    expect(app.see('header')).toContain('step #8');
+    app.unmount();
+  });
+
   it('r toggles the raw view: unix times and payloads verbatim', async () => {
     const app = await open('timeout-max-attempts');
     await app.press('n', 'r');
@@ -157,6 +173,29 @@ describe('timeout-max-attempts, stepped with the keys', () => {
     expect(app.see('trace')).toContain('RPUSH');
     app.unmount();
   });
+});
+
+describe('80×24: a busy step still says what it is in the narration', () => {
+  // The narration is cut to fit; the trace pane has scrolled past the step's header on these
+  // steps, so the title must survive the cut (one line, clipped), with the note.
+  const cases: [string, number][] = [
+    ['timeout-max-attempts', 1],
+    ['timeout-max-attempts', 8],
+    ['migrate-chunking', 2],
+  ];
+  for (const [name, index] of cases) {
+    it(`${name} #${index}`, async () => {
+      const t = timeline(name);
+      const step = t.steps[index]!;
+      const term = renderInTerminal(<App session={recordedSession(t)} scenario={name} colour={false} />, 80, 24);
+      await settle();
+      await term.press(...Array<string>(index).fill('n'));
+      const narration = flat(region(term.lastFrame(), 'narration', 80, 24));
+      expect(narration).toContain(`${step.actor} ${step.title.slice(0, 40)}`);
+      if (step.note !== undefined) expect(narration).toContain('note: ');
+      term.unmount();
+    });
+  }
 });
 
 describe('retry-after-vs-timeout in a larger terminal (120×40)', () => {

@@ -68,6 +68,16 @@ describe('ui-state reduce', () => {
     expect(reduce(s, 'down', view({ stateLines: 8 })).stateTop).toBe(0);
   });
 
+  it('the state pane keeps where it was scrolled from step to step; ↑ moves from what a shorter step shows', () => {
+    let s = reduce(initialUiState, 'focus', view());
+    for (let i = 0; i < 4; i++) s = reduce(s, 'down', view({ stateLines: 14 }));
+    expect(s.stateTop).toBe(4);
+    s = reduce(reduce(s, 'next', view()), 'prev', view());
+    expect(s.stateTop).toBe(4);
+    // The next step has 11 lines on a page of 10: one line is hidden, so ↑ shows the top.
+    expect(reduce(s, 'up', view({ stateLines: 11 })).stateTop).toBe(0);
+  });
+
   it('enter opens the selected line; i the step; esc, q and enter close; quit quits', () => {
     const open = reduce(initialUiState, 'detail', view());
     expect(open.overlay).toEqual({ kind: 'detail', step: 4, command: 2, top: 0, script: false });

@@ -101,4 +101,27 @@ describe('terminal size', () => {
     expect(after).not.toEqual(before);
     term.unmount();
   });
+
+  it('below 60×16 it says the size it needs instead of drawing garbage, and draws again once enlarged', async () => {
+    const term = renderInTerminal(
+      <App
+        session={recordedSession(timeline('timeout-max-attempts'))}
+        scenario="x"
+        colour={false}
+        initial={{ target: 3 }}
+      />,
+      50,
+      12,
+    );
+    await settle();
+    const small = term.lastFrame();
+    const lines = small.replace(/\n$/, '').split('\n');
+    expect(lines.length).toBeLessThanOrEqual(11);
+    expect(Math.max(...lines.map((l) => displayWidth(l)))).toBeLessThanOrEqual(50);
+    expect(flat(small)).toContain('lqsim needs a terminal of at least 60×16; this one is 50×12.');
+    expect(small).not.toMatch(/[╭╮╰╯]/);
+    await term.resize(80, 24);
+    expect(flat(region(term.lastFrame(), 'header', 80, 24))).toContain('step #3 · t+60s');
+    term.unmount();
+  });
 });

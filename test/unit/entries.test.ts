@@ -15,21 +15,23 @@ timeline:
   - { at: 0, dispatch: J }
   - { at: 0, stop: w }
   - { at: 1, dispatch: J, count: 2 }
+  - { at: 0, request: [{ dispatch: J, queue: high }, { size: high }, { dispatch: J, count: 2, delay: 5 }] }
 `,
   'kinds.yaml',
 ).spec;
 
 describe('timeline entry kinds', () => {
   it('parsing names every entry by its kind', () => {
-    expect(spec.timeline.map((e) => e.kind)).toEqual(['size', 'note', 'dispatch', 'stop', 'dispatch']);
+    expect(spec.timeline.map((e) => e.kind)).toEqual(['size', 'note', 'dispatch', 'stop', 'dispatch', 'request']);
   });
 
   it('has a module for each kind, found by kind', () => {
-    expect(Object.keys(ENTRY_KINDS).sort()).toEqual(['dispatch', 'kill', 'note', 'size', 'stop']);
+    expect(Object.keys(ENTRY_KINDS).sort()).toEqual(['dispatch', 'kill', 'note', 'request', 'size', 'stop']);
     for (const e of spec.timeline) expect(kindOf(e)).toBe(ENTRY_KINDS[e.kind]);
     // Each module's schema takes its own entries as written and names them by its kind.
     const written = {
       dispatch: { at: 0, dispatch: 'J' },
+      request: { at: 0, request: [{ dispatch: 'J' }] },
       stop: { at: 0, stop: 'w' },
       kill: { at: 1, kill: 'w' },
       size: { at: 0, size: 'default' },
@@ -49,11 +51,12 @@ describe('timeline entry kinds', () => {
       'dispatch@0',
       'stop@0',
       'dispatch@1',
+      'request@0',
       'size@0',
     ]);
   });
 
   it('counts the jobs a timeline dispatches', () => {
-    expect(totalDispatches(spec.timeline)).toBe(3);
+    expect(totalDispatches(spec.timeline)).toBe(3 + 3);
   });
 });

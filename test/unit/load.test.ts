@@ -124,6 +124,44 @@ const CASES: Record<string, { line: number; column: number; field: string; detai
   'entry-after-until': { line: 10, column: 9, field: 'timeline.1.at', detail: 'after until (60)' },
   'total-count-too-large': { line: 8, column: 37, field: 'timeline.1.count', detail: 'at most 100000' },
   'dispatch-queue-list': { line: 9, column: 12, field: 'timeline.0.queue', detail: 'one queue name' },
+  // Dispatch properties, requests and `every` (positions counted by hand).
+  // line 11 `      invoiceid: { from: 1001 }`: the value at column 18.
+  'unknown-dispatch-property': {
+    line: 11,
+    column: 18,
+    field: 'timeline.0.properties.invoiceid',
+    detail: 'unknown property of jobs.invoice "invoiceid" (did you mean "invoiceId"?)',
+  },
+  // line 7 `  - { at: 0, dispatch: invoice, properties: { invoiceId: 7 } }`: `7` at column 58.
+  'undeclared-dispatch-property': {
+    line: 7,
+    column: 58,
+    field: 'timeline.0.properties.invoiceId',
+    detail: 'jobs.invoice declares no properties: add invoiceId under jobs.invoice.properties',
+  },
+  // line 9 `      - { dispatch: reciept, delay: 60 }`: `reciept` at column 21.
+  'request-unknown-job': {
+    line: 9,
+    column: 21,
+    field: 'timeline.0.request.1.dispatch',
+    detail: 'unknown job "reciept" (did you mean "receipt"?)',
+  },
+  // line 9 `        every: 5`: a call of a request has no `every` (each instance would be its own request).
+  'request-call-every': { line: 9, column: 9, field: 'timeline.0.request.0.every', detail: 'unknown field "every"' },
+  // line 7 `  - { at: 10, dispatch: invoice, count: 250, every: 1 }`: `1` at column 53; 10 + 249 = 259.
+  'every-after-until': {
+    line: 7,
+    column: 53,
+    field: 'timeline.0.every',
+    detail: 'the last of 250 instances is dispatched at 259, after until (30)',
+  },
+  // line 8: `0.5` at column 85.
+  'sequence-step-float': {
+    line: 8,
+    column: 85,
+    field: 'timeline.0.properties.invoiceId.step',
+    detail: 'expected a whole number, got 0.5',
+  },
   // Cycles and numbers YAML allows but a scenario cannot use (positions counted by hand).
   // line 7 `  - &entry { at: 0, dispatch: send, note: *entry }`: the alias starts at column 43.
   'alias-cycle': { line: 7, column: 43, field: 'timeline.0.note', detail: 'expected text, got a mapping' },

@@ -1,86 +1,165 @@
 // `- { at: 0, dispatch: SendEmail, delay: 60, queue: emails, connection: redis, count: 3 }`:
-// the application dispatches a job (Bus::dispatch in a web request), `count` instances at once.
+// the application dispatches a job (Bus::dispatch in a web request), `count` instances at once;
+// with `every: N`, one instance every N seconds, each in a web request of its own. `properties`
+// gives the instances their own values (an invoice id each). The call itself (what one
+// `dispatch()` line of PHP says) is `dispatchCall`, shared with the `request` entry.
 import { z } from 'zod';
+import type { Dispatched, JobDefinition, PendingDispatch } from '../../sim/dispatcher.ts';
 import { queueKeys } from '../../sim/keys.ts';
-import type { JobDefinition } from '../../sim/dispatcher.ts';
-import type { Dispatched } from '../../sim/dispatcher.ts';
+import type { PhpValue } from '../../sim/php.ts';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
-import type { StepDescription } from '../../sim/scheduler.ts';
+import type { ActorContext } from '../../sim/scheduler.ts';
+import type { QueueResolver } from '../../sim/web-request.ts';
 import { at, DISPATCHER, isQueueName, name, note, seconds, singleQueue } from '../fields.ts';
+import type { Path, Problem } from '../schema-issues.ts';
 import type { JobClassSpec } from '../schema.ts';
-import type { EntryKind } from './kind.ts';
+import type { CheckContext, EntryKind, ModelEnv, RealEnv } from './kind.ts';
 import { entrySchema } from './kind.ts';
+
+/** One value of a property: the same for every instance, or numbered per instance. */
+const PropertyValue = z
+  .union([
+    z.string().describe('a string; "{n}" in it becomes the instance number (1, 2, ...), e.g. "INV-{n}"'),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z
+      .object({
+        from: z.number().int().describe('the first instance gets this integer'),
+        step: z.number().int().default(1).describe('each next instance adds this (default 1)'),
+      })
+      .strict()
+      .describe('an integer per instance: from, from + step, ...'),
+  ])
+  .describe('a value, or { from: 1001 } for one integer per instance');
+
+/** What one `dispatch()` call says: the job, ->onConnection / ->onQueue / ->delay, how many. */
+export const dispatchCall = {
+  dispatch: name.describe('a job from jobs:'),
+  delay: seconds('dispatch later: ZADD to :delayed with score now+delay').optional(),
+  queue: z.string().min(1).optional().describe("->onQueue('...') (default: the connection's queue)"),
+  connection: name.optional().describe("->onConnection('...') (default: the first connection)"),
+  count: z.number().int().min(1).max(100_000).default(1).describe('dispatch this many instances'),
+  properties: z
+    .record(z.string(), PropertyValue)
+    .optional()
+    .describe("values of the job's own public properties (declared under jobs:) for these instances"),
+};
 
 const schema = entrySchema('dispatch', {
   at,
-  dispatch: name.describe('a job from jobs:'),
-  delay: seconds('dispatch later: ZADD to :delayed with score now+delay').optional(),
-  queue: z.string().min(1).optional(),
-  connection: name.optional(),
-  count: z.number().int().min(1).max(100_000).default(1).describe('dispatch this many instances'),
+  ...dispatchCall,
+  every: seconds('one instance every N seconds, each in a web request of its own (with count)').optional(),
   note,
 });
 
 export type DispatchEntry = z.output<typeof schema>;
+/** The entry as written (before defaults), for the library's builder. */
+export type DispatchInput = z.input<typeof schema>;
+
+/** A dispatch call as parsed (a dispatch entry, or a call of a request); `first`: instances before it. */
+export type DispatchCall = Pick<
+  DispatchEntry,
+  'dispatch' | 'delay' | 'queue' | 'connection' | 'count' | 'properties'
+> & {
+  first?: number;
+};
 
 export const dispatchEntry: EntryKind<DispatchEntry> = {
   schema,
   phase: 0,
   check(e, path, ctx) {
-    const problems = [];
-    if (!ctx.jobs.includes(e.dispatch)) {
-      problems.push({ path: [...path, 'dispatch'], detail: ctx.unknown('job', e.dispatch, ctx.jobs) });
-    }
-    if (e.connection !== undefined && !ctx.connections.includes(e.connection)) {
+    const problems = checkDispatchCall(e, path, ctx);
+    const last = e.every === undefined ? e.at : e.at + (e.count - 1) * e.every;
+    if (ctx.spec.until !== undefined && last > ctx.spec.until && e.at <= ctx.spec.until) {
       problems.push({
-        path: [...path, 'connection'],
-        detail: ctx.unknown('connection', e.connection, ctx.connections),
+        path: [...path, 'every'],
+        detail: `the last of ${e.count} instances is dispatched at ${last}, after until (${ctx.spec.until}); the run stops before it`,
       });
-    }
-    if (e.queue !== undefined && !isQueueName(e.queue)) {
-      problems.push({ path: [...path, 'queue'], detail: singleQueue(e.queue) });
     }
     return problems;
   },
   queues: (e) => (e.queue ? [e.queue] : []),
   dispatches: (e) => e.count,
-  model: (e, env) => ({
-    actor: DISPATCHER,
-    async run(ctx) {
-      const job = jobDefinition(e.dispatch, env.spec.jobs[e.dispatch]!);
-      const { result, methods } = await env.request(ctx, e.connection, (queue) =>
-        env.dispatcher.dispatchToQueue(ctx, queue, {
-          job,
-          count: e.count,
-          delay: e.delay,
-          queue: e.queue,
-          connection: e.connection,
-        }),
-      );
-      ctx.describe(
-        describeDispatch(e, result, methods, {
-          now: ctx.time(), // later()'s availableAt counts from Laravel's whole second
-          start: env.spec.start,
-          prefix: env.prefix,
-          profile: env.profile,
-        }),
-      );
-    },
-  }),
-  real: (e, env) => ({
-    actor: DISPATCHER,
-    run: env.request(`dispatch ${e.count} × ${e.dispatch}`, 'dispatch', () => ({
-      role: 'dispatch',
-      job: e.dispatch,
-      count: e.count,
-      delay: e.delay ?? null,
-      queue: e.queue ?? null,
-      connection: e.connection ?? null,
-      uuids: env.uuidsFor(e.count),
+  model: (e, env) =>
+    requests(e).map(({ at, call }) => ({
+      actor: DISPATCHER,
+      at,
+      async run(ctx) {
+        const { result, methods } = await env.request(ctx, (queueFor) => modelDispatch(call, env, ctx, queueFor));
+        ctx.describe({
+          kind: 'dispatch',
+          title: result.title,
+          methods: ['Bus\\Dispatcher::dispatchToQueue', ...new Set(methods)],
+          explain: result.explain,
+          note: e.note,
+        });
+      },
     })),
-  }),
+  real: (e, env) =>
+    requests(e).map(({ at, call }) => ({
+      actor: DISPATCHER,
+      at,
+      run: env.request(`dispatch ${call.count} × ${call.dispatch}`, 'dispatch', () => ({
+        role: 'request',
+        calls: [realDispatch(call, env)],
+      })),
+    })),
   notComparable: () => null,
 };
+
+/** The web requests an entry makes: one with all its instances, or (`every`) one per instance. */
+function requests(e: DispatchEntry): { at: number; call: DispatchCall }[] {
+  if (e.every === undefined) return [{ at: e.at, call: e }];
+  const every = e.every;
+  return Array.from({ length: e.count }, (_, i) => ({ at: e.at + i * every, call: { ...e, count: 1, first: i } }));
+}
+
+/** The cross-references of one call: the job, the connection, the queue, the properties. */
+export function checkDispatchCall(e: DispatchCall, path: Path, ctx: CheckContext): Problem[] {
+  const problems: Problem[] = [];
+  const job = ctx.spec.jobs[e.dispatch];
+  if (job === undefined) {
+    problems.push({ path: [...path, 'dispatch'], detail: ctx.unknown('job', e.dispatch, ctx.jobs) });
+  }
+  if (e.connection !== undefined && !ctx.connections.includes(e.connection)) {
+    problems.push({ path: [...path, 'connection'], detail: ctx.unknown('connection', e.connection, ctx.connections) });
+  }
+  if (e.queue !== undefined && !isQueueName(e.queue)) {
+    problems.push({ path: [...path, 'queue'], detail: singleQueue(e.queue) });
+  }
+  if (job === undefined || e.properties === undefined) return problems;
+  if (job.command !== null) {
+    problems.push({
+      path: [...path, 'properties'],
+      detail: `jobs.${e.dispatch} gives a verbatim command, whose properties cannot be set`,
+    });
+    return problems;
+  }
+  const declared = Object.keys(job.properties);
+  for (const prop of Object.keys(e.properties)) {
+    if (declared.includes(prop)) continue;
+    problems.push({
+      path: [...path, 'properties', prop],
+      detail:
+        declared.length === 0
+          ? `jobs.${e.dispatch} declares no properties: add ${prop} under jobs.${e.dispatch}.properties (their order there is the class's, and the payload's)`
+          : ctx.unknown(`property of jobs.${e.dispatch}`, prop, declared),
+    });
+  }
+  return problems;
+}
+
+/** The values instance `n` (1-based) of a call gives the job's properties. */
+export function instanceProperties(props: DispatchCall['properties'], n: number): Record<string, PhpValue> {
+  const out: Record<string, PhpValue> = {};
+  for (const [key, v] of Object.entries(props ?? {})) {
+    if (typeof v === 'string') out[key] = v.replaceAll('{n}', String(n));
+    else if (v !== null && typeof v === 'object') out[key] = v.from + (n - 1) * v.step;
+    else out[key] = v;
+  }
+  return out;
+}
 
 /** The job class of the scenario's `jobs:` as the model's Dispatcher takes it. */
 export function jobDefinition(jobName: string, job: JobClassSpec): JobDefinition {
@@ -98,30 +177,82 @@ export function jobDefinition(jobName: string, job: JobClassSpec): JobDefinition
   };
 }
 
+/** A call as the model's Dispatcher takes it. */
+export function pendingDispatch(call: DispatchCall, job: JobClassSpec): PendingDispatch {
+  const first = call.first ?? 0;
+  const props = call.properties;
+  return {
+    job: jobDefinition(call.dispatch, job),
+    count: call.count,
+    delay: call.delay,
+    queue: call.queue,
+    connection: call.connection,
+    properties: props === undefined ? undefined : (i) => instanceProperties(props, first + i + 1),
+  };
+}
+
+/** One dispatch call in the model's web request: what it did, as a step title, and why. */
+export async function modelDispatch(
+  call: DispatchCall,
+  env: ModelEnv,
+  ctx: ActorContext,
+  queueFor: QueueResolver,
+): Promise<{ dispatched: Dispatched; title: string; explain: string }> {
+  const job = env.spec.jobs[call.dispatch]!;
+  const dispatched = await env.dispatcher.dispatchToQueue(ctx, queueFor(call.connection), pendingDispatch(call, job));
+  return { dispatched, ...describeDispatch(call, dispatched, { now: ctx.time(), start: env.spec.start, ...env }) };
+}
+
+/** One dispatch call as the harness plays it (harness.php, role `request`). */
+export function realDispatch(call: DispatchCall, env: RealEnv): Record<string, unknown> {
+  const first = call.first ?? 0;
+  return {
+    op: 'dispatch',
+    job: call.dispatch,
+    count: call.count,
+    delay: call.delay ?? null,
+    queue: call.queue ?? null,
+    connection: call.connection ?? null,
+    // Each instance's own values, set on the job object before it is dispatched.
+    properties: Array.from({ length: call.count }, (_, i) => instanceProperties(call.properties, first + i + 1)),
+    uuids: env.uuidsFor(call.count),
+  };
+}
+
+/** What a call did: the step title for it, and why Laravel sends what it sends. */
 function describeDispatch(
-  e: DispatchEntry,
+  call: DispatchCall,
   d: Dispatched,
-  methods: string[],
   o: { now: number; start: number; prefix: string; profile: LaravelProfile },
-): StepDescription {
+): { title: string; explain: string } {
   const labels = d.labels;
+  const own =
+    call.properties === undefined || labels.length !== 1
+      ? ''
+      : ` (${propertyList(instanceProperties(call.properties, (call.first ?? 0) + 1))})`;
   const what =
-    labels.length === 1 ? labels[0]! : `${labels.length} × ${e.dispatch} (${labels[0]} … ${labels[labels.length - 1]})`;
+    labels.length === 1
+      ? `${labels[0]!}${own}`
+      : `${labels.length} × ${call.dispatch} (${labels[0]} … ${labels[labels.length - 1]})`;
   const keys = queueKeys(d.queue, o.prefix);
   const later = o.profile.queue.later === 'script' ? 'runs the later script, which ZADDs' : 'ZADDs';
   return {
-    kind: 'dispatch',
     title:
-      e.delay !== undefined
-        ? `dispatch ${what} with delay ${e.delay}s onto ${keys.delayed} (due t+${o.now + e.delay - o.start}s)`
+      call.delay !== undefined
+        ? `dispatch ${what} with delay ${call.delay}s onto ${keys.delayed} (due t+${o.now + call.delay - o.start}s)`
         : `dispatch ${what} onto ${keys.ready}`,
-    methods: ['Bus\\Dispatcher::dispatchToQueue', ...new Set(methods)],
     explain:
-      e.delay !== undefined
+      call.delay !== undefined
         ? `later() ${later} the payload to :delayed, scored by the time it becomes due; a worker migrates it once that time has passed.`
         : o.profile.queue.push === 'script'
           ? `push() runs the push script: it RPUSHes the JSON payload (attempts ${d.attempts}) onto the ready list and a 1 onto :notify.`
           : `push() RPUSHes the JSON payload (attempts ${d.attempts}) onto the ready list.`,
-    note: e.note,
   };
+}
+
+/** `invoiceId 1001, ref "INV-1"`: an instance's own property values, as a title shows them. */
+function propertyList(props: Record<string, PhpValue>): string {
+  return Object.entries(props)
+    .map(([k, v]) => `${k} ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`)
+    .join(', ');
 }

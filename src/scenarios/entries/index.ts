@@ -5,16 +5,18 @@ import { z } from 'zod';
 import { later } from '../../sim/clock.ts';
 import type { ActorContext, Scheduler } from '../../sim/scheduler.ts';
 import type { ScenarioSpec } from '../schema.ts';
-import type { Activation, EntryKind } from './kind.ts';
+import type { Activation, Activations, EntryKind } from './kind.ts';
 import { dispatchEntry } from './dispatch.ts';
 import { killEntry } from './kill.ts';
 import { noteEntry } from './note.ts';
+import { requestEntry } from './request.ts';
 import { sizeEntry } from './size.ts';
 import { stopEntry } from './stop.ts';
 
 /** One timeline entry as written: each kind's own keys; parsing adds `kind`. */
 export const TimelineEntry = z.union([
   dispatchEntry.schema,
+  requestEntry.schema,
   stopEntry.schema,
   killEntry.schema,
   sizeEntry.schema,
@@ -26,6 +28,7 @@ export type EntryOfKind<K extends EntryKindName> = Extract<TimelineEntrySpec, { 
 
 export const ENTRY_KINDS: { readonly [K in EntryKindName]: EntryKind<EntryOfKind<K>> } = {
   dispatch: dispatchEntry,
+  request: requestEntry,
   stop: stopEntry,
   kill: killEntry,
   size: sizeEntry,
@@ -39,10 +42,12 @@ export function kindOf<E extends TimelineEntrySpec>(entry: E): EntryKind<E> {
 }
 
 /**
- * The order in which entries start, and so the order at one virtual time: by the kind's phase
- * (dispatches, stops and kills 0, Queue::size 1), then as written. scheduleRun starts worker
- * processes after every entry, so at the time a worker starts, that second's entries run first.
- * The scheduler runs equal times in the order they were scheduled (scheduler.ts).
+ * The order in which entries start, and so the order at one virtual instant: by the kind's phase
+ * (dispatches, requests, stops and kills 0, Queue::size 1), then as written. scheduleRun starts
+ * worker processes after every entry, so at the instant a worker starts, that instant's entries
+ * run first. The scheduler runs equal instants in the order they were scheduled (scheduler.ts),
+ * and everything here is scheduled before the run begins: a process already running that wakes
+ * at the same instant (from a sleep, a BLPOP, handle()) comes after all of them.
  */
 export function startOrder<E extends TimelineEntrySpec>(timeline: readonly E[]): E[] {
   return timeline
@@ -59,14 +64,13 @@ export function startOrder<E extends TimelineEntrySpec>(timeline: readonly E[]):
 export function scheduleRun(
   scheduler: Scheduler,
   spec: Pick<ScenarioSpec, 'start' | 'timeline'>,
-  activate: (entry: TimelineEntrySpec) => Activation | null,
+  activate: (entry: TimelineEntrySpec) => Activations,
   workers: readonly { readonly spec: { name: string; start: number }; supervise(ctx: ActorContext): Promise<void> }[],
 ): () => number {
   const all = [
-    ...startOrder(spec.timeline).flatMap((e) => {
-      const a = activate(e);
-      return a === null ? [] : [{ at: e.at, ...a }];
-    }),
+    ...startOrder(spec.timeline).flatMap((e) =>
+      [activate(e) ?? []].flat().map((a: Activation) => ({ ...a, at: a.at ?? e.at })),
+    ),
     ...workers.map((w) => ({ at: w.spec.start, actor: w.spec.name, run: (ctx: ActorContext) => w.supervise(ctx) })),
   ];
   let pending = all.length;
@@ -84,9 +88,10 @@ export function totalDispatches(timeline: readonly TimelineEntrySpec[]): number 
   return timeline.reduce((n, e) => n + kindOf(e).dispatches(e), 0);
 }
 
-export type { Activation, CheckContext, EntryKind, ModelEnv, RealEnv, WorkerControl } from './kind.ts';
+export type { Activation, Activations, CheckContext, EntryKind, ModelEnv, RealEnv, WorkerControl } from './kind.ts';
 export type { DispatchEntry } from './dispatch.ts';
 export type { KillEntry } from './kill.ts';
 export type { NoteEntry } from './note.ts';
+export type { RequestEntry } from './request.ts';
 export type { SizeEntry } from './size.ts';
 export type { StopEntry } from './stop.ts';

@@ -20,6 +20,8 @@ const schema = entrySchema('kill', {
 });
 
 export type KillEntry = z.output<typeof schema>;
+/** The entry as written (before defaults), for the library's builder. */
+export type KillInput = z.input<typeof schema>;
 
 /** The same for the model and for real Laravel: SIGKILL, then supervisord's restart if it makes one. */
 async function kill(e: KillEntry, w: WorkerControl, ctx: ActorContext): Promise<void> {

@@ -5,17 +5,22 @@
 import { z } from 'zod';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
 import type { Dispatcher } from '../../sim/dispatcher.ts';
-import type { RedisQueue } from '../../sim/redis-queue.ts';
+import type { QueueResolver } from '../../sim/web-request.ts';
 import type { ActorContext } from '../../sim/scheduler.ts';
 import type { StepKind } from '../../sim/state.ts';
 import type { Path, Problem } from '../schema-issues.ts';
 import type { ScenarioSpec } from '../schema.ts';
 
-/** Something an entry starts on the scheduler: an actor's activation at the entry's time. */
+/** Something an entry starts on the scheduler: an actor's activation, at the entry's time unless `at` says. */
 export interface Activation {
   actor: string;
+  /** Seconds after the start, when not the entry's `at` (an entry that repeats: dispatch's `every`). */
+  at?: number;
   run(ctx: ActorContext): Promise<void>;
 }
+
+/** What an entry starts: nothing (a note), one activation, or several (one per repetition). */
+export type Activations = Activation | readonly Activation[] | null;
 
 /** A worker process under supervisord, as entries drive it (the model's WorkerModel, conformance's WorkerProxy). */
 export interface WorkerControl {
@@ -45,12 +50,8 @@ export interface ModelEnv {
   profile: LaravelProfile;
   prefix: string;
   dispatcher: Dispatcher;
-  /** A web request on `connection` (default: the first): its own process and connection. */
-  request<T>(
-    ctx: ActorContext,
-    connection: string | undefined,
-    fn: (queue: RedisQueue) => Promise<T>,
-  ): Promise<{ result: T; methods: string[] }>;
+  /** A web request: its own process and Redis connection, shared by the queue connections it uses. */
+  request<T>(ctx: ActorContext, fn: (queueFor: QueueResolver) => Promise<T>): Promise<{ result: T; methods: string[] }>;
   /** A worker of the scenario, by name (the loader checked it exists). */
   worker(name: string): WorkerControl;
 }
@@ -79,9 +80,9 @@ export interface EntryKind<E extends { kind: string; at: number }> {
   /** How many jobs it dispatches (limits and the run's step budget). */
   dispatches(entry: E): number;
   /** What the model runs for it; null for an entry that only annotates steps. */
-  model(entry: E, env: ModelEnv): Activation | null;
+  model(entry: E, env: ModelEnv): Activations;
   /** What real Laravel runs for it in conformance; null when it sends nothing. */
-  real(entry: E, env: RealEnv): Activation | null;
+  real(entry: E, env: RealEnv): Activations;
   /** Why real Laravel cannot play this entry as written, or null. */
   notComparable(entry: E, spec: ScenarioSpec): string | null;
 }

@@ -15,6 +15,8 @@ const schema = entrySchema('note', {
 });
 
 export type NoteEntry = z.output<typeof schema>;
+/** The entry as written (before defaults), for the library's builder. */
+export type NoteInput = z.input<typeof schema>;
 
 export const noteEntry: EntryKind<NoteEntry> = {
   schema,

@@ -12,6 +12,8 @@ const schema = entrySchema('stop', {
 });
 
 export type StopEntry = z.output<typeof schema>;
+/** The entry as written (before defaults), for the library's builder. */
+export type StopInput = z.input<typeof schema>;
 
 export const stopEntry: EntryKind<StopEntry> = {
   schema,

@@ -4,6 +4,7 @@
 // gives the instances their own values (an invoice id each). The call itself (what one
 // `dispatch()` line of PHP says) is `dispatchCall`, shared with the `request` entry.
 import { z } from 'zod';
+import { exactInstant } from '../../sim/clock.ts';
 import type { Dispatched, JobDefinition, PendingDispatch } from '../../sim/dispatcher.ts';
 import { queueKeys } from '../../sim/keys.ts';
 import type { PhpValue } from '../../sim/php.ts';
@@ -70,7 +71,7 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
   phase: 0,
   check(e, path, ctx) {
     const problems = checkDispatchCall(e, path, ctx);
-    const last = e.every === undefined ? e.at : e.at + (e.count - 1) * e.every;
+    const last = e.every === undefined ? e.at : exactInstant(e.at + (e.count - 1) * e.every);
     if (ctx.spec.until !== undefined && last > ctx.spec.until && e.at <= ctx.spec.until) {
       problems.push({
         path: [...path, 'every'],
@@ -112,7 +113,10 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
 function requests(e: DispatchEntry): { at: number; call: DispatchCall }[] {
   if (e.every === undefined) return [{ at: e.at, call: e }];
   const every = e.every;
-  return Array.from({ length: e.count }, (_, i) => ({ at: e.at + i * every, call: { ...e, count: 1, first: i } }));
+  return Array.from({ length: e.count }, (_, i) => ({
+    at: exactInstant(e.at + i * every),
+    call: { ...e, count: 1, first: i },
+  }));
 }
 
 /** The cross-references of one call: the job, the connection, the queue, the properties. */

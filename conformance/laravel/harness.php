@@ -17,8 +17,10 @@
  *         queue, connection, delay, uuids} (Bus::chain) | {op: size, queue, connection}]
  *
  * Protocol: JSON lines. The process prints {"y":"ready"} and waits; the coordinator answers
- * {"now": T} (virtual unix seconds; Carbon::setTestNow) and the actor runs Laravel's code until
- * Laravel waits, where it prints a yield and waits again:
+ * {"now": T, "instant": I}: T is Laravel's clock, whole virtual unix seconds (Carbon::setTestNow;
+ * PHP's time() never has a fraction), I the exact virtual instant, to the millisecond, which the
+ * alarm is timed from (pcntl_alarm counts from the moment it is called). The actor runs Laravel's
+ * code until Laravel waits, where it prints a yield and waits again:
  *   {"y":"sleep","s":N}    Worker::sleep(N)                        (the one Worker method overridden)
  *   {"y":"busy","s":N}     the job's handle() works for N virtual seconds
  *   {"y":"step"}           a new step at the same instant (after a pop, after a processed job)
@@ -27,7 +29,7 @@
  *   {"y":"uuid"}           a worker's Str::uuid() (the payload of a chain's next job): answered at
  *                          once with {"uuid": U}, the next uuid of the model's stream; not a wait,
  *                          the clock and the step go on
- * Every yield carries "alarm": the virtual deadline of the worker's pcntl_alarm (or null).
+ * Every yield carries "alarm": the virtual instant the worker's pcntl_alarm is due (or null).
  * An answer may carry "signal": "ALRM" | "TERM": the process sends itself that real signal, so
  * Laravel's own handlers (Worker::registerTimeoutHandler, listenForSignals) run, and the timeout
  * handler's Worker::kill really SIGKILLs the process.
@@ -52,7 +54,8 @@ namespace Illuminate\Queue {
     /** Worker::daemon/stopIfNecessary's clock for --max-time: the virtual one, in nanoseconds. */
     function hrtime(bool $asNumber = false)
     {
-        $ns = \Illuminate\Support\Carbon::now()->getTimestamp() * 1000000000;
+        // The exact virtual instant (to the millisecond), as hrtime is exact: not Carbon's second.
+        $ns = (int) round(\Conformance\Laravel\Harness::$instant * 1000) * 1000000;
 
         return $asNumber ? $ns : [intdiv($ns, 1000000000), $ns % 1000000000];
     }
@@ -73,15 +76,20 @@ namespace Conformance\Laravel {
 
     final class Harness
     {
-        public static ?int $alarmAt = null;
+        /** The instant the armed alarm is due (virtual unix seconds, maybe fractional), or null. */
+        public static int|float|null $alarmAt = null;
+
+        /** The exact virtual instant of the last answer: no virtual time passes between answers. */
+        public static int|float $instant = 0;
 
         /** Scenario job specs by PHP class name. */
         public static array $jobs = [];
 
+        /** pcntl_alarm: due $seconds after the exact instant; returns the old alarm's seconds left. */
         public static function alarm(int $seconds): int
         {
-            $left = self::$alarmAt === null ? 0 : max(0, self::$alarmAt - Carbon::now()->getTimestamp());
-            self::$alarmAt = $seconds > 0 ? Carbon::now()->getTimestamp() + $seconds : null;
+            $left = self::$alarmAt === null ? 0 : (int) ceil(max(0, self::$alarmAt - self::$instant));
+            self::$alarmAt = $seconds > 0 ? self::$instant + $seconds : null;
 
             return $left;
         }
@@ -114,6 +122,7 @@ namespace Conformance\Laravel {
             }
             $answer = json_decode($line, true, 512, JSON_THROW_ON_ERROR);
             set_clock((int) $answer['now']);
+            self::$instant = $answer['instant'];
             if (isset($answer['signal'])) {
                 posix_kill(getmypid(), constant('SIG'.$answer['signal']));
                 pcntl_signal_dispatch();

@@ -5,8 +5,13 @@ import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { registerCleanup } from '../cleanup.ts';
+import { exactInstant } from '../sim/clock.ts';
+import type { ActorContext } from '../sim/scheduler.ts';
 
-/** What the harness prints when Laravel waits (see harness.php). */
+/**
+ * What the harness prints when Laravel waits (see harness.php). `alarm` is the exact instant the
+ * pcntl_alarm Laravel armed is due (canonical, as the scheduler's instants: clock.ts).
+ */
 export type Yield =
   | { y: 'ready' | 'blocking' | 'unblocked' | 'uuid'; alarm: number | null }
   /** `job`: JobProcessing (a popped job is processed), not the Looping after one. */
@@ -18,13 +23,21 @@ export type Yield =
   | { y: 'exit'; code: number | null; signal: NodeJS.Signals | null; stderr: string };
 
 export interface Answer {
+  /** Laravel's clock, whole unix seconds: Carbon::setTestNow. */
   now: number;
+  /** The exact instant (to the millisecond): what the harness times the alarm from. */
+  instant: number;
   signal?: 'ALRM' | 'TERM';
 }
 
 /** The answer to a {"y":"uuid"}: Str::uuid()'s value; the actor goes on at once. */
 export interface UuidAnswer {
   uuid: string;
+}
+
+/** An answer's clock at the actor's current instant: both readings, so neither is sent for the other. */
+export function clockAnswer(ctx: Pick<ActorContext, 'time' | 'instant'>): Answer {
+  return { now: ctx.time(), instant: ctx.instant() };
 }
 
 export class PhpActor {
@@ -43,6 +56,7 @@ export class PhpActor {
         this.stderr += `${line}\n`; // PHP printed something that is not ours (a warning on stdout)
         return;
       }
+      if ('alarm' in y && typeof y.alarm === 'number') y.alarm = exactInstant(y.alarm);
       this.deliver(y);
     });
     child.stderr.on('data', (d: Buffer) => {

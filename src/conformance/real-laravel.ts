@@ -2,7 +2,8 @@
 // same scheduler and the same kind of Redis, and records MONITOR step by step. Each actor is a
 // PHP process running Laravel's RedisQueue/Worker (conformance/laravel/harness.php); this file
 // only decides *when* each one runs, exactly as the runner does for the model: one actor at a
-// time, a step from a wake-up to the next wait, the virtual clock handed to Carbon::setTestNow.
+// time, a step from a wake-up to the next wait, the virtual clock handed to Carbon::setTestNow
+// (whole seconds) and to the harness's alarm (the exact instant).
 // *What* each actor sends to Redis, and how long it then waits, is Laravel's.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +34,7 @@ import type { ScenarioSpec } from '../scenarios/schema.ts';
 import type { RedisTarget } from '../scenarios/runner.ts';
 import type { TraceCommand } from '../scenarios/timeline.ts';
 import type { Yield } from './php-actor.ts';
-import { PhpActor } from './php-actor.ts';
+import { clockAnswer, PhpActor } from './php-actor.ts';
 import { describeExit, WorkerProxy } from './worker-proxy.ts';
 import { laravel8Installation } from './installation.ts';
 import { nextJobIdentity } from '../sim/dispatcher.ts';
@@ -207,7 +208,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       // A web request: its own PHP process and connection, one step.
       request: (what, kind, roleOf) => async (ctx) => {
         const { php, name } = await startActor(WEB_ACTOR, roleOf());
-        php.answer({ now: ctx.now() });
+        php.answer(clockAnswer(ctx));
         const y = await nextYield(php, name);
         if (y.y !== 'done') throw new Error(`real Laravel ${what} ended unexpectedly: ${describeExit(y)}`);
         ctx.describe({ kind, title: what });

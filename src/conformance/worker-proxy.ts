@@ -5,7 +5,9 @@ import { isBlocked } from '../redis/port.ts';
 import type { ScenarioSpec, WorkerSpec } from '../scenarios/schema.ts';
 import type { ActorContext, BlockingOp } from '../sim/scheduler.ts';
 import { interruptibleSleep } from '../sim/scheduler.ts';
+import { later, secondsBetween } from '../sim/clock.ts';
 import type { Answer, PhpActor, Yield } from './php-actor.ts';
+import { clockAnswer } from './php-actor.ts';
 import { getProfile } from '../sim/profiles/index.ts';
 import { CONFORMANCE_PROFILE } from './profile.ts';
 import type { ExitReason } from '../sim/worker-input.ts';
@@ -154,7 +156,7 @@ export class WorkerProxy {
     const { php } = started;
     this.php = php;
     this.jobsProcessed = 0;
-    let answer: Answer = { now: ctx.now() };
+    let answer: Answer = clockAnswer(ctx);
     for (;;) {
       if (this.termPending) {
         answer = { ...answer, signal: 'TERM' };
@@ -162,7 +164,7 @@ export class WorkerProxy {
       }
       php.answer(answer);
       const y = await this.next(php, started.name);
-      const now = ctx.now();
+      const now = ctx.instant();
       this.handling = y.y === 'busy';
       switch (y.y) {
         case 'exit':
@@ -182,18 +184,18 @@ export class WorkerProxy {
           if (y.job) this.jobsProcessed += 1;
           ctx.describe({ kind: 'process', title: `${name}: next step` });
           await ctx.sleep(0);
-          answer = { now: ctx.now() };
+          answer = clockAnswer(ctx);
           break;
         case 'sleep': {
           ctx.describe({ kind: 'pop', title: `${name} sleeps ${y.s}s` });
-          const wakeAt = now + y.s;
+          const wakeAt = later(now, y.s);
           if (y.alarm !== null && y.alarm <= wakeAt) {
-            const interrupted = await this.sleep(ctx, y.alarm - now);
-            answer = { now: ctx.now(), signal: interrupted ? 'TERM' : 'ALRM' };
+            const interrupted = await this.sleep(ctx, secondsBetween(now, y.alarm));
+            answer = { ...clockAnswer(ctx), signal: interrupted ? 'TERM' : 'ALRM' };
             if (interrupted) this.termPending = false;
           } else {
             const interrupted = await this.sleep(ctx, y.s);
-            answer = { now: ctx.now() };
+            answer = clockAnswer(ctx);
             if (interrupted) {
               answer.signal = 'TERM';
               this.termPending = false;
@@ -203,12 +205,12 @@ export class WorkerProxy {
         }
         case 'busy': {
           ctx.describe({ kind: 'process', title: `${name}: handle() runs ${y.s}s` });
-          if (y.alarm !== null && y.alarm <= now + y.s) {
-            await ctx.sleep(y.alarm - now);
-            answer = { now: ctx.now(), signal: 'ALRM' };
+          if (y.alarm !== null && y.alarm <= later(now, y.s)) {
+            await ctx.sleep(secondsBetween(now, y.alarm));
+            answer = { ...clockAnswer(ctx), signal: 'ALRM' };
           } else {
             await ctx.sleep(y.s);
-            answer = { now: ctx.now() };
+            answer = clockAnswer(ctx);
           }
           break;
         }
@@ -257,7 +259,7 @@ export class WorkerProxy {
     if (!settled) {
       ctx.describe({ kind: 'block', title: `${this.spec.name} waits in BLPOP` });
       let limit: number | null = blockFor === 0 ? null : blockFor;
-      if (alarm !== null) limit = Math.min(limit ?? Infinity, Math.max(0, alarm - ctx.now()));
+      if (alarm !== null) limit = Math.min(limit ?? Infinity, Math.max(0, secondsBetween(ctx.instant(), alarm)));
       const op: BlockingOp<Yield> = {
         label: `BLPOP (${this.spec.name})`,
         expiresInRealTime: blockFor > 0,
@@ -272,8 +274,8 @@ export class WorkerProxy {
     const y = await unblocked;
     if (y.y !== 'unblocked')
       throw new Error(`real Laravel ${this.spec.name}: expected the BLPOP's answer, got ${describeExit(y)}`);
-    const answer: Answer = { now: ctx.now() };
-    if (alarm !== null && ctx.now() >= alarm) answer.signal = 'ALRM';
+    const answer: Answer = clockAnswer(ctx);
+    if (alarm !== null && ctx.instant() >= alarm) answer.signal = 'ALRM';
     return answer;
   }
 

@@ -1,6 +1,7 @@
 // Pure helpers that turn timeline data into short display strings, shared by the text view and
 // the TUI. Everything returned here is already terminal-safe.
 import type { JobInstance, Timeline, TraceCommand } from '../scenarios/timeline.ts';
+import { relativeTime } from '../sim/clock.ts';
 import { shortClass } from '../sim/exceptions.ts';
 import { quoteArg, quoteBytes, terminalSafe } from './terminal-safe.ts';
 
@@ -115,13 +116,13 @@ export function fullArgs(cmd: TraceCommand): string[] {
 }
 
 /**
- * A step's time relative to the scenario start, always in whole seconds: `t+0s`, `t+61s`,
- * `t+3725s`. Seconds, not h/m/s, because scenarios (`at:`), `retry_after`, `--timeout` and
- * `--sleep` are all written in seconds: a learner compares t+60s with retry_after 90 directly.
+ * A step's time relative to the scenario start, in seconds: `t+0s`, `t+61s`, `t+3725s`, and
+ * `t+0.5s` for an instant within a second (to the millisecond, as scenarios write it). Seconds,
+ * not h/m/s, because scenarios (`at:`), `retry_after`, `--timeout` and `--sleep` are all written
+ * in seconds: a learner compares t+60s with retry_after 90 directly.
  */
 export function relTime(t: number, start: number): string {
-  const d = t - start;
-  return d < 0 ? `t-${-d}s` : `t+${d}s`;
+  return relativeTime(t, start);
 }
 
 /** `1 succeeded, 2 failed`: the jobs by outcome, in a fixed order. */

@@ -75,7 +75,7 @@ export class ScenarioBuilder {
     return this;
   }
 
-  /** Stop the run at this virtual second (default: when every job has settled). */
+  /** Stop the run at this virtual time, seconds to the millisecond (default: when every job has settled). */
   until(seconds: number): this {
     this.input.until = seconds;
     return this;

@@ -3,20 +3,37 @@
 import { z } from 'zod';
 import { show } from './schema-issues.ts';
 
-export const seconds = (what: string) =>
+const TEN_YEARS = 10 * 365 * 24 * 3600;
+
+/** A duration in whole virtual seconds (Laravel's own options: --sleep, retry_after, a job's run...). */
+export const seconds = (what: string) => z.number().int().min(0).max(TEN_YEARS).describe(what);
+
+/** At most three decimals: the virtual clock counts milliseconds (src/sim/clock.ts). */
+function toTheMillisecond(x: number): boolean {
+  return /^\d+(\.\d{1,3})?$/.test(String(x));
+}
+
+/**
+ * An instant in virtual seconds after the start, to the millisecond (0, 0.5, 2.25, 0.001): when
+ * an entry happens, when a worker starts, when the run stops. A fraction orders events within one
+ * second; Laravel still reads whole seconds (PHP's time()), so it never reaches Redis.
+ */
+export const virtualTime = (what: string) =>
   z
     .number()
-    .int()
     .min(0)
-    .max(10 * 365 * 24 * 3600)
+    .max(TEN_YEARS)
+    .refine(toTheMillisecond, {
+      error: (issue) => `expected at most 3 decimals (the virtual clock counts milliseconds), got ${show(issue.input)}`,
+    })
     .describe(what);
 
 export const name = z
   .string()
   .regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'use letters, digits, "_", "-" or "." and start with a letter');
 
-/** When an entry happens: virtual seconds after the start. */
-export const at = seconds('virtual seconds after the start');
+/** When an entry happens: virtual seconds after the start, to the millisecond. */
+export const at = virtualTime('virtual seconds after the start, to the millisecond (0.5, 2.25)');
 
 /** The author's teaching note on a step. */
 export const note = z.string().min(1).optional().describe('teaching note shown with the step');

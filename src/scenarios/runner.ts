@@ -19,6 +19,7 @@ import { Dispatcher } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
 import type { QueueConfig } from '../sim/redis-queue.ts';
+import { exactInstant, formatSeconds, secondsBetween } from '../sim/clock.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import { webRequest } from '../sim/web-request.ts';
 import { WorkerModel } from '../sim/worker.ts';
@@ -264,7 +265,7 @@ class PendingNotes {
   attach(step: Step): void {
     for (let i = 0; i < this.pending.length; i++) {
       const n = this.pending[i]!;
-      if (step.t < this.spec.start + n.at) continue;
+      if (secondsBetween(this.spec.start, step.t) < exactInstant(n.at)) continue;
       if (n.actor && n.actor !== step.actor) continue;
       if (n.on && n.on !== step.kind) continue;
       step.note = step.note ? `${step.note}\n${this.noteFor(n.note)}` : this.noteFor(n.note);
@@ -274,7 +275,7 @@ class PendingNotes {
   unmatched(): string[] {
     return this.pending.map(
       (n) =>
-        `note at t+${n.at}s${n.actor ? ` for ${n.actor}` : ''}${n.on ? ` on ${n.on}` : ''} matched no step: "${n.note}"`,
+        `note at t+${formatSeconds(n.at)}s${n.actor ? ` for ${n.actor}` : ''}${n.on ? ` on ${n.on}` : ''} matched no step: "${n.note}"`,
     );
   }
 }

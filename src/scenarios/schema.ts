@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { LaravelProfile } from '../sim/profiles/index.ts';
 import { byProfile, DEFAULT_PROFILE, joinNames, PROFILE_NAMES, PROFILES } from '../sim/profiles/index.ts';
 import { DEFAULT_EXCEPTION, exceptionClassProblem } from '../sim/exceptions.ts';
-import { name, seconds } from './fields.ts';
+import { name, seconds, virtualTime } from './fields.ts';
 import { TimelineEntry } from './entries/index.ts';
 
 /** "profiles 8 and 13": the profiles whose version has a feature, for the descriptions. */
@@ -190,7 +190,7 @@ export const Worker = z
       .describe(
         `--rest (${inProfiles((p) => p.worker.workOptions.rest)}): Worker::sleep this many seconds after each job (the job's --timeout alarm still runs)`,
       ),
-    start: seconds('virtual second at which the worker process starts').default(0),
+    start: virtualTime('virtual seconds at which the process starts, to the millisecond (0.5)').default(0),
     restart: z
       .boolean()
       .default(true)
@@ -212,8 +212,8 @@ export const Scenario = z
       .default(DEFAULT_PROFILE)
       .describe(`Laravel version profile: ${joinNames(PROFILE_NAMES, 'or')}`),
     start: z.number().int().min(0).max(4_102_444_800).default(1_700_000_000).describe('virtual unix time of t=0'),
-    until: seconds(
-      'stop the simulation at this virtual second (default: when every job has finished and every --once or SIGTERMed worker has exited)',
+    until: virtualTime(
+      'stop the simulation at this virtual time, to the millisecond (default: when every job has finished and every --once or SIGTERMed worker has exited)',
     ).optional(),
     seed: z
       .number()

@@ -8,7 +8,7 @@ export type { FailedJob, JobInstance, WorkerState, WorkerStatus } from '../sim/s
 export interface TraceCommand {
   /** Index of the step that caused it (0-based). */
   step: number;
-  /** Virtual unix seconds of that step. */
+  /** The virtual instant of that step: unix seconds, to the millisecond (1700000000.5). */
   t: number;
   /** dispatcher, worker-1, ... */
   actor: string;
@@ -52,7 +52,7 @@ export interface QueueState {
 }
 
 export interface StateSnapshot {
-  /** Virtual unix seconds. */
+  /** The step's virtual instant (unix seconds, to the millisecond). */
   t: number;
   queues: QueueState[];
   workers: WorkerState[];
@@ -63,7 +63,10 @@ export interface StateSnapshot {
 
 export interface Step {
   index: number;
-  /** Virtual unix seconds. */
+  /**
+   * The virtual instant: unix seconds, to the millisecond (1700000000.5). What Laravel sent in
+   * the step counts the whole second it falls in (PHP's time()).
+   */
   t: number;
   actor: string;
   kind: StepKind;

@@ -143,13 +143,14 @@ export class Dispatcher {
       const payload = this.profile.buildPayload({
         ...jobObject(job, d),
         chain,
-        timeoutAt: job.retryUntil === null ? null : ctx.now() + job.retryUntil,
+        // retryUntil() returns now()->addSeconds(N); the payload keeps its getTimestamp(): time() + N.
+        timeoutAt: job.retryUntil === null ? null : ctx.time() + job.retryUntil,
         properties: Object.entries({ ...job.properties, ...d.properties?.(i) }),
         command: job.command,
         id,
         uuid,
         backoff: job.backoff === null ? null : [job.backoff].flat().join(','),
-        createdAt: ctx.now(),
+        createdAt: ctx.time(),
       });
       if (i === 0) attempts = Number(payload.attempts);
       this.names.set(id, job.name);
@@ -157,7 +158,7 @@ export class Dispatcher {
       const instance = this.registry.add({
         id,
         class: job.className,
-        dispatchedAt: ctx.now(),
+        dispatchedAt: ctx.instant(),
         queue: queueName,
         connection: queue.config.connectionName,
         baseName: job.name,

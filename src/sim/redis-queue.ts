@@ -1,6 +1,8 @@
 // Illuminate\Queue\RedisQueue, modelled: the same methods sending the same commands with the
 // same arguments. Times come from the virtual clock (Laravel passes every time as an argument,
-// never from Redis' clock), so a scenario spanning minutes replays in milliseconds.
+// never from Redis' clock), so a scenario spanning minutes replays in milliseconds. What it sends
+// is Laravel's time(), whole seconds; a BLPOP's wait is measured on the exact instant.
+import { secondsBetween } from './clock.ts';
 import type { QueueKeys } from './keys.ts';
 import { queueKeys } from './keys.ts';
 import type { LuaScript, ScriptName } from './lua.ts';
@@ -29,7 +31,7 @@ export type Trail = (method: string) => void;
 export interface Wake {
   /** 'push': a push ended it (its :notify entry, 5.8+; the job itself, 5.6-5.7); 'timeout': nil after the wait. */
   by: 'push' | 'timeout';
-  /** Virtual seconds it waited. */
+  /** Virtual seconds it waited (to the millisecond). */
   waited: number;
   /** The connection's block_for. */
   blockFor: number;
@@ -43,15 +45,25 @@ export class RedisQueue {
   /** How the last pop's BLPOP ended, until the worker takes it (takeWake); null if it did not block. */
   private wake: Wake | null = null;
 
+  /** PHP's time() (InteractsWithTime::currentTime): whole unix seconds, checked. */
+  private readonly time: () => number;
+
   constructor(
     private readonly port: RedisPort,
     readonly config: QueueConfig,
     readonly profile: LaravelProfile,
-    private readonly now: () => number,
+    /** Laravel's clock: ActorContext.time, never the exact instant. */
+    time: () => number,
     private readonly trail: Trail = () => undefined,
     /** How a step this queue ends (a BLPOP) is described: the owner's describe keeps its method trail. */
     private readonly describeStep: (ctx: ActorContext, d: StepDescription) => void = (ctx, d) => ctx.describe(d),
-  ) {}
+  ) {
+    this.time = () => {
+      const t = time();
+      if (!Number.isInteger(t)) throw new Error(`RedisQueue: Laravel's clock is whole seconds (time()), got ${t}`);
+      return t;
+    };
+  }
 
   /**
    * QueueManager::connection($name) in the same process: that queue connection's RedisQueue on
@@ -60,7 +72,7 @@ export class RedisQueue {
    * of a chain.
    */
   onConnection(config: QueueConfig): RedisQueue {
-    return new RedisQueue(this.port, config, this.profile, this.now, this.trail, this.describeStep);
+    return new RedisQueue(this.port, config, this.profile, this.time, this.trail, this.describeStep);
   }
 
   /** RedisQueue::getQueue plus the client prefix. */
@@ -77,7 +89,7 @@ export class RedisQueue {
 
   /** RedisQueue::availableAt($delay): an integer unix time. */
   availableAt(delay: number | null): number {
-    return this.now() + (delay ?? 0);
+    return this.time() + (delay ?? 0);
   }
 
   /** RedisQueue::pushRaw: RPUSH queues:<q> <payload> (to 5.7), or the push script, which also notifies (5.8+). */
@@ -143,8 +155,8 @@ export class RedisQueue {
     this.trail('RedisQueue::migrateExpiredJobs → LuaScripts::migrateExpiredJobs');
     const keys = this.profile.queue.notify ? [from, to.ready, to.notify] : [from, to.ready];
     const argv = this.profile.queue.migrationBatchSize
-      ? [this.now(), this.config.migrationBatchSize ?? -1]
-      : [this.now()];
+      ? [this.time(), this.config.migrationBatchSize ?? -1]
+      : [this.time()];
     await this.port.eval(this.script('migrateExpiredJobs'), keys, argv);
   }
 
@@ -191,16 +203,19 @@ export class RedisQueue {
       explain:
         'Since 5.8 every push and migrate RPUSHes a 1 onto :notify; the worker blocks on that list, not on the jobs. A notification makes it pop once more; if block_for runs out first, BLPOP returns nil and pop() returns nothing, with no second pop.',
     });
-    const blockedAt = this.now();
-    const notified = (await ctx.block(pending, this.blockLimit(blockFor, blockUntil))) !== null;
-    this.wake = { by: notified ? 'push' : 'timeout', waited: this.now() - blockedAt, blockFor, list: 'notify' };
+    const blockedAt = ctx.instant();
+    const notified = (await ctx.block(pending, this.blockLimit(ctx, blockFor, blockUntil))) !== null;
+    const waited = secondsBetween(blockedAt, ctx.instant());
+    this.wake = { by: notified ? 'push' : 'timeout', waited, blockFor, list: 'notify' };
     return notified;
   }
 
-  private blockLimit(blockFor: number, blockUntil: number | null): number | null {
+  /** How long the BLPOP waits, from the exact instant: block_for, or less when the alarm (an instant) is due first. */
+  private blockLimit(ctx: ActorContext, blockFor: number, blockUntil: number | null): number | null {
     // BLPOP's 0 means "forever"; the alarm, if armed, still ends the wait.
     let limit: number | null = blockFor === 0 ? null : blockFor;
-    if (blockUntil !== null) limit = Math.min(limit ?? Infinity, Math.max(0, blockUntil - this.now()));
+    if (blockUntil !== null)
+      limit = Math.min(limit ?? Infinity, Math.max(0, secondsBetween(ctx.instant(), blockUntil)));
     return limit;
   }
 
@@ -216,16 +231,17 @@ export class RedisQueue {
     this.trail('RedisQueue::retrieveNextJob → RedisQueue::blockingPop');
     const blockFor = this.config.blockFor ?? 0;
     const pending = await this.port.blpop(keys.ready, blockFor);
-    const limit = this.blockLimit(blockFor, blockUntil);
+    const limit = this.blockLimit(ctx, blockFor, blockUntil);
     this.describeStep(ctx, {
       kind: 'block',
       title: `BLPOP ${keys.ready} ${blockFor}: blocked until a job is pushed${blockFor === 0 ? ' (0: forever)' : ` or ${blockFor}s pass (block_for)`}`,
       explain:
         'The worker sleeps inside Redis instead of polling; MONITOR logs the BLPOP once, when it is issued, not when it is served.',
     });
-    const blockedAt = this.now();
+    const blockedAt = ctx.instant();
     const popped = await ctx.block(pending, limit);
-    this.wake = { by: popped ? 'push' : 'timeout', waited: this.now() - blockedAt, blockFor, list: 'ready' };
+    const waited = secondsBetween(blockedAt, ctx.instant());
+    this.wake = { by: popped ? 'push' : 'timeout', waited, blockFor, list: 'ready' };
     if (!popped) return [null, null];
     const raw = popped[1];
     const payload = JSON.parse(raw) as Record<string, unknown>;

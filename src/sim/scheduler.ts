@@ -1,8 +1,24 @@
 // A discrete-event scheduler over a virtual clock. Actors (the dispatcher, each worker process)
 // are coroutines; exactly one runs at a time, from the moment it is woken until it sleeps, blocks
-// or ends. Each such activation is one *step*. Equal times run in the order they were scheduled,
-// so a run is deterministic. No I/O here: a blocking operation (BLPOP) is handed in as a
-// BlockingOp whose real waiting the caller implements.
+// or ends. Each such activation is one *step*. Equal instants run in the order they were
+// scheduled, so a run is deterministic. No I/O here: a blocking operation (BLPOP) is handed in as
+// a BlockingOp whose real waiting the caller implements.
+//
+// The clock is exact, to the millisecond (kept as integer milliseconds: clock.ts), because a
+// scenario may order events within one second (a push half a second after a worker blocked in
+// BLPOP). Laravel's clock is not: PHP's time() and Carbon::now()->getTimestamp() are whole
+// seconds. So an actor sees two readings, and there is deliberately no plain `now()` to reach
+// for: every use of the clock says which it means.
+//   ctx.time()     whole seconds, floor of the instant: everything Laravel *reads* from the clock
+//                  and may send or store (availableAt, the pop script's expiry, migrate's now, a
+//                  release's or later()'s score, the payload's retryUntil/createdAt, the worker's
+//                  retryUntil checks, failed_jobs.failed_at).
+//   ctx.instant()  the exact instant: everything a process *waits* for is timed from it
+//                  (Worker::sleep(3) begun at t+0.5 ends at t+3.5; pcntl_alarm, a BLPOP's
+//                  block_for, handle()'s running time likewise), and what the views show.
+// Deadlines are instants: compute them with later(ctx.instant(), seconds) (clock.ts), which
+// keeps them canonical, so `ctx.instant() >= deadline` holds exactly when it is due.
+import { phpTime, relativeTime, toMs } from './clock.ts';
 import type { StepKind } from './state.ts';
 
 export interface StepDescription {
@@ -28,12 +44,21 @@ export interface BlockingOp<T> {
 
 export interface ActorContext {
   readonly actor: string;
-  now(): number;
+  /**
+   * PHP's time() (Carbon::now()->getTimestamp()): the whole unix second of the current instant.
+   * Whatever Laravel reads from its clock, and so whatever reaches Redis or a payload.
+   */
+  time(): number;
+  /**
+   * The exact virtual instant (unix seconds, to the millisecond): when waits start and end, and
+   * when a step happened. Never what Laravel sends: that is time().
+   */
+  instant(): number;
   /** What this activation did; the last description before the actor yields names the step. */
   describe(d: StepDescription): void;
-  /** Yield until now + seconds (0: a new step at the same virtual time). */
+  /** Yield until instant() + seconds (0: a new step at the same instant). */
   sleep(seconds: number): Promise<void>;
-  /** Yield until `op` completes or `seconds` pass (null: no limit); null means it timed out. */
+  /** Yield until `op` completes or `seconds` pass from instant() (null: no limit); null means it timed out. */
   block<T>(op: BlockingOp<T>, seconds: number | null): Promise<T | null>;
   /**
    * This coroutine dies where it waits (a process killed from outside): its pending wake-ups are
@@ -43,6 +68,7 @@ export interface ActorContext {
 }
 
 export interface CompletedStep {
+  /** The exact instant of the step (unix seconds, to the millisecond). */
   t: number;
   actor: string;
   description: StepDescription | null;
@@ -51,6 +77,7 @@ export interface CompletedStep {
 export class SimulationLimitError extends Error {}
 
 interface Event {
+  /** Integer milliseconds: equal instants are equal numbers. */
   at: number;
   seq: number;
   actor: string;
@@ -71,9 +98,12 @@ interface Blocked {
 }
 
 export interface SchedulerOptions {
-  /** Virtual unix time of t=0. */
+  /** Virtual unix time of t=0 (whole seconds). */
   start: number;
-  /** Stop before any event later than start + until; null runs until isDone() or nothing is left. */
+  /**
+   * Stop before any event later than start + until (seconds, to the millisecond); null runs
+   * until isDone() or nothing is left.
+   */
   until: number | null;
   maxSteps: number;
   /** Checked after every step when `until` is null: the scenario has played out. */
@@ -85,6 +115,7 @@ export interface SchedulerOptions {
 export class Scheduler {
   private readonly heap: Event[] = [];
   private seq = 0;
+  /** The virtual clock in integer milliseconds. */
   private clock: number;
   private current: CompletedStep | null = null;
   private yieldSignal: { resolve: () => void; reject: (e: unknown) => void } | null = null;
@@ -93,11 +124,17 @@ export class Scheduler {
   private coroutines = 0;
 
   constructor(private readonly opts: SchedulerOptions) {
-    this.clock = opts.start;
+    this.clock = toMs(opts.start);
   }
 
-  now(): number {
-    return this.clock;
+  /** The exact instant (see ActorContext.instant). */
+  instant(): number {
+    return this.clock / 1000;
+  }
+
+  /** PHP's time() now (see ActorContext.time). */
+  time(): number {
+    return phpTime(this.instant());
   }
 
   /**
@@ -109,11 +146,11 @@ export class Scheduler {
     return false;
   }
 
-  /** Start a coroutine at virtual time `at` (absolute). */
+  /** Start a coroutine at the instant `at` (absolute unix seconds, to the millisecond). */
   spawn(actor: string, at: number, body: (ctx: ActorContext) => Promise<void>): void {
     const owner = ++this.coroutines;
     const ctx = this.contextFor(actor, owner);
-    this.push(at, actor, owner, () => {
+    this.push(toMs(at), actor, owner, () => {
       body(ctx).then(
         () => this.signalYield(),
         (e: unknown) => this.signalError(e),
@@ -122,7 +159,7 @@ export class Scheduler {
   }
 
   async run(onStep: (step: CompletedStep) => Promise<void>): Promise<void> {
-    const end = this.opts.until === null ? null : this.opts.start + this.opts.until;
+    const end = this.opts.until === null ? null : toMs(this.opts.start) + toMs(this.opts.until);
     try {
       for (;;) {
         if (end === null && this.opts.isDone?.()) break;
@@ -134,7 +171,7 @@ export class Scheduler {
           );
         }
         this.clock = ev.at;
-        this.current = { t: ev.at, actor: ev.actor, description: null };
+        this.current = { t: this.instant(), actor: ev.actor, description: null };
         const yielded = new Promise<void>((resolve, reject) => (this.yieldSignal = { resolve, reject }));
         await ev.fire();
         await yielded;
@@ -154,20 +191,21 @@ export class Scheduler {
   private contextFor(actor: string, owner: number): ActorContext {
     return {
       actor,
-      now: () => this.clock,
+      time: () => this.time(),
+      instant: () => this.instant(),
       describe: (d) => {
         if (this.current && this.current.actor === actor) this.current.description = d;
       },
       sleep: (seconds) =>
         new Promise<void>((resolve) => {
-          this.push(this.clock + seconds, actor, owner, resolve);
+          this.push(this.clock + Math.max(0, toMs(seconds)), actor, owner, resolve);
           this.signalYield();
         }),
       block: <T>(op: BlockingOp<T>, seconds: number | null) =>
         new Promise<T | null>((resolve) => {
           const entry: Blocked = { actor, owner, op, resolve: resolve as (v: unknown) => void, deadline: null };
           if (seconds !== null) {
-            entry.deadline = this.push(this.clock + seconds, actor, owner, async () => {
+            entry.deadline = this.push(this.clock + Math.max(0, toMs(seconds)), actor, owner, async () => {
               this.blocked.delete(entry);
               await op.cancel();
               resolve(await op.result);
@@ -198,11 +236,11 @@ export class Scheduler {
         // longer than the timeout (a paused TUI, --pace). The worker still wakes at its virtual
         // deadline, but a push before then can no longer reach it.
         entry.endedEarly = true;
-        const due = entry.deadline.at - this.opts.start;
+        const due = relativeTime(entry.deadline.at / 1000, this.opts.start);
         this.opts.onWarning?.(
-          `at t+${this.clock - this.opts.start}s ${entry.op.label ?? 'a blocking command'} of ${entry.actor} timed out on the server ` +
-            `in real time before its virtual deadline t+${due}s (the run was held longer than its timeout); ` +
-            `a job pushed before t+${due}s would not have woken it, so the trace may differ from Laravel's from here`,
+          `at ${relativeTime(this.instant(), this.opts.start)} ${entry.op.label ?? 'a blocking command'} of ${entry.actor} timed out on the server ` +
+            `in real time before its virtual deadline ${due} (the run was held longer than its timeout); ` +
+            `a job pushed before ${due} would not have woken it, so the trace may differ from Laravel's from here`,
         );
         continue;
       }

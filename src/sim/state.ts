@@ -19,6 +19,7 @@ export const STEP_KINDS = [
 ] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
+/** Times in a status are exact instants (unix seconds, to the millisecond), as the views show them. */
 export type WorkerStatus =
   | { kind: 'starting' }
   /** Worker::sleep: --sleep after an empty poll (why absent), or --rest after a job. */
@@ -60,6 +61,7 @@ export interface FailedJob {
   queue: string;
   exception: string;
   message: string;
+  /** failed_jobs.failed_at: Laravel's Date::now(), whole unix seconds. */
   failedAt: number;
   /** The payload Laravel logs to failed_jobs (the reserved copy). */
   payload: string;
@@ -69,6 +71,7 @@ export interface JobInstance {
   label: string;
   id: string;
   class: string;
+  /** The instant of the dispatch (to the millisecond). */
   dispatchedAt: number;
   queue: string;
   connection: string;

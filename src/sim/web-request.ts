@@ -32,7 +32,7 @@ export async function webRequest<T>(
         port,
         config,
         env.profile,
-        () => ctx.now(),
+        () => ctx.time(),
         (m) => methods.push(m),
       );
       queues.set(config.connectionName, queue);

@@ -2,6 +2,7 @@
 // markJobAsFailedIf* rules, handleJobException, calculateBackoff and failJob decide whether it is
 // released or failed. The loop, the alarm and the kill are worker.ts; what the steps say is
 // worker-narration.ts.
+import { later, secondsBetween } from './clock.ts';
 import type { JobException } from './exceptions.ts';
 import { caughtByWorker, DEFAULT_EXCEPTION, exception, manuallyFailed, maxAttemptsExceeded } from './exceptions.ts';
 import type { RedisJob } from './redis-job.ts';
@@ -34,7 +35,7 @@ export type ProcessOutcome = Outcome | 'threw';
 export abstract class JobHandling {
   readonly state: WorkerState;
   protected readonly config: QueueConfig;
-  /** When the job being processed was reserved (its :reserved score is this + retry_after). */
+  /** When the job being processed was reserved, in Laravel's seconds (its :reserved score is this + retry_after). */
   protected poppedAt: number | null = null;
   /** Laravel methods called since the last step was described: that step's methods trail. */
   private readonly methods: string[] = [];
@@ -85,9 +86,9 @@ export abstract class JobHandling {
       const attempt = job.attempts();
       const behaviour = attemptBehaviour(this.env.behaviourOf(job.getJobId(), attempt));
       this.env.registry.attemptStarted(job.getJobId(), this.spec.name);
-      this.state.status = { kind: 'running', job: label, since: ctx.now(), attempt };
+      this.state.status = { kind: 'running', job: label, since: ctx.instant(), attempt };
       if (behaviour.run > 0) {
-        const finishAt = ctx.now() + behaviour.run;
+        const finishAt = later(ctx.instant(), behaviour.run);
         // The alarm interrupts handle() if it is due before handle() returns.
         const killAt = alarmAt !== null && alarmAt <= finishAt ? alarmAt : null;
         this.trail('Job::fire → CallQueuedHandler::call');
@@ -97,7 +98,7 @@ export abstract class JobHandling {
             label,
             attempt,
             run: behaviour.run,
-            now: ctx.now(),
+            now: ctx.instant(),
             killAt,
             alarmAt,
             poppedAt: this.poppedAt,
@@ -105,7 +106,7 @@ export abstract class JobHandling {
           }),
         );
         if (killAt !== null) {
-          await ctx.sleep(killAt - ctx.now());
+          await ctx.sleep(secondsBetween(ctx.instant(), killAt));
           return await this.timeoutHandler(ctx, job);
         }
         await ctx.sleep(behaviour.run);
@@ -134,7 +135,7 @@ export abstract class JobHandling {
         this.trail('InteractsWithQueue::release → RedisJob::release');
         await job.release(b.release ?? 0);
         this.noteChain(job, narration.chainWaits);
-        this.describe(ctx, narration.releasedByJob(this.setup, label, b.release ?? 0, ctx.now()));
+        this.describe(ctx, narration.releasedByJob(this.setup, label, b.release ?? 0, ctx.time()));
         return;
       }
       case 'fail': {
@@ -211,7 +212,7 @@ export abstract class JobHandling {
   private async markJobAsFailedIfAlreadyExceedsMaxAttempts(ctx: ActorContext, job: RedisJob): Promise<void> {
     const maxTries = job.maxTries() ?? this.spec.tries;
     const timeoutAt = job.timeoutAt();
-    if (timeoutAt && ctx.now() <= timeoutAt) return;
+    if (timeoutAt && ctx.time() <= timeoutAt) return;
     if (!timeoutAt && (maxTries === 0 || job.attempts() <= maxTries)) return;
     this.trail('Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts');
     const e = maxAttemptsExceeded(this.env.profile.worker.maxAttemptsMessage(job.resolveName()));
@@ -294,7 +295,7 @@ export abstract class JobHandling {
     const maxTries = job.maxTries() ?? this.spec.tries;
     const retryUntil = job.timeoutAt();
     let failedBy: narration.FailedBy | null = null;
-    if (retryUntil && retryUntil <= ctx.now()) {
+    if (retryUntil && retryUntil <= ctx.time()) {
       if (JobHandling.unsettled(job)) failedBy = { rule: 'retryUntil', at: retryUntil };
       await this.failJob(ctx, job, e);
     }
@@ -365,7 +366,8 @@ export abstract class JobHandling {
       connection: job.connectionName,
       queue: job.queue,
       exception: e,
-      failedAt: ctx.now(),
+      // failed_jobs.failed_at is Date::now(), stored to the second.
+      failedAt: ctx.time(),
       payload: job.getRawBody(),
     });
   }

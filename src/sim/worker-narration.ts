@@ -1,6 +1,7 @@
 // What the worker's steps say: titles and explanations, as pure functions of what happened. The
 // worker (worker.ts, worker-job.ts) decides; this only words it. The methods trail is the worker's.
 import type { JobException } from './exceptions.ts';
+import { formatSeconds, later, relativeTime, secondsBetween } from './clock.ts';
 import { shortClass } from './exceptions.ts';
 import type { WorkerRules } from './profiles/types.ts';
 import type { ExitReason } from './worker-input.ts';
@@ -19,9 +20,9 @@ export interface Setup {
   retryAfter: number | null;
 }
 
-/** A virtual time relative to t=0. */
+/** A virtual time relative to t=0: `t+90s`, `t+0.5s`. */
 export function rel(s: Setup, t: number): string {
-  return `t+${t - s.start}s`;
+  return relativeTime(t, s.start);
 }
 
 /** SendEmail#1 for a job the registry knows; otherwise the short class and the id's start. */
@@ -29,7 +30,7 @@ export function jobLabel(known: string | undefined, className: string, id: strin
   return known ?? `${shortClass(className)}#${id.slice(0, 6)}`;
 }
 
-/** Until when a job reserved now stays reserved. */
+/** Until when a job reserved at `now` (Laravel's time(), whole seconds) stays reserved. */
 export function untilText(s: Setup, now: number): string {
   const r = s.retryAfter;
   return r === null ? `forever (retry_after is null)` : `${rel(s, now + r)} (retry_after ${r}s)`;
@@ -186,9 +187,9 @@ export function stoppedAfterOnce(name: string, hadJob = true): Narration {
 /** How the BLPOP that this step wakes from ended, as the title's opening words. */
 export function wakeText(w: Wake): string {
   if (w.by === 'timeout') {
-    return `BLPOP timed out after ${w.waited}s${w.waited === w.blockFor ? ' (block_for)' : ''} with nothing`;
+    return `BLPOP timed out after ${formatSeconds(w.waited)}s${w.waited === w.blockFor ? ' (block_for)' : ''} with nothing`;
   }
-  const after = w.waited > 0 ? ` after ${w.waited}s` : '';
+  const after = w.waited > 0 ? ` after ${formatSeconds(w.waited)}s` : '';
   return w.list === 'notify'
     ? `a push's notification woke the BLPOP${after}, so it popped again`
     : `a push woke the BLPOP${after}`;
@@ -200,6 +201,7 @@ export function wakeText(w: Wake): string {
  */
 export function popped(
   s: Setup,
+  /** `now`: Laravel's time() at the pop, which the reservation's score counts from. */
   d: { label: string; attempts: number; now: number; blpop: boolean; woke?: Wake | null },
 ): Narration {
   return {
@@ -227,7 +229,7 @@ export function nothingPopped(queue: string, sleep: number, woke: Wake | null = 
 
 // One job: Worker::process and what handle() did.
 
-/** handle() starts and runs `run` seconds; `killAt`: the alarm fires before it finishes. */
+/** handle() starts at the instant `now` and runs `run` seconds; `killAt`: the alarm fires before it finishes. */
 export function processing(
   s: Setup,
   d: {
@@ -245,11 +247,12 @@ export function processing(
     kind: 'process',
     title:
       `process: ${d.label} attempt ${d.attempt} starts; handle() runs ${d.run}s` +
-      (d.killAt !== null ? ` (the ${d.killAt - d.now}s alarm fires first)` : ''),
-    explain: deadlines(s, { finishAt: d.now + d.run, alarmAt: d.alarmAt, poppedAt: d.poppedAt, once: d.once }),
+      (d.killAt !== null ? ` (the ${formatSeconds(secondsBetween(d.now, d.killAt))}s alarm fires first)` : ''),
+    explain: deadlines(s, { finishAt: later(d.now, d.run), alarmAt: d.alarmAt, poppedAt: d.poppedAt, once: d.once }),
   };
 }
 
+/** `now`: Laravel's time() (the release script's score is now + seconds). */
 export function releasedByJob(s: Setup, label: string, seconds: number, now: number): Narration {
   return {
     kind: 'release',

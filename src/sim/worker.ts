@@ -4,6 +4,7 @@
 // steps say is worker-narration.ts.
 // A worker *process* is one Redis connection; when the alarm kills it, the supervisor starts a new
 // process with a new connection (seed 002: "ワーカーはそのまま強制終了される").
+import { later, secondsBetween } from './clock.ts';
 import { maxAttemptsExceeded, timeoutExceeded } from './exceptions.ts';
 import type { RedisJob } from './redis-job.ts';
 import type { RedisPort } from './redis-port.ts';
@@ -148,7 +149,7 @@ export class WorkerModel extends JobHandling {
       port,
       this.config,
       this.env.profile,
-      () => ctx.now(),
+      () => ctx.time(),
       (m) => this.trail(m),
       (c, d) => this.describe(c, d),
     );
@@ -166,8 +167,9 @@ export class WorkerModel extends JobHandling {
    */
   private async daemon(ctx: ActorContext, queue: RedisQueue): Promise<Outcome> {
     const rules = this.env.profile.worker;
-    // `[$startTime, $jobsProcessed] = [hrtime(true) / 1e9, 0]` (8.x): the virtual clock here.
-    const startTime = ctx.now();
+    // `[$startTime, $jobsProcessed] = [hrtime(true) / 1e9, 0]` (8.x): hrtime is exact, so the
+    // virtual instant here, not Laravel's whole second.
+    const startTime = ctx.instant();
     this.jobsProcessed = 0;
     let alarmAt: number | null = null;
     // A SIGTERM before the first loop (stopIfNecessary sees every later one).
@@ -177,7 +179,7 @@ export class WorkerModel extends JobHandling {
       if (rules.alarm === 'timeout-plus-sleep') alarmAt = this.registerTimeoutHandler(ctx, null);
 
       const job = await this.getNextJob(ctx, queue, alarmAt);
-      if (alarmAt !== null && ctx.now() >= alarmAt) return await this.timeoutHandler(ctx, null);
+      if (alarmAt !== null && ctx.instant() >= alarmAt) return await this.timeoutHandler(ctx, null);
 
       // 5.4+ registers it after the pop, with the job's own timeout.
       if (rules.alarm === 'job-timeout') alarmAt = this.registerTimeoutHandler(ctx, job);
@@ -191,7 +193,8 @@ export class WorkerModel extends JobHandling {
       } else {
         const sleepUntil = this.nothingToRun(ctx);
         if (alarmAt !== null && alarmAt <= sleepUntil) {
-          if (!(await this.sleep(ctx, alarmAt - ctx.now()))) return await this.timeoutHandler(ctx, null);
+          if (!(await this.sleep(ctx, secondsBetween(ctx.instant(), alarmAt))))
+            return await this.timeoutHandler(ctx, null);
         } else await this.sleep(ctx, this.spec.sleep);
       }
       // 6.13+ resetTimeoutHandler: pcntl_alarm(0) after every job or sleep.
@@ -216,7 +219,7 @@ export class WorkerModel extends JobHandling {
     const { stopWhenEmpty, maxTime, maxJobs } = this.spec;
     if (this.shouldQuit) return 'SIGTERM';
     if (stopWhenEmpty && job === null) return '--stop-when-empty';
-    if (maxTime && ctx.now() - startTime >= maxTime) return '--max-time';
+    if (maxTime && secondsBetween(startTime, ctx.instant()) >= maxTime) return '--max-time';
     if (maxJobs && this.jobsProcessed >= maxJobs) return '--max-jobs';
     return null;
   }
@@ -232,12 +235,12 @@ export class WorkerModel extends JobHandling {
     seconds: number,
     alarmAt: number | null,
   ): Promise<ProcessOutcome> {
-    const until = ctx.now() + seconds;
+    const until = later(ctx.instant(), seconds);
     const killAt = alarmAt !== null && alarmAt <= until ? alarmAt : null;
     this.trail('Worker::sleep');
     this.describe(
       ctx,
-      narration.resting(this.setup, { name: this.name, label: this.label(job), seconds, now: ctx.now(), killAt }),
+      narration.resting(this.setup, { name: this.name, label: this.label(job), seconds, now: ctx.instant(), killAt }),
     );
     this.state.status = { kind: 'idle', until, why: '--rest' };
     if (killAt === null) {
@@ -245,7 +248,7 @@ export class WorkerModel extends JobHandling {
       return 'done';
     }
     // A SIGTERM cuts the rest short before the alarm: the loop then stops.
-    if (await this.sleep(ctx, killAt - ctx.now())) return 'done';
+    if (await this.sleep(ctx, secondsBetween(ctx.instant(), killAt))) return 'done';
     return await this.timeoutHandler(ctx, job, { resting: true });
   }
 
@@ -275,14 +278,14 @@ export class WorkerModel extends JobHandling {
         this.state.status = {
           kind: 'blocked',
           queue: name,
-          until: this.config.blockFor === 0 ? null : ctx.now() + this.config.blockFor,
+          until: this.config.blockFor === 0 ? null : later(ctx.instant(), this.config.blockFor),
         };
       }
       const job = await queue.pop(ctx, name, alarmAt, index);
       // A BLPOP on an earlier queue is told unless this pop blocked again (its own step came between).
       this.woke = queue.takeWake() ?? this.woke;
       // SIGALRM interrupts a blocking pop.
-      if (alarmAt !== null && ctx.now() >= alarmAt) return null;
+      if (alarmAt !== null && ctx.instant() >= alarmAt) return null;
       if (job) return job;
     }
     return null;
@@ -290,13 +293,14 @@ export class WorkerModel extends JobHandling {
 
   /** Worker::runJob: process the popped job. 5.3's runNextJob then sleeps --sleep if the job threw. */
   private async runJob(ctx: ActorContext, job: RedisJob, alarmAt: number | null): Promise<ProcessOutcome> {
-    this.poppedAt = ctx.now();
+    // The pop script's score was time() + retry_after: the reservation counts in Laravel's seconds.
+    this.poppedAt = ctx.time();
     this.describe(
       ctx,
       narration.popped(this.setup, {
         label: this.label(job),
         attempts: job.attempts(),
-        now: ctx.now(),
+        now: ctx.time(),
         blpop: this.config.blockFor !== null && this.env.profile.worker.blockingPop === 'list',
         woke: this.woke,
       }),
@@ -306,7 +310,7 @@ export class WorkerModel extends JobHandling {
     if (outcome === 'killed') return outcome;
     // The job's outcome (delete, release, fail) closes its own step.
     if (outcome === 'threw' && this.env.profile.worker.sleepAfterException) {
-      this.state.status = { kind: 'idle', until: ctx.now() + this.spec.sleep };
+      this.state.status = { kind: 'idle', until: later(ctx.instant(), this.spec.sleep) };
       await this.sleep(ctx, this.spec.sleep);
     } else await ctx.sleep(0);
     return outcome;
@@ -314,7 +318,7 @@ export class WorkerModel extends JobHandling {
 
   /** No queue had a job: Worker::sleep(--sleep) comes next. Returns when that sleep ends. */
   private nothingToRun(ctx: ActorContext): number {
-    const until = ctx.now() + this.spec.sleep;
+    const until = later(ctx.instant(), this.spec.sleep);
     this.describe(ctx, narration.nothingPopped(this.state.queue, this.spec.sleep, this.woke));
     this.state.status = { kind: 'idle', until };
     return until;
@@ -329,10 +333,11 @@ export class WorkerModel extends JobHandling {
   private registerTimeoutHandler(ctx: ActorContext, job: RedisJob | null): number | null {
     if (this.env.profile.worker.alarm === 'timeout-plus-sleep') {
       this.alarmSeconds = this.spec.timeout + this.spec.sleep;
-      return this.spec.timeout > 0 ? ctx.now() + this.alarmSeconds : null;
+      return this.spec.timeout > 0 ? later(ctx.instant(), this.alarmSeconds) : null;
     }
     this.alarmSeconds = this.timeoutForJob(job);
-    return this.alarmSeconds > 0 ? ctx.now() + this.alarmSeconds : null;
+    // pcntl_alarm counts real seconds from the instant it is armed, not from Laravel's whole second.
+    return this.alarmSeconds > 0 ? later(ctx.instant(), this.alarmSeconds) : null;
   }
 
   /** Worker::timeoutForJob: the job's $timeout if it has one, else --timeout. */
@@ -408,8 +413,8 @@ export class WorkerModel extends JobHandling {
         : narration.stoppedByOption(this.setup, {
             name: this.name,
             reason,
-            now: ctx.now(),
-            startTime: o.startTime ?? ctx.now(),
+            now: ctx.instant(),
+            startTime: o.startTime ?? ctx.instant(),
             maxTime: this.spec.maxTime ?? 0,
             jobs: this.jobsProcessed,
             sleep: this.spec.sleep,

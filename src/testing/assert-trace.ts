@@ -7,6 +7,7 @@ import { AssertionError } from 'node:assert';
 import { jobLabels, relTime, summarizeArgs } from '../output/describe.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { Step, TraceCommand } from '../scenarios/timeline.ts';
+import { exactInstant, secondsBetween } from '../sim/clock.ts';
 import { findProfile } from '../sim/profiles/index.ts';
 import type { CommandSpec, ExpectedStep, ExpectedTrace, TraceOptions, TraceSubject } from './expected.ts';
 import { commandProblems, isStepwise, keep, sameKind, showSpec, toSpec } from './expected.ts';
@@ -110,7 +111,7 @@ const LEGEND =
 function stepHeaderProblems(step: Step, want: ExpectedStep, start: number): string[] {
   const out: string[] = [];
   if (want.actor !== undefined && want.actor !== step.actor) out.push(`actor is ${step.actor}, expected ${want.actor}`);
-  if (want.at !== undefined && want.at !== step.t - start)
+  if (want.at !== undefined && exactInstant(want.at) !== secondsBetween(start, step.t))
     out.push(`time is ${relTime(step.t, start)}, expected t+${want.at}s`);
   if (want.kind !== undefined && want.kind !== step.kind) out.push(`kind is ${step.kind}, expected ${want.kind}`);
   return out;

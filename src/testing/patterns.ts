@@ -3,6 +3,7 @@
 // payload, a payload with given fields, a time relative to the virtual clock, one of the
 // profile's Lua scripts, a regular expression, or "the same string as before" (a binding).
 import { isDeepStrictEqual } from 'node:util';
+import { phpTime } from '../sim/clock.ts';
 import type { LaravelProfile } from '../sim/profiles/types.ts';
 import type { ScriptName } from '../sim/lua.ts';
 import type { TraceCommand } from '../scenarios/timeline.ts';
@@ -106,15 +107,15 @@ export function scoreAt(seconds: number): ArgPattern {
 
 /**
  * A unix time `seconds` after the time of the command's own step ("now" for Laravel when it sent
- * it): the pop script's `now + retry_after` is `afterNow(90)` at every poll.
+ * it): the pop script's `now + retry_after` is `afterNow(90)` at every poll. Laravel's now is
+ * PHP's time(), a whole second: at a step at t+0.5 it is t+0.
  */
 export function afterNow(seconds: number): ArgPattern {
   return argPattern(`now+${seconds}`, (arg, ctx) => {
-    const want = ctx.command.t + seconds;
+    const now = phpTime(ctx.command.t);
+    const want = now + seconds;
     if (arg === String(want)) return null;
-    return /^-?\d+$/.test(arg)
-      ? `is ${arg} (now+${Number(arg) - ctx.command.t}), expected ${want}`
-      : `is not a unix time`;
+    return /^-?\d+$/.test(arg) ? `is ${arg} (now+${Number(arg) - now}), expected ${want}` : `is not a unix time`;
   });
 }
 

@@ -3,6 +3,7 @@
 // failed jobs, and how often each job's handle() started. Lines too wide for the pane wrap; when
 // they do not fit its height, denser forms are tried (see Density) before the pane scrolls. Pure.
 import { relTime } from '../output/describe.ts';
+import { formatSeconds, secondsBetween } from '../sim/clock.ts';
 import { shortClass } from '../sim/exceptions.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { displayWidth, wrap } from '../output/wrap.ts';
@@ -91,9 +92,11 @@ function listEntries(entries: ListEntry[], size: number, _width: number, density
  * 10s ago` for :reserved (retry_after running out).
  */
 export function dueText(score: number, now: number, key: 'delayed' | 'reserved'): string {
-  const d = Math.round(score - now);
-  if (key === 'delayed') return d > 0 ? `due in ${d}s` : d === 0 ? 'due now' : `due ${-d}s ago`;
-  return d > 0 ? `expires in ${d}s` : d === 0 ? 'expires now' : `expired ${-d}s ago`;
+  // `now` is the step's exact instant: a score of t+90 seen at t+0.5 expires in 89.5s.
+  const d = secondsBetween(now, score);
+  const n = formatSeconds(Math.abs(d));
+  if (key === 'delayed') return d > 0 ? `due in ${n}s` : d === 0 ? 'due now' : `due ${n}s ago`;
+  return d > 0 ? `expires in ${n}s` : d === 0 ? 'expires now' : `expired ${n}s ago`;
 }
 
 function zsetEntries(

@@ -5,6 +5,7 @@
 // them inside its own matchers; what is left here is the step structure and Laravel's call shapes.
 import type { ScriptName } from '../../src/sim/lua.ts';
 import type { LaravelProfile } from '../../src/sim/profiles/types.ts';
+import { exactInstant, relativeTime, secondsBetween } from '../../src/sim/clock.ts';
 import { laravel57 } from '../../src/sim/profiles/laravel-5.7.ts';
 import type { Step, Timeline, TraceCommand } from '../../src/scenarios/timeline.ts';
 import type { ArgPattern, MatchContext } from '../../src/testing/patterns.ts';
@@ -23,7 +24,7 @@ export interface CmdPattern {
 
 export interface StepPattern {
   actor: string;
-  /** Virtual seconds after the start. */
+  /** Virtual seconds after the start (to the millisecond: 0.5). */
   t: number;
   kind?: Step['kind'];
   commands: CmdPattern[];
@@ -149,13 +150,13 @@ export function expectSteps(timeline: Timeline, expected: StepPattern[], profile
     const got = timeline.steps[i];
     if (!want || !got) {
       problems.push(
-        `step ${i}: expected ${want ? describeStep(want) : 'no step'}, got ${got ? `${got.actor} t+${got.t - timeline.start}s "${got.title}"` : 'no step'}`,
+        `step ${i}: expected ${want ? describeStep(want) : 'no step'}, got ${got ? `${got.actor} ${relativeTime(got.t, timeline.start)} "${got.title}"` : 'no step'}`,
       );
       continue;
     }
-    const where = `step ${i} (${got.actor} t+${got.t - timeline.start}s "${got.title}")`;
+    const where = `step ${i} (${got.actor} ${relativeTime(got.t, timeline.start)} "${got.title}")`;
     if (got.actor !== want.actor) problems.push(`${where}: actor ${want.actor}`);
-    if (got.t - timeline.start !== want.t) problems.push(`${where}: time t+${want.t}s`);
+    if (secondsBetween(timeline.start, got.t) !== exactInstant(want.t)) problems.push(`${where}: time t+${want.t}s`);
     if (want.kind && got.kind !== want.kind) problems.push(`${where}: kind ${want.kind}, got ${got.kind}`);
     const cmdProblems = matchCommands(got.commands, want.commands, ctx);
     if (cmdProblems.length)

@@ -66,6 +66,45 @@ describe('job options and outcomes no shipped scenario uses', () => {
       expect(r.status, `${name}: ${explain(r)}`).toBe('identical');
     }
   });
+  it('instants within a second: an alarm armed at t+0.5 fires at t+10.5, BLPOPs begun at a fraction time out at one, and every time sent is a whole second', async () => {
+    const file = new URL('../fixtures/conformance/fractional-times.yaml', import.meta.url).pathname;
+    const { spec } = await loadScenarioFile(file);
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, explain(r)).toBe('identical');
+    if (r.status !== 'identical') return;
+    // Derived from the fixture by hand (8.x rules; times are PHP's time(), the floor of the instant).
+    // A script is named instead of its text; payloads are left out.
+    const lines = r.trace.steps.flatMap((s) =>
+      s.commands.map((c) => {
+        const args = c.args[0] === 'EVAL' ? ['EVAL', c.script ?? '?', ...c.args.slice(2)] : c.args;
+        return `${s.t} ${s.actor} ${c.source} ${args.filter((a) => !a.startsWith('{')).join(' ')}`;
+      }),
+    );
+    const [D, F] = ['queues:default', 'queues:fast'];
+    // worker-1 starts at t+0.5: its pop script's ARGV is t+0 + retry_after 30.
+    expect(lines).toContain(`T+0.5 worker-1 client EVAL pop 3 ${D} ${D}:reserved ${D}:notify T+30`);
+    // pcntl_alarm(10) at t+0.5 fires at t+10.5, after the dispatch at t+10.25: the restarted
+    // process (a new connection: SELECT) finds that job and reserves it with time() = t+10.
+    expect(lines).toContain('T+10.25 dispatcher client EVAL push 2 queues:default queues:default:notify');
+    expect(lines).toContain('T+10.5 worker-1 client SELECT 0');
+    expect(lines).toContain(`T+10.5 worker-1 client EVAL pop 3 ${D} ${D}:reserved ${D}:notify T+40`);
+    expect(lines).toContain(`T+10.5 worker-1 lua zadd ${D}:reserved T+40`);
+    // worker-2 (block_for 4) blocks at t+0.75; the push at t+1.25 wakes it: pop ARGV t+1 + 30.
+    expect(lines).toContain(`T+1.25 worker-2 client EVAL pop 3 ${F} ${F}:reserved ${F}:notify T+31`);
+    // later() at t+1.75 with delay 2: ZADD :delayed t+1 + 2.
+    expect(lines).toContain(`T+1.75 dispatcher client ZADD ${F}:delayed T+3`);
+    // Its BLPOP begun at t+1.25 times out at t+5.25; --sleep 3 → it polls at t+8.25 with time() =
+    // t+8 and migrates that job.
+    expect(lines).toContain(`T+8.25 worker-2 lua zrangebyscore ${F}:delayed -inf T+8`);
+    expect(lines).toContain(`T+8.25 worker-2 lua zremrangebyrank ${F}:delayed 0 0`);
+    // Attempt 2 of Stuck: its reservation (score t+30) is migrated at t+31.5 (time() t+31);
+    // the alarm armed then fires at t+41.5 and fails it (--tries=2): ZREM.
+    expect(lines).toContain(`T+31.5 worker-1 lua zrangebyscore ${D}:reserved -inf T+31`);
+    expect(lines).toContain(`T+41.5 worker-1 client ZREM ${D}:reserved`);
+    // Nothing either side sent has a fraction.
+    for (const s of r.trace.steps)
+      for (const c of s.commands) for (const a of c.args) expect(a).not.toMatch(/^T[+-]\d+\.\d/);
+  });
   it('one request over two queue connections (one Redis connection, one SELECT), Queue::size in it, numbered properties, one request per instance', async () => {
     const file = new URL('../fixtures/conformance/request-calls.yaml', import.meta.url).pathname;
     const { spec } = await loadScenarioFile(file);

@@ -134,7 +134,8 @@ export class LaravelRedis {
   ctx(actor = 'test'): ActorContext {
     return {
       actor,
-      now: () => this.clock,
+      time: () => this.clock,
+      instant: () => this.clock,
       describe: () => undefined,
       sleep: () => Promise.reject(new Error('a RedisQueue never sleeps')),
       abandon: () => Promise.reject(new Error('nothing kills a RedisQueue test')),

@@ -90,7 +90,7 @@ export class WorkerBench {
     await scheduler.run(async (s) => {
       steps.push({ ...s, description: s.description ? { ...s.description } : null });
     });
-    h.clock = scheduler.now();
+    h.clock = scheduler.time();
     const commands = (await h.commands()).filter((c) => c.actor === 'worker');
     return { steps, commands };
   }

@@ -215,6 +215,9 @@ describe('what the trace and state panes say', () => {
     expect(dueText(1090, 1100, 'reserved')).toBe('expired 10s ago');
     expect(dueText(1060, 1000, 'delayed')).toBe('due in 60s');
     expect(dueText(1060, 1065, 'delayed')).toBe('due 5s ago');
+    // Scores are Laravel's whole seconds; a step may be at an instant within one.
+    expect(dueText(1090, 1000.5, 'reserved')).toBe('expires in 89.5s');
+    expect(dueText(1060, 1060.25, 'delayed')).toBe('due 0.25s ago');
   });
 
   it('options are packed without splitting one', () => {

@@ -91,3 +91,23 @@ timeline:
     expect(chained.timeline.flatMap((e) => kindOf(e).queues(e))).toEqual(['first', 'later', 'mail']);
   });
 });
+
+describe('dispatch every: instances at fractional times', () => {
+  const every = (until: number) =>
+    parseScenario(
+      `
+name: every
+title: every
+until: ${until}
+jobs:
+  J: { class: App\\Jobs\\J }
+timeline:
+  - { at: 0.128, dispatch: J, count: 2, every: 1 }
+`,
+      'every.yaml',
+    );
+  it('counts the last instance to the millisecond: 0.128 + 1 is 1.128, not 1.1280000000000001 (after until)', () => {
+    expect(() => every(1.128)).not.toThrow();
+    expect(() => every(1.127)).toThrow(/the last of 2 instances is dispatched at 1\.128, after until \(1\.127\)/);
+  });
+});

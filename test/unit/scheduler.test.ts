@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ActorContext, BlockingOp, CompletedStep, SchedulerOptions } from '../../src/sim/scheduler.ts';
 import { Scheduler, SimulationLimitError } from '../../src/sim/scheduler.ts';
+import { secondsBetween } from '../../src/sim/clock.ts';
 
 const T0 = 1_700_000_000;
 
@@ -57,7 +58,7 @@ describe('Scheduler: virtual time and steps', () => {
     const s = scheduler();
     const sleeper = (name: string, every: number) => async (ctx: ActorContext) => {
       for (let i = 0; i < 3; i++) {
-        expect(ctx.now()).toBe(T0 + i * every);
+        expect(ctx.instant()).toBe(T0 + i * every);
         say(ctx, `${name} ${i}`);
         await ctx.sleep(every);
       }
@@ -130,7 +131,7 @@ describe('Scheduler: virtual time and steps', () => {
     s.spawn('A', T0, async (ctx) => {
       say(ctx, 'A before');
       await ctx.sleep(0);
-      expect(ctx.now()).toBe(T0);
+      expect(ctx.instant()).toBe(T0);
       say(ctx, 'A after');
     });
     s.spawn('B', T0, async (ctx) => say(ctx, 'B'));
@@ -141,12 +142,66 @@ describe('Scheduler: virtual time and steps', () => {
     ]);
   });
 
-  it('starts the clock at `start` and reports it through now()', async () => {
+  it('starts the clock at `start` and reports it through instant()', async () => {
     const s = scheduler();
-    expect(s.now()).toBe(T0);
+    expect(s.instant()).toBe(T0);
     s.spawn('A', T0 + 7, async () => undefined);
     await runSteps(s);
-    expect(s.now()).toBe(T0 + 7);
+    expect(s.instant()).toBe(T0 + 7);
+  });
+});
+
+describe('Scheduler: instants within a second (the clock counts milliseconds)', () => {
+  it('time() is the whole second of instant(): what Laravel reads, while waits run from the exact instant', async () => {
+    const s = scheduler();
+    const seen: Array<[number, number]> = [];
+    s.spawn('W', T0 + 0.5, async (ctx) => {
+      seen.push([secondsBetween(T0, ctx.instant()), ctx.time() - T0]);
+      await ctx.sleep(3); // Worker::sleep(3) begun at t+0.5
+      seen.push([secondsBetween(T0, ctx.instant()), ctx.time() - T0]);
+      await ctx.sleep(0.499);
+      seen.push([secondsBetween(T0, ctx.instant()), ctx.time() - T0]);
+      await ctx.sleep(0.001);
+      seen.push([secondsBetween(T0, ctx.instant()), ctx.time() - T0]);
+    });
+    await runSteps(s);
+    expect(seen).toEqual([
+      [0.5, 0],
+      [3.5, 3],
+      [3.999, 3],
+      [4, 4],
+    ]);
+    expect(Number.isInteger(s.time())).toBe(true);
+  });
+
+  it('0.1 + 0.2 lands on the same instant as 0.3: equal instants run in the order they were scheduled', async () => {
+    const s = scheduler();
+    const order: string[] = [];
+    // C is spawned first, so at t+0.3 it runs before A's wake-up (scheduled later, at t+0.1 + 0.2).
+    s.spawn('C', T0 + 0.3, async () => {
+      order.push(`C ${s.instant() - T0}`);
+    });
+    s.spawn('A', T0 + 0.1, async (ctx) => {
+      await ctx.sleep(0.2);
+      order.push(`A ${ctx.instant() - T0}`);
+    });
+    s.spawn('B', T0 + 0.30000000000000004, async () => {
+      order.push(`B ${s.instant() - T0}`);
+    });
+    const steps = await runSteps(s);
+    // The instants are canonical (ms / 1000): the three are one number, not 0.30000000000000004.
+    expect(new Set(steps.slice(1).map(([t]) => t)).size).toBe(1);
+    expect(order.map((o) => o.split(' ')[0])).toEqual(['C', 'B', 'A']);
+    expect(steps.map(([, a]) => a)).toEqual(['A', 'C', 'B', 'A']);
+  });
+
+  it('until counts to the millisecond: an event at until runs, one a millisecond later does not', async () => {
+    const s = scheduler({ until: 1.5 });
+    const ran: string[] = [];
+    s.spawn('at', T0 + 1.5, async () => void ran.push('at'));
+    s.spawn('after', T0 + 1.501, async () => void ran.push('after'));
+    await runSteps(s);
+    expect(ran).toEqual(['at']);
   });
 });
 
@@ -271,7 +326,7 @@ describe('Scheduler: block() with a BlockingOp', () => {
     s.spawn('worker', T0, async (ctx) => {
       say(ctx, 'BLPOP queues:default 5');
       expect(await ctx.block(op, 5)).toBeNull();
-      expect(ctx.now()).toBe(T0 + 5);
+      expect(ctx.instant()).toBe(T0 + 5);
       say(ctx, 'resumed');
     });
     // The run is held (a paused TUI) and the server's 5 real seconds run out during t+1's step.
@@ -299,7 +354,7 @@ describe('Scheduler: block() with a BlockingOp', () => {
     s.spawn('worker', T0, async (ctx) => {
       say(ctx, 'BLPOP queues:default 5');
       got = await ctx.block(op, 5);
-      expect(ctx.now()).toBe(T0 + 5);
+      expect(ctx.instant()).toBe(T0 + 5);
       say(ctx, `BLPOP returned ${String(got)}`);
     });
     // Another actor keeps stepping while the worker waits; its steps must not wake the worker.
@@ -325,7 +380,7 @@ describe('Scheduler: block() with a BlockingOp', () => {
     s.spawn('worker', T0, async (ctx) => {
       say(ctx, 'BLPOP queues:default 10');
       got = await ctx.block(op, 10);
-      say(ctx, `popped ${String(got)} at t+${ctx.now() - T0}`);
+      say(ctx, `popped ${String(got)} at t+${ctx.instant() - T0}`);
     });
     s.spawn('dispatcher', T0 + 3, async (ctx) => {
       say(ctx, 'RPUSH queues:default job-1');

@@ -67,7 +67,7 @@ export const chainEntry: EntryKind<ChainEntry> = {
       ctx.describe(
         describeChain(e, result, methods, {
           delay: pending.delay,
-          now: ctx.now(),
+          now: ctx.time(),
           start: env.spec.start,
           prefix: env.prefix,
         }),

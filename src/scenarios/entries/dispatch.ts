@@ -5,6 +5,7 @@
 // ->chain([new B, new C]) on it (5.5+). The call itself (what one `dispatch()` line of PHP says)
 // is `dispatchCall`, shared with the `request` entry.
 import { z } from 'zod';
+import { exactInstant } from '../../sim/clock.ts';
 import type { Dispatched, JobDefinition, PendingDispatch } from '../../sim/dispatcher.ts';
 import { chainOf } from '../../sim/dispatcher.ts';
 import { queueKeys } from '../../sim/keys.ts';
@@ -76,7 +77,7 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
   phase: 0,
   check(e, path, ctx) {
     const problems = checkDispatchCall(e, path, ctx);
-    const last = e.every === undefined ? e.at : e.at + (e.count - 1) * e.every;
+    const last = e.every === undefined ? e.at : exactInstant(e.at + (e.count - 1) * e.every);
     if (ctx.spec.until !== undefined && last > ctx.spec.until && e.at <= ctx.spec.until) {
       problems.push({
         path: [...path, 'every'],
@@ -118,7 +119,10 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
 function requests(e: DispatchEntry): { at: number; call: DispatchCall }[] {
   if (e.every === undefined) return [{ at: e.at, call: e }];
   const every = e.every;
-  return Array.from({ length: e.count }, (_, i) => ({ at: e.at + i * every, call: { ...e, count: 1, first: i } }));
+  return Array.from({ length: e.count }, (_, i) => ({
+    at: exactInstant(e.at + i * every),
+    call: { ...e, count: 1, first: i },
+  }));
 }
 
 /** Queue names a call puts jobs on: its own, and its chain's jobs' (snapshotted, cleaned up). */
@@ -229,7 +233,7 @@ export async function modelDispatch(
 ): Promise<{ dispatched: Dispatched; title: string; explain: string }> {
   const pending = pendingDispatch(call, env.spec.jobs);
   const dispatched = await env.dispatcher.dispatchToQueue(ctx, queueFor(call.connection), pending);
-  return { dispatched, ...describeDispatch(call, dispatched, { now: ctx.now(), start: env.spec.start, ...env }) };
+  return { dispatched, ...describeDispatch(call, dispatched, { now: ctx.time(), start: env.spec.start, ...env }) };
 }
 
 /** One dispatch call as the harness plays it (harness.php, role `request`). */

@@ -2,6 +2,7 @@
 // makes the compiler name any kind of the union that has no module here. Code that handles an
 // entry goes through kindOf(entry), never through which keys the entry happens to have.
 import { z } from 'zod';
+import { later } from '../../sim/clock.ts';
 import type { ActorContext, Scheduler } from '../../sim/scheduler.ts';
 import type { ScenarioSpec } from '../schema.ts';
 import type { Activation, Activations, EntryKind } from './kind.ts';
@@ -44,10 +45,12 @@ export function kindOf<E extends TimelineEntrySpec>(entry: E): EntryKind<E> {
 }
 
 /**
- * The order in which entries start, and so the order at one virtual time: by the kind's phase
- * (dispatches, requests, chains, stops and kills 0, Queue::size 1), then as written. scheduleRun starts worker
- * processes after every entry, so at the time a worker starts, that second's entries run first.
- * The scheduler runs equal times in the order they were scheduled (scheduler.ts).
+ * The order in which entries start, and so the order at one virtual instant: by the kind's phase
+ * (dispatches, requests, chains, stops and kills 0, Queue::size 1), then as written. scheduleRun starts
+ * worker processes after every entry, so at the instant a worker starts, that instant's entries
+ * run first. The scheduler runs equal instants in the order they were scheduled (scheduler.ts),
+ * and everything here is scheduled before the run begins: a process already running that wakes
+ * at the same instant (from a sleep, a BLPOP, handle()) comes after all of them.
  */
 export function startOrder<E extends TimelineEntrySpec>(timeline: readonly E[]): E[] {
   return timeline
@@ -75,7 +78,7 @@ export function scheduleRun(
   ];
   let pending = all.length;
   for (const a of all) {
-    scheduler.spawn(a.actor, spec.start + a.at, async (ctx) => {
+    scheduler.spawn(a.actor, later(spec.start, a.at), async (ctx) => {
       pending--;
       await a.run(ctx);
     });

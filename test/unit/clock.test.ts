@@ -1,0 +1,39 @@
+// The virtual clock's arithmetic (src/sim/clock.ts): instants to the millisecond, Laravel's whole
+// seconds, and how every view writes a time.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { exactInstant, formatSeconds, later, phpTime, relativeTime, secondsBetween } from '../../src/sim/clock.ts';
+
+const T0 = 1_700_000_000;
+
+describe('clock', () => {
+  it('phpTime is the whole second an instant falls in (PHP time() rounds down)', () => {
+    expect(phpTime(T0)).toBe(T0);
+    expect(phpTime(T0 + 0.5)).toBe(T0);
+    expect(phpTime(T0 + 0.999)).toBe(T0);
+    expect(phpTime(later(T0 + 0.5, 0.5))).toBe(T0 + 1);
+  });
+
+  it('writes times as scenarios do: t+0s, t+0.5s, t+0.3s (not t+0.30000000000000004s), t-5s', () => {
+    expect(relativeTime(T0, T0)).toBe('t+0s');
+    expect(relativeTime(T0 + 90, T0)).toBe('t+90s');
+    expect(relativeTime(later(T0, 0.5), T0)).toBe('t+0.5s');
+    expect(relativeTime(later(later(T0, 0.1), 0.2), T0)).toBe('t+0.3s');
+    expect(relativeTime(T0 + 0.1 + 0.2, T0)).toBe('t+0.3s');
+    expect(relativeTime(later(T0, 2.25), T0)).toBe('t+2.25s');
+    expect(relativeTime(later(T0, 0.001), T0)).toBe('t+0.001s');
+    expect(relativeTime(T0 - 5, T0)).toBe('t-5s');
+    expect(formatSeconds(-0.0001)).toBe('0');
+  });
+
+  it('the same millisecond is always the same number, however it was reached', () => {
+    const ms = fc.integer({ min: 0, max: 10 * 365 * 24 * 3600 * 1000 });
+    fc.assert(
+      fc.property(ms, ms, (a, b) => {
+        const sum = later(later(T0, a / 1000), b / 1000);
+        expect(sum).toBe(exactInstant(T0 + (a + b) / 1000));
+        expect(secondsBetween(T0, sum)).toBe((a + b) / 1000);
+      }),
+    );
+  });
+});

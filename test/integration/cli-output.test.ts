@@ -69,7 +69,7 @@ describe('lqsim run (text)', () => {
 });
 
 describe('lqsim list', () => {
-  it('lists the fourteen documented scenarios', async () => {
+  it('lists the fifteen documented scenarios', async () => {
     const { stdout } = await lqsim(['list']);
     const names = stdout
       .trim()
@@ -77,6 +77,7 @@ describe('lqsim list', () => {
       .map((l) => l.split(/\s+/)[0]);
     expect(names).toEqual([
       'block-for',
+      'block-for-wakeup',
       'burst-and-priorities',
       'chain',
       'dispatch',

@@ -3,6 +3,9 @@
 import type { JobException } from './exceptions.ts';
 import type { FailedJob, JobInstance } from './state.ts';
 
+/** What killed a worker process: its own --timeout alarm (Worker::kill), or SIGKILL from outside. */
+export type KillCause = 'alarm' | 'outside';
+
 export class JobRegistry {
   private readonly byId = new Map<string, JobInstance>();
   /** Every instance in dispatch order; live (outcomes and counts change as the run goes). */
@@ -49,8 +52,8 @@ export class JobRegistry {
 
   /** Payload id → the worker whose handle() of it started and has not ended. */
   private readonly running = new Map<string, string>();
-  /** Payload ids whose last handle() a kill ended. */
-  private readonly killed = new Set<string>();
+  /** Payload ids whose last handle() a kill ended, and which kill: the --timeout alarm or from outside. */
+  private readonly killed = new Map<string, KillCause>();
 
   /** A worker's handle() of the job starts (Job::fire): it counts as an execution. */
   attemptStarted(id: string, worker: string): void {
@@ -65,20 +68,21 @@ export class JobRegistry {
     this.running.delete(id);
   }
 
-  /** The process of `worker` was killed (Worker::kill, or from outside): its handle() ended there. */
-  killedOn(worker: string): void {
+  /** The process of `worker` was killed (Worker::kill on the alarm, or from outside): its handle() ended there. */
+  killedOn(worker: string, cause: KillCause): void {
     for (const [id, w] of this.running) {
       if (w !== worker) continue;
       this.running.delete(id);
-      this.killed.add(id);
+      this.killed.set(id, cause);
     }
   }
 
-  /** How the job's last attempt is going: still running on a worker, killed, or neither. */
-  lastAttempt(id: string): { runningOn: string } | 'killed' | null {
+  /** How the job's last attempt is going: still running on a worker, killed (and how), or neither. */
+  lastAttempt(id: string): { runningOn: string } | { killed: KillCause } | null {
     const worker = this.running.get(id);
     if (worker !== undefined) return { runningOn: worker };
-    return this.killed.has(id) ? 'killed' : null;
+    const cause = this.killed.get(id);
+    return cause === undefined ? null : { killed: cause };
   }
 
   recordFailure(

@@ -4,6 +4,7 @@ import type { JobException } from './exceptions.ts';
 import { formatSeconds, later, relativeTime, secondsBetween } from './clock.ts';
 import { shortClass } from './exceptions.ts';
 import type { WorkerRules } from './profiles/types.ts';
+import type { JobRegistry } from './registry.ts';
 import type { ExitReason } from './worker-input.ts';
 import type { Wake } from './redis-queue.ts';
 import type { StepDescription } from './scheduler.ts';
@@ -361,7 +362,7 @@ export function failedBeforeRunning(
     maxTries: number;
     timeoutAt: number | null;
     /** How the attempt before this one went (JobRegistry.lastAttempt). */
-    previous: { runningOn: string } | 'killed' | null;
+    previous: ReturnType<JobRegistry['lastAttempt']>;
   },
 ): Narration {
   return {
@@ -371,8 +372,10 @@ export function failedBeforeRunning(
       : `${d.label} attempt ${d.attempts} > tries ${d.maxTries}: MaxAttemptsExceededException before it runs`,
     explain: d.timeoutAt
       ? `retryUntil (timeoutAt ${rel(s, d.timeoutAt)}) has passed.`
-      : d.previous === 'killed'
-        ? 'This is how a job killed by the timeout finally fails: its reservation expired, it was migrated back and popped again.'
+      : d.previous !== null && 'killed' in d.previous
+        ? d.previous.killed === 'alarm'
+          ? 'This is how a job killed by the timeout finally fails: its reservation expired, it was migrated back and popped again.'
+          : 'This is how a job whose worker was killed from outside (SIGKILL: the OOM killer, stopwaitsecs, a deploy) finally fails: its reservation expired, it was migrated back and popped again.'
         : d.previous !== null
           ? `${d.previous.runningOn} is still running attempt ${d.attempts - 1}: its reservation expired first (retry_after is shorter than the job), so a pop migrated it back and reserved it again. It fails here; ${d.previous.runningOn}'s handle() runs on.`
           : 'An earlier attempt never finished: its reservation expired, it was migrated back and popped again.',

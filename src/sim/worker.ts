@@ -103,7 +103,7 @@ export class WorkerModel extends JobHandling {
     this.exited = true;
     this.port = null;
     await port.close();
-    this.env.registry.killedOn(this.name);
+    this.env.registry.killedOn(this.name, 'outside');
     this.describe(ctx, {
       ...narration.killedFromOutside(this.setup, { name: this.name, label: running, poppedAt: this.poppedAt }),
       note,
@@ -380,7 +380,7 @@ export class WorkerModel extends JobHandling {
   ): 'killed' {
     const { resting } = o;
     const label = job ? this.label(job) : null;
-    this.env.registry.killedOn(this.name);
+    this.env.registry.killedOn(this.name, 'alarm');
     this.trail('Worker::kill → posix_kill(SIGKILL)');
     this.describe(
       ctx,

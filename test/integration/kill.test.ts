@@ -146,4 +146,31 @@ timeline:
       ),
     ).toThrow(/inline\.yaml:6:\d+: timeline\.0\.at: worker-1 starts at 10: a kill at 10 finds no process/);
   });
+
+  it('with --tries=1 the job fails when popped again after retry_after, and the narration names the kill from outside, not the timeout', async () => {
+    const { spec } = parseScenario(
+      `
+name: inline
+title: inline
+laravel: "8"
+connections:
+  redis: { retry_after: 60 }
+workers:
+  - { name: worker-1, tries: 1, timeout: 500, sleep: 30 }
+jobs:
+  Report: { class: App\\Jobs\\Report, attempts: [{ run: 300 }] }
+timeline:
+  - { at: 0, dispatch: Report }
+  - { at: 10, kill: worker-1 }
+`,
+      'inline.yaml',
+    );
+    const t = await runScenario(spec, { redis: redis() });
+    // Polls of the new process at t+10, t+40, t+70: the reservation (t+0 + 60) has expired by
+    // t+70, so it is migrated back, popped with attempts 2 > tries 1, and failed before it runs.
+    const fail = t.steps.find((s) => s.kind === 'fail')!;
+    expect(fail.t - t.start).toBe(70);
+    expect(fail.title).toBe('Report#1 attempt 2 > tries 1: MaxAttemptsExceededException before it runs');
+    expect(fail.explain).toMatch(/^This is how a job whose worker was killed from outside \(SIGKILL/);
+  });
 });

@@ -183,4 +183,18 @@ function report(e: unknown): number {
   return 1;
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+/**
+ * Exits once stdout and stderr have taken everything written to them. A pipe is asynchronous in
+ * Node: process.exit() right after a large write (a json export) would cut the output at the pipe's
+ * 64 KiB. A write's callback runs after every earlier write has been handed over.
+ */
+function exitWhenFlushed(code: number): void {
+  let pending = 2;
+  const done = (): void => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
+}
+
+main(process.argv.slice(2)).then(exitWhenFlushed);

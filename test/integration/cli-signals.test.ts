@@ -1,7 +1,7 @@
 // The real `lqsim` binary as a child process: Ctrl-C (SIGINT) and SIGTERM mid-run must end it with
 // the shell's 128+signo code (cleanup.ts) and take its redis-server and temp dir with it; a normal
 // run must do the same; bad input must be one `lqsim: ...` line and exit 2 (cli.ts `report`).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,6 +181,24 @@ describe('lqsim run whose reader goes away (lqsim run x | head -1)', () => {
 });
 
 describe('lqsim run to the end', () => {
+  it('a json export larger than a pipe holds (64 KiB) reaches a slow reader whole', () => {
+    // The reader starts reading after a second: by then the export is written, and a process that
+    // exited without waiting for the pipe to drain would have lost all but the first 64 KiB.
+    const r = spawnSync(
+      'sh',
+      ['-c', `'${process.execPath}' '${cli}' run killed-mid-job --format json | (sleep 1; cat)`],
+      {
+        cwd: repoRoot,
+        env: cliEnv(),
+        encoding: 'utf8',
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.length).toBeGreaterThan(65_536);
+    expect((JSON.parse(r.stdout) as { scenario: { name: string } }).scenario.name).toBe('killed-mid-job');
+  });
+
   it('exits 0 and leaves no redis-server or temp dir behind', async () => {
     const dirsBefore = tempDirs();
     const run = startCli(['run', SCENARIO]);

@@ -25,6 +25,10 @@ export type WorkerStatus =
   /** Worker::sleep: --sleep after an empty poll (why absent), or --rest after a job. */
   | { kind: 'idle'; until?: number; why?: '--rest' }
   | { kind: 'polling' }
+  /** getNextJob returned a job (reserved with attempts N); Worker::process has not started handle(). */
+  | { kind: 'reserved'; job: string; attempt: number }
+  /** The job's outcome was sent; the loop goes on: a daemon polls next, a --once worker exits. */
+  | { kind: 'done'; job: string }
   | { kind: 'blocked'; queue: string; until: number | null }
   | { kind: 'running'; job: string; since: number; attempt: number }
   | { kind: 'killed'; job?: string }

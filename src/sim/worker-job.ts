@@ -124,7 +124,7 @@ export abstract class JobHandling {
   /** What handle() did, then CallQueuedHandler::call's delete unless deleted or released. */
   private async finishAttempt(ctx: ActorContext, job: RedisJob, b: AttemptBehaviour): Promise<void> {
     const label = this.label(job);
-    this.state.status = { kind: 'polling' };
+    this.state.status = { kind: 'done', job: label };
     switch (b.outcome) {
       case 'throw': {
         // `throw new X($message)` in handle(); Worker::process catches it (5.x: an Error wrapped).

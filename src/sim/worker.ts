@@ -295,6 +295,7 @@ export class WorkerModel extends JobHandling {
   private async runJob(ctx: ActorContext, job: RedisJob, alarmAt: number | null): Promise<ProcessOutcome> {
     // The pop script's score was time() + retry_after: the reservation counts in Laravel's seconds.
     this.poppedAt = ctx.time();
+    this.state.status = { kind: 'reserved', job: this.label(job), attempt: job.attempts() };
     this.describe(
       ctx,
       narration.popped(this.setup, {

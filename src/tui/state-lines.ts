@@ -139,6 +139,20 @@ export function workerStatus(w: WorkerState, start: number): Segment[] {
       ];
     case 'polling':
       return [seg('polling')];
+    case 'reserved':
+      return [
+        seg('holds '),
+        seg(terminalSafe(s.job), 'payload'),
+        seg(' '),
+        kept(`(attempt ${s.attempt})`),
+        seg(': handle() next', 'dim'),
+      ];
+    case 'done':
+      return [
+        seg('done with '),
+        seg(terminalSafe(s.job), 'payload'),
+        seg(w.options.once ? ': exits next (--once)' : ': polls next', 'dim'),
+      ];
     case 'blocked':
       return [
         seg('BLPOP '),

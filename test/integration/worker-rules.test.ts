@@ -468,3 +468,30 @@ timeline:
     expect(t57.steps[2]!.title).toMatch(/^pop: a push woke the BLPOP after 2s: reserved J#1/);
   });
 });
+
+describe("the worker's status in each step's state", () => {
+  it('holds the job between the pop and handle(); after the outcome a --once worker is done and exits next, not polling', async () => {
+    const { spec } = parseScenario(
+      `
+name: inline
+title: inline
+laravel: "8"
+workers: [{ name: worker-1, once: true }]
+jobs:
+  J: { class: App\\Jobs\\J, attempts: [{ run: 5 }] }
+timeline:
+  - { at: 0, dispatch: J }
+`,
+      'inline.yaml',
+    );
+    const t = await runScenario(spec, { redis: redis() });
+    const status = t.steps.map((s) => [s.kind, s.state.workers[0]!.status]);
+    expect(status).toEqual([
+      ['dispatch', { kind: 'starting' }],
+      ['pop', { kind: 'reserved', job: 'J#1', attempt: 1 }],
+      ['process', { kind: 'running', job: 'J#1', since: t.start, attempt: 1 }],
+      ['delete', { kind: 'done', job: 'J#1' }],
+      ['stop', { kind: 'stopped', reason: '--once' }],
+    ]);
+  });
+});

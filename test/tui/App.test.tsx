@@ -92,7 +92,8 @@ describe('timeout-max-attempts, stepped with the keys', () => {
     expect(trace).toContain('[lua] zadd queues:default:reserved t+180s ‹ImportCsv#1 attempts:1→2›');
     const state = app.see('state');
     expect(state).toContain('ImportCsv#1 attempts 2 t+180s · expires in 90s');
-    expect(state).toContain('worker-1 polling ↻ process 2');
+    // Popped, not yet processed: the worker holds the job it reserved (not "polling").
+    expect(state).toContain('worker-1 holds ↻ process 2 ImportCsv#1 (attempt 2): handle() next');
     expect(app.see('narration')).toContain('retry_after has passed, so migrating :reserved finds the job');
     app.unmount();
   });
@@ -272,7 +273,12 @@ describe('retry-after-vs-timeout in a larger terminal (120×40)', () => {
     const state = see(frame, 'state');
     expect(state).toContain('queues:default empty');
     expect(state).toContain('queues:long empty');
-    for (const w of ['worker-1 stopped (--once)', 'worker-2 stopped (SIGTERM)', 'worker-3 polling', 'worker-4 idle'])
+    for (const w of [
+      'worker-1 stopped (--once)',
+      'worker-2 stopped (SIGTERM)',
+      'worker-3 done with GenerateReport#2: polls next',
+      'worker-4 idle',
+    ])
       expect(state).toContain(w);
     expect(state).toContain('GenerateReport#2 ×1');
     expect(see(frame, 'narration')).toContain('end: the run is over: 2 jobs (2 succeeded).');

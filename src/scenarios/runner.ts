@@ -54,9 +54,10 @@ export interface RunOptions {
   /**
    * Called as each step completes, with the timeline so far (for live views). The run waits for
    * the returned promise, so a view can hold it between steps, except while `mayHold` is false:
-   * a worker then waits in a BLPOP that the server would time out in real time.
+   * a worker then waits in a BLPOP that the server would time out in real time. `last`: the run
+   * ends after this step (a view can say it has finished without holding it).
    */
-  onStep?: (step: Step, timeline: Timeline, info: { mayHold: boolean }) => void | Promise<void>;
+  onStep?: (step: Step, timeline: Timeline, info: { mayHold: boolean; last: boolean }) => void | Promise<void>;
   /** Real milliseconds to wait after each step (demos, and tests that need a run in progress). */
   paceMs?: number;
 }
@@ -190,7 +191,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const notes = new PendingNotes(spec, noteFor);
 
     const cap = capture;
-    await scheduler.run(async (done) => {
+    await scheduler.run(async (done, next) => {
       // The step's commands have all been answered, so the snapshot need not wait for the
       // barrier: both go out together on the observer, one round trip instead of two.
       const barrier = cap.barrier(hub.observer);
@@ -227,7 +228,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       };
       notes.attach(step);
       timeline.steps.push(step);
-      await opts.onStep?.(step, timeline, { mayHold: !scheduler.hasRealTimeWait() });
+      if (opts.onStep)
+        await opts.onStep(step, timeline, { mayHold: !scheduler.hasRealTimeWait(), last: await next.isLast() });
       if (opts.paceMs) await new Promise((r) => setTimeout(r, opts.paceMs));
     });
     timeline.warnings.push(...notes.unmatched());

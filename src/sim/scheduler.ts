@@ -158,7 +158,13 @@ export class Scheduler {
     });
   }
 
-  async run(onStep: (step: CompletedStep) => Promise<void>): Promise<void> {
+  /**
+   * Runs the events in order; `onStep` sees each completed step. It may ask `next.isLast()`
+   * whether the run ends after this step (nothing left, until reached, or isDone): that first
+   * wakes the actors whose blocking operation the step served, as every step does before the
+   * next event is chosen, so the answer is the loop's own.
+   */
+  async run(onStep: (step: CompletedStep, next: { isLast(): Promise<boolean> }) => Promise<void>): Promise<void> {
     const end = this.opts.until === null ? null : toMs(this.opts.start) + toMs(this.opts.until);
     try {
       for (;;) {
@@ -175,8 +181,19 @@ export class Scheduler {
         const yielded = new Promise<void>((resolve, reject) => (this.yieldSignal = { resolve, reject }));
         await ev.fire();
         await yielded;
-        await onStep(this.current);
-        await this.wakeServedBlockers();
+        let woken = false;
+        const wake = async (): Promise<void> => {
+          if (woken) return;
+          woken = true;
+          await this.wakeServedBlockers();
+        };
+        await onStep(this.current, {
+          isLast: async () => {
+            await wake();
+            return this.endsNow(end);
+          },
+        });
+        await wake();
       }
     } finally {
       // Whatever is still blocked at the end is released; those coroutines never resume.
@@ -262,8 +279,21 @@ export class Scheduler {
     s?.reject(e);
   }
 
+  /** Whether the loop would stop before another event (the checks at the top of run's loop). */
+  private endsNow(end: number | null): boolean {
+    if (end === null && this.opts.isDone?.()) return true;
+    const next = this.pop();
+    if (next === undefined) return true;
+    this.insert(next); // back in its place: same instant, same sequence number
+    return end !== null && next.at > end;
+  }
+
   private push(at: number, actor: string, owner: number, fire: Event['fire']): Event {
     const ev: Event = { at, seq: this.seq++, actor, owner, fire, cancelled: false };
+    return this.insert(ev);
+  }
+
+  private insert(ev: Event): Event {
     const h = this.heap;
     h.push(ev);
     let i = h.length - 1;

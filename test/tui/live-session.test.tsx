@@ -162,4 +162,24 @@ describe('the App over a live run against real Redis', () => {
     }
     app.unmount();
   });
+
+  it('on the last step the run is finished at once: the header says so before any further →', async () => {
+    const file = await resolveScenario('dispatch'); // one step: the dispatch, then nothing is left
+    const { spec } = await loadScenarioFile(file);
+    const session = new LiveSession((onStep) => runScenario(spec, { redis: redis(), file, onStep }));
+    const ended = session.start();
+    const app = render(<App session={session} scenario="dispatch" colour={false} />);
+    await waitForFrame(
+      () => app.lastFrame(),
+      (f) => f.includes('step #0'),
+    );
+    const timeline = await ended; // nobody asked for a second step
+    expect(timeline.error).toBeUndefined();
+    expect(session.getSnapshot().status).toBe('finished');
+    await waitForFrame(
+      () => app.lastFrame(),
+      (f) => f.includes('finished · 1 step'),
+    );
+    app.unmount();
+  });
 });

@@ -534,3 +534,38 @@ describe('Scheduler: abandon (a process killed from outside)', () => {
     expect(op.cancels).toBe(1);
   });
 });
+
+describe('next.isLast(): whether the run ends after this step', () => {
+  it('is true only on the last step: nothing left, until reached, or isDone', async () => {
+    const lastOf = async (s: Scheduler): Promise<boolean[]> => {
+      const out: boolean[] = [];
+      await s.run(async (_step, next) => {
+        out.push(await next.isLast());
+      });
+      return out;
+    };
+    const three = (s: Scheduler): Scheduler => {
+      s.spawn('a', T0, async (ctx) => {
+        say(ctx, 'one');
+        await ctx.sleep(5);
+        say(ctx, 'two');
+        await ctx.sleep(5);
+        say(ctx, 'three');
+      });
+      return s;
+    };
+    expect(await lastOf(three(scheduler()))).toEqual([false, false, true]);
+    // until 7: the event at t+10 is past the end, so t+5 is the last step.
+    expect(await lastOf(three(scheduler({ until: 7 })))).toEqual([false, true]);
+    // isDone after the first step: that step is the last.
+    let steps = 0;
+    const done = scheduler({ isDone: () => steps >= 1 });
+    three(done);
+    const got: boolean[] = [];
+    await done.run(async (_step, next) => {
+      steps++;
+      got.push(await next.isLast());
+    });
+    expect(got).toEqual([true]);
+  });
+});

@@ -1,11 +1,13 @@
 // Finds a Redis to replay against, in this order:
 //   1. REDIS_URL (someone else's server: we never stop it);
-//   2. a testcontainers redis:7.4-alpine, if a Docker engine answers (skipped by LQSIM_REDIS=local);
+//   2. a testcontainers redis:7.4-alpine, if a Docker engine is configured and answers (skipped by
+//      LQSIM_REDIS=local; tried even without a sign of an engine by LQSIM_REDIS=docker);
 //   3. the local redis-server binary (skipped by LQSIM_REDIS=docker).
 // testcontainers is an optional dependency and heavy (~350 ms to import), so it is loaded
 // only on the Docker path.
 import { createClient } from 'redis';
 import { registerCleanup } from '../cleanup.ts';
+import { dockerEngineConfigured } from './docker-hint.ts';
 import { RedisUnavailableError } from './errors.ts';
 import { parseRedisUrl } from './url.ts';
 import { redisServerBinary, startLocalRedisServer } from './local-server.ts';
@@ -49,7 +51,8 @@ export async function acquireRedis(opts: AcquireRedisOptions = {}): Promise<Redi
   }
   const tried: string[] = [];
 
-  if (mode !== 'local') {
+  // Unforced, Docker is only tried where an engine is configured (docker-hint.ts).
+  if (mode === 'docker' || (mode === undefined && dockerEngineConfigured(env))) {
     try {
       return await docker(opts.dockerProbeTimeoutMs ?? 3000, log);
     } catch (err) {

@@ -212,22 +212,31 @@ namespace Conformance\Laravel {
         Harness::$jobs[$fqcn] = $job;
     }
 
+    /**
+     * ->onConnection() / ->onQueue() / ->delay() as the scenario gives them, on a job, a
+     * PendingDispatch or a PendingChain (each has the three methods, with Laravel's own meaning).
+     */
+    function route($target, array $options)
+    {
+        if (isset($options['connection'])) {
+            $target->onConnection($options['connection']);
+        }
+        if (isset($options['queue'])) {
+            $target->onQueue($options['queue']);
+        }
+        if (isset($options['delay'])) {
+            $target->delay($options['delay']);
+        }
+
+        return $target;
+    }
+
     /** `new <class>` of a chain, with what ->onConnection/->onQueue/->delay set on it (the role's link). */
     function chain_link(array $config, array $link)
     {
         $class = $config['jobs'][$link['job']]['class'];
-        $job = new $class;
-        if (isset($link['connection'])) {
-            $job->onConnection($link['connection']);
-        }
-        if (isset($link['queue'])) {
-            $job->onQueue($link['queue']);
-        }
-        if (isset($link['delay'])) {
-            $job->delay($link['delay']);
-        }
 
-        return $job;
+        return route(new $class, $link);
     }
 
     /**
@@ -333,16 +342,7 @@ namespace Conformance\Laravel {
                     $pending = \Illuminate\Support\Facades\Bus::chain(array_map(function ($link) use ($config) {
                         return chain_link($config, $link);
                     }, $call['chain']));
-                    if (isset($call['connection'])) {
-                        $pending->onConnection($call['connection']);
-                    }
-                    if (isset($call['queue'])) {
-                        $pending->onQueue($call['queue']);
-                    }
-                    if (isset($call['delay'])) {
-                        $pending->delay($call['delay']);
-                    }
-                    $pending->dispatch();
+                    route($pending, $call)->dispatch();
                     continue;
                 }
                 $class = $config['jobs'][$call['job']]['class'];
@@ -353,16 +353,7 @@ namespace Conformance\Laravel {
                     foreach ($call['properties'][$i] as $property => $value) {
                         $job->{$property} = $value;
                     }
-                    $pending = new \Illuminate\Foundation\Bus\PendingDispatch($job);
-                    if (isset($call['connection'])) {
-                        $pending->onConnection($call['connection']);
-                    }
-                    if (isset($call['queue'])) {
-                        $pending->onQueue($call['queue']);
-                    }
-                    if (isset($call['delay'])) {
-                        $pending->delay($call['delay']);
-                    }
+                    $pending = route(new \Illuminate\Foundation\Bus\PendingDispatch($job), $call);
                     if (isset($call['chain'])) {
                         $pending->chain(array_map(function ($link) use ($config) {
                             return chain_link($config, $link);

@@ -54,10 +54,14 @@ export interface RunOptions {
   /**
    * Called as each step completes, with the timeline so far (for live views). The run waits for
    * the returned promise, so a view can hold it between steps, except while `mayHold` is false:
-   * a worker then waits in a BLPOP that the server would time out in real time. `last`: the run
-   * ends after this step (a view can say it has finished without holding it).
+   * a worker then waits in a BLPOP that the server would time out in real time. `isLast()`: whether
+   * the run ends after this step (asked only by a view about to hold it: finished needs no hold).
    */
-  onStep?: (step: Step, timeline: Timeline, info: { mayHold: boolean; last: boolean }) => void | Promise<void>;
+  onStep?: (
+    step: Step,
+    timeline: Timeline,
+    info: { mayHold: boolean; isLast(): Promise<boolean> },
+  ) => void | Promise<void>;
   /** Real milliseconds to wait after each step (demos, and tests that need a run in progress). */
   paceMs?: number;
 }
@@ -228,8 +232,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       };
       notes.attach(step);
       timeline.steps.push(step);
-      if (opts.onStep)
-        await opts.onStep(step, timeline, { mayHold: !scheduler.hasRealTimeWait(), last: await next.isLast() });
+      await opts.onStep?.(step, timeline, { mayHold: !scheduler.hasRealTimeWait(), isLast: next.isLast });
       if (opts.paceMs) await new Promise((r) => setTimeout(r, opts.paceMs));
     });
     timeline.warnings.push(...notes.unmatched());

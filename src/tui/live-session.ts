@@ -29,7 +29,11 @@ export interface StepSource {
   request(count: number): void;
 }
 
-export type OnStep = (step: Step, timeline: Timeline, info?: { mayHold: boolean; last?: boolean }) => Promise<void>;
+export type OnStep = (
+  step: Step,
+  timeline: Timeline,
+  info?: { mayHold: boolean; isLast?: () => Promise<boolean> },
+) => Promise<void>;
 
 export class SessionStopped extends Error {
   constructor() {
@@ -98,7 +102,7 @@ export class LiveSession implements StepSource {
     // While a worker waits in a BLPOP the server would time out in real time, holding the run
     // for the reader would change what Redis does: run on, and show those steps as recorded.
     // The last step: nothing is left to hold the run for, so it ends now and reads as finished.
-    if (steps.length < this.wanted || info?.mayHold === false || info?.last === true) {
+    if (steps.length < this.wanted || info?.mayHold === false || (await info?.isLast?.()) === true) {
       this.set({ status: 'running', steps, timeline });
       return;
     }

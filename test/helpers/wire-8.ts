@@ -31,6 +31,8 @@ export function wire(laravel: '8' | '13', o: { queue?: string; retryAfter?: numb
     if (reserved) inner.push(lua('zadd', Q.reserved, at(t + retryAfter), reserved), lua('lpop', Q.notify));
     return evalScript('pop', [Q.ready, Q.reserved, Q.notify], [at(t + retryAfter)], inner);
   };
+  const pushed = (p: Arg, inner: Arg = p): CmdPattern[] =>
+    evalScript('push', [Q.ready, Q.notify], [p], [lua('rpush', Q.ready, inner), lua('rpush', Q.notify, '1')]);
   return {
     Q,
     profile: laravel === '8' ? laravel8 : laravel13,
@@ -44,13 +46,9 @@ export function wire(laravel: '8' | '13', o: { queue?: string; retryAfter?: numb
       ...pop(t, p.reserved),
     ],
     /** The push script: the payload (attempts 0) and a 1 on :notify. */
-    push: (bind: string): CmdPattern[] =>
-      evalScript(
-        'push',
-        [Q.ready, Q.notify],
-        [payload({ attempts: 0 }, bind)],
-        [lua('rpush', Q.ready, same(bind)), lua('rpush', Q.notify, '1')],
-      ),
+    push: (bind: string): CmdPattern[] => pushed(payload({ attempts: 0 }, bind), same(bind)),
+    /** The push script of a payload the test matches itself (`inner`: how the script's rpush shows it). */
+    pushed,
     /** RedisJob::release → the release script: the reserved copy `r` to :delayed, due at t+due. */
     release: (r: string, due: number): CmdPattern[] =>
       evalScript(

@@ -27,6 +27,7 @@ import { laravel8 } from '../../src/sim/profiles/laravel-8.ts';
 import type { Arg, ArgMatcher, CmdPattern } from '../helpers/trace.ts';
 import { at, c, evalScript, expectSteps, lua, migrate as migrate2, popScript, same } from '../helpers/trace.ts';
 import { runFile, useRedis } from '../helpers/run.ts';
+import { wire } from '../helpers/wire-8.ts';
 
 const redis = useRedis();
 const SELECT = c('SELECT', '0');
@@ -42,6 +43,7 @@ interface Keys {
   reserved: string;
   notify: string;
 }
+const P8 = 'laravel_database_';
 const keys = (prefix: string, name: string): Keys => ({
   ready: `${prefix}queues:${name}`,
   delayed: `${prefix}queues:${name}:delayed`,
@@ -124,29 +126,15 @@ function sortKeys(v: unknown): unknown {
   );
 }
 
-/** 5.8+ scripts (8.x): push, and a poll's migrate ×2 and pop, each with the :notify key. */
-function push8(q: Keys, p: Arg): CmdPattern[] {
-  return evalScript('push', [q.ready, q.notify], [p], [lua('rpush', q.ready, p), lua('rpush', q.notify, '1')]);
-}
-function migrate8(from: string, q: Keys, t: number, moved?: Arg[]): CmdPattern[] {
-  const inner = [lua('zrangebyscore', from, '-inf', at(t))];
-  if (moved) {
-    inner.push(lua('zremrangebyrank', from, '0', String(moved.length - 1)), lua('rpush', q.ready, ...moved));
-    for (let i = 0; i < moved.length; i++) inner.push(lua('rpush', q.notify, '1'));
-  }
-  return evalScript('migrateExpiredJobs', [from, q.ready, q.notify], [at(t)], inner);
-}
-function poll8(q: Keys, t: number, o: { reserved?: Arg; moved?: Arg[] } = {}): CmdPattern[] {
-  const inner = [lua('lpop', q.ready)];
-  if (o.reserved) inner.push(lua('zadd', q.reserved, at(t + 90), o.reserved), lua('lpop', q.notify));
-  return [
-    ...migrate8(q.delayed, q, t, o.moved),
-    ...migrate8(q.reserved, q, t),
-    ...evalScript('pop', [q.ready, q.reserved, q.notify], [at(t + 90)], inner),
-  ];
-}
+/** The wire (test/helpers/wire-8.ts) of queue `q`: 8's by the prefix laravel_database_, else 13's. */
+const on8 = (q: Keys, retryAfter = 90) => {
+  const laravel = q.ready.startsWith(P8) ? '8' : '13';
+  return wire(laravel, { queue: q.ready.slice(q.ready.indexOf('queues:') + 'queues:'.length), retryAfter });
+};
+/** 5.8+ scripts (8.x and 13.x): push, and a poll's migrate ×2 and pop, each with the :notify key. */
+const push8 = (q: Keys, p: Arg): CmdPattern[] => on8(q).pushed(p);
+const poll8 = (q: Keys, t: number, o: { reserved?: Arg; moved?: Arg[] } = {}): CmdPattern[] => on8(q).poll(t, o);
 
-const P8 = 'laravel_database_';
 const D8 = keys(P8, 'default');
 const A = 'App\\Jobs\\A';
 const B = 'App\\Jobs\\B';
@@ -513,15 +501,7 @@ timeline:
     // each push goes to the second connection's default queue, "other".
     const cmdA = cmd8(A, { connection: 'second', chainConnection: 'second', caught: true, chained: [cmd8(B)] });
     const cmdB = cmd8(B, { connection: 'second', chainConnection: 'second', caught: true });
-    const reserve30 = (q: Keys, tt: number, r?: Arg): CmdPattern[] => {
-      const inner = [lua('lpop', q.ready)];
-      if (r) inner.push(lua('zadd', q.reserved, at(tt + 30), r), lua('lpop', q.notify));
-      return [
-        ...migrate8(q.delayed, q, tt),
-        ...migrate8(q.reserved, q, tt),
-        ...evalScript('pop', [q.ready, q.reserved, q.notify], [at(tt + 30)], inner),
-      ];
-    };
+    const reserve30 = (q: Keys, tt: number, r?: Arg): CmdPattern[] => on8(q, 30).poll(tt, { reserved: r });
     expectSteps(
       t,
       [
@@ -644,23 +624,8 @@ timeline:
       `"maxTries":null,"maxExceptions":null,"failOnTimeout":false,"backoff":null,"timeout":null,"retryUntil":null,` +
       `"deleteWhenMissingModels":false,"data":{"commandName":"${json(cls)}","command":"${json(command)}","batchId":null},` +
       `"createdAt":${createdAt},"id":"<id>","attempts":0,"delay":${delay}}`;
-    const migrate13 = (from: string, tt: number, moved?: Arg[]): CmdPattern[] => {
-      const inner = [lua('zrangebyscore', from, '-inf', at(tt), 'limit', '0', '-1')];
-      if (moved) {
-        inner.push(lua('zremrangebyrank', from, '0', String(moved.length - 1)), lua('rpush', POD.ready, ...moved));
-        for (let i = 0; i < moved.length; i++) inner.push(lua('rpush', POD.notify, '1'));
-      }
-      return evalScript('migrateExpiredJobs', [from, POD.ready, POD.notify], [at(tt), '-1'], inner);
-    };
-    const poll13 = (tt: number, o: { reserved?: Arg; moved?: Arg[] } = {}): CmdPattern[] => {
-      const inner = [lua('lpop', POD.ready)];
-      if (o.reserved) inner.push(lua('zadd', POD.reserved, at(tt + 90), o.reserved), lua('lpop', POD.notify));
-      return [
-        ...migrate13(POD.delayed, tt, o.moved),
-        ...migrate13(POD.reserved, tt),
-        ...evalScript('pop', [POD.ready, POD.reserved, POD.notify], [at(tt + 90)], inner),
-      ];
-    };
+    // 13.x: the same scripts, migrate with `limit 0 -1` (migration_batch_size -1).
+    const poll13 = (tt: number, o: { reserved?: Arg; moved?: Arg[] } = {}): CmdPattern[] => on8(POD).poll(tt, o);
     const start = 1700000000;
     expectSteps(
       t,

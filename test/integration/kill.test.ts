@@ -9,37 +9,17 @@ import { parseScenario } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import type { Arg, CmdPattern, StepPattern } from '../helpers/trace.ts';
-import { at, c, evalScript, expectSteps, lua, payload, same } from '../helpers/trace.ts';
+import { c, expectSteps, payload, same } from '../helpers/trace.ts';
 import { runShipped, useRedis } from '../helpers/run.ts';
+import { wire } from '../helpers/wire-8.ts';
 
 const redis = useRedis();
 const SELECT = c('SELECT', '0');
-const P = 'laravel_database_queues:default';
-const Q = { ready: P, delayed: `${P}:delayed`, reserved: `${P}:reserved`, notify: `${P}:notify` };
-
-/** LuaScripts::migrateExpiredJobs (5.8+): from → ready, a 1 on :notify per job moved. */
-function migrate(from: string, t: number, moved?: Arg[]): CmdPattern[] {
-  const inner = [lua('zrangebyscore', from, '-inf', at(t))];
-  if (moved) {
-    inner.push(lua('zremrangebyrank', from, '0', String(moved.length - 1)), lua('rpush', Q.ready, ...moved));
-    for (let i = 0; i < moved.length; i++) inner.push(lua('rpush', Q.notify, '1'));
-  }
-  return evalScript('migrateExpiredJobs', [from, Q.ready, Q.notify], [at(t)], inner);
-}
-
-/** LuaScripts::pop (5.8+): lpop; when a job was there, zadd the re-encoded copy and lpop :notify. */
-function pop(t: number, retryAfter: number, reserved?: Arg): CmdPattern[] {
-  const inner = [lua('lpop', Q.ready)];
-  if (reserved) inner.push(lua('zadd', Q.reserved, at(t + retryAfter), reserved), lua('lpop', Q.notify));
-  return evalScript('pop', [Q.ready, Q.reserved, Q.notify], [at(t + retryAfter)], inner);
-}
-
-/** RedisQueue::pop: migrate :delayed, migrate :reserved, the pop script. */
-const poll = (t: number, retryAfter: number, o: { moved?: Arg[]; reserved?: Arg } = {}): CmdPattern[] => [
-  ...migrate(Q.delayed, t),
-  ...migrate(Q.reserved, t, o.moved),
-  ...pop(t, retryAfter, o.reserved),
-];
+// The 8.x wire with retry_after 600 (test/helpers/wire-8.ts).
+const { Q, push, poll: wirePoll } = wire('8', { retryAfter: 600 });
+/** RedisQueue::pop at t: `moved` are the expired reservations migrated back from :reserved. */
+const poll = (t: number, o: { moved?: Arg[]; reserved?: Arg } = {}): CmdPattern[] =>
+  wirePoll(t, { expired: o.moved, reserved: o.reserved });
 
 describe('killed-mid-job (shipped): SIGKILL from outside while handle() runs', () => {
   it('sends nothing at the kill; the new process polls on a new connection until retry_after; then attempt 2 runs', async () => {
@@ -48,7 +28,7 @@ describe('killed-mid-job (shipped): SIGKILL from outside while handle() runs', (
       actor: 'worker-1',
       t: s,
       kind: 'pop',
-      commands: poll(s, 600),
+      commands: poll(s),
     }));
     expectSteps(
       t,
@@ -57,35 +37,27 @@ describe('killed-mid-job (shipped): SIGKILL from outside while handle() runs', (
           actor: 'dispatcher',
           t: 0,
           kind: 'dispatch',
-          commands: [
-            SELECT,
-            ...evalScript(
-              'push',
-              [Q.ready, Q.notify],
-              [payload({ attempts: 0 }, 'p')],
-              [lua('rpush', Q.ready, same('p')), lua('rpush', Q.notify, '1')],
-            ),
-          ],
+          commands: [SELECT, ...push('p')],
         },
         {
           actor: 'worker-1',
           t: 0,
           kind: 'pop',
-          commands: [SELECT, ...poll(0, 600, { reserved: payload({ attempts: 1 }, 'r1') })],
+          commands: [SELECT, ...poll(0, { reserved: payload({ attempts: 1 }, 'r1') })],
         },
         { actor: 'worker-1', t: 0, kind: 'process', commands: [] },
         // SIGKILL at t+120: no catch, finally or timeout handler: not one command.
         { actor: 'worker-1', t: 120, kind: 'kill', commands: [] },
         { actor: 'worker-1', t: 120, kind: 'restart', commands: [] },
         // The new process: a new phpredis connection selects the db again; r1 (score t+600) stays.
-        { actor: 'worker-1', t: 120, kind: 'pop', commands: [SELECT, ...poll(120, 600)] },
+        { actor: 'worker-1', t: 120, kind: 'pop', commands: [SELECT, ...poll(120)] },
         ...emptyPolls,
         // t+600: the reservation has expired: migrate moves r1 back, the pop reserves attempts 2.
         {
           actor: 'worker-1',
           t: 600,
           kind: 'pop',
-          commands: poll(600, 600, { moved: [same('r1')], reserved: payload({ attempts: 2 }, 'r2') }),
+          commands: poll(600, { moved: [same('r1')], reserved: payload({ attempts: 2 }, 'r2') }),
         },
         { actor: 'worker-1', t: 600, kind: 'process', commands: [] },
         // $tries = 3: attempt 2 runs 60 s and succeeds: CallQueuedHandler deletes the reserved copy.

@@ -10,21 +10,14 @@ import { describe, expect, it } from 'vitest';
 import { laravel8 } from '../../src/sim/profiles/laravel-8.ts';
 import { parseScenario } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
-import type { ArgMatcher, CmdPattern } from '../helpers/trace.ts';
+import type { ArgMatcher } from '../helpers/trace.ts';
 import { at, c, evalScript, expectSteps, lua, payload } from '../helpers/trace.ts';
 import { runShipped, useRedis } from '../helpers/run.ts';
+import { wire } from '../helpers/wire-8.ts';
 
 const redis = useRedis();
-const keys = (name: string, prefix = 'laravel_database_') => {
-  const ready = `${prefix}queues:${name}`;
-  return { ready, delayed: `${ready}:delayed`, reserved: `${ready}:reserved`, notify: `${ready}:notify` };
-};
-const HIGH = keys('high');
-const DEFAULT = keys('default');
-
-/** pushRaw (8.x): the push script. */
-const push = (q: ReturnType<typeof keys>, job: ArgMatcher): CmdPattern[] =>
-  evalScript('push', [q.ready, q.notify], [job], [lua('rpush', q.ready, job), lua('rpush', q.notify, '1')]);
+const HIGH = wire('8', { queue: 'high' });
+const DEFAULT = wire('8');
 
 /**
  * data.command of a job whose class declares `property` first: serialize() writes a class's own
@@ -83,15 +76,15 @@ timeline:
           kind: 'dispatch',
           commands: [
             c('SELECT', '1'),
-            ...push(HIGH, receipt),
-            ...push(DEFAULT, report),
-            c('ZADD', DEFAULT.delayed, at(63), later),
-            c('ZADD', DEFAULT.delayed, at(63), later),
+            ...HIGH.pushed(receipt),
+            ...DEFAULT.pushed(report),
+            c('ZADD', DEFAULT.Q.delayed, at(63), later),
+            c('ZADD', DEFAULT.Q.delayed, at(63), later),
             ...evalScript(
               'size',
-              [DEFAULT.ready, DEFAULT.delayed, DEFAULT.reserved],
+              [DEFAULT.Q.ready, DEFAULT.Q.delayed, DEFAULT.Q.reserved],
               [],
-              [lua('llen', DEFAULT.ready), lua('zcard', DEFAULT.delayed), lua('zcard', DEFAULT.reserved)],
+              [lua('llen', DEFAULT.Q.ready), lua('zcard', DEFAULT.Q.delayed), lua('zcard', DEFAULT.Q.reserved)],
             ),
           ],
         },
@@ -171,7 +164,7 @@ timeline:
         actor: 'dispatcher',
         t: s,
         kind: 'dispatch' as const,
-        commands: [c('SELECT', '0'), c('ZADD', DEFAULT.delayed, at(s + 60), invoice(1001 + i, i + 1))],
+        commands: [c('SELECT', '0'), c('ZADD', DEFAULT.Q.delayed, at(s + 60), invoice(1001 + i, i + 1))],
       })),
       laravel8,
     );

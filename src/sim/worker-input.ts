@@ -81,7 +81,10 @@ export type Attempt =
 export interface WorkerEnv {
   profile: LaravelProfile;
   connect: ConnectionFactory;
-  /** Queue connection config by name. */
+  /**
+   * Queue connection config by name, as config/queue.php reads now: each worker process reads it
+   * when it starts and keeps what it read (a `config` entry replaces an entry for later processes).
+   */
   connections: Record<string, QueueConfig>;
   registry: JobRegistry;
   /** The cache store Worker::setCache gives the workers (7.x+ counts maxExceptions there); shared. */

@@ -34,7 +34,13 @@ export type ProcessOutcome = Outcome | 'threw';
 
 export abstract class JobHandling {
   readonly state: WorkerState;
-  protected readonly config: QueueConfig;
+  /**
+   * The worker's queue connection as its process read config/queue.php when it started (QueueManager
+   * resolves a connection once per process and keeps it): a new process reads it again.
+   */
+  protected config: QueueConfig;
+  /** Every connection as that process read it: where it pushes a chain's next job. */
+  private processConnections: Record<string, QueueConfig>;
   /** When the job being processed was reserved, in Laravel's seconds (its :reserved score is this + retry_after). */
   protected poppedAt: number | null = null;
   /** Laravel methods called since the last step was described: that step's methods trail. */
@@ -49,6 +55,7 @@ export abstract class JobHandling {
     const config = env.connections[spec.connection];
     if (!config) throw new Error(`worker ${spec.name}: unknown connection ${spec.connection}`);
     this.config = config;
+    this.processConnections = { ...env.connections };
     this.state = {
       name: spec.name,
       generation: 0,
@@ -71,6 +78,18 @@ export abstract class JobHandling {
       retryAfter: config.retryAfter,
       blockFor: config.blockFor,
     };
+  }
+
+  /**
+   * A new process boots: it reads config/queue.php as it is now (a `config` entry may have changed
+   * it since the last one started). Its queue is --queue, or the connection's queue as read now.
+   */
+  protected readConfig(): void {
+    this.processConnections = { ...this.env.connections };
+    this.config = this.processConnections[this.spec.connection] ?? this.config;
+    this.state.queue = this.spec.queue ?? this.config.default;
+    this.state.retryAfter = this.config.retryAfter;
+    this.state.blockFor = this.config.blockFor;
   }
 
   /** SIGALRM: the handler Worker::registerTimeoutHandler installed, which ends in Worker::kill. */
@@ -193,7 +212,7 @@ export abstract class JobHandling {
     this.trail('CallQueuedHandler::ensureNextJobInChainIsDispatched → Queueable::dispatchNextJobInChain');
     this.trail('Bus\\Dispatcher::dispatchToQueue');
     const next = await bus.dispatcher.dispatchNextJobInChain(ctx, job.getJobId(), (name) => {
-      const config = this.env.connections[name ?? bus.defaultConnection];
+      const config = this.processConnections[name ?? bus.defaultConnection];
       if (!config) throw new Error(`the chain names an unknown connection ${name ?? bus.defaultConnection}`);
       return job.getRedisQueue().onConnection(config);
     });

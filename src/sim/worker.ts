@@ -8,7 +8,7 @@ import { later, secondsBetween } from './clock.ts';
 import { maxAttemptsExceeded, timeoutExceeded } from './exceptions.ts';
 import type { RedisJob } from './redis-job.ts';
 import type { RedisPort } from './redis-port.ts';
-import type { Wake } from './redis-queue.ts';
+import type { QueueConfig, Wake } from './redis-queue.ts';
 import { RedisQueue } from './redis-queue.ts';
 import type { ActorContext } from './scheduler.ts';
 import { interruptibleSleep } from './scheduler.ts';
@@ -112,6 +112,11 @@ export class WorkerModel extends JobHandling {
     return true;
   }
 
+  /** The connection config the running process booted with; null when no process runs. */
+  bootedConfig(): QueueConfig | null {
+    return this.port === null ? null : this.config;
+  }
+
   /** supervisord's autorestart, unless the process was asked to stop (SIGTERM) before it died. */
   restartsAfterKill(): boolean {
     return this.spec.restart && !this.shouldQuit;
@@ -143,6 +148,7 @@ export class WorkerModel extends JobHandling {
 
   /** WorkCommand::runWorker: one PHP process with its own connection; --once picks runNextJob over daemon. */
   private async runWorker(ctx: ActorContext): Promise<Outcome> {
+    this.readConfig();
     const port = await this.env.connect(this.name);
     this.port = port;
     const queue = new RedisQueue(

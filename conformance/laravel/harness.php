@@ -11,7 +11,8 @@
  * CONFIG: { redis: {host, port, database, prefix}, connections: {name: {queue, retry_after,
  *           block_for}}, jobs: {name: {class, tries, timeout, retry_until, backoff, max_exceptions,
  *           fail_on_timeout, properties, attempts}} }   (the scenario, as the tool validated it)
- * ROLE:   { role: request|worker, name: <CLIENT SETNAME>, ...calls or worker options }
+ * ROLE:   { role: request|worker, name: <CLIENT SETNAME>, connections: {as CONFIG's, current at
+ *           the process's start}, ...calls or worker options }
  *         request calls: [{op: dispatch, job, count, delay, queue, connection, properties: [per
  *         instance], chain: [{job, queue, connection, delay}] | null, uuids} | {op: chain, chain,
  *         queue, connection, delay, uuids} (Bus::chain) | {op: size, queue, connection}]
@@ -302,8 +303,10 @@ namespace Conformance\Laravel {
         'db' => $config['redis']['database'],
         'prefix' => $config['redis']['prefix'],
     ]);
+    // config/queue.php as this process reads it when it boots: the role's connections (current at
+    // its start: a `config` entry changes them for later processes), else the scenario's.
     $queueConnections = [];
-    foreach ($config['connections'] as $name => $c) {
+    foreach ($role['connections'] ?? $config['connections'] as $name => $c) {
         $queueConnections[$name] = [
             'driver' => 'redis', 'connection' => 'default', 'queue' => $c['queue'],
             'retry_after' => $c['retry_after'], 'block_for' => $c['block_for'], 'after_commit' => false,

@@ -135,6 +135,9 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       log: eventsFile,
     }),
   );
+  // config/queue.php as it reads now: `config` entries change it, and each PHP process started is
+  // given the connections current at its start (its role file), as a process reads config at boot.
+  const connections: ScenarioSpec['connections'] = structuredClone(spec.connections);
   let roles = 0;
   const actors = new Set<PhpActor>();
   const observer = newClient(opts.redis.url);
@@ -147,7 +150,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
   async function startActor(actor: string, role: Record<string, unknown>): Promise<{ php: PhpActor; name: string }> {
     const { name } = names.next(actor);
     const roleFile = join(dir, `role-${++roles}.json`);
-    writeFileSync(roleFile, JSON.stringify({ ...role, name }));
+    writeFileSync(roleFile, JSON.stringify({ ...role, name, connections }));
     const php = PhpActor.start(install.php, install.harness, configFile, roleFile);
     actors.add(php);
     const first = await php.next();
@@ -184,7 +187,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       (w) =>
         new WorkerProxy(w, {
           defaultConnection,
-          connections: spec.connections,
+          connections: () => connections,
           startActor,
           nextYield,
           book,

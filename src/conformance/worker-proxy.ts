@@ -16,7 +16,8 @@ import type { AddressBook } from './real-laravel.ts';
 
 export interface WorkerEnv {
   defaultConnection: string;
-  connections: ScenarioSpec['connections'];
+  /** config/queue.php's connections as they read now (a process reads them when it starts). */
+  connections(): ScenarioSpec['connections'];
   startActor(actor: string, role: Record<string, unknown>): Promise<{ php: PhpActor; name: string }>;
   nextYield(php: PhpActor, name: string): Promise<Yield>;
   book: AddressBook;
@@ -46,6 +47,8 @@ export class WorkerProxy {
   private jobsProcessed = 0;
   /** Why the last process returned on its own. */
   private exitReason: ExitReason | null = null;
+  /** The block_for the running process read at its start (its BLPOP's timeout). */
+  private blockFor = 0;
 
   constructor(
     readonly spec: WorkerSpec,
@@ -137,6 +140,8 @@ export class WorkerProxy {
   private async process(ctx: ActorContext): Promise<'done' | 'killed'> {
     const name = this.spec.name;
     const connection = this.spec.connection ?? this.env.defaultConnection;
+    // startActor gives the process the connections as they read now; it keeps them while it runs.
+    this.blockFor = this.env.connections()[connection]?.block_for ?? 0;
     const started = await this.env.startActor(name, {
       role: 'worker',
       connection,
@@ -245,7 +250,7 @@ export class WorkerProxy {
    * UNBLOCK ... TIMEOUT ends it; harness.php lets Laravel go on only when answered.
    */
   private async blockingPop(ctx: ActorContext, php: PhpActor, name: string, alarm: number | null): Promise<Answer> {
-    const blockFor = this.connectionBlockFor();
+    const blockFor = this.blockFor;
     const id = await this.connectionId(name);
     let settled = false;
     const unblocked = this.env.nextYield(php, name).then((y) => {
@@ -277,10 +282,6 @@ export class WorkerProxy {
     const answer: Answer = clockAnswer(ctx);
     if (alarm !== null && ctx.instant() >= alarm) answer.signal = 'ALRM';
     return answer;
-  }
-
-  private connectionBlockFor(): number {
-    return this.env.connections[this.spec.connection ?? this.env.defaultConnection]?.block_for ?? 0;
   }
 
   private async connectionId(name: string): Promise<string> {

@@ -12,6 +12,7 @@ export { buildScenario, scenario, ScenarioBuilder } from './scenarios/builder.ts
 export type {
   ChainJobs,
   ChainOptions,
+  ConfigChangeOptions,
   ConnectionOptions,
   DispatchOptions,
   KillOptions,

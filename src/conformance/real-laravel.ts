@@ -208,6 +208,9 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
     const env: RealEnv = {
       uuidsFor: (count) => Array.from({ length: count }, uuid),
       worker: (name) => byName.get(name)!,
+      configure: (name, change) => {
+        connections[name] = { ...connections[name]!, ...change };
+      },
       // A web request: its own PHP process and connection, one step.
       request: (what, kind, roleOf) => async (ctx) => {
         const { php, name } = await startActor(WEB_ACTOR, roleOf());

@@ -11,6 +11,7 @@ import type { ProfileName } from '../sim/profiles/index.ts';
 import { Scenario, type ScenarioInput, type ScenarioSpec } from './schema.ts';
 import { schemaProblems } from './schema-issues.ts';
 import type { ChainInput } from './entries/chain.ts';
+import type { ConfigInput } from './entries/config.ts';
 import type { DispatchInput } from './entries/dispatch.ts';
 import type { KillInput } from './entries/kill.ts';
 import type { NoteInput } from './entries/note.ts';
@@ -34,6 +35,7 @@ export type StopOptions = Omit<StopInput, 'stop'>;
 export type KillOptions = Omit<KillInput, 'kill'>;
 export type SizeOptions = Omit<SizeInput, 'size'>;
 export type NoteOptions = Omit<NoteInput, 'note'>;
+export type ConfigChangeOptions = Omit<ConfigInput, 'config'>;
 /** A Laravel version profile: one of PROFILE_NAMES (src/sim/profiles/index.ts). */
 export type LaravelVersion = ProfileName;
 export type RedisOptions = NonNullable<ScenarioInput['redis']>;
@@ -143,6 +145,15 @@ export class ScenarioBuilder {
   /** The application calls Queue::size(queue). */
   size(queue: string, options: SizeOptions): this {
     this.input.timeline.push({ ...options, size: queue });
+    return this;
+  }
+
+  /**
+   * config/queue.php changes for a connection (retry_after, block_for, queue): processes started
+   * from `at` on read the new values; running workers keep theirs until they restart.
+   */
+  config(connection: string, options: ConfigChangeOptions): this {
+    this.input.timeline.push({ ...options, config: connection });
     return this;
   }
 

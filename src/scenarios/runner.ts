@@ -177,6 +177,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       request: (ctx, fn) =>
         webRequest(ctx, { connect, profile, config: (name) => connections[name ?? defaultConnection]! }, fn),
       worker: (name) => workerByName.get(name)!,
+      // The same record the workers and web requests read when they start: a config entry replaces its entries.
+      connections,
     };
     let lastQueues: QueueState[] | null = null;
     const scheduler = new Scheduler({

@@ -16,6 +16,8 @@ export const STEP_KINDS = [
   'restart',
   'stop',
   'rest',
+  /** A timeline `config` entry: config/queue.php changed (no process runs, nothing is sent). */
+  'config',
 ] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 

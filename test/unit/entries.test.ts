@@ -26,7 +26,16 @@ describe('timeline entry kinds', () => {
   });
 
   it('has a module for each kind, found by kind', () => {
-    expect(Object.keys(ENTRY_KINDS).sort()).toEqual(['chain', 'dispatch', 'kill', 'note', 'request', 'size', 'stop']);
+    expect(Object.keys(ENTRY_KINDS).sort()).toEqual([
+      'chain',
+      'config',
+      'dispatch',
+      'kill',
+      'note',
+      'request',
+      'size',
+      'stop',
+    ]);
     for (const e of spec.timeline) expect(kindOf(e)).toBe(ENTRY_KINDS[e.kind]);
     // Each module's schema takes its own entries as written and names them by its kind.
     const written = {
@@ -37,6 +46,7 @@ describe('timeline entry kinds', () => {
       size: { at: 0, size: 'default' },
       note: { at: 0, note: 'n' },
       chain: { at: 0, chain: ['J', { job: 'J', queue: 'q' }] },
+      config: { at: 0, config: 'redis', retry_after: 30 },
     } as const;
     for (const [kind, entry] of Object.entries(written)) {
       expect(ENTRY_KINDS[kind as keyof typeof written].schema.parse(entry)).toMatchObject({ kind, ...entry });

@@ -7,6 +7,7 @@ import type { ActorContext, Scheduler } from '../../sim/scheduler.ts';
 import type { ScenarioSpec } from '../schema.ts';
 import type { Activation, Activations, EntryKind } from './kind.ts';
 import { chainEntry } from './chain.ts';
+import { configEntry } from './config.ts';
 import { dispatchEntry } from './dispatch.ts';
 import { killEntry } from './kill.ts';
 import { noteEntry } from './note.ts';
@@ -23,6 +24,7 @@ export const TimelineEntry = z.union([
   sizeEntry.schema,
   noteEntry.schema,
   chainEntry.schema,
+  configEntry.schema,
 ]);
 export type TimelineEntrySpec = z.output<typeof TimelineEntry>;
 export type EntryKindName = TimelineEntrySpec['kind'];
@@ -36,6 +38,7 @@ export const ENTRY_KINDS: { readonly [K in EntryKindName]: EntryKind<EntryOfKind
   size: sizeEntry,
   note: noteEntry,
   chain: chainEntry,
+  config: configEntry,
 };
 
 /** The module of an entry's kind, typed for that entry. */
@@ -46,11 +49,12 @@ export function kindOf<E extends TimelineEntrySpec>(entry: E): EntryKind<E> {
 
 /**
  * The order in which entries start, and so the order at one virtual instant: by the kind's phase
- * (dispatches, requests, chains, stops and kills 0, Queue::size 1), then as written. scheduleRun starts
- * worker processes after every entry, so at the instant a worker starts, that instant's entries
- * run first. The scheduler runs equal instants in the order they were scheduled (scheduler.ts),
- * and everything here is scheduled before the run begins: a process already running that wakes
- * at the same instant (from a sleep, a BLPOP, handle()) comes after all of them.
+ * (dispatches, requests, chains, stops, kills and config changes 0, Queue::size 1), then as
+ * written. scheduleRun starts worker processes after every entry, so at the instant a worker
+ * starts, that instant's entries run first (and it reads the config changed then). The scheduler
+ * runs equal instants in the order they were scheduled (scheduler.ts), and everything here is
+ * scheduled before the run begins: a process already running that wakes at the same instant (from
+ * a sleep, a BLPOP, handle()) comes after all of them.
  */
 export function startOrder<E extends TimelineEntrySpec>(timeline: readonly E[]): E[] {
   return timeline
@@ -91,8 +95,19 @@ export function totalDispatches(timeline: readonly TimelineEntrySpec[]): number 
   return timeline.reduce((n, e) => n + kindOf(e).dispatches(e), 0);
 }
 
-export type { Activation, Activations, CheckContext, EntryKind, ModelEnv, RealEnv, WorkerControl } from './kind.ts';
+export type {
+  Activation,
+  Activations,
+  CheckContext,
+  ConnectionChange,
+  EntryKind,
+  ModelEnv,
+  ModelWorker,
+  RealEnv,
+  WorkerControl,
+} from './kind.ts';
 export type { ChainEntry } from './chain.ts';
+export type { ConfigEntry } from './config.ts';
 export type { DispatchEntry } from './dispatch.ts';
 export type { KillEntry } from './kill.ts';
 export type { NoteEntry } from './note.ts';

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
 import type { Dispatcher } from '../../sim/dispatcher.ts';
+import type { QueueConfig } from '../../sim/redis-queue.ts';
 import type { QueueResolver } from '../../sim/web-request.ts';
 import type { ActorContext } from '../../sim/scheduler.ts';
 import type { StepKind } from '../../sim/state.ts';
@@ -34,6 +35,19 @@ export interface WorkerControl {
   restartAfterKill(ctx: ActorContext): Promise<void>;
 }
 
+/** A worker of the model: what entries drive, and the config its running process booted with. */
+export interface ModelWorker extends WorkerControl {
+  /** The queue connection config its running process read when it started; null when none runs. */
+  bootedConfig(): QueueConfig | null;
+}
+
+/** What a `config` entry changes in one connection of config/queue.php (the scenario's spelling). */
+export interface ConnectionChange {
+  retry_after?: number | null;
+  block_for?: number | null;
+  queue?: string;
+}
+
 /** What a kind's cross-reference check may consult. */
 export interface CheckContext {
   spec: ScenarioSpec;
@@ -55,7 +69,13 @@ export interface ModelEnv {
   /** A web request: its own process and Redis connection, shared by the queue connections it uses. */
   request<T>(ctx: ActorContext, fn: (queueFor: QueueResolver) => Promise<T>): Promise<{ result: T; methods: string[] }>;
   /** A worker of the scenario, by name (the loader checked it exists). */
-  worker(name: string): WorkerControl;
+  worker(name: string): ModelWorker;
+  /**
+   * config/queue.php as it reads now, by connection: a process reads it when it starts (a web
+   * request, a worker process), so a `config` entry replaces a connection's entry here and only
+   * processes started afterwards see the new one.
+   */
+  connections: Record<string, QueueConfig>;
 }
 
 /** Real Laravel's side (src/conformance): the coordinator gives each entry these. */
@@ -65,6 +85,8 @@ export interface RealEnv {
   /** The uuids the model would draw for the next `count` jobs (Laravel gets them by Str::createUuidsUsing). */
   uuidsFor(count: number): string[];
   worker(name: string): WorkerControl;
+  /** config/queue.php changes: every PHP process started from now on is given the new options. */
+  configure(connection: string, change: ConnectionChange): void;
 }
 
 export interface EntryKind<E extends { kind: string; at: number }> {

@@ -89,6 +89,14 @@ async function tuiCommand(scenario: string | undefined, o: { laravel?: string })
   return runTui({ scenario, laravel: o.laravel, withRedis });
 }
 
+async function labCommand(scenario: string | undefined, o: { laravel?: string }): Promise<number> {
+  const unavailable = tuiUnavailable(process.env);
+  if (unavailable !== null)
+    throw new UsageError(`lab: ${unavailable}: the lab is interactive; lqsim run prints a scenario's trace`);
+  const { runTui } = await import('./tui/run-tui.ts');
+  return runTui({ scenario, laravel: o.laravel, withRedis, lab: true });
+}
+
 async function listCommand(): Promise<number> {
   const entries = await listScenarios();
   const width = Math.max(...entries.map((e) => e.name.length));
@@ -142,6 +150,18 @@ function program(setExit: (code: number) => void): Command {
       oneOf(PROFILE_NAMES, '--laravel'),
     )
     .action(async (scenario: string | undefined, o: { laravel?: string }) => setExit(await tuiCommand(scenario, o)));
+  cmd
+    .command('lab')
+    .description(
+      'change the queue while you watch: dispatch, start and kill workers, move the clock, undo, save as a scenario',
+    )
+    .argument('[scenario]', 'start from where this scenario has played out (none: an empty queue and one worker)')
+    .option(
+      '--laravel <version>',
+      `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
+      oneOf(PROFILE_NAMES, '--laravel'),
+    )
+    .action(async (scenario: string | undefined, o: { laravel?: string }) => setExit(await labCommand(scenario, o)));
   registerSchema(cmd, setExit);
   registerNew(cmd, setExit);
   registerValidate(cmd, setExit);

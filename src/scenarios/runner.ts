@@ -57,13 +57,27 @@ export interface RunOptions {
    * a worker then waits in a BLPOP that the server would time out in real time. `isLast()`: whether
    * the run ends after this step (asked only by a view about to hold it: finished needs no hold).
    */
-  onStep?: (
-    step: Step,
-    timeline: Timeline,
-    info: { mayHold: boolean; isLast(): Promise<boolean> },
-  ) => void | Promise<void>;
+  onStep?: (step: Step, timeline: Timeline, info: StepInfo) => void | Promise<void>;
+  /**
+   * An open run (the lab): it does not end when the scenario has played out (run-end.ts), so
+   * daemons go on polling for as long as a view asks for steps; `info.settled()` says when it
+   * would have ended. `until` still bounds it.
+   */
+  open?: boolean;
   /** Real milliseconds to wait after each step (demos, and tests that need a run in progress). */
   paceMs?: number;
+}
+
+/** What a view may ask about the run after each step (RunOptions.onStep). */
+export interface StepInfo {
+  /** False while a worker waits in a BLPOP that the server would time out in real time. */
+  mayHold: boolean;
+  /** Whether the run ends after this step. */
+  isLast(): Promise<boolean>;
+  /** When the next step happens (exact unix seconds), or null when the run ends after this one. */
+  nextAt(): Promise<number | null>;
+  /** The scenario has played out (what ends a run that is not open): only idle polls are left. */
+  settled(): boolean;
 }
 
 export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise<Timeline> {
@@ -184,14 +198,16 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const scheduler = new Scheduler({
       start: spec.start,
       until: spec.until ?? null,
-      maxSteps: 10_000 + 50 * totalDispatches(spec.timeline),
+      // An open run goes on for as long as a person steps it.
+      maxSteps: (opts.open ? 1_000_000 : 10_000) + 50 * totalDispatches(spec.timeline),
       onWarning: (m) => timeline.warnings.push(m),
       // run-end.ts: nothing left to start, the queues empty, no handle() running, and no worker
       // still on its way to an exit of its own (--once, or after SIGTERM). Daemons polling empty
       // queues would poll forever, so they do not hold the run open.
-      isDone: () =>
-        runIsOver({ pending: pending(), queuesEmpty: lastQueues !== null && queuesAreEmpty(lastQueues), workers }),
+      isDone: opts.open ? undefined : () => settled(),
     });
+    const settled = (): boolean =>
+      runIsOver({ pending: pending(), queuesEmpty: lastQueues !== null && queuesAreEmpty(lastQueues), workers });
     const pending = scheduleRun(scheduler, spec, (e) => kindOf(e).model(e, env), workers);
 
     const notes = new PendingNotes(spec, noteFor);
@@ -234,7 +250,12 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       };
       notes.attach(step);
       timeline.steps.push(step);
-      await opts.onStep?.(step, timeline, { mayHold: !scheduler.hasRealTimeWait(), isLast: next.isLast });
+      await opts.onStep?.(step, timeline, {
+        mayHold: !scheduler.hasRealTimeWait(),
+        isLast: next.isLast,
+        nextAt: next.at,
+        settled,
+      });
       if (opts.paceMs) await new Promise((r) => setTimeout(r, opts.paceMs));
     });
     timeline.warnings.push(...notes.unmatched());

@@ -76,6 +76,14 @@ export interface CompletedStep {
 
 export class SimulationLimitError extends Error {}
 
+/** What run's onStep may ask about the step after the one just completed. */
+export interface NextEvent {
+  /** The run ends after this step (nothing left, until reached, or isDone). */
+  isLast(): Promise<boolean>;
+  /** When the next step happens (exact unix seconds), or null when the run ends after this one. */
+  at(): Promise<number | null>;
+}
+
 interface Event {
   /** Integer milliseconds: equal instants are equal numbers. */
   at: number;
@@ -164,7 +172,7 @@ export class Scheduler {
    * wakes the actors whose blocking operation the step served, as every step does before the
    * next event is chosen, so the answer is the loop's own.
    */
-  async run(onStep: (step: CompletedStep, next: { isLast(): Promise<boolean> }) => Promise<void>): Promise<void> {
+  async run(onStep: (step: CompletedStep, next: NextEvent) => Promise<void>): Promise<void> {
     const end = this.opts.until === null ? null : toMs(this.opts.start) + toMs(this.opts.until);
     try {
       for (;;) {
@@ -191,6 +199,10 @@ export class Scheduler {
           isLast: async () => {
             await wake();
             return this.endsNow(end);
+          },
+          at: async () => {
+            await wake();
+            return this.endsNow(end) ? null : this.peek();
           },
         });
         await wake();
@@ -277,6 +289,14 @@ export class Scheduler {
     const s = this.yieldSignal;
     this.yieldSignal = null;
     s?.reject(e);
+  }
+
+  /** The instant of the next event (unix seconds), without taking it off the heap. */
+  private peek(): number | null {
+    const next = this.pop();
+    if (next === undefined) return null;
+    this.insert(next);
+    return next.at / 1000;
   }
 
   /** Whether the loop would stop before another event (the checks at the top of run's loop). */

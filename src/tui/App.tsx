@@ -2,7 +2,13 @@
 // narration, and the keys. It holds only what the person chose to look at (ui-state.ts); what is
 // drawn is a pure function of the session's snapshot and that choice (view-model.ts).
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { Key } from 'ink';
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
+import type { CommandLine } from './command-line.ts';
+import { commandKey, openCommandLine } from './command-line.ts';
+import { LAB_BINDINGS, labBindingFor } from './lab-keys.ts';
+import type { LabSession, LabStatus } from './lab-session.ts';
+import { LabLine, labPanelLines, useLabStatus } from './LabLine.tsx';
 import type { ColourLevel } from '../output/colour.ts';
 import { makeChalk } from '../output/colour.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
@@ -38,15 +44,23 @@ export interface AppProps {
   /** SGR level for bold, dim and inverse (and colours when `colour`): 0 prints plain text. */
   styleLevel?: ColourLevel;
   initial?: Partial<UiState>;
+  /** Lab mode: the session can be changed from the keyboard (lab-session.ts). */
+  lab?: LabSession;
+  /** Replay mode: `b` turns the scenario, up to the step shown, into a lab. */
+  onBranch?: (step: number) => void;
 }
 
-export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, initial }: AppProps) {
+export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, initial, lab, onBranch }: AppProps) {
   const { exit } = useApp();
   const { isRawModeSupported } = useStdin();
   const { columns, rows } = useTerminalSize();
   const chalk = useMemo(() => makeChalk(styleLevel), [styleLevel]);
   const snap = useSession(session);
   const [ui, setUi] = useState<UiState>(() => ({ ...initialUiState, ...initial }));
+  const labStatus = useLabStatus(lab);
+  const [command, setCommand] = useState<CommandLine | null>(null);
+  // A message stays until the next key.
+  const [messageSeen, setMessageSeen] = useState<LabStatus['message']>(null);
   const layout = layoutFor(columns, rows);
   const vm = viewModel(snap, ui, layout);
   const overlayHeight = layout.mainRows + layout.narrationRows + 1;
@@ -56,7 +70,7 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
     overlay.kind === 'detail'
       ? detailLines(overlay, vm.detail, overlayWidth, overlay.script)
       : overlay.kind === 'help'
-        ? helpLines(overlayWidth)
+        ? helpLines(overlayWidth, lab === undefined ? [] : LAB_BINDINGS)
         : [];
 
   const selectedIndex = ui.selected ?? vm.traceRows.length - 1;
@@ -88,9 +102,75 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
   }, [ui.quit, exit]);
   usePlayer(ui.playing, SPEEDS[ui.speed] ?? 1000, `${vm.cursor}:${vm.finished}`, () => dispatch('next'));
 
+  // After a lab action the view moves to the step it made (or to where the clock was moved).
+  useEffect(() => {
+    if (lab === undefined) return;
+    let seen = lab.getStatus().focus?.seq ?? 0;
+    return lab.subscribe(() => {
+      const focus = lab.getStatus().focus;
+      if (focus === null || focus.seq === seen) return;
+      seen = focus.seq;
+      setUi((s) => ({ ...s, target: focus.step, selected: null, playing: false }));
+    });
+  }, [lab]);
+
   const mode: Mode = overlay.kind === 'none' ? 'main' : overlay.kind;
+  const cursor = vm.cursor;
+  // The command line is read at key time from a ref: keys typed before the next frame (":" then
+  // "dispatch" in one burst) must reach it, not the handler of the frame before it opened.
+  const commandRef = useRef<CommandLine | null>(null);
+  const setCommandLine = (line: CommandLine | null): void => {
+    commandRef.current = line;
+    setCommand(line);
+  };
+  const commandInput = (input: string, key: Key): void => {
+    // A burst may hold the text and its Enter ("SendEmail\r"): type the text, then run it.
+    const parts = !key.return && input.length > 1 && /[\r\n]/.test(input) ? input.split(/([\r\n])/) : [input];
+    for (const part of parts) {
+      const line = commandRef.current;
+      if (line === null || labStatus === null || lab === undefined) return;
+      if (part === '') continue;
+      const enter = part === '\r' || part === '\n';
+      const r = commandKey(line, enter ? '' : part, enter ? { ...key, return: true } : key, {
+        history: labStatus.history,
+        complete: (text) => lab.complete(text, cursor),
+      });
+      setCommandLine(r.kind === 'edit' ? r.line : null);
+      if (r.kind === 'submit' && r.text.trim() !== '') void lab.execute(r.text, cursor);
+    }
+  };
+  const labKey = (input: string, key: Key): boolean => {
+    if (onBranch !== undefined && mode === 'main' && input === 'b' && !key.ctrl && !key.meta) {
+      onBranch(cursor);
+      return true;
+    }
+    if (lab === undefined || labStatus === null) return false;
+    setMessageSeen(labStatus.message);
+    if (commandRef.current !== null) {
+      commandInput(input, key);
+      return true;
+    }
+    if (labStatus.confirm !== null) {
+      if (input === 'y' || input === 'Y' || input === 'n' || input === 'N' || key.escape)
+        void lab.answer(input === 'y' || input === 'Y');
+      return true;
+    }
+    // While a replay runs, only quitting is read.
+    if (labStatus.busy !== null) return !(input === 'q' || (key.ctrl && input === 'c'));
+    if (mode !== 'main') return false;
+    const b = labBindingFor(input[0] ?? '', key);
+    if (b === null) return false;
+    if (b.run !== undefined) void lab.execute(b.run, cursor);
+    else {
+      setCommandLine(openCommandLine(b.prefill === 'save ' ? `save ${lab.defaultFile()}` : (b.prefill ?? '')));
+      // The rest of a burst ("Dsend") goes to the line just opened.
+      if (input.length > 1) commandInput(input.slice(1), key);
+    }
+    return true;
+  };
   useInput(
     (input, key) => {
+      if (labKey(input, key)) return;
       // Keys typed faster than they are read arrive together ("nnn"): each one counts.
       const keys = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/.test(input) ? [...input] : [input];
       for (const k of keys) {
@@ -179,15 +259,35 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
                 focused={ui.focus === 'state'}
               />
             </Box>
-            <Narration
-              heading={vm.narrationHeading}
-              lines={vm.narration}
-              width={layout.columns}
-              rows={layout.narrationRows}
-            />
+            {lab !== undefined && labStatus !== null && (command !== null || labStatus.message?.more !== undefined) ? (
+              <Narration
+                heading={command !== null ? 'lab command' : 'lab help'}
+                lines={labPanelLines(command, labStatus, layout.columns - 2)}
+                width={layout.columns}
+                rows={layout.narrationRows}
+              />
+            ) : (
+              <Narration
+                heading={vm.narrationHeading}
+                lines={vm.narration}
+                width={layout.columns}
+                rows={layout.narrationRows}
+              />
+            )}
           </>
         ) : null}
-        <Footer bindings={bindingsFor(mode)} width={layout.columns} />
+        {lab !== undefined && labStatus !== null ? (
+          <LabLine
+            status={labStatus}
+            command={command}
+            message={labStatus.message !== null && labStatus.message !== messageSeen ? labStatus.message : null}
+            now={lab.now(vm.cursor)}
+            bindings={mode === 'main' ? [...LAB_BINDINGS, ...bindingsFor(mode)] : bindingsFor(mode)}
+            width={layout.columns}
+          />
+        ) : (
+          <Footer bindings={bindingsFor(mode)} width={layout.columns} />
+        )}
       </Box>
     </ThemeContext.Provider>
   );

@@ -21,10 +21,11 @@ const LEGEND: Array<[string, string]> = [
   ['colours', 'one per actor: the dispatcher (web requests) and each worker, as in lqsim run'],
 ];
 
-export function helpLines(width: number): Line[] {
+/** `lab`: the lab's keys, listed first when the screen is a lab. */
+export function helpLines(width: number, lab: readonly { keys: string; help: string }[] = []): Line[] {
   const keyWidth = 12;
   const legendWidth = 21;
-  const keys = bindingsFor('main')
+  const keys = [...lab, ...bindingsFor('main')]
     .filter((b) => b.help !== '')
     .flatMap((b) => wrapLine([seg(pad(b.keys, keyWidth), 'key'), seg(b.help)], width, keyWidth));
   const legend = LEGEND.flatMap(([sample, meaning]) =>

@@ -19,7 +19,15 @@ export interface SessionSnapshot {
   timeline: Timeline | null;
   /** Set when the run ended with an error (not when the user stopped it). */
   error?: string;
+  /** While held: when the next step will happen (exact unix seconds); null when none will. */
+  nextAt?: number | null;
 }
+
+/**
+ * How far to run before holding again, beyond a number of steps: until the next step would be at
+ * or after an instant (unix seconds), or until the scenario has played out (only idle polls left).
+ */
+export type Goal = { until: number } | { settle: true; within: number };
 
 /** What the UI reads and asks of a session; a recorded timeline can stand in for a live run. */
 export interface StepSource {
@@ -32,7 +40,12 @@ export interface StepSource {
 export type OnStep = (
   step: Step,
   timeline: Timeline,
-  info?: { mayHold: boolean; isLast?: () => Promise<boolean> },
+  info?: {
+    mayHold: boolean;
+    isLast?: () => Promise<boolean>;
+    nextAt?: () => Promise<number | null>;
+    settled?: () => boolean;
+  },
 ) => Promise<void>;
 
 export class SessionStopped extends Error {
@@ -49,9 +62,51 @@ export class LiveSession implements StepSource {
   private wake: (() => void) | null = null;
   private ended: Promise<Timeline> | null = null;
   private notify: NodeJS.Immediate | null = null;
+  private goal: Goal | null = null;
+  private held: Array<() => void> = [];
+  /** The run is held while a worker waits in a BLPOP that the server times out in real time. */
+  private heldOverRealTime = false;
+  private settledAtHold = false;
 
-  /** `run` starts the scenario with this session's `onStep` (e.g. runScenario(spec, {..., onStep})). */
-  constructor(private readonly run: (onStep: OnStep) => Promise<Timeline>) {}
+  /**
+   * `run` starts the scenario with this session's `onStep` (e.g. runScenario(spec, {..., onStep})).
+   * `holdAlways`: hold even where a worker waits in a real-time BLPOP (the lab: an open run would
+   * otherwise never be held); `heldOverRealTimeWait` then tells the owner that going on from this
+   * hold may differ from Laravel, so it replays instead.
+   */
+  constructor(
+    private readonly run: (onStep: OnStep) => Promise<Timeline>,
+    private readonly opts: { holdAlways?: boolean } = {},
+  ) {}
+
+  /** Runs on, beyond the steps requested, until `goal`; resolves once the run is held or has ended. */
+  advance(goal: Goal): Promise<void> {
+    // Held where the goal is already met (the next step is at or after `until`, or the scenario
+    // has played out): nothing to run.
+    if (this.snapshot.status === 'waiting' && this.wake !== null) {
+      const next = this.snapshot.nextAt;
+      if (next === null) return Promise.resolve();
+      if ('until' in goal && next !== undefined && next >= goal.until) return Promise.resolve();
+      if ('settle' in goal && this.settledAtHold) return Promise.resolve();
+    }
+    this.goal = goal;
+    const held = this.whenHeld();
+    this.release();
+    return held;
+  }
+
+  /** Resolves at the next hold, or at once when the run is held or has ended. */
+  whenHeld(): Promise<void> {
+    const s = this.snapshot.status;
+    if (s === 'finished' || s === 'stopped' || (s === 'waiting' && this.goal === null && this.wake !== null))
+      return Promise.resolve();
+    return new Promise((resolve) => this.held.push(resolve));
+  }
+
+  /** Whether the run is held where a worker waits in a real-time BLPOP (see the constructor). */
+  get heldOverRealTimeWait(): boolean {
+    return this.heldOverRealTime;
+  }
 
   /** Starts the run (once); the promise settles when it has ended, however it ended. */
   start(): Promise<Timeline> {
@@ -59,6 +114,7 @@ export class LiveSession implements StepSource {
       (timeline) => {
         const error = this.stopped ? undefined : timeline.error;
         this.set({ status: this.stopped ? 'stopped' : 'finished', steps: timeline.steps, timeline, error });
+        this.settleHeld();
         return timeline;
       },
       (e: unknown) => {
@@ -68,6 +124,7 @@ export class LiveSession implements StepSource {
           status: this.stopped ? 'stopped' : 'finished',
           error: this.stopped ? undefined : error,
         });
+        this.settleHeld();
         throw e;
       },
     );
@@ -85,6 +142,7 @@ export class LiveSession implements StepSource {
 
   request = (count: number): void => {
     if (count <= this.wanted) return;
+    this.heldOverRealTime = false;
     this.wanted = count;
     this.release();
   };
@@ -102,16 +160,49 @@ export class LiveSession implements StepSource {
     // While a worker waits in a BLPOP the server would time out in real time, holding the run
     // for the reader would change what Redis does: run on, and show those steps as recorded.
     // The last step: nothing is left to hold the run for, so it ends now and reads as finished.
-    if (steps.length < this.wanted || info?.mayHold === false || (await info?.isLast?.()) === true) {
+    if (
+      steps.length < this.wanted ||
+      (await this.goalAhead(info)) ||
+      (info?.mayHold === false && this.opts.holdAlways !== true) ||
+      (await info?.isLast?.()) === true
+    ) {
       this.set({ status: 'running', steps, timeline });
       return;
     }
-    this.set({ status: 'waiting', steps, timeline });
-    while (!this.stopped && timeline.steps.length >= this.wanted)
-      await new Promise<void>((resolve) => (this.wake = resolve));
+    this.wanted = Math.max(this.wanted, steps.length);
+    this.heldOverRealTime = info?.mayHold === false;
+    this.settledAtHold = info?.settled?.() === true;
+    const nextAt = info?.nextAt === undefined ? undefined : await info.nextAt();
+    this.set({ status: 'waiting', steps, timeline, ...(nextAt === undefined ? {} : { nextAt }) });
+    for (;;) {
+      const woken = new Promise<void>((resolve) => (this.wake = resolve));
+      this.settleHeld();
+      await woken;
+      if (this.stopped || timeline.steps.length < this.wanted || this.goal !== null) break;
+    }
     if (this.stopped) throw new SessionStopped();
     this.set({ ...this.snapshot, status: 'running' });
   };
+
+  /** Whether the goal asks for more steps after this one; a goal reached is cleared. */
+  private async goalAhead(info: Parameters<OnStep>[2]): Promise<boolean> {
+    const goal = this.goal;
+    if (goal === null) return false;
+    const next = info?.nextAt === undefined ? null : await info.nextAt();
+    const ahead =
+      next !== null &&
+      ('until' in goal
+        ? next < goal.until
+        : this.snapshot.steps.length < goal.within && (info?.settled === undefined || !info.settled()));
+    if (!ahead) this.goal = null;
+    return ahead;
+  }
+
+  private settleHeld(): void {
+    const held = this.held;
+    this.held = [];
+    for (const resolve of held) resolve();
+  }
 
   private release(): void {
     const wake = this.wake;

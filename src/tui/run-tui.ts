@@ -12,13 +12,23 @@ import { listScenarios, resolveScenario } from '../scenarios/catalog.ts';
 import { loadScenarioFile } from '../scenarios/load.ts';
 import type { RedisTarget } from '../scenarios/runner.ts';
 import { runScenario } from '../scenarios/runner.ts';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { emptyLab, forkAt } from '../lab/script.ts';
+import type { ScenarioInput } from '../scenarios/schema.ts';
+import { secondsBetween } from '../sim/clock.ts';
+import type { LabRunner } from './lab-session.ts';
+import { LabSession } from './lab-session.ts';
 import { LiveSession } from './live-session.ts';
 import { Root } from './Root.tsx';
 import { enterFullScreen } from './terminal-screen.ts';
 
 export interface RunTuiOptions {
-  /** A name from `lqsim list` or a path; undefined opens the picker. */
+  /** A name from `lqsim list` or a path; undefined opens the picker (or, in the lab, an empty queue). */
   scenario?: string;
+  /** Lab mode (`lqsim lab`): the session can be changed while it is watched. */
+  lab?: boolean;
   laravel?: string;
   /** Gets a Redis for `fn` and releases it afterwards (the CLI's withRedis). */
   withRedis: <T>(fn: (server: RedisTarget) => Promise<T>) => Promise<T>;
@@ -38,10 +48,34 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
   const styleLevel = level > 0 ? level : env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false' ? 0 : 1;
   const named = o.scenario === undefined ? null : await resolveScenario(o.scenario);
   if (named !== null) await loadScenarioFile(named); // a ScenarioError here is the CLI's exit 2
-  const entries: CatalogEntry[] = named === null ? await listScenarios() : [];
+  const entries: CatalogEntry[] = named === null && o.lab !== true ? await listScenarios() : [];
+  // The lab starts from the scenario as written (saved, it stays the person's own file's shape).
+  const labInput = o.lab === true ? await labStart(named, o.laravel) : null;
 
   return o.withRedis(async (server) => {
-    const sessions: Array<{ name: string; session: LiveSession }> = [];
+    const sessions: Array<{ name: string; session: LiveSession | LabSession }> = [];
+    const runner: LabRunner = (spec) => (onStep) => runScenario(spec, { redis: server, onStep, open: true });
+    const openLab = (input: ScenarioInput, name: string, steps?: number): LabSession => {
+      const lab = new LabSession(input, runner, { defaultFile: freeLabFile });
+      sessions.push({ name, session: lab });
+      // A lab from a scenario starts where it has played out; branched from `lqsim tui`, at its step.
+      void lab
+        .start(steps ?? 1)
+        .then(() => (steps === undefined && named !== null ? lab.execute('play', 0) : undefined));
+      return lab;
+    };
+    /** `lqsim tui`, key b: the scenario from its start to the step shown becomes a lab (the rest is dropped). */
+    const branch = async (file: string, name: string, from: LiveSession, step: number): Promise<LabSession> => {
+      const at = from.getSnapshot().steps[step];
+      const timeline = from.getSnapshot().timeline;
+      await from.stop();
+      const raw = parseYaml(await readFile(file, 'utf8')) as ScenarioInput;
+      const input = forkAt(
+        o.laravel === undefined ? raw : { ...raw, laravel: o.laravel as ScenarioInput['laravel'] },
+        at === undefined || timeline === null ? 0 : secondsBetween(timeline.start, at.t),
+      );
+      return openLab(input, `${name} (lab)`, step + 1);
+    };
     const open = (file: string, name: string): LiveSession => {
       const session = new LiveSession(async (onStep) => {
         const { spec } = await loadScenarioFile(file);
@@ -51,7 +85,12 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
       session.start().catch(() => undefined); // its error is shown in the UI and summed up below
       return session;
     };
-    const first = named === null ? null : { source: open(named, o.scenario!), scenario: o.scenario! };
+    const first =
+      labInput !== null
+        ? { source: openLab(labInput, o.scenario ?? 'lab'), scenario: o.scenario ?? 'lab', lab: true }
+        : named === null
+          ? null
+          : { source: open(named, o.scenario!), scenario: o.scenario!, file: named };
 
     let instance: ReturnType<typeof render> | undefined;
     // A terminal closed under us (SIGHUP; writes then fail with EIO) must not crash the cleanup
@@ -69,6 +108,7 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
           session: first,
           entries,
           open: (e: CatalogEntry) => open(e.file, e.name),
+          branch,
         }),
         { stdin, stdout, stderr, exitOnCtrlC: false, patchConsole: false },
       );
@@ -90,8 +130,30 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
   });
 }
 
-function summary(name: string, session: LiveSession): { text: string; failed: boolean } {
+/** The scenario a lab starts from: the file as written, or the empty lab. */
+async function labStart(file: string | null, laravel: string | undefined): Promise<ScenarioInput> {
+  if (file === null) return emptyLab(laravel);
+  const raw = parseYaml(await readFile(file, 'utf8')) as ScenarioInput;
+  return laravel === undefined ? raw : { ...raw, laravel: laravel as ScenarioInput['laravel'] };
+}
+
+/** lab-1.yaml, lab-2.yaml...: the first not taken in the current directory. */
+function freeLabFile(): string {
+  for (let i = 1; ; i++) if (!existsSync(`lab-${i}.yaml`)) return `lab-${i}.yaml`;
+}
+
+function summary(name: string, session: LiveSession | LabSession): { text: string; failed: boolean } {
   const snap = session.getSnapshot();
+  if (session instanceof LabSession) {
+    const saved = session.getStatus().saved;
+    const actions = session.getStatus().actions;
+    return {
+      text: `${terminalSafe(name)}: ${actions} action${actions === 1 ? '' : 's'}, ${snap.steps.length} steps shown; ${
+        saved === null ? 'not saved (w in the lab saves it)' : `saved as ${terminalSafe(saved)}`
+      }${snap.error === undefined ? '' : `; the last run failed: ${terminalSafe(snap.error)}`}`,
+      failed: false,
+    };
+  }
   const safe = terminalSafe(name);
   if (snap.error !== undefined)
     return {

@@ -1,0 +1,279 @@
+// What each lab command does to the session's scenario. Pure: a command, the scenario before it
+// and where the lab's clock stands give the scenario after it, what the lab should run to, and a
+// one-line message saying what happened in Laravel's terms (and what needed a restart).
+import type { ScenarioInput } from '../scenarios/schema.ts';
+import type { WorkerState } from '../sim/state.ts';
+import type { Behaviour, LabCommand, WorkerChoice } from './commands.ts';
+import { CommandError } from './commands.ts';
+import type { EntryInput } from './script.ts';
+import { addEntry, addWorker, forkAt, freeWorkerName } from './script.ts';
+
+type WorkerInput = NonNullable<ScenarioInput['workers']>[number];
+type JobInput = NonNullable<ScenarioInput['jobs']>[string];
+type ConnectionInput = NonNullable<ScenarioInput['connections']>[string];
+
+/** Where the lab stands when a command is given. */
+export interface LabClock {
+  /** The lab's clock, seconds after the start: the cursor's step, or later after a wait. */
+  now: number;
+  /**
+   * When an action given now happens: `now`, or a millisecond later when a step already shown
+   * happened at `now` (entries run first at their instant: at `now` itself the action would
+   * come before what the person has already seen happen).
+   */
+  actionAt: number;
+  /** The workers as the cursor's step left them. */
+  workers: readonly WorkerState[];
+}
+
+/** A change to the session: the scenario to replay, and the instant to show once it has run. */
+export interface LabChange {
+  input: ScenarioInput;
+  /** Seconds after the start: the lab shows the first step at or after it. */
+  at: number;
+  message: string;
+}
+
+export const SCENARIO_COMMANDS = ['dispatch', 'worker', 'stop', 'kill', 'config', 'options', 'laravel'] as const;
+
+/** The change a scenario command makes; throws CommandError when it cannot be made here. */
+export function applyCommand(before: ScenarioInput, cmd: LabCommand, clock: LabClock): LabChange {
+  if (cmd.kind === 'laravel') {
+    const from = before.laravel ?? '8';
+    return {
+      input: { ...structuredClone(before), laravel: cmd.profile as ScenarioInput['laravel'] },
+      at: clock.now,
+      message: `Laravel ${from} → ${cmd.profile}: the session replayed from its start under ${cmd.profile}'s scripts, payloads and worker rules`,
+    };
+  }
+  const input = forkAt(before, clock.now);
+  const at = clock.actionAt;
+  const running = (name: string) => isRunning(clock.workers.find((w) => w.name === name));
+  switch (cmd.kind) {
+    case 'dispatch': {
+      const { jobs, name, declared } = jobFor(input, cmd.job, cmd.behaviour);
+      const entry: EntryInput = { at, dispatch: name };
+      if (cmd.queue !== undefined) entry.queue = cmd.queue;
+      if (cmd.delay !== undefined) entry.delay = cmd.delay;
+      if (cmd.count !== undefined && cmd.count !== 1) entry.count = cmd.count;
+      if (cmd.connection !== undefined) entry.connection = cmd.connection;
+      const what = `${cmd.count !== undefined && cmd.count > 1 ? `${cmd.count} × ` : ''}${name}`;
+      return {
+        input: addEntry({ ...input, jobs }, entry),
+        at,
+        message: `dispatched ${what}${cmd.delay ? ` with a delay of ${cmd.delay}s` : ''}${declared ? ` (declared ${declared})` : ''}`,
+      };
+    }
+    case 'worker': {
+      const { input: next, worker } = startWorker(input, cmd.options, at);
+      return { input: next, at, message: `started ${worker.name}: php artisan queue:work${workerFlags(worker)}` };
+    }
+    case 'stop':
+      if (!running(cmd.worker)) throw new CommandError(`stop: ${cmd.worker} has no process running now`);
+      return { input: addEntry(input, { at, stop: cmd.worker }), at, message: `SIGTERM to ${cmd.worker}` };
+    case 'kill': {
+      if (!running(cmd.worker)) throw new CommandError(`kill: ${cmd.worker} has no process running now`);
+      const entry: EntryInput = { at, kill: cmd.worker };
+      if (cmd.restart !== undefined) entry.restart = cmd.restart;
+      const restarts = cmd.restart ?? workerInput(input, cmd.worker)?.restart ?? true;
+      return {
+        input: addEntry(input, entry),
+        at,
+        message: `SIGKILL to ${cmd.worker}; supervisord ${restarts ? 'starts a new process' : 'does not restart it'}`,
+      };
+    }
+    case 'config':
+      return changeConfig(input, cmd, clock, at);
+    case 'options':
+      return restartWithOptions(input, cmd.worker, cmd.options, clock, at);
+    default:
+      throw new CommandError(`${cmd.kind} changes no scenario`);
+  }
+}
+
+/** Whether the process of a worker in this state runs (not exited, killed for good or not yet started). */
+export function isRunning(w: WorkerState | undefined): boolean {
+  if (w === undefined) return false;
+  return w.status.kind !== 'stopped' && w.status.kind !== 'killed' && w.status.kind !== 'starting';
+}
+
+/** The job name a dispatch uses: the declared one, or a new declaration for a new behaviour. */
+function jobFor(
+  input: ScenarioInput,
+  job: string,
+  behaviour: Behaviour,
+): { jobs: Record<string, JobInput>; name: string; declared: string | null } {
+  const jobs = { ...(input.jobs ?? {}) };
+  const attempts = attemptsOf(behaviour);
+  const existing = jobs[job];
+  if (existing !== undefined && (attempts === null || sameAttempts(existing.attempts, attempts)))
+    return { jobs, name: job, declared: null };
+  // A new behaviour for a declared job is a class of its own, as it would be in an application.
+  let name = job;
+  for (let i = 2; jobs[name] !== undefined; i++) name = `${job}${i}`;
+  jobs[name] = { class: `App\\Jobs\\${name}`, ...(attempts === null ? {} : { attempts }) };
+  return { jobs, name, declared: `App\\Jobs\\${name}${attempts === null ? '' : `: ${describeAttempts(attempts)}`}` };
+}
+
+type AttemptInput = NonNullable<JobInput['attempts']>[number];
+
+function attemptsOf(b: Behaviour): AttemptInput[] | null {
+  if (b.run === undefined && b.outcome === undefined) return null;
+  const a: Record<string, unknown> = {};
+  if (b.run !== undefined) a.run = b.run;
+  if (b.outcome !== undefined) Object.assign(a, b.outcome);
+  return [a as AttemptInput];
+}
+
+function sameAttempts(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? [{}]) === JSON.stringify(b);
+}
+
+function describeAttempts(attempts: AttemptInput[]): string {
+  const a = attempts[0] as Record<string, unknown>;
+  const run = typeof a.run === 'number' ? `runs ${a.run}s` : '';
+  const end =
+    a.throw !== undefined
+      ? `throws "${String(a.throw)}"`
+      : a.fail
+        ? 'fails'
+        : a.release !== undefined
+          ? `releases itself for ${String(a.release)}s`
+          : 'succeeds';
+  return [run, `then ${end}`].filter((x) => x !== '').join(', ');
+}
+
+function workerInput(input: ScenarioInput, name: string): WorkerInput | undefined {
+  return (input.workers ?? []).find((w) => w.name === name);
+}
+
+/** A connection like `base` but with block_for: an existing one, or a copy named for it. */
+function connectionWithBlockFor(
+  input: ScenarioInput,
+  base: string,
+  blockFor: number,
+): { input: ScenarioInput; name: string } {
+  const connections = { ...(input.connections ?? {}) };
+  const from = connections[base] ?? {};
+  const found = Object.entries(connections).find(
+    ([, c]) => (c.block_for ?? null) === blockFor && c.queue === from.queue && c.retry_after === from.retry_after,
+  );
+  if (found) return { input, name: found[0] };
+  let name = `${base}-block${blockFor}`;
+  for (let i = 2; connections[name] !== undefined; i++) name = `${base}-block${blockFor}-${i}`;
+  connections[name] = { ...from, block_for: blockFor } as ConnectionInput;
+  return { input: { ...input, connections }, name };
+}
+
+function startWorker(input: ScenarioInput, o: WorkerChoice, at: number): { input: ScenarioInput; worker: WorkerInput } {
+  let next = input;
+  const worker: WorkerInput = { name: o.name ?? freeWorkerName(input) };
+  let connection = o.connection;
+  if (o.blockFor !== undefined) {
+    const base = connection ?? Object.keys(input.connections ?? { redis: {} })[0]!;
+    const made = connectionWithBlockFor(next, base, o.blockFor);
+    next = made.input;
+    connection = made.name;
+  }
+  if (connection !== undefined) worker.connection = connection;
+  if (o.queue !== undefined) worker.queue = o.queue;
+  if (o.tries !== undefined) worker.tries = o.tries;
+  if (o.timeout !== undefined) worker.timeout = o.timeout;
+  if (o.sleep !== undefined) worker.sleep = o.sleep;
+  if (o.backoff !== undefined) worker.backoff = o.backoff.length === 1 ? o.backoff[0]! : o.backoff;
+  if (o.once) worker.once = true;
+  if (at > 0) worker.start = at;
+  return { input: addWorker(next, worker), worker };
+}
+
+function workerFlags(w: WorkerInput): string {
+  const flags: string[] = [];
+  if (w.connection !== undefined) flags.push(` ${w.connection}`);
+  if (w.queue !== undefined) flags.push(` --queue=${w.queue}`);
+  if (w.tries !== undefined) flags.push(` --tries=${w.tries}`);
+  if (w.timeout !== undefined) flags.push(` --timeout=${w.timeout}`);
+  if (w.sleep !== undefined) flags.push(` --sleep=${w.sleep}`);
+  if (w.backoff !== undefined) flags.push(` --backoff=${[w.backoff].flat().join(',')}`);
+  if (w.once) flags.push(' --once');
+  return flags.join('');
+}
+
+/**
+ * config/queue.php changes at `at` (a deploy). Laravel reads it when a process starts: web
+ * requests after `at` see it at once; a running queue:work keeps what it booted with, so each
+ * worker on the connection gets SIGTERM and a new process starts in its place, as a deploy's
+ * `php artisan queue:restart` (or supervisorctl restart) would do.
+ */
+function changeConfig(
+  input: ScenarioInput,
+  cmd: Extract<LabCommand, { kind: 'config' }>,
+  clock: LabClock,
+  at: number,
+): LabChange {
+  const entry: EntryInput = { at, config: cmd.connection };
+  const old = (input.connections ?? {})[cmd.connection] ?? {};
+  const changes: string[] = [];
+  if (cmd.retryAfter !== undefined) {
+    entry.retry_after = cmd.retryAfter;
+    changes.push(`retry_after ${String(old.retry_after ?? 90)} → ${String(cmd.retryAfter)}`);
+  }
+  if (cmd.blockFor !== undefined) {
+    entry.block_for = cmd.blockFor;
+    changes.push(`block_for ${String(old.block_for ?? null)} → ${String(cmd.blockFor)}`);
+  }
+  let next = addEntry(input, entry);
+  const onIt = clock.workers.filter((w) => w.connection === cmd.connection && isRunning(w));
+  const replaced: string[] = [];
+  for (const w of onIt) {
+    const restarted = replaceWorker(next, w.name, {}, at);
+    next = restarted.input;
+    replaced.push(`${w.name} → ${restarted.name}`);
+  }
+  const restarts =
+    replaced.length === 0
+      ? 'no worker runs on it now; the next to start reads it'
+      : `a running queue:work keeps the config it booted with, so each was restarted (SIGTERM, then a new process): ${replaced.join(', ')}`;
+  return { input: next, at, message: `${cmd.connection}: ${changes.join(', ')}; ${restarts}` };
+}
+
+/** SIGTERM to `name` and a new process with its options changed, started at once. */
+function replaceWorker(
+  input: ScenarioInput,
+  name: string,
+  o: WorkerChoice,
+  at: number,
+): { input: ScenarioInput; name: string } {
+  const old = workerInput(input, name);
+  if (old === undefined) throw new CommandError(`no worker ${name}`);
+  const { name: _old, start: _start, ...kept } = old;
+  const choice: WorkerChoice = {
+    connection: kept.connection,
+    queue: kept.queue,
+    tries: kept.tries ?? undefined,
+    timeout: kept.timeout,
+    sleep: kept.sleep,
+    backoff: kept.backoff === undefined ? undefined : [kept.backoff].flat(),
+    once: kept.once,
+    ...o,
+  };
+  const stopped = addEntry(input, { at, stop: name });
+  const { input: next, worker } = startWorker(stopped, choice, at);
+  return { input: next, name: worker.name };
+}
+
+function restartWithOptions(
+  input: ScenarioInput,
+  name: string,
+  o: WorkerChoice,
+  clock: LabClock,
+  at: number,
+): LabChange {
+  const running = isRunning(clock.workers.find((w) => w.name === name));
+  if (!running) throw new CommandError(`set: ${name} has no process running now; start a new one with worker`);
+  const { input: next, name: successor } = replaceWorker(input, name, o, at);
+  return {
+    input: next,
+    at,
+    message: `queue:work reads its options only when it starts: ${name} got SIGTERM (it finishes its job) and ${successor} starts with the new options`,
+  };
+}

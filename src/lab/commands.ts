@@ -1,0 +1,427 @@
+// The lab's command line: what a person types after `:` (or a key prefills), parsed into a
+// command, with completion and a usage line per command. Pure: the words a command may complete
+// come from `LabVocabulary`, which the session derives from its scenario and the current step.
+import { didYouMean } from '../scenarios/errors.ts';
+import { PROFILE_NAMES } from '../sim/profiles/index.ts';
+
+/** What completion and checks may name: the session's jobs, workers, connections. */
+export interface LabVocabulary {
+  jobs: readonly string[];
+  /** Every worker of the session. */
+  workers: readonly string[];
+  /** Workers whose process runs at the lab's clock (stop and kill complete these first). */
+  running: readonly string[];
+  connections: readonly string[];
+}
+
+/** A job's behaviour on every attempt, as typed: `run=5 throw`. */
+export interface Behaviour {
+  run?: number;
+  outcome?: { throw: string } | { fail: true } | { release: number };
+}
+
+export type LabCommand =
+  | {
+      kind: 'dispatch';
+      job: string;
+      queue?: string;
+      delay?: number;
+      count?: number;
+      connection?: string;
+      behaviour: Behaviour;
+    }
+  | { kind: 'worker'; options: WorkerChoice }
+  | { kind: 'stop'; worker: string }
+  | { kind: 'kill'; worker: string; restart?: boolean }
+  | { kind: 'config'; connection: string; retryAfter?: number | null; blockFor?: number | null }
+  | { kind: 'options'; worker: string; options: WorkerChoice }
+  | { kind: 'laravel'; profile: string }
+  | { kind: 'wait'; seconds: number }
+  | { kind: 'next' }
+  | { kind: 'play' }
+  | { kind: 'undo' }
+  | { kind: 'redo' }
+  | { kind: 'save'; file?: string }
+  | { kind: 'help'; topic?: string };
+
+/** queue:work options a person can give a worker in the lab (and block_for via its connection). */
+export interface WorkerChoice {
+  name?: string;
+  queue?: string;
+  connection?: string;
+  tries?: number;
+  timeout?: number;
+  sleep?: number;
+  backoff?: number[];
+  once?: boolean;
+  blockFor?: number;
+}
+
+interface CommandSpec {
+  name: string;
+  usage: string;
+  help: string;
+  /** key=value keys (and bare flags) it takes, for completion. */
+  keys: readonly string[];
+  /** What its first argument completes to. */
+  first?: (v: LabVocabulary) => readonly string[];
+}
+
+const WORKER_KEYS = ['queue=', 'tries=', 'timeout=', 'sleep=', 'backoff=', 'once', 'connection=', 'block_for='];
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: 'dispatch',
+    usage: 'dispatch <Job> [queue=Q] [delay=N] [count=N] [connection=C] [run=N] [throw[=message] | fail | release=N]',
+    help: 'a web request dispatches a job (a new class is declared App\\Jobs\\<Job>); run/throw/fail/release: what each attempt does',
+    keys: ['queue=', 'delay=', 'count=', 'connection=', 'run=', 'throw', 'fail', 'release='],
+    first: (v) => v.jobs,
+  },
+  {
+    name: 'worker',
+    usage: 'worker [queue=a,b] [tries=N] [timeout=N] [sleep=N] [backoff=N,N] [once] [connection=C] [block_for=N]',
+    help: 'start a queue:work process now (block_for: on a copy of its connection with that block_for)',
+    keys: ['name=', ...WORKER_KEYS],
+  },
+  {
+    name: 'stop',
+    usage: 'stop <worker>',
+    help: 'SIGTERM: the worker finishes its current job and exits',
+    keys: [],
+    first: (v) => v.running,
+  },
+  {
+    name: 'kill',
+    usage: 'kill <worker> [restart=yes|no]',
+    help: 'SIGKILL from outside (OOM killer): its job stays reserved; supervisord restarts it unless restart=no',
+    keys: ['restart=yes', 'restart=no'],
+    first: (v) => v.running,
+  },
+  {
+    name: 'set',
+    usage:
+      'set <connection> retry_after=N|null block_for=N|null   ·   set <worker> tries=N timeout=N sleep=N backoff=N queue=Q',
+    help: 'change config/queue.php (workers on it restart to read it) or restart a worker with other options',
+    keys: ['retry_after=', 'block_for=', 'tries=', 'timeout=', 'sleep=', 'backoff=', 'queue='],
+    first: (v) => [...v.connections, ...v.workers],
+  },
+  {
+    name: 'laravel',
+    usage: `laravel <${PROFILE_NAMES.join('|')}>`,
+    help: 'switch the Laravel version: the session is replayed from its start under it',
+    keys: [],
+    first: () => PROFILE_NAMES,
+  },
+  { name: 'wait', usage: 'wait <seconds>', help: 'move the clock on: every step before then runs', keys: [] },
+  {
+    name: 'next',
+    usage: 'next',
+    help: 'run to the next event (a poll, the alarm, a job due, a reservation expiring)',
+    keys: [],
+  },
+  { name: 'play', usage: 'play', help: 'run until nothing is left to happen but idle polls', keys: [] },
+  { name: 'undo', usage: 'undo', help: 'take back the last action (the session before it is replayed)', keys: [] },
+  { name: 'redo', usage: 'redo', help: 'do again what undo took back', keys: [] },
+  { name: 'save', usage: 'save [file.yaml]', help: 'write the session as a scenario (never overwrites)', keys: [] },
+  { name: 'help', usage: 'help [command]', help: 'the commands, or one in full', keys: [] },
+];
+
+export class CommandError extends Error {}
+
+const byName = new Map(COMMANDS.map((c) => [c.name, c]));
+
+/** The command a line starts with (for the usage line while typing), or null. */
+export function commandOf(line: string): CommandSpec | null {
+  const word = line.trimStart().split(/\s+/)[0] ?? '';
+  return byName.get(word) ?? null;
+}
+
+/** Completions of the line's last word: the whole line as it would read after each. */
+export function complete(line: string, v: LabVocabulary): string[] {
+  const words = line.split(/\s+/);
+  const last = words.pop() ?? '';
+  const head = words.length > 0 ? `${words.join(' ')} ` : '';
+  const lead = words.filter((w) => w !== '');
+  let candidates: readonly string[];
+  if (lead.length === 0) candidates = COMMANDS.map((c) => `${c.name} `);
+  else {
+    const spec = byName.get(lead[0]!);
+    if (spec === undefined) return [];
+    if (lead.length === 1 && spec.first !== undefined) candidates = spec.first(v).map((w) => `${w} `);
+    else if (last.includes('=')) {
+      const [key, value] = [last.slice(0, last.indexOf('=')), last.slice(last.indexOf('=') + 1)];
+      const values =
+        key === 'connection' ? v.connections : key === 'restart' ? ['yes', 'no'] : key === 'name' ? [] : [];
+      return values.filter((x) => x.startsWith(value)).map((x) => `${head}${key}=${x} `);
+    } else {
+      const used = new Set(lead.slice(1).map((w) => w.split('=')[0]));
+      candidates = spec.keys.filter((k) => !used.has(k.replace(/=.*$/, '')));
+    }
+  }
+  return candidates.filter((c) => c.startsWith(last)).map((c) => `${head}${c}`);
+}
+
+/** The longest prefix the completions share (what Tab fills in at once). */
+export function commonPrefix(options: readonly string[]): string {
+  if (options.length === 0) return '';
+  let p = options[0]!;
+  for (const o of options) while (!o.startsWith(p)) p = p.slice(0, -1);
+  return p;
+}
+
+/** Parses one line; throws CommandError with a one-line message that names the field. */
+export function parseCommand(line: string, v: LabVocabulary): LabCommand {
+  const words = line
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '');
+  const name = words.shift();
+  if (name === undefined) throw new CommandError('type a command (help lists them)');
+  const spec = byName.get(name);
+  if (spec === undefined)
+    throw new CommandError(
+      `unknown command "${name}"${didYouMean(
+        name,
+        COMMANDS.map((c) => c.name),
+      )}; help lists the commands`,
+    );
+  const args = new Args(name, words);
+  switch (name) {
+    case 'dispatch': {
+      const job = args.positional('a job class name, e.g. dispatch SendEmail');
+      if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(job))
+        throw new CommandError(`dispatch: "${job}" is not a job name (letters, digits, _)`);
+      const behaviour: Behaviour = {};
+      const run = args.int('run');
+      if (run !== undefined) behaviour.run = run;
+      const outcomes = [args.text('throw'), args.flag('fail'), args.int('release')];
+      if (outcomes.filter((o) => o !== undefined && o !== false).length > 1)
+        throw new CommandError('dispatch: give one outcome: throw, fail or release=N');
+      const [thrown, failed, released] = outcomes as [string | undefined, boolean, number | undefined];
+      if (thrown !== undefined) behaviour.outcome = { throw: thrown === '' ? 'Exception' : thrown };
+      else if (failed) behaviour.outcome = { fail: true };
+      else if (released !== undefined) behaviour.outcome = { release: released };
+      const connection = args.name('connection', v.connections, 'connection');
+      const cmd: LabCommand = {
+        kind: 'dispatch',
+        job,
+        queue: args.queue('queue'),
+        delay: args.int('delay'),
+        count: args.int('count', 1, 1000),
+        connection,
+        behaviour,
+      };
+      args.done();
+      return cmd;
+    }
+    case 'worker': {
+      const options = workerChoice(args, v, true);
+      args.done();
+      return { kind: 'worker', options };
+    }
+    case 'stop': {
+      const worker = args.worker(v);
+      args.done();
+      return { kind: 'stop', worker };
+    }
+    case 'kill': {
+      const worker = args.worker(v);
+      const restart = args.text('restart');
+      if (restart !== undefined && restart !== 'yes' && restart !== 'no')
+        throw new CommandError(`kill: restart=${restart}: use restart=yes or restart=no`);
+      args.done();
+      return { kind: 'kill', worker, restart: restart === undefined ? undefined : restart === 'yes' };
+    }
+    case 'set': {
+      const target = args.positional('a connection or a worker, e.g. set redis retry_after=30');
+      if (v.connections.includes(target)) {
+        const retryAfter = args.intOrNull('retry_after');
+        const blockFor = args.intOrNull('block_for');
+        args.done();
+        if (retryAfter === undefined && blockFor === undefined)
+          throw new CommandError(`set ${target}: give retry_after=N or block_for=N (null turns either off)`);
+        return { kind: 'config', connection: target, retryAfter, blockFor };
+      }
+      if (v.workers.includes(target)) {
+        const options = workerChoice(args, v, false);
+        args.done();
+        if (Object.keys(options).length === 0)
+          throw new CommandError(`set ${target}: give an option to change, e.g. timeout=30`);
+        return { kind: 'options', worker: target, options };
+      }
+      throw new CommandError(
+        `set: "${target}" is neither a connection (${v.connections.join(', ')}) nor a worker (${v.workers.join(', ') || 'none'})${didYouMean(target, [...v.connections, ...v.workers])}`,
+      );
+    }
+    case 'laravel': {
+      const profile = args.positional(`a version: ${PROFILE_NAMES.join(', ')}`);
+      if (!(PROFILE_NAMES as readonly string[]).includes(profile))
+        throw new CommandError(`laravel: no profile "${profile}"; use ${PROFILE_NAMES.join(', ')}`);
+      args.done();
+      return { kind: 'laravel', profile };
+    }
+    case 'wait': {
+      const raw = args.positional('seconds, e.g. wait 10');
+      const seconds = Number(raw);
+      if (!/^\d+(\.\d{1,3})?$/.test(raw) || seconds <= 0 || seconds > 86400)
+        throw new CommandError(`wait: "${raw}" is not a number of seconds (0.001 to 86400, at most 3 decimals)`);
+      args.done();
+      return { kind: 'wait', seconds };
+    }
+    case 'save': {
+      const file = args.optionalPositional();
+      args.done();
+      if (file !== undefined && !file.endsWith('.yaml') && !file.endsWith('.yml'))
+        throw new CommandError(`save: "${file}" should end in .yaml`);
+      return { kind: 'save', file };
+    }
+    case 'help': {
+      const topic = args.optionalPositional();
+      args.done();
+      return { kind: 'help', topic };
+    }
+    default: {
+      args.done();
+      return { kind: name } as LabCommand;
+    }
+  }
+}
+
+/** The full help of one command, or of all in a few lines. */
+export function helpText(topic?: string): string[] {
+  if (topic !== undefined) {
+    const c = byName.get(topic);
+    if (c === undefined)
+      return [
+        `no command "${topic}"${didYouMean(
+          topic,
+          COMMANDS.map((x) => x.name),
+        )}`,
+      ];
+    return [c.usage, c.help];
+  }
+  return COMMANDS.map((c) => `${c.usage} — ${c.help}`);
+}
+
+function workerChoice(args: Args, v: LabVocabulary, named: boolean): WorkerChoice {
+  const choice: WorkerChoice = {};
+  const set = <K extends keyof WorkerChoice>(key: K, value: WorkerChoice[K] | undefined) => {
+    if (value !== undefined) choice[key] = value;
+  };
+  if (named) {
+    const name = args.text('name');
+    if (name !== undefined && !/^[A-Za-z][A-Za-z0-9_.-]*$/.test(name))
+      throw new CommandError(`worker: name=${name}: use letters, digits, "_", "-" or "."`);
+    if (name !== undefined && v.workers.includes(name))
+      throw new CommandError(`worker: ${name} exists already; leave name= out for a new one`);
+    set('name', name);
+  }
+  const queue = args.text('queue');
+  if (queue !== undefined && !/^[^,\s]+(,[^,\s]+)*$/.test(queue))
+    throw new CommandError(`${args.command}: queue=${queue}: queue names separated by commas, e.g. queue=high,default`);
+  set('queue', queue);
+  set('connection', args.name('connection', v.connections, 'connection'));
+  set('tries', args.int('tries'));
+  set('timeout', args.int('timeout'));
+  set('sleep', args.int('sleep'));
+  const backoff = args.text('backoff');
+  if (backoff !== undefined) {
+    if (!/^\d+(,\d+)*$/.test(backoff))
+      throw new CommandError(`${args.command}: backoff=${backoff}: seconds, or a list such as backoff=1,5,10`);
+    choice.backoff = backoff.split(',').map(Number);
+  }
+  if (args.flag('once')) choice.once = true;
+  set('blockFor', args.int('block_for'));
+  return choice;
+}
+
+/** The words after the command: positionals first, then key=value pairs and bare flags. */
+class Args {
+  private readonly pairs = new Map<string, string>();
+  private readonly positionals: string[] = [];
+  constructor(
+    readonly command: string,
+    words: string[],
+  ) {
+    for (const w of words) {
+      const eq = w.indexOf('=');
+      if (eq > 0) {
+        const key = w.slice(0, eq);
+        if (this.pairs.has(key)) throw new CommandError(`${command}: ${key} given twice`);
+        this.pairs.set(key, w.slice(eq + 1));
+      } else if (this.positionals.length === 0 && this.pairs.size === 0 && !isFlag(command, w)) {
+        this.positionals.push(w);
+      } else this.pairs.set(w, '');
+    }
+  }
+  positional(what: string): string {
+    const p = this.positionals.shift();
+    if (p === undefined) throw new CommandError(`${this.command}: give ${what}`);
+    return p;
+  }
+  optionalPositional(): string | undefined {
+    return this.positionals.shift();
+  }
+  text(key: string): string | undefined {
+    const v = this.pairs.get(key);
+    this.pairs.delete(key);
+    return v;
+  }
+  flag(key: string): boolean {
+    const v = this.text(key);
+    if (v !== undefined && v !== '') throw new CommandError(`${this.command}: ${key} takes no value`);
+    return v !== undefined;
+  }
+  int(key: string, min = 0, max = 86400): number | undefined {
+    const v = this.text(key);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!/^\d+$/.test(v) || n < min || n > max)
+      throw new CommandError(`${this.command}: ${key}=${v}: a whole number from ${min} to ${max}`);
+    return n;
+  }
+  intOrNull(key: string): number | null | undefined {
+    if (this.pairs.get(key) === 'null') {
+      this.pairs.delete(key);
+      return null;
+    }
+    return this.int(key);
+  }
+  queue(key: string): string | undefined {
+    const v = this.text(key);
+    if (v !== undefined && !/^[^,\s]+$/.test(v))
+      throw new CommandError(`${this.command}: ${key}=${v}: one queue name, without commas`);
+    return v;
+  }
+  name(key: string, known: readonly string[], what: string): string | undefined {
+    const v = this.text(key);
+    if (v !== undefined && !known.includes(v))
+      throw new CommandError(
+        `${this.command}: ${key}=${v}: no ${what} "${v}"${didYouMean(v, [...known])} (${known.join(', ')})`,
+      );
+    return v;
+  }
+  worker(v: LabVocabulary): string {
+    const w = this.positional(`a worker (${v.running.join(', ') || 'none runs now'})`);
+    if (!v.workers.includes(w))
+      throw new CommandError(
+        `${this.command}: no worker "${w}"${didYouMean(w, [...v.workers])} (${v.workers.join(', ') || 'none'})`,
+      );
+    return w;
+  }
+  done(): void {
+    const extra = [...this.positionals, ...this.pairs.keys()];
+    if (extra.length === 0) return;
+    const spec = byName.get(this.command)!;
+    const first = extra[0]!;
+    const keys = spec.keys.map((k) => k.replace(/=.*$/, ''));
+    throw new CommandError(
+      `${this.command}: "${first}" is not one of its arguments${didYouMean(first, keys)}; usage: ${spec.usage}`,
+    );
+  }
+}
+
+/** A bare word that is a flag of the command, not its positional argument. */
+function isFlag(command: string, word: string): boolean {
+  return (byName.get(command)?.keys ?? []).includes(word);
+}

@@ -1,0 +1,92 @@
+// A lab session as a scenario: the same timeline of entries a file holds (DESIGN.md, "one
+// vocabulary of steps"). Each lab action is a pure function from one scenario input (the YAML's
+// shape, before defaults) to the next: it appends timeline entries or workers at the lab's clock,
+// after dropping what the session had planned later (acting from an earlier step forks it). The
+// lab then replays the result from its start against Redis, so what the lab shows is exactly what
+// `lqsim run` shows for the saved file.
+import { exactInstant, secondsBetween } from '../sim/clock.ts';
+import { DEFAULT_PROFILE, getProfile } from '../sim/profiles/index.ts';
+import { crossReferenceProblems } from '../scenarios/load.ts';
+import { versionProblems, workerOptionProblems } from '../scenarios/option-checks.ts';
+import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
+import { Scenario } from '../scenarios/schema.ts';
+import { schemaProblems } from '../scenarios/schema-issues.ts';
+import { DISPATCHER } from '../scenarios/fields.ts';
+
+/** A timeline entry as written (the YAML's shape). */
+export type EntryInput = { at: number } & Record<string, unknown>;
+type WorkerInput = NonNullable<ScenarioInput['workers']>[number];
+
+/** The default lab: an empty queue on the default connection and one worker polling it. */
+export function emptyLab(laravel?: string): ScenarioInput {
+  return {
+    name: 'lab',
+    title: 'A lab session',
+    description:
+      'An empty queue on connection redis (retry_after 90) and one worker polling it. Dispatch a job, start workers, kill them, move the clock.',
+    laravel: (laravel ?? DEFAULT_PROFILE) as ScenarioInput['laravel'],
+    connections: { redis: { queue: 'default', retry_after: 90, block_for: null } },
+    workers: [{ name: 'worker-1' }],
+    jobs: {},
+    timeline: [{ at: 0, note: 'The lab opens: an empty queue, and worker-1 polling it.' }],
+  };
+}
+
+/** Validates a lab's scenario as the loader validates a file; the first problem as one line. */
+export function checkLab(input: ScenarioInput): { spec: ScenarioSpec } | { problem: string } {
+  const result = Scenario.safeParse(input);
+  if (!result.success) {
+    const p = schemaProblems(result.error.issues, Scenario, input)[0];
+    return { problem: p === undefined ? 'invalid scenario' : `${p.path.join('.')}: ${p.detail}` };
+  }
+  const spec = result.data;
+  const p =
+    crossReferenceProblems(spec)[0] ??
+    workerOptionProblems(spec)[0] ??
+    versionProblems(spec, getProfile(spec.laravel), `this lab is Laravel ${spec.laravel}`)[0];
+  return p === undefined ? { spec } : { problem: `${p.path.join('.')}: ${p.detail}` };
+}
+
+/**
+ * The session as it stands at `now` (seconds after the start), with the future it had planned
+ * dropped: entries after `now`, workers that start after it (and the entries naming them), the
+ * instances of a repeating dispatch that fall after it, and `until`. What is at `now` stays.
+ */
+export function forkAt(input: ScenarioInput, now: number): ScenarioInput {
+  const next = structuredClone(input);
+  delete next.until;
+  const late = (t: number | undefined): boolean => secondsBetween(0, t ?? 0) > secondsBetween(0, now);
+  const workers = (next.workers ?? []).filter((w) => !late(w.start));
+  const names = new Set(workers.map((w) => w.name));
+  next.workers = workers;
+  next.timeline = (next.timeline as EntryInput[]).flatMap((e): EntryInput[] => {
+    if (late(e.at)) return [];
+    for (const key of ['stop', 'kill'] as const) if (typeof e[key] === 'string' && !names.has(e[key])) return [];
+    if (typeof e.actor === 'string' && e.actor !== DISPATCHER && !names.has(e.actor)) return [];
+    if (typeof e.dispatch === 'string' && typeof e.every === 'number' && e.every > 0) {
+      const fits = Math.floor(secondsBetween(e.at, now) / e.every) + 1;
+      if (fits < (typeof e.count === 'number' ? e.count : 1)) return [{ ...e, count: fits }];
+    }
+    return [e];
+  }) as ScenarioInput['timeline'];
+  return next;
+}
+
+/** A worker name not taken yet: worker-1, worker-2, ... */
+export function freeWorkerName(input: ScenarioInput): string {
+  const taken = new Set((input.workers ?? []).map((w) => w.name));
+  for (let i = 1; ; i++) if (!taken.has(`worker-${i}`)) return `worker-${i}`;
+}
+
+export function addEntry(input: ScenarioInput, entry: EntryInput): ScenarioInput {
+  return { ...input, timeline: [...(input.timeline as EntryInput[]), entry] as ScenarioInput['timeline'] };
+}
+
+export function addWorker(input: ScenarioInput, worker: WorkerInput): ScenarioInput {
+  return { ...input, workers: [...(input.workers ?? []), worker] };
+}
+
+/** An instant as scenarios write it (at most 3 decimals). */
+export function at(seconds: number): number {
+  return exactInstant(Math.max(0, seconds));
+}

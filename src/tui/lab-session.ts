@@ -1,0 +1,374 @@
+// The lab: a live session the person changes while watching. The session *is* a scenario (the
+// lab's actions append timeline entries and workers: src/lab), and what the UI shows is always
+// that scenario run from its start against Redis, held where the person is. An action, an undo or
+// a switch of Laravel version replays the changed scenario from t+0 (deterministic: same seed,
+// same virtual clock), runs it to the instant of the action and shows the new steps; moving on
+// (→, wait, next, play) runs the held run further, as the TUI does for a scenario. So the trace
+// in the lab is exactly what `lqsim run` prints for the saved file, by construction.
+import type { LabVocabulary } from '../lab/commands.ts';
+import { CommandError, complete, helpText, parseCommand } from '../lab/commands.ts';
+import type { LabClock } from '../lab/actions.ts';
+import { applyCommand, isRunning } from '../lab/actions.ts';
+import { FileExists, saveLab } from '../lab/save.ts';
+import { checkLab } from '../lab/script.ts';
+import { exactInstant, later, secondsBetween } from '../sim/clock.ts';
+import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
+import type { Timeline } from '../scenarios/timeline.ts';
+import type { OnStep, SessionSnapshot, StepSource } from './live-session.ts';
+import { LiveSession } from './live-session.ts';
+
+/** Starts a run of `spec` with the session's onStep (runScenario with `open: true`). */
+export type LabRunner = (spec: ScenarioSpec) => (onStep: OnStep) => Promise<Timeline>;
+
+export interface LabMessage {
+  text: string;
+  error: boolean;
+  /** More lines (help). */
+  more?: string[];
+}
+
+/** What the lab's own parts of the UI read (the steps come through StepSource). */
+export interface LabStatus {
+  /** Set while a replay runs: what it is doing. */
+  busy: string | null;
+  message: LabMessage | null;
+  /** Commands given, oldest first (the command line's ↑ ↓). */
+  history: readonly string[];
+  /** Set after an action: the step the UI moves to; `seq` changes with every move. */
+  focus: { step: number; seq: number } | null;
+  /** A question waiting for y/n (saving over a file). */
+  confirm: string | null;
+  canUndo: boolean;
+  canRedo: boolean;
+  /** The scenario as it stands (for saving, and for tests). */
+  input: ScenarioInput;
+  /** Actions taken that changed the scenario (undo counts back). */
+  actions: number;
+  /** The file last saved to, if any. */
+  saved: string | null;
+}
+
+interface Version {
+  input: ScenarioInput;
+  /** Steps shown when the version was left (undo shows as many). */
+  steps: number;
+}
+
+/** A hold this long where a worker waits in a real-time BLPOP may have let the server time it out. */
+const STALE_HOLD_MS = 500;
+/** Steps one `play` runs at most: a job that never settles (tries 0, killed each time) would loop. */
+const PLAY_LIMIT = 500;
+
+export class LabSession implements StepSource {
+  private input: ScenarioInput;
+  private live: LiveSession | null = null;
+  private unsubscribe: (() => void) | null = null;
+  private shown: SessionSnapshot = { status: 'starting', steps: [], timeline: null };
+  private heldSince = 0;
+  private readonly listeners = new Set<() => void>();
+  private readonly undos: Version[] = [];
+  private readonly redos: Version[] = [];
+  private readonly commands: string[] = [];
+  private waited: number | null = null;
+  private pendingSave: string | null = null;
+  private queue: Promise<void> = Promise.resolve();
+  private closed = false;
+  private status: LabStatus;
+
+  constructor(
+    initial: ScenarioInput,
+    private readonly runner: LabRunner,
+    private readonly opts: { defaultFile?: () => string } = {},
+  ) {
+    this.input = initial;
+    this.status = {
+      busy: null,
+      message: null,
+      history: [],
+      focus: null,
+      confirm: null,
+      canUndo: false,
+      canRedo: false,
+      input: initial,
+      actions: 0,
+      saved: null,
+    };
+  }
+
+  /** Runs the session's scenario to its first step (or to `steps` of them). */
+  start(steps = 1): Promise<void> {
+    return this.serial(() => this.replay(this.input, { steps }, 'starting'));
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  getSnapshot = (): SessionSnapshot => this.shown;
+
+  getStatus = (): LabStatus => this.status;
+
+  request = (count: number): void => {
+    const live = this.live;
+    if (live === null || this.status.busy !== null || count <= live.getSnapshot().steps.length) return;
+    if (this.staleHold(live)) {
+      void this.serial(() => this.replay(this.input, { steps: count }, 'replaying to go on faithfully'));
+      return;
+    }
+    live.request(count);
+  };
+
+  /** Where `save` and `w` write when no file is named: the first lab-N.yaml not taken. */
+  defaultFile(): string {
+    return this.opts.defaultFile?.() ?? 'lab.yaml';
+  }
+
+  /** Ends the run (quitting). */
+  async stop(): Promise<void> {
+    this.closed = true;
+    await this.queue.catch(() => undefined);
+    await this.live?.stop();
+  }
+
+  /** What completion and checks may name, as the session stands at `cursor`. */
+  vocabulary(cursor: number): LabVocabulary {
+    const spec = checkLab(this.input);
+    const workers = (this.input.workers ?? []).map((w) => w.name);
+    const state = this.shown.steps[Math.min(cursor, this.shown.steps.length - 1)]?.state.workers ?? [];
+    return {
+      jobs: Object.keys(this.input.jobs ?? {}),
+      workers,
+      running: state.filter((w) => isRunning(w)).map((w) => w.name),
+      connections: 'spec' in spec ? Object.keys(spec.spec.connections) : Object.keys(this.input.connections ?? {}),
+    };
+  }
+
+  complete(line: string, cursor: number): string[] {
+    return complete(line, this.vocabulary(cursor));
+  }
+
+  /** The lab's clock at `cursor`: seconds after the start. */
+  now(cursor: number): number {
+    const steps = this.shown.steps;
+    const start = this.shown.timeline?.start ?? 0;
+    const step = steps[Math.min(cursor, steps.length - 1)];
+    const t = step === undefined ? 0 : secondsBetween(start, step.t);
+    const last = cursor >= steps.length - 1;
+    return last && this.waited !== null && this.waited > t ? this.waited : t;
+  }
+
+  /** Answers a pending question (y/n). */
+  answer(yes: boolean): Promise<void> {
+    const file = this.pendingSave;
+    this.pendingSave = null;
+    this.setStatus({ confirm: null });
+    if (!yes || file === null) {
+      this.say(file === null ? '' : `not saved: ${file} is left as it was`, false);
+      return Promise.resolve();
+    }
+    return this.serial(() => this.save(file, true));
+  }
+
+  /** Runs a command line at `cursor`: changes the session, moves the clock, or says why not. */
+  execute(line: string, cursor: number): Promise<void> {
+    const text = line.trim();
+    if (text !== '' && this.commands[this.commands.length - 1] !== text) {
+      this.commands.push(text);
+      this.setStatus({ history: [...this.commands] });
+    }
+    return this.serial(async () => {
+      try {
+        await this.run(text, cursor);
+      } catch (e) {
+        if (e instanceof CommandError) this.say(e.message, true);
+        else this.say(e instanceof Error ? e.message : String(e), true);
+      }
+    });
+  }
+
+  private async run(text: string, cursor: number): Promise<void> {
+    const cmd = parseCommand(text, this.vocabulary(cursor));
+    const steps = this.shown.steps.length;
+    switch (cmd.kind) {
+      case 'help': {
+        const lines = helpText(cmd.topic);
+        this.say(lines[0]!, false, lines.slice(1));
+        return;
+      }
+      case 'save':
+        await this.save(cmd.file ?? this.defaultFile(), false);
+        return;
+      case 'undo':
+      case 'redo': {
+        const from = cmd.kind === 'undo' ? this.undos : this.redos;
+        const to = cmd.kind === 'undo' ? this.redos : this.undos;
+        const version = from.pop();
+        if (version === undefined) throw new CommandError(`nothing to ${cmd.kind}`);
+        to.push({ input: this.input, steps: cursor + 1 });
+        this.input = version.input;
+        this.waited = null;
+        await this.replay(version.input, { steps: version.steps }, cmd.kind === 'undo' ? 'undoing' : 'redoing');
+        this.say(`${cmd.kind === 'undo' ? 'undone' : 'redone'}: the session as it was, replayed`, false);
+        return;
+      }
+      case 'next':
+        if (cursor < steps - 1) return this.focusOn(cursor + 1);
+        await this.goOn(() => this.live!.request(steps + 1));
+        return this.focusOn(this.shown.steps.length - 1);
+      case 'wait': {
+        const until = exactInstant(this.now(cursor) + cmd.seconds);
+        const start = this.shown.timeline?.start ?? 0;
+        const abs = later(start, until);
+        if (this.shown.steps[steps - 1] === undefined || this.shown.steps[steps - 1]!.t < abs)
+          await this.goOn(() => this.live!.advance({ until: abs }));
+        this.waited = until;
+        const all = this.shown.steps;
+        let index = all.length - 1;
+        while (index > 0 && all[index]!.t >= abs) index--;
+        this.say(`the clock moved on ${cmd.seconds}s to t+${until}s`, false);
+        return this.focusOn(index);
+      }
+      case 'play': {
+        const within = steps + PLAY_LIMIT;
+        await this.goOn(() => this.live!.advance({ settle: true, within }));
+        const ran = this.shown.steps.length;
+        this.say(
+          this.shown.status === 'finished'
+            ? 'played to the end: nothing is left to happen'
+            : ran >= within
+              ? `played ${PLAY_LIMIT} steps and it is still going (a job that never finishes?); play again to go on`
+              : 'played until nothing is left to happen but idle polls',
+          false,
+        );
+        return this.focusOn(this.shown.steps.length - 1);
+      }
+      default: {
+        const clock = this.clockAt(cursor);
+        const change = applyCommand(this.input, cmd, clock);
+        const checked = checkLab(change.input);
+        if ('problem' in checked) throw new CommandError(`not done: ${checked.problem}`);
+        this.undos.push({ input: this.input, steps: cursor + 1 });
+        this.redos.length = 0;
+        this.input = change.input;
+        this.waited = null;
+        if (cmd.kind === 'laravel') await this.replay(change.input, { steps: cursor + 1 }, 'replaying');
+        else await this.replay(change.input, { at: change.at }, 'replaying');
+        this.say(change.message, false);
+      }
+    }
+  }
+
+  private clockAt(cursor: number): LabClock {
+    const now = this.now(cursor);
+    const steps = this.shown.steps;
+    const step = steps[Math.min(cursor, steps.length - 1)];
+    const start = this.shown.timeline?.start ?? 0;
+    const atStep = step !== undefined && secondsBetween(start, step.t) === now;
+    return { now, actionAt: atStep ? later(now, 0.001) : now, workers: step?.state.workers ?? [] };
+  }
+
+  /** Runs the held run on with `go`, replaying first when its hold may have gone stale. */
+  private async goOn(go: () => void | Promise<void>): Promise<void> {
+    const live = this.live;
+    if (live === null) return;
+    if (this.staleHold(live))
+      await this.replay(this.input, { steps: live.getSnapshot().steps.length }, 'replaying to go on faithfully');
+    await go();
+    await this.live!.whenHeld();
+    this.show(this.live!.getSnapshot());
+  }
+
+  private staleHold(live: LiveSession): boolean {
+    return live.heldOverRealTimeWait && Date.now() - this.heldSince >= STALE_HOLD_MS;
+  }
+
+  /** Replaces the run with a new one of `input`, run to `target` before it is shown. */
+  private async replay(input: ScenarioInput, target: { steps: number } | { at: number }, busy: string): Promise<void> {
+    const checked = checkLab(input);
+    if ('problem' in checked) throw new CommandError(checked.problem);
+    this.setStatus({ busy: `${busy}…`, input });
+    this.unsubscribe?.();
+    await this.live?.stop();
+    if (this.closed) return;
+    const live = new LiveSession(this.runner(checked.spec), { holdAlways: true });
+    this.live = live;
+    live.start().catch(() => undefined); // its error is in its snapshot
+    if ('steps' in target) {
+      live.request(target.steps);
+      await live.whenHeld();
+    } else {
+      const abs = later(checked.spec.start, target.at);
+      await live.advance({ until: abs });
+      live.request(live.getSnapshot().steps.length + 1);
+      await live.whenHeld();
+    }
+    this.heldSince = Date.now();
+    this.unsubscribe = live.subscribe(() => {
+      this.heldSince = Date.now();
+      this.show(live.getSnapshot());
+    });
+    const snap = live.getSnapshot();
+    this.show(snap);
+    const focus =
+      'steps' in target
+        ? Math.min(target.steps, snap.steps.length) - 1
+        : firstAtOrAfter(snap, later(checked.spec.start, target.at));
+    this.setStatus({
+      busy: null,
+      canUndo: this.undos.length > 0,
+      canRedo: this.redos.length > 0,
+      actions: this.undos.length,
+    });
+    this.focusOn(Math.max(0, focus));
+  }
+
+  private async save(file: string, overwrite: boolean): Promise<void> {
+    try {
+      const path = await saveLab(this.input, file, overwrite);
+      this.setStatus({ saved: path });
+      this.say(`saved ${path}: lqsim run ${file} replays this session`, false);
+    } catch (e) {
+      if (e instanceof FileExists) {
+        this.pendingSave = file;
+        this.setStatus({ confirm: `${file} exists: overwrite it? (y/n)` });
+        return;
+      }
+      throw e;
+    }
+  }
+
+  private focusOn(step: number): void {
+    this.setStatus({ focus: { step, seq: (this.status.focus?.seq ?? 0) + 1 } });
+  }
+
+  private say(text: string, error: boolean, more?: string[]): void {
+    this.setStatus({ message: text === '' ? null : { text, error, ...(more ? { more } : {}) } });
+  }
+
+  private show(snap: SessionSnapshot): void {
+    this.shown = snap;
+    this.emit();
+  }
+
+  private setStatus(change: Partial<LabStatus>): void {
+    this.status = { ...this.status, ...change };
+    this.emit();
+  }
+
+  private emit(): void {
+    for (const l of this.listeners) l();
+  }
+
+  /** Commands run one at a time, in the order given. */
+  private serial(fn: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(fn, fn);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+function firstAtOrAfter(snap: SessionSnapshot, t: number): number {
+  const i = snap.steps.findIndex((s) => s.t >= t);
+  return i === -1 ? snap.steps.length - 1 : i;
+}

@@ -14,8 +14,24 @@ export function labYaml(input: ScenarioInput, file: string): string {
     .split(sep)
     .join('/');
   if (!ref.startsWith('.')) ref = `./${ref}`;
-  const { name: _name, ...rest } = input;
-  const doc = new Document({ name, ...rest });
+  // The order of the shipped scenarios' keys, whatever order the session set them in.
+  const order = [
+    'title',
+    'description',
+    'laravel',
+    'start',
+    'until',
+    'seed',
+    'redis',
+    'connections',
+    'workers',
+    'jobs',
+  ];
+  const fields = input as Record<string, unknown>;
+  const ordered: Record<string, unknown> = { name };
+  for (const key of [...order, ...Object.keys(fields)])
+    if (key !== 'name' && fields[key] !== undefined) ordered[key] ??= fields[key];
+  const doc = new Document(ordered);
   // Entries and workers one per line, as the shipped scenarios write them.
   for (const key of ['timeline', 'workers']) {
     const seq = doc.get(key);

@@ -17,6 +17,9 @@ import type { Timeline } from '../scenarios/timeline.ts';
 import type { OnStep, SessionSnapshot, StepSource } from './live-session.ts';
 import { LiveSession } from './live-session.ts';
 
+/** How far a replay runs before it is shown. */
+export type LabTarget = { steps: number } | { at: number } | { played: true };
+
 /** Starts a run of `spec` with the session's onStep (runScenario with `open: true`). */
 export type LabRunner = (spec: ScenarioSpec) => (onStep: OnStep) => Promise<Timeline>;
 
@@ -95,9 +98,12 @@ export class LabSession implements StepSource {
     };
   }
 
-  /** Runs the session's scenario to its first step (or to `steps` of them). */
-  start(steps = 1): Promise<void> {
-    return this.serial(() => this.replay(this.input, { steps }, 'starting'));
+  /**
+   * Runs the session's scenario: to its first step, to `steps` of them, or (`played`) to where
+   * `lqsim run` ends it (its `until`, or where it has played out): the lab goes on from there.
+   */
+  start(target: LabTarget = { steps: 1 }): Promise<void> {
+    return this.serial(() => this.replay(this.input, target, 'starting'));
   }
 
   subscribe = (listener: () => void): (() => void) => {
@@ -284,8 +290,9 @@ export class LabSession implements StepSource {
   }
 
   /** Replaces the run with a new one of `input`, run to `target` before it is shown. */
-  private async replay(input: ScenarioInput, target: { steps: number } | { at: number }, busy: string): Promise<void> {
-    const checked = checkLab(input);
+  private async replay(input: ScenarioInput, target: LabTarget, busy: string): Promise<void> {
+    const { until, ...open } = input;
+    const checked = checkLab(open);
     if ('problem' in checked) throw new CommandError(checked.problem);
     this.setStatus({ busy: `${busy}…`, input });
     this.unsubscribe?.();
@@ -297,11 +304,16 @@ export class LabSession implements StepSource {
     if ('steps' in target) {
       live.request(target.steps);
       await live.whenHeld();
-    } else {
-      const abs = later(checked.spec.start, target.at);
-      await live.advance({ until: abs });
+    } else if ('at' in target) {
+      await live.advance({ until: later(checked.spec.start, target.at) });
       live.request(live.getSnapshot().steps.length + 1);
       await live.whenHeld();
+    } else if (until !== undefined) {
+      // The file's `until`: every step at or before it, as `lqsim run` shows them.
+      await live.advance({ until: later(checked.spec.start, later(until, 0.001)) });
+    } else {
+      await live.whenHeld();
+      await live.advance({ settle: true, within: 10_000 });
     }
     this.heldSince = Date.now();
     this.unsubscribe = live.subscribe(() => {
@@ -313,7 +325,9 @@ export class LabSession implements StepSource {
     const focus =
       'steps' in target
         ? Math.min(target.steps, snap.steps.length) - 1
-        : firstAtOrAfter(snap, later(checked.spec.start, target.at));
+        : 'at' in target
+          ? firstAtOrAfter(snap, later(checked.spec.start, target.at))
+          : snap.steps.length - 1;
     this.setStatus({
       busy: null,
       canUndo: this.undos.length > 0,
@@ -325,7 +339,7 @@ export class LabSession implements StepSource {
 
   private async save(file: string, overwrite: boolean): Promise<void> {
     try {
-      const path = await saveLab(this.input, file, overwrite);
+      const path = await saveLab({ ...this.input, until: this.shownUntil() }, file, overwrite);
       this.setStatus({ saved: path });
       this.say(`saved ${path}: lqsim run ${file} replays this session`, false);
     } catch (e) {
@@ -336,6 +350,21 @@ export class LabSession implements StepSource {
       }
       throw e;
     }
+  }
+
+  /**
+   * The `until` under which `lqsim run` stops where the lab stands: every step shown has run and
+   * the next has not (the latest whole second before it, when there is one after the last step).
+   */
+  private shownUntil(): number {
+    const { steps, timeline, nextAt } = this.shown;
+    const start = timeline?.start ?? 0;
+    const last = steps.length === 0 ? 0 : secondsBetween(start, steps[steps.length - 1]!.t);
+    if (nextAt === null || nextAt === undefined) return Math.max(last, this.waited ?? 0);
+    const before = secondsBetween(start, nextAt) - 0.001;
+    if (before < last) return last;
+    const whole = Math.floor(before);
+    return whole >= last ? whole : exactInstant(before);
   }
 
   private focusOn(step: number): void {

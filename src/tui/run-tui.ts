@@ -58,10 +58,8 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
     const openLab = (input: ScenarioInput, name: string, steps?: number): LabSession => {
       const lab = new LabSession(input, runner, { defaultFile: freeLabFile });
       sessions.push({ name, session: lab });
-      // A lab from a scenario starts where it has played out; branched from `lqsim tui`, at its step.
-      void lab
-        .start(steps ?? 1)
-        .then(() => (steps === undefined && named !== null ? lab.execute('play', 0) : undefined));
+      // From a scenario: where `lqsim run` ends it; branched from `lqsim tui`: at its step; else step #0.
+      void lab.start(steps !== undefined ? { steps } : named !== null ? { played: true } : { steps: 1 });
       return lab;
     };
     /** `lqsim tui`, key b: the scenario from its start to the step shown becomes a lab (the rest is dropped). */

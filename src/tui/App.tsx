@@ -13,11 +13,13 @@ import { Footer } from './Footer.tsx';
 import { Header } from './Header.tsx';
 import { Help } from './Help.tsx';
 import { helpLines } from './help-lines.ts';
+import { idleAt } from './idle-steps.ts';
 import type { Mode } from './keymap.ts';
 import { actionFor, bindingsFor } from './keymap.ts';
 import { layoutFor, MIN_COLUMNS, MIN_ROWS, paneBody } from './layout.ts';
 import type { StepSource } from './live-session.ts';
 import { Narration } from './Narration.tsx';
+import { premiseLines } from './premise-lines.ts';
 import { narrationHeading } from './narration-lines.ts';
 import { StatePane } from './StatePane.tsx';
 import { ThemeContext } from './theme-context.ts';
@@ -38,9 +40,11 @@ export interface AppProps {
   /** SGR level for bold, dim and inverse (and colours when `colour`): 0 prints plain text. */
   styleLevel?: ColourLevel;
   initial?: Partial<UiState>;
+  /** Opened from the picker: b goes back to it. */
+  onBack?: () => void;
 }
 
-export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, initial }: AppProps) {
+export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, initial, onBack }: AppProps) {
   const { exit } = useApp();
   const { isRawModeSupported } = useStdin();
   const { columns, rows } = useTerminalSize();
@@ -51,13 +55,17 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
   const vm = viewModel(snap, ui, layout);
   const overlayHeight = layout.mainRows + layout.narrationRows + 1;
   const overlay = ui.overlay;
+  // The premise needs the run's timeline: until it arrives, the screen says the run is starting.
+  const shown = overlay.kind === 'premise' && snap.timeline === null ? 'none' : overlay.kind;
   const overlayWidth = paneBody(layout.columns, overlayHeight).width;
   const overlayLines =
     overlay.kind === 'detail'
       ? detailLines(overlay, vm.detail, overlayWidth, overlay.script)
       : overlay.kind === 'help'
         ? helpLines(overlayWidth)
-        : [];
+        : overlay.kind === 'premise' && snap.timeline !== null
+          ? premiseLines(snap.timeline.scenario, snap.timeline.profile, overlayWidth)
+          : [];
 
   const selectedIndex = ui.selected ?? vm.traceRows.length - 1;
   const selectedRow = vm.traceRows[selectedIndex];
@@ -71,6 +79,7 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
     overlayLines: overlayLines.length,
     overlayPage: paneBody(layout.columns, overlayHeight).rows,
     selectedRow: selectedRow === undefined ? null : { step: selectedRow.step, command: selectedRow.command ?? null },
+    idle: (i) => idleAt(snap.steps, i),
   };
   // Read at key time: a key can arrive after a frame is drawn but before the new handler is subscribed.
   // A layout effect runs in the same commit that draws the frame, before any key can be read.
@@ -86,16 +95,25 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
   useEffect(() => {
     if (ui.quit) exit();
   }, [ui.quit, exit]);
+  // N over steps not run yet: look again at each step that arrives (ui-state.ts skipIdle).
+  const skipping = ui.skipFrom !== null;
+  useEffect(() => {
+    if (skipping) dispatch('skipIdle');
+  }, [skipping, snap.steps.length, vm.finished]);
+  useEffect(() => {
+    if (ui.back) onBack?.();
+  }, [ui.back, onBack]);
   usePlayer(ui.playing, SPEEDS[ui.speed] ?? 1000, `${vm.cursor}:${vm.finished}`, () => dispatch('next'));
 
   const mode: Mode = overlay.kind === 'none' ? 'main' : overlay.kind;
+  const bindings = bindingsFor(mode).filter((b) => b.action !== 'picker' || onBack !== undefined);
   useInput(
     (input, key) => {
       // Keys typed faster than they are read arrive together ("nnn"): each one counts.
       const keys = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/.test(input) ? [...input] : [input];
       for (const k of keys) {
         const action = actionFor(mode, k, key);
-        if (action !== null) dispatch(action);
+        if (action !== null && (action !== 'picker' || onBack !== undefined)) dispatch(action);
       }
     },
     { isActive: isRawModeSupported === true },
@@ -128,6 +146,15 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
           speed={speedLabel(ui.speed)}
           width={layout.columns}
         />
+        {overlay.kind === 'premise' && shown === 'premise' ? (
+          <DetailView
+            title={`${terminalSafe(snap.timeline?.scenario.name ?? scenario)} · the premise · → starts`}
+            lines={overlayLines}
+            top={overlay.top}
+            width={layout.columns}
+            height={overlayHeight}
+          />
+        ) : null}
         {overlay.kind === 'help' ? (
           <Help lines={overlayLines} top={overlay.top} width={layout.columns} height={overlayHeight} />
         ) : null}
@@ -140,7 +167,7 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
             height={overlayHeight}
           />
         ) : null}
-        {overlay.kind === 'none' && vm.step === undefined ? (
+        {shown === 'none' && vm.step === undefined ? (
           <Box
             height={overlayHeight}
             width={layout.columns}
@@ -156,7 +183,7 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
             )}
           </Box>
         ) : null}
-        {overlay.kind === 'none' && vm.step !== undefined ? (
+        {shown === 'none' && vm.step !== undefined ? (
           <>
             <Box flexDirection="row" height={layout.mainRows} width={layout.columns}>
               <TracePane
@@ -187,7 +214,7 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
             />
           </>
         ) : null}
-        <Footer bindings={bindingsFor(mode)} width={layout.columns} />
+        <Footer bindings={bindings} width={layout.columns} />
       </Box>
     </ThemeContext.Provider>
   );

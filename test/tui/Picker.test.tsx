@@ -2,7 +2,7 @@
 import { render } from 'ink-testing-library';
 import { expect, it } from 'vitest';
 import type { CatalogEntry } from '../../src/scenarios/catalog.ts';
-import { listScenarios } from '../../src/scenarios/catalog.ts';
+import { inLearningOrder, listScenarios } from '../../src/scenarios/catalog.ts';
 import { recordedSession } from '../../src/tui/live-session.ts';
 import { Root } from '../../src/tui/Root.tsx';
 import { KEYS, settle } from './fake-terminal.ts';
@@ -12,6 +12,8 @@ const timeline = recordScenarios('timeout-max-attempts');
 
 it('lists the scenarios, moves with ↓, and enter opens the chosen one in the App', async () => {
   const entries = await listScenarios();
+  // Listed in learning order (dispatch first), not by name.
+  const listed = inLearningOrder(entries);
   const opened: CatalogEntry[] = [];
   const app = render(
     <Root
@@ -27,9 +29,9 @@ it('lists the scenarios, moves with ↓, and enter opens the chosen one in the A
   await settle();
   const frame = app.lastFrame() ?? '';
   // The list shows what fits (24 rows here) and scrolls with the choice.
-  for (const e of entries.slice(0, 10)) expect(frame).toContain(e.name);
+  for (const e of listed.slice(0, 10)) expect(frame).toContain(e.name);
   expect(frame).toContain(`1/${entries.length}`);
-  const target = entries.findIndex((e) => e.name === 'timeout-max-attempts');
+  const target = listed.findIndex((e) => e.name === 'timeout-max-attempts');
   for (let i = 0; i < target; i++) {
     app.stdin.write(KEYS.down);
     await settle();
@@ -39,6 +41,10 @@ it('lists the scenarios, moves with ↓, and enter opens the chosen one in the A
   app.stdin.write(KEYS.enter);
   await settle();
   expect(opened.map((e) => e.name)).toEqual(['timeout-max-attempts']);
+  // It opens on the premise; → shows step #0.
+  expect(app.lastFrame()).toContain('the premise');
+  app.stdin.write(KEYS.right);
+  await settle();
   expect(app.lastFrame()).toContain('RPUSH queues:default ‹ImportCsv#1 attempts:0›');
   app.unmount();
 });

@@ -273,3 +273,29 @@ describe('a stale ZREM', () => {
     expect(staleCopy(undefined, { attempts: 1 })).toBeNull();
   });
 });
+
+describe('the i view of a poll', () => {
+  it('says once why the migrate script runs twice (RedisQueue::migrate: :delayed, then :reserved)', async () => {
+    const { migrateTwiceLines } = await import('../../src/tui/detail-lines.ts');
+    const migrate = (from: string) => ({
+      step: 1,
+      t: T0,
+      actor: 'worker-1',
+      process: 1,
+      source: 'client' as const,
+      db: 0,
+      args: ['EVAL', '-- script', '2', from, 'queues:default', String(T0)],
+      script: 'migrateExpiredJobs',
+      time: '0',
+    });
+    const base: StateSnapshot = { t: T0, queues: [], workers: [], failed: [], executions: {} };
+    const poll = {
+      ...step(1, 'pop', base),
+      commands: [migrate('queues:default:delayed'), migrate('queues:default:reserved')],
+    };
+    const text = migrateTwiceLines(poll).map(lineText).join(' ');
+    expect(text).toContain('migrateExpiredJobs, for each queue it polls, once for :delayed');
+    expect(text).toContain('once for :reserved');
+    expect(migrateTwiceLines({ ...poll, commands: [migrate('queues:default:delayed')] })).toEqual([]);
+  });
+});

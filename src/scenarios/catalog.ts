@@ -39,6 +39,42 @@ export async function listScenarios(dir: string = SCENARIOS_DIR): Promise<Catalo
 }
 
 /**
+ * The shipped scenarios in the order a learner meets their ideas: a dispatch, a delayed one, the
+ * reservation, the outcomes (success, release, failure), then the alarm (--timeout) and how it
+ * must fit inside retry_after, a kill from outside, several queues, migrate's chunks, block_for,
+ * and the Laravel 8 chains and bursts that combine them. The picker lists them so.
+ */
+export const LEARNING_ORDER: readonly string[] = [
+  'dispatch',
+  'dispatch-later',
+  'reserve',
+  'success',
+  'failure-release',
+  'failure-exhausted',
+  'timeout-max-attempts',
+  'retry-after-vs-timeout',
+  'killed-mid-job',
+  'priority-queues',
+  'migrate-chunking',
+  'block-for',
+  'block-for-wakeup',
+  'chain',
+  'burst-and-priorities',
+];
+
+/** `entries` in LEARNING_ORDER; any other scenario (a user's own) after them, in the order given. */
+export function inLearningOrder<T extends { name: string }>(entries: readonly T[]): T[] {
+  const rank = (e: T): number => {
+    const i = LEARNING_ORDER.indexOf(e.name);
+    return i === -1 ? LEARNING_ORDER.length : i;
+  };
+  return entries
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i)
+    .map(({ e }) => e);
+}
+
+/**
  * The file to load for `lqsim run <nameOrPath>`: an existing file (relative to the working
  * directory) wins; else `<dir>/<name>.yaml`.
  */

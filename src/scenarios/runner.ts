@@ -227,6 +227,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       for (const cmd of commands)
         if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
       lastQueues = await snapshot;
+      // A push in this step may have answered a worker's BLPOP: its status says so (the worker resumes later).
+      for (const w of workers) await w.noteAnsweredBlpop();
       const d = done.description ?? { kind: 'process' as const, title: `${done.actor} continues` };
       const step: Step = {
         index,

@@ -32,7 +32,17 @@ export type WorkerStatus =
   /** The job's outcome was sent; the loop goes on: a daemon polls next, a --once worker exits. */
   | { kind: 'done'; job: string }
   | { kind: 'blocked'; queue: string; until: number | null }
-  | { kind: 'running'; job: string; since: number; attempt: number }
+  /**
+   * The BLPOP was answered (a push served it) and the worker has not run since: 5.6-5.7 hold the
+   * popped payload (`job`) only in PHP's memory until their ZADD to :reserved; 5.8+ were woken by
+   * a :notify entry (`job` null) and run the pop script next.
+   */
+  | { kind: 'woken'; queue: string; list: 'ready' | 'notify'; job: string | null }
+  /**
+   * handle() is running. `ends`: when it returns if nothing interrupts it (the scenario's run
+   * time); `alarm`: when SIGALRM fires (--timeout or the job's $timeout), absent if none is armed.
+   */
+  | { kind: 'running'; job: string; since: number; attempt: number; ends?: number; alarm?: number }
   | { kind: 'killed'; job?: string }
   | { kind: 'stopped'; reason: string };
 

@@ -105,9 +105,16 @@ export abstract class JobHandling {
       const attempt = job.attempts();
       const behaviour = attemptBehaviour(this.env.behaviourOf(job.getJobId(), attempt));
       this.env.registry.attemptStarted(job.getJobId(), this.spec.name);
-      this.state.status = { kind: 'running', job: label, since: ctx.instant(), attempt };
+      const finishAt = later(ctx.instant(), behaviour.run);
+      this.state.status = {
+        kind: 'running',
+        job: label,
+        since: ctx.instant(),
+        attempt,
+        ends: finishAt,
+        ...(alarmAt !== null ? { alarm: alarmAt } : {}),
+      };
       if (behaviour.run > 0) {
-        const finishAt = later(ctx.instant(), behaviour.run);
         // The alarm interrupts handle() if it is due before handle() returns.
         const killAt = alarmAt !== null && alarmAt <= finishAt ? alarmAt : null;
         this.trail('Job::fire → CallQueuedHandler::call');

@@ -10,7 +10,7 @@ import type { RedisJob } from './redis-job.ts';
 import type { RedisPort } from './redis-port.ts';
 import type { QueueConfig, Wake } from './redis-queue.ts';
 import { RedisQueue } from './redis-queue.ts';
-import type { ActorContext } from './scheduler.ts';
+import type { ActorContext, BlockingOp } from './scheduler.ts';
 import { interruptibleSleep } from './scheduler.ts';
 import type { Outcome, ProcessOutcome } from './worker-job.ts';
 import { JobHandling } from './worker-job.ts';
@@ -32,6 +32,8 @@ export class WorkerModel extends JobHandling {
   private port: RedisPort | null = null;
   /** How the BLPOP of the last getNextJob ended (null: none blocked): the step after it says so. */
   private woke: Wake | null = null;
+  /** The BLPOP the worker waits in (null: none), so a snapshot can tell once a push answered it. */
+  private waitingIn: { op: BlockingOp<unknown>; queue: string } | null = null;
 
   get name(): string {
     return this.spec.name;
@@ -138,6 +140,43 @@ export class WorkerModel extends JobHandling {
     this.describe(ctx, narration.restart(this.name, exited));
     this.state.status = { kind: 'starting' };
     await ctx.sleep(0);
+  }
+
+  /**
+   * Before a step's snapshot: a BLPOP that the step's push answered. The worker only resumes at its
+   * own next step (its ZADD, 5.6-5.7, or its pop script, 5.8+), but the reply is already in PHP's
+   * memory: the status says so instead of "BLPOP until ...". Asks the server (as the scheduler
+   * does before it wakes the worker), so the answer does not depend on when the reply arrives.
+   */
+  async noteAnsweredBlpop(): Promise<void> {
+    const waiting = this.waitingIn;
+    if (waiting === null || this.state.status.kind !== 'blocked') return;
+    if (await waiting.op.stillBlocked()) return;
+    const reply = (await waiting.op.result) as [string, string] | null;
+    if (reply === null || this.waitingIn !== waiting || this.state.status.kind !== 'blocked') return;
+    const list = this.env.profile.worker.blockingPop === 'list' ? 'ready' : 'notify';
+    this.state.status = {
+      kind: 'woken',
+      queue: waiting.queue,
+      list,
+      job: list === 'ready' ? (this.env.registry.labelOfPayload(reply[1]).job ?? '(a payload)') : null,
+    };
+  }
+
+  /** `ctx` for a pop: its blocking BLPOP (if any) is remembered while the worker waits in it. */
+  private watchingBlpop(ctx: ActorContext, queue: string): ActorContext {
+    return {
+      ...ctx,
+      block: async <T>(op: BlockingOp<T>, seconds: number | null): Promise<T | null> => {
+        const waiting = { op: op as BlockingOp<unknown>, queue };
+        this.waitingIn = waiting;
+        try {
+          return await ctx.block(op, seconds);
+        } finally {
+          if (this.waitingIn === waiting) this.waitingIn = null;
+        }
+      },
+    };
   }
 
   /** SIGTERM: Worker::listenForSignals sets shouldQuit; a sleeping worker wakes at once. */
@@ -287,7 +326,7 @@ export class WorkerModel extends JobHandling {
           until: this.config.blockFor === 0 ? null : later(ctx.instant(), this.config.blockFor),
         };
       }
-      const job = await queue.pop(ctx, name, alarmAt, index);
+      const job = await queue.pop(this.watchingBlpop(ctx, name), name, alarmAt, index);
       // A BLPOP on an earlier queue is told unless this pop blocked again (its own step came between).
       this.woke = queue.takeWake() ?? this.woke;
       // SIGALRM interrupts a blocking pop.

@@ -19,11 +19,13 @@ import { Footer } from './Footer.tsx';
 import { Header } from './Header.tsx';
 import { Help } from './Help.tsx';
 import { helpLines } from './help-lines.ts';
+import { idleAt } from './idle-steps.ts';
 import type { Mode } from './keymap.ts';
 import { actionFor, bindingsFor } from './keymap.ts';
 import { layoutFor, MIN_COLUMNS, MIN_ROWS, paneBody } from './layout.ts';
 import type { StepSource } from './live-session.ts';
 import { Narration } from './Narration.tsx';
+import { premiseLines } from './premise-lines.ts';
 import { narrationHeading } from './narration-lines.ts';
 import { StatePane } from './StatePane.tsx';
 import { ThemeContext } from './theme-context.ts';
@@ -46,11 +48,22 @@ export interface AppProps {
   initial?: Partial<UiState>;
   /** Lab mode: the session can be changed from the keyboard (lab-session.ts). */
   lab?: LabSession;
-  /** Replay mode: `b` turns the scenario, up to the step shown, into a lab. */
+  /** Opened from the picker: b goes back to it. */
+  onBack?: () => void;
+  /** Replay mode: L turns the scenario, up to the step shown, into a lab. */
   onBranch?: (step: number) => void;
 }
 
-export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, initial, lab, onBranch }: AppProps) {
+export function App({
+  session,
+  scenario,
+  colour,
+  styleLevel = colour ? 1 : 0,
+  initial,
+  lab,
+  onBack,
+  onBranch,
+}: AppProps) {
   const { exit } = useApp();
   const { isRawModeSupported } = useStdin();
   const { columns, rows } = useTerminalSize();
@@ -65,13 +78,17 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
   const vm = viewModel(snap, ui, layout);
   const overlayHeight = layout.mainRows + layout.narrationRows + 1;
   const overlay = ui.overlay;
+  // The premise needs the run's timeline: until it arrives, the screen says the run is starting.
+  const shown = overlay.kind === 'premise' && snap.timeline === null ? 'none' : overlay.kind;
   const overlayWidth = paneBody(layout.columns, overlayHeight).width;
   const overlayLines =
     overlay.kind === 'detail'
       ? detailLines(overlay, vm.detail, overlayWidth, overlay.script)
       : overlay.kind === 'help'
         ? helpLines(overlayWidth, lab === undefined ? [] : LAB_BINDINGS)
-        : [];
+        : overlay.kind === 'premise' && snap.timeline !== null
+          ? premiseLines(snap.timeline.scenario, snap.timeline.profile, overlayWidth)
+          : [];
 
   const selectedIndex = ui.selected ?? vm.traceRows.length - 1;
   const selectedRow = vm.traceRows[selectedIndex];
@@ -85,6 +102,7 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
     overlayLines: overlayLines.length,
     overlayPage: paneBody(layout.columns, overlayHeight).rows,
     selectedRow: selectedRow === undefined ? null : { step: selectedRow.step, command: selectedRow.command ?? null },
+    idle: (i) => idleAt(snap.steps, i),
   };
   // Read at key time: a key can arrive after a frame is drawn but before the new handler is subscribed.
   // A layout effect runs in the same commit that draws the frame, before any key can be read.
@@ -100,6 +118,14 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
   useEffect(() => {
     if (ui.quit) exit();
   }, [ui.quit, exit]);
+  // N over steps not run yet: look again at each step that arrives (ui-state.ts skipIdle).
+  const skipping = ui.skipFrom !== null;
+  useEffect(() => {
+    if (skipping) dispatch('skipIdle');
+  }, [skipping, snap.steps.length, vm.finished]);
+  useEffect(() => {
+    if (ui.back) onBack?.();
+  }, [ui.back, onBack]);
   usePlayer(ui.playing, SPEEDS[ui.speed] ?? 1000, `${vm.cursor}:${vm.finished}`, () => dispatch('next'));
 
   // After a lab action the view moves to the step it made (or to where the clock was moved).
@@ -140,10 +166,6 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
     }
   };
   const labKey = (input: string, key: Key): boolean => {
-    if (onBranch !== undefined && mode === 'main' && input === 'b' && !key.ctrl && !key.meta) {
-      onBranch(cursor);
-      return true;
-    }
     if (lab === undefined || labStatus === null) return false;
     setMessageSeen(labStatus.message);
     if (commandRef.current !== null) {
@@ -168,6 +190,9 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
     }
     return true;
   };
+  const offered = (action: Action | null): boolean =>
+    (action !== 'picker' || onBack !== undefined) && (action !== 'lab' || onBranch !== undefined);
+  const bindings = bindingsFor(mode).filter((b) => offered(b.action));
   useInput(
     (input, key) => {
       if (labKey(input, key)) return;
@@ -175,7 +200,8 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
       const keys = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/.test(input) ? [...input] : [input];
       for (const k of keys) {
         const action = actionFor(mode, k, key);
-        if (action !== null) dispatch(action);
+        if (action === 'lab') onBranch?.(cursor);
+        else if (action !== null && offered(action)) dispatch(action);
       }
     },
     { isActive: isRawModeSupported === true },
@@ -208,6 +234,15 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
           speed={speedLabel(ui.speed)}
           width={layout.columns}
         />
+        {overlay.kind === 'premise' && shown === 'premise' ? (
+          <DetailView
+            title={`${terminalSafe(snap.timeline?.scenario.name ?? scenario)} · the premise · → starts`}
+            lines={overlayLines}
+            top={overlay.top}
+            width={layout.columns}
+            height={overlayHeight}
+          />
+        ) : null}
         {overlay.kind === 'help' ? (
           <Help lines={overlayLines} top={overlay.top} width={layout.columns} height={overlayHeight} />
         ) : null}
@@ -220,7 +255,7 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
             height={overlayHeight}
           />
         ) : null}
-        {overlay.kind === 'none' && vm.step === undefined ? (
+        {shown === 'none' && vm.step === undefined ? (
           <Box
             height={overlayHeight}
             width={layout.columns}
@@ -236,7 +271,7 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
             )}
           </Box>
         ) : null}
-        {overlay.kind === 'none' && vm.step !== undefined ? (
+        {shown === 'none' && vm.step !== undefined ? (
           <>
             <Box flexDirection="row" height={layout.mainRows} width={layout.columns}>
               <TracePane
@@ -282,11 +317,11 @@ export function App({ session, scenario, colour, styleLevel = colour ? 1 : 0, in
             command={command}
             message={labStatus.message !== null && labStatus.message !== messageSeen ? labStatus.message : null}
             now={lab.now(vm.cursor)}
-            bindings={mode === 'main' ? [...LAB_BINDINGS, ...bindingsFor(mode)] : bindingsFor(mode)}
+            bindings={mode === 'main' ? [...LAB_BINDINGS, ...bindings] : bindings}
             width={layout.columns}
           />
         ) : (
-          <Footer bindings={bindingsFor(mode)} width={layout.columns} />
+          <Footer bindings={bindings} width={layout.columns} />
         )}
       </Box>
     </ThemeContext.Provider>

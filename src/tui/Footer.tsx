@@ -10,18 +10,31 @@ export interface FooterProps {
   extra?: string;
 }
 
-/** The bindings that fit in `width`, in table order; help and quit are always kept. */
+/**
+ * The bindings that fit in `width`, in table order: help and quit always, then by rank (next and
+ * prev, details and info, skip idle, raw, pane...) while they fit, each with its shortest keys.
+ * When some are left out, help reads "more": it lists them all.
+ */
 export function footerItems(bindings: readonly Binding[], width: number): Array<[string, string]> {
-  const items = bindings.filter((b) => b.label !== '').map((b): [string, string] => [b.keys, b.label]);
-  const cost = ([keys, label]: [string, string]): number => keys.length + label.length + 3;
-  const essential = new Set(items.filter(([, l]) => l === 'help' || l === 'quit'));
-  let used = [...essential].reduce((n, item) => n + cost(item), 0);
-  return items.filter((item) => {
-    if (essential.has(item)) return true;
-    if (used + cost(item) > width) return false;
-    used += cost(item);
-    return true;
-  });
+  const labelled = bindings.filter((b) => b.label !== '');
+  // "keys label " on screen.
+  const cost = (b: Binding): number => (b.footer ?? b.keys).length + b.label.length + 2;
+  const essential = (b: Binding): boolean => b.label === 'help' || b.label === 'quit';
+  const chosen = new Set(labelled.filter(essential));
+  let used = [...chosen].reduce((n, b) => n + cost(b), 0);
+  const byRank = labelled
+    .filter((b) => !essential(b))
+    .map((b, i) => ({ b, i }))
+    .sort((x, y) => (x.b.rank ?? 99) - (y.b.rank ?? 99) || x.i - y.i);
+  for (const { b } of byRank) {
+    if (used + cost(b) > width) continue;
+    chosen.add(b);
+    used += cost(b);
+  }
+  const all = chosen.size === labelled.length;
+  return labelled
+    .filter((b) => chosen.has(b))
+    .map((b): [string, string] => [b.footer ?? b.keys, b.label === 'help' && !all ? 'more' : b.label]);
 }
 
 export function Footer({ bindings, width, extra }: FooterProps) {

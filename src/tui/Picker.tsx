@@ -14,14 +14,16 @@ export interface PickerProps {
   colour: boolean;
   onPick: (entry: CatalogEntry) => void;
   onQuit: () => void;
+  /** The entry chosen at first (back from a scenario: the one it was). */
+  initial?: number;
 }
 
-export function Picker({ entries, colour, onPick, onQuit }: PickerProps) {
+export function Picker({ entries, colour, onPick, onQuit, initial = 0 }: PickerProps) {
   const { isRawModeSupported } = useStdin();
   const { columns, rows } = useTerminalSize();
-  const [selected, setSelected] = useState(0);
+  const [selected, setSelected] = useState(initial);
   // Keys can arrive together ("↓↓⏎"): enter must see the moves before it, not the last render.
-  const selectedRef = useRef(0);
+  const selectedRef = useRef(initial);
   const layout = layoutFor(columns, rows);
   const move = (by: number): void => {
     selectedRef.current = Math.max(0, Math.min(entries.length - 1, selectedRef.current + by));

@@ -1,13 +1,17 @@
-// The picker when no scenario was named, then the App for the chosen one; `b` in the App turns the
-// scenario, up to the step shown, into a lab.
-import { useState } from 'react';
+// The picker when no scenario was named, then the App for the chosen one (b goes back to the
+// picker; L turns the scenario, up to the step shown, into a lab). Every scenario opens on its
+// premise: the title and description, before step #0.
+import { useMemo, useState } from 'react';
 import { useApp } from 'ink';
 import type { ColourLevel } from '../output/colour.ts';
 import type { CatalogEntry } from '../scenarios/catalog.ts';
+import { inLearningOrder } from '../scenarios/catalog.ts';
 import { App } from './App.tsx';
 import { LabSession } from './lab-session.ts';
-import type { LiveSession, StepSource } from './live-session.ts';
+import { LiveSession } from './live-session.ts';
+import type { StepSource } from './live-session.ts';
 import { Picker } from './Picker.tsx';
+import type { UiState } from './ui-state.ts';
 
 export interface OpenSession {
   source: StepSource;
@@ -28,27 +32,43 @@ export interface RootProps {
   branch?: (file: string, name: string, from: LiveSession, step: number) => Promise<LabSession>;
 }
 
+const OPENING: Partial<UiState> = { overlay: { kind: 'premise', top: 0 } };
+
 export function Root({ colour, styleLevel, session, entries, open, branch }: RootProps) {
   const { exit } = useApp();
   const [current, setCurrent] = useState(session);
+  // Back from a scenario, the picker shows the one it was; each opening is a new App.
+  const [picked, setPicked] = useState(0);
+  const [opened, setOpened] = useState(0);
+  const ordered = useMemo(() => inLearningOrder(entries), [entries]);
   if (current !== null) {
     const { source, scenario, file } = current;
     const lab = source instanceof LabSession ? source : undefined;
-    const canBranch = lab === undefined && file !== undefined && branch !== undefined && 'stop' in source;
+    const live = source instanceof LiveSession ? source : undefined;
     return (
       <App
-        key={lab === undefined ? 'replay' : 'lab'}
+        key={opened}
         session={source}
         scenario={scenario}
         colour={colour}
         styleLevel={styleLevel}
+        initial={lab === undefined ? OPENING : undefined}
         lab={lab}
+        onBack={
+          session === null && lab === undefined
+            ? () => {
+                void live?.stop(); // its run ends; the next scenario gets the server to itself
+                setCurrent(null);
+              }
+            : undefined
+        }
         onBranch={
-          canBranch
+          live !== undefined && file !== undefined && branch !== undefined
             ? (step) => {
-                void branch(file, scenario, source as LiveSession, step).then((l) =>
-                  setCurrent({ source: l, scenario: `${scenario} (lab)` }),
-                );
+                void branch(file, scenario, live, step).then((l) => {
+                  setOpened((n) => n + 1);
+                  setCurrent({ source: l, scenario: `${scenario} (lab)` });
+                });
               }
             : undefined
         }
@@ -57,9 +77,14 @@ export function Root({ colour, styleLevel, session, entries, open, branch }: Roo
   }
   return (
     <Picker
-      entries={entries}
+      entries={ordered}
       colour={colour}
-      onPick={(e) => setCurrent({ source: open(e), scenario: e.name, file: e.file })}
+      initial={picked}
+      onPick={(e) => {
+        setPicked(Math.max(0, ordered.indexOf(e)));
+        setOpened((n) => n + 1);
+        setCurrent({ source: open(e), scenario: e.name, file: e.file });
+      }}
       onQuit={() => exit()}
     />
   );

@@ -13,7 +13,7 @@ import type { ParsedPayload } from './payload-diff.ts';
 import { parsePayload, payloadChanges } from './payload-diff.ts';
 import type { Line } from './segments.ts';
 import { actorSeg, seg, wrapAll } from './segments.ts';
-import { isVirtualTime, scriptLabel, stepHeader } from './trace-rows.ts';
+import { isVirtualTime, isZrem, scriptLabel, staleCopy, stepHeader } from './trace-rows.ts';
 
 export interface DetailContext {
   timeline: { start: number; steps: readonly Step[] };
@@ -41,7 +41,7 @@ function unwrapped(
 ): Line[] {
   const step = ctx.timeline.steps[at.step];
   if (step === undefined) return [[seg('(no such step)', 'dim')]];
-  if (at.command === null) return narrationLines(step, ctx.narration, width);
+  if (at.command === null) return [...narrationLines(step, ctx.narration, width), ...migrateTwiceLines(step)];
   const cmd = step.commands[at.command];
   if (cmd === undefined) return [[seg('(no such command)', 'dim')]];
   const out: Line[] = [stepHeader(step, ctx.timeline.start), []];
@@ -72,6 +72,24 @@ function unwrapped(
     );
   }
   return out;
+}
+
+/**
+ * Why a poll sends the migrate script twice (RedisQueue::migrate): once per source key. Only for a
+ * step that does, in the `i` view, where the learner asks why.
+ */
+export function migrateTwiceLines(step: Step): Line[] {
+  const migrates = step.commands.filter((c) => c.source === 'client' && c.script === 'migrateExpiredJobs');
+  if (migrates.length < 2) return [];
+  return [
+    [],
+    [
+      seg('migrate twice: ', 'dim'),
+      seg(
+        'RedisQueue::migrate calls migrateExpiredJobs, for each queue it polls, once for :delayed (delayed jobs now due) and once for :reserved (reservations whose retry_after ran out); both move jobs back onto the ready list before the pop.',
+      ),
+    ],
+  ];
 }
 
 function enclosingEval(commands: readonly TraceCommand[], index: number): TraceCommand | undefined {
@@ -130,20 +148,23 @@ function argLines(cmd: TraceCommand, i: number, label: string, arg: string, ctx:
     return wrap(quoteArg(arg), width - 9).map((l, k): Line => [k === 0 ? head : seg(' '.repeat(9)), seg(l)]);
   }
   const previous = previousPayload(ctx.timeline.steps, cmd, i, payload.label, ctx.labels);
-  const changes = previous === null ? [] : payloadChanges(previous, parsed);
+  const stale = isZrem(cmd) ? staleCopy(previous, parsed) : null;
+  const changes = previous === null || stale !== null ? [] : payloadChanges(previous, parsed);
   const changed = new Set(changes.map((c) => c.field));
   const summary =
-    previous === null
-      ? 'first time in the trace'
-      : changes.length === 0
-        ? 'no field changed since the trace last showed it' +
-          (reordered(previous, parsed) ? ' (keys re-ordered by cjson)' : '')
-        : changes.map((c) => `${c.field} ${c.from}→${c.to}`).join(', ');
+    stale !== null
+      ? `a stale copy: the one this worker reserved (attempts ${stale.attempts}); the job has been re-reserved since (attempts ${stale.now}), so this copy is no longer in the set and the ZREM removes nothing`
+      : previous === null
+        ? 'first time in the trace'
+        : changes.length === 0
+          ? 'no field changed since the trace last showed it' +
+            (reordered(previous, parsed) ? ' (keys re-ordered by cjson)' : '')
+          : changes.map((c) => `${c.field} ${c.from}→${c.to}`).join(', ');
   const out: Line[] = [
     [
       head,
       seg(`job payload of ${terminalSafe(payload.label)}, ${arg.length} bytes: `, 'payload'),
-      seg(summary, changes.length > 0 ? 'changed' : 'dim'),
+      seg(summary, stale !== null ? 'warn' : changes.length > 0 ? 'changed' : 'dim'),
     ],
   ];
   for (const l of JSON.stringify(parsed, null, 2).split('\n')) {

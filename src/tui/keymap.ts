@@ -3,13 +3,20 @@
 import type { Key } from 'ink';
 import type { Action } from './ui-state.ts';
 
-export type Mode = 'main' | 'help' | 'detail';
+export type Mode = 'main' | 'help' | 'detail' | 'premise';
 
 export interface Binding {
   /** As shown in the footer and help. */
   keys: string;
-  /** Short label for the footer; the help uses `help`. */
+  /** Short label for the footer ('' keeps it out); the help uses `help`. */
   label: string;
+  /** The keys as the footer shows them, when shorter than `keys` ('→' for '→ n space'). */
+  footer?: string;
+  /**
+   * Which bindings the footer keeps when not all fit (80 columns): lower first; absent ranks
+   * last. Shown in table order either way.
+   */
+  rank?: number;
   help: string;
   action: Action;
   match: (input: string, key: Key) => boolean;
@@ -24,6 +31,8 @@ export const MAIN_BINDINGS: readonly Binding[] = [
   {
     keys: '→ n space',
     label: 'next',
+    footer: '→',
+    rank: 1,
     help: 'next step (runs it live if it has not run yet)',
     action: 'next',
     match: (i, k) => k.rightArrow || is('n', ' ', 'l')(i, k),
@@ -31,16 +40,28 @@ export const MAIN_BINDINGS: readonly Binding[] = [
   {
     keys: '← p',
     label: 'prev',
+    footer: '←',
+    rank: 1,
     help: 'previous step (from the stored snapshot, no re-run)',
     action: 'prev',
     match: (i, k) => k.leftArrow || k.backspace || k.delete || is('p', 'h')(i, k),
   },
-  { keys: 'a', label: 'play', help: 'play / pause', action: 'play', match: is('a') },
+  {
+    keys: 'N',
+    label: 'skip idle',
+    help: 'forward to the next step that is not an idle poll (a poll that found nothing and changed nothing); runs on until one comes',
+    action: 'skipIdle',
+    rank: 3,
+    match: is('N'),
+  },
+  { keys: 'a', label: 'play', help: 'play / pause', action: 'play', rank: 7, match: is('a') },
   { keys: '+ -', label: 'speed', help: 'play faster / slower', action: 'faster', match: is('+', '=', ']') },
   { keys: '-', label: '', help: '', action: 'slower', match: is('-', '_', '[') },
   {
     keys: 'g G',
     label: 'start/end',
+    footer: 'g/G',
+    rank: 8,
     help: 'jump to the first / last step (G runs the rest)',
     action: 'start',
     match: (i, k) => k.home || is('g')(i, k),
@@ -65,6 +86,7 @@ export const MAIN_BINDINGS: readonly Binding[] = [
   {
     keys: 'tab',
     label: 'pane',
+    rank: 5,
     help: 'switch the scrolled pane: trace / state',
     action: 'focus',
     match: (_i, k) => k.tab,
@@ -72,6 +94,7 @@ export const MAIN_BINDINGS: readonly Binding[] = [
   {
     keys: 'enter',
     label: 'details',
+    rank: 2,
     help: 'the selected line in full (payload pretty-printed, script on s)',
     action: 'detail',
     match: (i, k) => k.return || is('d')(i, k),
@@ -79,11 +102,36 @@ export const MAIN_BINDINGS: readonly Binding[] = [
   {
     keys: 'i',
     label: 'info',
+    rank: 2,
     help: "this step's whole narration (Laravel methods, why, note)",
     action: 'info',
     match: is('i'),
   },
-  { keys: 'r', label: 'raw', help: 'raw view: every argument verbatim', action: 'raw', match: is('r') },
+  { keys: 'r', label: 'raw', help: 'raw view: every argument verbatim', action: 'raw', rank: 4, match: is('r') },
+  {
+    keys: 'P',
+    label: 'premise',
+    help: "the scenario's premise again: its title and description (→ or esc closes it)",
+    action: 'premise',
+    rank: 6,
+    match: is('P'),
+  },
+  {
+    keys: 'b',
+    label: 'scenarios',
+    help: 'back to the scenario list (when the scenario was opened from it)',
+    action: 'picker',
+    rank: 6,
+    match: is('b'),
+  },
+  {
+    keys: 'L',
+    label: 'lab',
+    help: 'branch into the lab from this step: dispatch, kill, move the clock yourself (what came after is dropped)',
+    action: 'lab',
+    rank: 6,
+    match: is('L'),
+  },
   { keys: 'esc', label: '', help: 'back to following the newest line', action: 'follow', match: (_i, k) => k.escape },
   { keys: '?', label: 'help', help: 'this help', action: 'help', match: is('?') },
   { keys: 'q', label: 'quit', help: 'quit (also Ctrl-C); the terminal is restored', action: 'quit', match: is('q') },
@@ -116,7 +164,27 @@ export const HELP_BINDINGS: readonly Binding[] = [
   },
 ];
 
-const BY_MODE: Record<Mode, readonly Binding[]> = { main: MAIN_BINDINGS, detail: DETAIL_BINDINGS, help: HELP_BINDINGS };
+export const PREMISE_BINDINGS: readonly Binding[] = [
+  {
+    keys: '→ enter',
+    label: 'start',
+    help: 'close it: step #0 (or the step you were at)',
+    action: 'next',
+    match: (i, k) => k.rightArrow || k.return || is('n', ' ', 'l')(i, k),
+  },
+  { keys: '↑ ↓', label: 'scroll', help: 'scroll', action: 'up', match: (i, k) => k.upArrow || is('k')(i, k) },
+  { keys: '↓', label: '', help: '', action: 'down', match: (i, k) => k.downArrow || is('j')(i, k) },
+  { keys: 'esc P', label: 'close', help: 'close it', action: 'close', match: (i, k) => k.escape || is('P')(i, k) },
+  { keys: '?', label: 'help', help: 'help', action: 'help', match: is('?') },
+  { keys: 'q', label: 'quit', help: 'quit', action: 'quit', match: is('q') },
+];
+
+const BY_MODE: Record<Mode, readonly Binding[]> = {
+  main: MAIN_BINDINGS,
+  detail: DETAIL_BINDINGS,
+  help: HELP_BINDINGS,
+  premise: PREMISE_BINDINGS,
+};
 
 export function actionFor(mode: Mode, input: string, key: Key): Action | null {
   if (key.ctrl && input === 'c') return 'quit';

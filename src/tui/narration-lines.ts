@@ -6,6 +6,7 @@ import { terminalSafe } from '../output/terminal-safe.ts';
 import { wrap } from '../output/wrap.ts';
 import type { JobInstance, Step } from '../scenarios/timeline.ts';
 import type { Line, Tone } from './segments.ts';
+import { runningTwice, runningTwiceText } from './running-twice.ts';
 import { actorSeg, clip, seg } from './segments.ts';
 
 export interface NarrationContext {
@@ -54,7 +55,9 @@ export function narrationLines(step: Step, ctx: NarrationContext, width: number,
     seg(' '),
     seg(l, kindTone),
   ]);
-  // An error and the end of the run come right after the title: they must survive a short narration.
+  // A job in handle() twice at once, an error and the end of the run come right after the title:
+  // they must survive a short narration.
+  for (const r of runningTwice(step.state.workers)) out.push(...labelled('!! ', runningTwiceText(r), width, 'warn'));
   if (ctx.error !== undefined) out.push(...labelled('error: ', ctx.error, width, 'bad'));
   if (ctx.atEnd) {
     out.push(...labelled('end: ', endSummary(ctx.jobs), width, 'good'));

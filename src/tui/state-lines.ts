@@ -10,6 +10,8 @@ import { displayWidth, wrap } from '../output/wrap.ts';
 import type { FailedJob, ListEntry, QueueState, StateSnapshot, WorkerState, ZsetEntry } from '../scenarios/timeline.ts';
 import type { Line, Segment } from './segments.ts';
 import { actorSeg, clip, kept, lineWidth, pad, seg, wrapAll } from './segments.ts';
+import { runningTwiceLines } from './running-twice.ts';
+import { timeStrips } from './time-strip.ts';
 
 /**
  * How much room each part gets: `full` lists everything; `medium` merges empty keys, drops the
@@ -27,34 +29,72 @@ const ENTRY_LIMIT: Record<Density, number> = { full: 6, medium: 6, compact: 3 };
 const KEY_COLUMN = 10;
 
 export function stateLines(state: StateSnapshot, ctx: StateContext, width: number, density: Density): Line[] {
-  const out: Line[] = [];
+  // A job in handle() on two workers at once comes first: it is what the step is about.
+  const out: Line[] = runningTwiceLines(state.workers, width);
   for (const q of state.queues) out.push(...queueLines(q, state.t, ctx, width, density));
   if (state.workers.length > 0 && density === 'full') out.push([seg('workers', 'dim')]);
-  for (const w of state.workers) out.push(...workerLines(w, ctx, width, density));
+  const strips = timeStrips(state, ctx.start, width);
+  for (const w of state.workers) out.push(...workerLines(w, ctx, width, density, strips.get(w.name) ?? []));
   out.push(...failedLines(state.failed, ctx, width, density));
   out.push(...executionLines(state.executions, density));
   // Nothing is cut: a line too wide continues below, indented under its own text.
   return wrapAll(out, width);
 }
 
-/** The fullest that fits `rows`, or compact when none does (the pane scrolls). */
+/**
+ * The fullest that fits `rows`. When even compact does not, the workers (and the running-twice
+ * alert) must stay in view: the queues' entries are cut first (their counts stay, "… N more"), the
+ * workers' options move to the end, and if that is not enough the workers go above the queues.
+ * The pane scrolls for the rest.
+ */
 export function fittedStateLines(state: StateSnapshot, ctx: StateContext, width: number, rows: number): Line[] {
-  for (const density of ['full', 'medium'] as const) {
+  for (const density of ['full', 'medium', 'compact'] as const) {
     const lines = stateLines(state, ctx, width, density);
     if (lines.length <= rows) return lines;
   }
-  return stateLines(state, ctx, width, 'compact');
+  const alert = runningTwiceLines(state.workers, width);
+  const strips = timeStrips(state, ctx.start, width);
+  const workers = state.workers.flatMap((w) =>
+    workerLines(w, ctx, width, 'compact', strips.get(w.name) ?? [], { options: false }),
+  );
+  const rest = [
+    ...failedLines(state.failed, ctx, width, 'compact'),
+    ...executionLines(state.executions, 'compact'),
+    ...optionLines(state.workers),
+  ];
+  for (const limit of [1, 0]) {
+    const queues = state.queues.flatMap((q) => queueLines(q, state.t, ctx, width, 'compact', limit));
+    const top = wrapAll([...alert, ...queues, ...workers], width);
+    if (top.length <= rows) return [...top, ...wrapAll(rest, width)];
+  }
+  const queues = state.queues.flatMap((q) => queueLines(q, state.t, ctx, width, 'compact', 0));
+  return wrapAll([...alert, ...workers, ...queues, ...rest], width);
 }
 
-function queueLines(q: QueueState, now: number, ctx: StateContext, width: number, density: Density): Line[] {
+/** The workers' options, one line each, at the end of a pane too short to show them by the workers. */
+function optionLines(workers: readonly WorkerState[]): Line[] {
+  return workers.map((w): Line => [
+    actorSeg(terminalSafe(w.name)),
+    seg(` ${optionParts(w, 'compact').join(' ')}`, 'dim'),
+  ]);
+}
+
+function queueLines(
+  q: QueueState,
+  now: number,
+  ctx: StateContext,
+  width: number,
+  density: Density,
+  limit: number = ENTRY_LIMIT[density],
+): Line[] {
   const name = terminalSafe(q.keys.ready);
   const empty = q.sizes.ready === 0 && q.sizes.delayed === 0 && q.sizes.reserved === 0;
   if (empty) return [[seg(name, 'heading'), seg('  empty', 'dim')]];
   const out: Line[] = [[seg(name, 'heading')]];
   const keys: Array<[string, number, Line[]]> = [
-    ['ready', q.sizes.ready, listEntries(q.ready, q.sizes.ready, width, density)],
-    [':delayed', q.sizes.delayed, zsetEntries(q.delayed, q.sizes.delayed, now, 'delayed', ctx, width, density)],
-    [':reserved', q.sizes.reserved, zsetEntries(q.reserved, q.sizes.reserved, now, 'reserved', ctx, width, density)],
+    ['ready', q.sizes.ready, listEntries(q.ready, q.sizes.ready, limit)],
+    [':delayed', q.sizes.delayed, zsetEntries(q.delayed, q.sizes.delayed, now, 'delayed', ctx, width, limit)],
+    [':reserved', q.sizes.reserved, zsetEntries(q.reserved, q.sizes.reserved, now, 'reserved', ctx, width, limit)],
   ];
   // 5.8+: one "1" per job pushed or migrated and not yet popped (what BLPOP with block_for waits on).
   if (q.sizes.notify !== undefined) keys.push([':notify', q.sizes.notify, []]);
@@ -78,12 +118,13 @@ function jobSegments(e: ListEntry): Segment[] {
   return e.attempts === null ? [label] : [label, seg(' '), kept(`attempts ${e.attempts}`, 'dim')];
 }
 
+/** `… N more` under the entries shown; none when no entry is (the count above says it). */
 function more(shown: number, size: number): Line[] {
-  return size > shown ? [[seg(`    … ${size - shown} more`, 'dim')]] : [];
+  return size > shown && shown > 0 ? [[seg(`    … ${size - shown} more`, 'dim')]] : [];
 }
 
-function listEntries(entries: ListEntry[], size: number, _width: number, density: Density): Line[] {
-  const shown = entries.slice(0, ENTRY_LIMIT[density]);
+function listEntries(entries: ListEntry[], size: number, limit: number): Line[] {
+  const shown = entries.slice(0, limit);
   return [...shown.map((e): Line => [seg('    '), ...jobSegments(e)]), ...more(shown.length, size)];
 }
 
@@ -106,9 +147,9 @@ function zsetEntries(
   key: 'delayed' | 'reserved',
   ctx: StateContext,
   width: number,
-  density: Density,
+  limit: number,
 ): Line[] {
-  const shown = entries.slice(0, ENTRY_LIMIT[density]);
+  const shown = entries.slice(0, limit);
   const lines = shown.flatMap((e): Line[] => {
     const due = dueText(e.score, now, key);
     const when: Segment[] = [
@@ -159,6 +200,16 @@ export function workerStatus(w: WorkerState, start: number): Segment[] {
         seg(terminalSafe(s.queue)),
         seg(s.until === null ? ' (no timeout)' : ` until ${relTime(s.until, start)}`, 'dim'),
       ];
+    case 'woken':
+      // 5.6-5.7: BLPOP handed the payload to PHP; only its ZADD puts it in :reserved (not atomic).
+      return s.job === null
+        ? [seg('BLPOP answered', 'warn'), seg(' (:notify): pop script next', 'dim')]
+        : [
+            seg('BLPOP answered:', 'warn'),
+            seg(' '),
+            seg(terminalSafe(s.job), 'payload'),
+            seg(' in PHP memory; ZADD :reserved next', 'dim'),
+          ];
     case 'running':
       return [
         seg('running ', 'bold'),
@@ -192,9 +243,26 @@ export function packParts(parts: readonly string[], sep: string, width: number):
   return lines;
 }
 
-function workerLines(w: WorkerState, ctx: StateContext, width: number, density: Density): Line[] {
+function workerLines(
+  w: WorkerState,
+  ctx: StateContext,
+  width: number,
+  density: Density,
+  strip: readonly Line[],
+  o = { options: true },
+): Line[] {
   const restarted = w.generation > 1 ? [seg(` ↻ process ${w.generation}`, 'warn')] : [];
-  const [status, ...rest] = workerStatus(w, ctx.start);
+  const [status, ...rest] =
+    !o.options && w.status.kind === 'running' && width < 40
+      ? // Short of rows: the strip below shows since when; the attempt stays.
+        [
+          seg('running', 'bold'),
+          seg(' '),
+          seg(terminalSafe(w.status.job), 'payload'),
+          seg(' '),
+          kept(`attempt ${w.status.attempt}`),
+        ]
+      : workerStatus(w, ctx.start);
   const name = actorSeg(terminalSafe(w.name));
   const oneLine: Line = [name, seg(' '), status!, ...rest, ...restarted];
   // Too wide: the status word stays beside the name, the rest (job, since when) goes below.
@@ -207,10 +275,22 @@ function workerLines(w: WorkerState, ctx: StateContext, width: number, density: 
         ];
   // Not started or stopped: the options can wait for a larger pane.
   const idle = (w.status.kind === 'starting' && w.generation === 0) || w.status.kind === 'stopped';
-  if (density !== 'full' && idle) return head;
+  if ((density !== 'full' && idle) || !o.options) return [...head, ...strip];
+  const parts = optionParts(w, density);
+  const options =
+    density === 'compact'
+      ? [parts.join(' ')]
+      : packParts(parts, density === 'full' ? ' · ' : ' ', Math.max(10, width - 2));
+  return [...head, ...strip, ...options.map((l): Line => [seg(`  ${l}`, 'dim')])];
+}
+
+/** queue:work's options and the connection's retry_after/block_for, as the pane lists them. */
+function optionParts(w: WorkerState, density: Density): string[] {
   const o = w.options;
-  const parts = [
-    `tries ${o.tries}`,
+  return [
+    // Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts returns at once when $maxTries === 0, and
+    // markJobAsFailedIfWillExceedMaxAttempts needs $maxTries > 0 (every version): 0 is no limit.
+    o.tries === 0 ? 'tries 0 (no limit)' : `tries ${o.tries}`,
     `timeout ${o.timeout}`,
     `sleep ${o.sleep}`,
     o.backoff !== undefined ? `backoff ${o.backoff}` : `delay ${o.delay}`,
@@ -223,11 +303,6 @@ function workerLines(w: WorkerState, ctx: StateContext, width: number, density: 
     ...(w.blockFor !== null ? [`block_for ${w.blockFor}`] : []),
     ...(w.queue.includes(',') || density === 'full' ? [`queue ${terminalSafe(w.queue)}`] : []),
   ];
-  const options =
-    density === 'compact'
-      ? [parts.join(' ')]
-      : packParts(parts, density === 'full' ? ' · ' : ' ', Math.max(10, width - 2));
-  return [...head, ...options.map((l): Line => [seg(`  ${l}`, 'dim')])];
 }
 
 function trimStart(line: Segment[]): Segment[] {

@@ -137,7 +137,7 @@ function commandSegments(cmd: TraceCommand, ctx: TraceContext, history: Map<stri
     else if (binary.has(i)) out.push(seg(clip(quoteBytes(arg), MAX_ARG)));
     else if (isVirtualTime(arg, ctx.start)) out.push(seg(relTime(Number(arg), ctx.start), 'time'));
     else {
-      const payload = payloadSegments(arg, ctx, history);
+      const payload = payloadSegments(arg, ctx, history, isZrem(cmd));
       out.push(...(payload ?? [seg(clip(quoteArg(arg), MAX_ARG))]));
     }
   });
@@ -145,11 +145,26 @@ function commandSegments(cmd: TraceCommand, ctx: TraceContext, history: Map<stri
 }
 
 /** `‹ImportCsv#1 attempts:0→1›` with `0→1` marked, or null when `arg` is not a job payload. */
-function payloadSegments(arg: string, ctx: TraceContext, history: Map<string, ParsedPayload>): Segment[] | null {
+function payloadSegments(
+  arg: string,
+  ctx: TraceContext,
+  history: Map<string, ParsedPayload>,
+  removal = false,
+): Segment[] | null {
   const summary = describePayload(arg, ctx.labels);
   if (summary === null) return null;
   const parsed = parsePayload(arg);
   const previous = history.get(summary.label);
+  // A ZREM names the copy its worker reserved, not a new state of the job: one older than the
+  // trace last showed (another worker re-reserved the job since) matches nothing, and is no
+  // "attempts 2→1".
+  const stale = removal ? staleCopy(previous, parsed) : null;
+  if (stale !== null)
+    return [
+      seg(`‹${terminalSafe(summary.label)} attempts:${stale.attempts}`, 'payload'),
+      seg(` stale copy (now ${stale.now})`, 'warn'),
+      seg('›', 'payload'),
+    ];
   const changes: FieldChange[] = previous !== undefined && parsed !== null ? payloadChanges(previous, parsed) : [];
   if (parsed !== null) history.set(summary.label, parsed);
   const out: Segment[] = [seg(`‹${terminalSafe(summary.label)}`, 'payload')];
@@ -160,6 +175,21 @@ function payloadSegments(arg: string, ctx: TraceContext, history: Map<string, Pa
     out.push(seg(' '), seg(`${terminalSafe(c.field)} changed`, 'changed'));
   out.push(seg('›', 'payload'));
   return out;
+}
+
+/** ZREM, from a client or a script: it removes the member it names. */
+export function isZrem(cmd: TraceCommand): boolean {
+  return (cmd.args[0] ?? '').toUpperCase() === 'ZREM';
+}
+
+/** The attempts of a copy older than the last one shown (fewer attempts), or null. */
+export function staleCopy(
+  previous: ParsedPayload | undefined | null,
+  parsed: ParsedPayload | null,
+): { attempts: number; now: number } | null {
+  const then = parsed?.attempts;
+  const now = previous?.attempts;
+  return typeof then === 'number' && typeof now === 'number' && then < now ? { attempts: then, now } : null;
 }
 
 function rawSegments(cmd: TraceCommand): Line {

@@ -3,6 +3,8 @@
 export type Overlay =
   | { kind: 'none' }
   | { kind: 'help'; top: number }
+  /** The scenario's title and description: shown when the TUI opens on a scenario, and on P. */
+  | { kind: 'premise'; top: number }
   | { kind: 'detail'; step: number; command: number | null; top: number; script: boolean };
 
 export interface UiState {
@@ -18,6 +20,10 @@ export interface UiState {
   /** Index into SPEEDS. */
   speed: number;
   quit: boolean;
+  /** N pressed and no later step that is not an idle poll has run yet: the step N started from. */
+  skipFrom: number | null;
+  /** b pressed: back to the scenario picker. */
+  back: boolean;
 }
 
 /** Milliseconds between steps when playing. */
@@ -33,6 +39,8 @@ export const initialUiState: UiState = {
   playing: false,
   speed: 2,
   quit: false,
+  skipFrom: null,
+  back: false,
 };
 
 export interface View {
@@ -51,6 +59,8 @@ export interface View {
   overlayPage: number;
   /** The step and command of the selected trace row. */
   selectedRow: { step: number; command: number | null } | null;
+  /** Whether step i (run already) is an idle poll (idle-steps.ts); absent: none is. */
+  idle?: (step: number) => boolean;
 }
 
 export type Action =
@@ -74,6 +84,10 @@ export type Action =
   | 'play'
   | 'faster'
   | 'slower'
+  | 'skipIdle'
+  | 'premise'
+  | 'picker'
+  | 'lab'
   | 'quit';
 
 const clamp = (n: number, lo: number, hi: number): number => Math.max(lo, Math.min(hi, n));
@@ -83,7 +97,19 @@ const clamp = (n: number, lo: number, hi: number): number => Math.max(lo, Math.m
  * scrolled it (the workers, say, below the queues at 80×24), clamped to what the step has.
  */
 function atStep(s: UiState, target: number): UiState {
-  return { ...s, target, selected: null };
+  return { ...s, target, selected: null, skipFrom: null };
+}
+
+/**
+ * N: the first step after the cursor that is not an idle poll. When every step run so far after
+ * it is idle and the run goes on, ask for one more and remember where N started: the App sends
+ * 'skipIdle' again as each step arrives, until a step that is not idle (or the end) arrives.
+ */
+function skipIdle(s: UiState, cursor: number, v: View): UiState {
+  const from = s.skipFrom ?? cursor;
+  for (let i = from + 1; i < v.steps; i++) if (!(v.idle?.(i) ?? false)) return atStep(s, i);
+  if (v.finished) return atStep(s, Math.max(0, v.steps - 1));
+  return { ...atStep(s, v.steps), skipFrom: from };
 }
 
 function moveSelection(s: UiState, by: number, v: View): UiState {
@@ -114,6 +140,8 @@ export function reduce(s: UiState, action: Action, v: View): UiState {
   const cursor = cursorOf(s.target, v.steps);
   switch (action) {
     case 'next':
+      // The premise is the screen before step #0: → starts, at the step that is already there.
+      if (s.overlay.kind === 'premise') return { ...s, overlay: { kind: 'none' } };
       if (cursor < v.steps - 1) return atStep(s, cursor + 1);
       // The run is held after its last step: ask for one more (each press counts, even before it arrives).
       if (!v.finished) return atStep(s, Math.max(s.target, v.steps - 1) + 1);
@@ -165,6 +193,19 @@ export function reduce(s: UiState, action: Action, v: View): UiState {
       return { ...s, speed: Math.min(SPEEDS.length - 1, s.speed + 1) };
     case 'slower':
       return { ...s, speed: Math.max(0, s.speed - 1) };
+    case 'skipIdle':
+      return skipIdle({ ...s, playing: false }, cursor, v);
+    case 'premise':
+      return {
+        ...s,
+        playing: false,
+        overlay: s.overlay.kind === 'premise' ? { kind: 'none' } : { kind: 'premise', top: 0 },
+      };
+    case 'picker':
+      return { ...s, playing: false, back: true };
+    case 'lab':
+      // The App branches into the lab (it has the session); nothing of the view changes here.
+      return { ...s, playing: false };
     case 'quit':
       return { ...s, quit: true, playing: false };
   }

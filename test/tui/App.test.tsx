@@ -39,7 +39,7 @@ describe('timeout-max-attempts, stepped with the keys', () => {
     expect(app.see('state')).toContain('worker-1 not started yet');
     expect(app.see('narration')).toContain('Bus\\Dispatcher::dispatchToQueue → RedisQueue::pushRaw');
     expect(app.see('narration')).toContain('note: A web request dispatches the job');
-    expect(app.see('footer')).toMatch(/→ n space next .*← p prev .*\? help .*q quit/);
+    expect(app.see('footer')).toMatch(/→ next .*← prev .*enter details .*i info .*\? more .*q quit/);
     app.unmount();
   });
 
@@ -257,7 +257,9 @@ describe('retry-after-vs-timeout in a larger terminal (120×40)', () => {
       '#8 t+45s worker-1 GenerateReport#1 succeeded: delete from :reserved (ZREM removed 0)',
     );
     // The attempts-1 copy worker-1 holds; the trace last showed this job with attempts 2.
-    expect(see(frame, 'trace')).toContain('ZREM queues:default:reserved ‹GenerateReport#1 attempts:2→1›');
+    expect(see(frame, 'trace')).toContain(
+      'ZREM queues:default:reserved ‹GenerateReport#1 attempts:1 stale copy (now 2)›',
+    );
     expect(see(frame, 'narration')).toContain('ZREM removes 0');
     state = see(frame, 'state');
     expect(state).toContain('GenerateReport#1 attempts 2 t+60s · expires in 15s');

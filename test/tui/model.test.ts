@@ -186,8 +186,9 @@ describe('header and footer', () => {
   it('the footer keeps help and quit whatever the width', () => {
     for (const w of [30, 60, 80, 120]) {
       const items = footerItems(MAIN_BINDINGS, w);
-      expect(items.map(([, l]) => l)).toEqual(expect.arrayContaining(['help', 'quit']));
-      expect(items.reduce((n, [k, l]) => n + k.length + l.length + 3, 0)).toBeLessThanOrEqual(Math.max(w, 20));
+      // Help reads "more" when some keys are left out: it lists them all.
+      expect(items.map(([k]) => k)).toEqual(expect.arrayContaining(['?', 'q']));
+      expect(items.reduce((n, [k, l]) => n + k.length + l.length + 2, 0)).toBeLessThanOrEqual(Math.max(w, 20));
     }
   });
 });

@@ -155,7 +155,7 @@ export function App({
     for (const part of parts) {
       const line = commandRef.current;
       if (line === null || labStatus === null || lab === undefined) return;
-      if (part === '') continue;
+      if (part === '' && parts.length > 1) continue; // a key like Tab or Esc comes with no text
       const enter = part === '\r' || part === '\n';
       const r = commandKey(line, enter ? '' : part, enter ? { ...key, return: true } : key, {
         history: labStatus.history,

@@ -54,13 +54,14 @@ function startTui(
   columns = 120,
   rows = 40,
   cwd = repoRoot,
+  command = 'tui',
 ): { tmux: Tmux; stderr: () => string; redisPid: () => number | undefined } {
   const n = ++started;
   const tmux = new Tmux(terminalEnv(), join(scratch, `tmux-${n}.sock`));
   sessions.push(tmux);
   const err = join(scratch, `stderr-${n}.txt`);
-  const command = `cd '${cwd}' && node '${cli}' tui ${args} 2>'${err}'; code=$?; cat '${err}'; echo "lqsim exited $code"; exec sleep 600`;
-  tmux.start(command, columns, rows); // tmux runs it with sh -c
+  const shell = `cd '${cwd}' && node '${cli}' ${command} ${args} 2>'${err}'; code=$?; cat '${err}'; echo "lqsim exited $code"; exec sleep 600`;
+  tmux.start(shell, columns, rows); // tmux runs it with sh -c
   const stderr = (): string => (existsSync(err) ? readFileSync(err, 'utf8') : '');
   const redisPid = (): number | undefined => {
     const m = ANNOUNCE.exec(stderr());
@@ -95,8 +96,12 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe.skipIf(!tmuxAvailable())('lqsim tui in a terminal (tmux)', () => {
   it('steps forward and back with the keys, shows the panes, and q restores the terminal', async () => {
     const t = startTui('timeout-max-attempts');
-    let screen = await t.tmux.waitFor((s) => s.includes('step #0 · t+0s'), 'the first step');
-    expect(screen).toContain('Redis MONITOR');
+    let screen = await t.tmux.waitFor((s) => s.includes('the premise · → starts'), 'the premise');
+    expect(screen).toContain('A job outlives --timeout');
+    await new Promise((r) => setTimeout(r, 300)); // keys typed before the first frame's effects run would be lost
+    t.tmux.keys('Right'); // closes the premise on step #0, running nothing more
+    screen = await t.tmux.waitFor((s) => s.includes('Redis MONITOR'), 'the first step');
+    expect(screen).toContain('step #0 · t+0s');
     expect(screen).toContain('RPUSH queues:default ‹ImportCsv#1 attempts:0›');
     expect(screen).toContain('● live · 1 step run');
     expect(t.tmux.format('#{alternate_on}')).toBe('1');
@@ -125,8 +130,11 @@ describe.skipIf(!tmuxAvailable())('lqsim tui in a terminal (tmux)', () => {
 
   it('works when started from another directory (the project tsconfig, so JSX, is found from anywhere)', async () => {
     const t = startTui('dispatch', 80, 24, scratch);
+    await t.tmux.waitFor((s) => s.includes('the premise') || s.includes('lqsim exited'), 'the premise');
+    await new Promise((r) => setTimeout(r, 300));
+    t.tmux.keys('Right');
     const screen = await t.tmux.waitFor(
-      (s) => s.includes('step #0 · t+0s') || s.includes('lqsim exited'),
+      (s) => s.includes('Redis MONITOR') || s.includes('lqsim exited'),
       'the first step',
     );
     expect(screen, `stderr:\n${t.stderr()}`).toContain('RPUSH queues:default ‹SendWelcomeEmail#1');
@@ -136,8 +144,9 @@ describe.skipIf(!tmuxAvailable())('lqsim tui in a terminal (tmux)', () => {
 
   it('redraws to fit when the terminal is resized to 80×24, and Ctrl-C quits cleanly', async () => {
     const t = startTui('timeout-max-attempts');
-    await t.tmux.waitFor((s) => s.includes('step #0 · t+0s'), 'the first step');
-    t.tmux.keys('n', 'n', 'n');
+    await t.tmux.waitFor((s) => s.includes('the premise'), 'the premise');
+    await new Promise((r) => setTimeout(r, 300));
+    t.tmux.keys('n', 'n', 'n', 'n'); // the first closes the premise
     await t.tmux.waitFor((s) => s.includes('step #3 · t+60s'), 'the kill step');
     t.tmux.run('resize-window', '-t', 'e2e', '-x', '80', '-y', '24');
     const complete = (s: string): boolean => {
@@ -162,7 +171,10 @@ describe.skipIf(!tmuxAvailable())('lqsim tui in a terminal (tmux)', () => {
 
   it('G runs the rest live to the end; the summary says the run finished', async () => {
     const t = startTui('timeout-max-attempts');
-    await t.tmux.waitFor((s) => s.includes('step #0 · t+0s'), 'the first step');
+    await t.tmux.waitFor((s) => s.includes('the premise'), 'the premise');
+    await new Promise((r) => setTimeout(r, 300));
+    t.tmux.keys('Right');
+    await t.tmux.waitFor((s) => s.includes('Redis MONITOR'), 'step #0');
     t.tmux.keys('G');
     const screen = await t.tmux.waitFor((s) => s.includes('✓ finished · 10 steps'), 'the end of the run');
     expect(screen).toContain('MaxAttemptsExceededException');
@@ -190,16 +202,89 @@ describe.skipIf(!tmuxAvailable())('lqsim tui in a terminal (tmux)', () => {
       .screen()
       .split('\n')
       .findIndex((l) => l.includes('timeout-max-attempts'));
-    const first = t.tmux
-      .screen()
-      .split('\n')
-      .findIndex((l) => l.includes('block-for'));
+    const first =
+      t.tmux
+        .screen()
+        .split('\n')
+        .findIndex((l) => l.includes('1/')) + 1; // the list's first row, under its title (learning order)
     for (let i = first; i < target; i++) t.tmux.keys('Down');
     t.tmux.keys('Enter');
-    const screen = await t.tmux.waitFor((s) => s.includes('step #0 · t+0s'), 'the chosen scenario');
+    const screen = await t.tmux.waitFor((s) => s.includes('the premise'), 'the chosen scenario');
     expect(screen).toContain('lqsim timeout-max-attempts');
+    // b goes back to the list, on the scenario it was.
+    await new Promise((r) => setTimeout(r, 300));
+    t.tmux.keys('Right');
+    await t.tmux.waitFor((s) => s.includes('Redis MONITOR'), 'step #0');
+    t.tmux.keys('b');
+    await t.tmux.waitFor((s) => s.includes(`${target - first + 1}/15`), 'the picker again');
     t.tmux.keys('q');
     await expectRestored(t, 0);
+  });
+});
+
+describe.skipIf(!tmuxAvailable())('lqsim lab in a terminal (tmux, 80×24)', () => {
+  it('dispatches, runs to the next event, kills, undoes and saves with the keys; the saved file runs', async () => {
+    const dir = mkdtempSync(join(scratch, 'lab-'));
+    const t = startTui('', 80, 24, dir, 'lab');
+    let screen = await t.tmux.waitFor((s) => s.includes('step #0 · t+0s'), 'the lab');
+    expect(screen).toContain('lab t+0s');
+    await new Promise((r) => setTimeout(r, 300)); // keys typed before the first frame's effects run would be lost
+    t.tmux.keys('D');
+    screen = await t.tmux.waitFor((s) => s.includes(':dispatch'), 'the command line');
+    expect(screen).toContain('dispatch <Job> [queue=Q]'); // the usage, where the narration was
+    t.tmux.keys('SendEmail run=5', 'Enter');
+    screen = await t.tmux.waitFor((s) => s.includes('✓ dispatched SendEmail'), 'the dispatch');
+    expect(screen).toContain('step #1 · t+0.001s');
+    expect(screen).toContain('RPUSH queues:default ‹SendEmail#1');
+    t.tmux.keys('.');
+    screen = await t.tmux.waitFor((s) => s.includes('step #2 · t+3s'), 'the next event');
+    expect(screen).toContain('reserved SendEmail#1');
+    t.tmux.keys('K');
+    await t.tmux.waitFor((s) => /^:kill\s*$/m.test(s), 'the kill command');
+    t.tmux.keys('Tab');
+    await t.tmux.waitFor((s) => s.includes(':kill worker-1'), 'completion of the running worker');
+    t.tmux.keys('Enter');
+    await t.tmux.waitFor((s) => s.includes('SIGKILL to worker-1'), 'the kill');
+    t.tmux.keys('u');
+    screen = await t.tmux.waitFor((s) => s.includes('undone'), 'the undo');
+    expect(screen).not.toContain('SIGKILL');
+    t.tmux.keys('w');
+    await t.tmux.waitFor((s) => s.includes(':save lab-1.yaml'), 'the save command, with a free file name');
+    t.tmux.keys('Enter');
+    await t.tmux.waitFor((s) => s.includes('✓ saved'), 'the save');
+    t.tmux.keys('q');
+    await expectRestored(t, 0);
+    // The closing line (wrapped at 80 columns): the kill was undone, one action is left.
+    expect(t.tmux.screen().replace(/\n/g, '')).toMatch(/lab: 1 action, \d+ steps shown; saved as \S*lab-1\.yaml/);
+    const saved = readFileSync(join(dir, 'lab-1.yaml'), 'utf8');
+    expect(saved).toContain('- { at: 0.001, dispatch: SendEmail }');
+    expect(saved).not.toContain('kill:');
+    const run = spawnSync(process.execPath, [cli, 'run', 'lab-1.yaml', '--format', 'ndjson'], {
+      cwd: dir,
+      env: terminalEnv(),
+      encoding: 'utf8',
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain('reserved SendEmail#1');
+  });
+
+  it('a bad command gets a one-line message and changes nothing; L in lqsim tui branches into the lab', async () => {
+    const t = startTui('timeout-max-attempts', 80, 24);
+    await t.tmux.waitFor((s) => s.includes('the premise'), 'the premise');
+    await new Promise((r) => setTimeout(r, 300));
+    t.tmux.keys('Right', 'n');
+    await t.tmux.waitFor((s) => s.includes('step #1 · t+0s'), 'step #1');
+    t.tmux.keys('L');
+    let screen = await t.tmux.waitFor((s) => s.includes('lab t+0s'), 'the lab from step #1');
+    expect(screen).toContain('step #1 · t+0s');
+    t.tmux.keys(':');
+    await t.tmux.waitFor((s) => s.includes('commands: dispatch'), 'the command line');
+    t.tmux.keys('kill worker-7', 'Enter');
+    screen = await t.tmux.waitFor((s) => s.includes('✗ kill: no worker "worker-7"'), 'the refusal');
+    expect(screen).toContain('step #1 · t+0s');
+    t.tmux.keys('q');
+    await expectRestored(t, 0);
+    expect(t.tmux.screen()).toMatch(/timeout-max-attempts \(lab\): 0 actions, 2 steps shown; not saved/);
   });
 });
 

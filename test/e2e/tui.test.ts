@@ -259,7 +259,7 @@ describe.skipIf(!tmuxAvailable())('lqsim lab in a terminal (tmux, 80×24)', () =
     const saved = readFileSync(join(dir, 'lab-1.yaml'), 'utf8');
     expect(saved).toContain('- { at: 0.001, dispatch: SendEmail }');
     expect(saved).not.toContain('kill:');
-    const run = spawnSync(process.execPath, [cli, 'run', 'lab-1.yaml', '--format', 'ndjson'], {
+    const run = spawnSync(process.execPath, [cli, 'run', 'lab-1.yaml'], {
       cwd: dir,
       env: terminalEnv(),
       encoding: 'utf8',

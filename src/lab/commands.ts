@@ -171,10 +171,7 @@ export function commonPrefix(options: readonly string[]): string {
 
 /** Parses one line; throws CommandError with a one-line message that names the field. */
 export function parseCommand(line: string, v: LabVocabulary): LabCommand {
-  const words = line
-    .trim()
-    .split(/\s+/)
-    .filter((w) => w !== '');
+  const words = tokens(line);
   const name = words.shift();
   if (name === undefined) throw new CommandError('type a command (help lists them)');
   const spec = byName.get(name);
@@ -419,6 +416,14 @@ class Args {
       `${this.command}: "${first}" is not one of its arguments${didYouMean(first, keys)}; usage: ${spec.usage}`,
     );
   }
+}
+
+/** The words of a line; a quoted part keeps its spaces: throw="Mail server down". */
+function tokens(line: string): string[] {
+  const out: string[] = [];
+  for (const m of line.matchAll(/(?:[^\s"']+|"[^"]*"?|'[^']*'?)+/g))
+    out.push(m[0].replace(/"([^"]*)"?|'([^']*)'?/g, (_q, d?: string, s?: string) => d ?? s ?? ''));
+  return out;
 }
 
 /** A bare word that is a flag of the command, not its positional argument. */

@@ -118,6 +118,11 @@ export class LabSession implements StepSource {
   request = (count: number): void => {
     const live = this.live;
     if (live === null || this.status.busy !== null || count <= live.getSnapshot().steps.length) return;
+    // G (all the steps): an open run has no end; run on as `play` does, until only idle polls are left.
+    if (count === Infinity) {
+      void this.serial(() => this.run('play', live.getSnapshot().steps.length - 1));
+      return;
+    }
     if (this.staleHold(live)) {
       void this.serial(() => this.replay(this.input, { steps: count }, 'replaying to go on faithfully'));
       return;

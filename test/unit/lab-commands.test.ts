@@ -188,3 +188,14 @@ describe('applyCommand and forkAt', () => {
     ]);
   });
 });
+
+describe('quoting', () => {
+  it('keeps the spaces of a quoted message', () => {
+    expect(parseCommand('dispatch A throw="Mail server down"', vocabulary)).toMatchObject({
+      behaviour: { outcome: { throw: 'Mail server down' } },
+    });
+    expect(parseCommand("dispatch A throw='It broke'", vocabulary)).toMatchObject({
+      behaviour: { outcome: { throw: 'It broke' } },
+    });
+  });
+});

@@ -7,6 +7,10 @@ export interface LabBinding {
   label: string;
   help: string;
   match: (input: string, key: Key) => boolean;
+  /** Which the footer keeps first when not all fit (lower first), as in keymap.ts. */
+  rank?: number;
+  /** Shorter keys for the footer. */
+  footer?: string;
   /** Opens the command line with this text; or */
   prefill?: string;
   /** runs this command at once. */
@@ -18,6 +22,7 @@ const is = (c: string) => (input: string, key: Key) => !key.ctrl && !key.meta &&
 export const LAB_BINDINGS: readonly LabBinding[] = [
   {
     keys: ':',
+    rank: 0,
     label: 'command',
     help: 'the lab command line: Tab completes, ↑ ↓ history, "help" lists the commands',
     match: is(':'),
@@ -25,6 +30,7 @@ export const LAB_BINDINGS: readonly LabBinding[] = [
   },
   {
     keys: 'D',
+    rank: 1,
     label: 'dispatch',
     help: 'dispatch a job: dispatch <Job> [queue=] [delay=] [count=] [run=N] [throw|fail|release=N]',
     match: is('D'),
@@ -32,6 +38,7 @@ export const LAB_BINDINGS: readonly LabBinding[] = [
   },
   {
     keys: 'W',
+    rank: 3,
     label: 'worker',
     help: 'start a worker: worker [queue=] [tries=] [timeout=] [sleep=] [backoff=] [once] [block_for=]',
     match: is('W'),
@@ -39,6 +46,7 @@ export const LAB_BINDINGS: readonly LabBinding[] = [
   },
   {
     keys: 'T',
+    rank: 4,
     label: 'SIGTERM',
     help: 'SIGTERM a worker: it finishes its job and exits',
     match: is('T'),
@@ -46,6 +54,7 @@ export const LAB_BINDINGS: readonly LabBinding[] = [
   },
   {
     keys: 'K',
+    rank: 2,
     label: 'SIGKILL',
     help: 'SIGKILL a worker from outside (supervisord restarts it unless restart=no)',
     match: is('K'),
@@ -53,6 +62,7 @@ export const LAB_BINDINGS: readonly LabBinding[] = [
   },
   {
     keys: 'S',
+    rank: 4,
     label: 'set',
     help: "change a connection's retry_after/block_for, or a worker's options (it restarts)",
     match: is('S'),
@@ -60,23 +70,34 @@ export const LAB_BINDINGS: readonly LabBinding[] = [
   },
   {
     keys: '.',
-    label: 'next event',
+    rank: 0,
+    label: 'event',
     help: 'run to the next event: a poll, the alarm, a job due, a reservation expiring',
     match: is('.'),
     run: 'next',
   },
-  { keys: '>', label: 'wait', help: 'move the clock on N seconds', match: is('>'), prefill: 'wait ' },
+  { keys: '>', rank: 3, label: 'wait', help: 'move the clock on N seconds', match: is('>'), prefill: 'wait ' },
   {
     keys: 'L',
+    rank: 5,
     label: 'laravel',
     help: 'switch the Laravel version (the session is replayed under it)',
     match: is('L'),
     prefill: 'laravel ',
   },
-  { keys: 'u U', label: 'undo', help: 'undo the last action / redo it', match: is('u'), run: 'undo' },
+  {
+    keys: 'u U',
+    rank: 2,
+    footer: 'u',
+    label: 'undo',
+    help: 'undo the last action / redo it',
+    match: is('u'),
+    run: 'undo',
+  },
   { keys: 'U', label: '', help: '', match: is('U'), run: 'redo' },
   {
     keys: 'w',
+    rank: 2,
     label: 'save',
     help: 'save the session as a scenario YAML (never overwrites without asking)',
     match: is('w'),

@@ -45,7 +45,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
   const tmux = new Tmux(tmuxEnv(), socket, 'shot');
-  const lab = values.lab?.split(';').map((c) => c.trim()).filter((c) => c !== '');
+  const lab = values.lab
+    ?.split(';')
+    .map((c) => c.trim())
+    .filter((c) => c !== '');
   const scenario = values.scenario ?? (lab === undefined ? 'timeout-max-attempts' : '');
   const what = lab === undefined ? `tui ${scenario}` : `lab ${scenario}`.trim();
   const command = `cd '${root}' && node bin/lqsim.js ${what} 2>/dev/null`;
@@ -79,7 +82,9 @@ async function main(): Promise<void> {
     tmux.keys('q');
     const until = Date.now() + 10_000;
     while (Date.now() < until && tmux.alive()) await sleep(100);
-    console.log(`wrote ${values.out} (${columns}×${rows}, ${lab === undefined ? `step #${steps} of ${scenario}` : what})`);
+    console.log(
+      `wrote ${values.out} (${columns}×${rows}, ${lab === undefined ? `step #${steps} of ${scenario}` : what})`,
+    );
   } finally {
     tmux.kill();
     rmSync(scratch, { recursive: true, force: true });

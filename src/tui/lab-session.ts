@@ -224,6 +224,7 @@ export class LabSession implements StepSource {
         return;
       }
       case 'next':
+        this.say('', false); // the step itself says what happened
         if (cursor < steps - 1) return this.focusOn(cursor + 1);
         await this.goOn(() => this.live!.request(steps + 1));
         return this.focusOn(this.shown.steps.length - 1);

@@ -90,6 +90,8 @@ async function tuiCommand(scenario: string | undefined, o: { laravel?: string })
 }
 
 async function labCommand(scenario: string | undefined, o: { laravel?: string }): Promise<number> {
+  // A scenario that does not load is the first thing to say, terminal or not.
+  if (scenario !== undefined) await loadScenarioFile(await resolveScenario(scenario));
   const unavailable = tuiUnavailable(process.env);
   if (unavailable !== null)
     throw new UsageError(`lab: ${unavailable}: the lab is interactive; lqsim run prints a scenario's trace`);

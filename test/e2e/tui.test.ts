@@ -322,4 +322,23 @@ describe('lqsim tui without a terminal', () => {
       /^lqsim: tui: not a terminal, so no scenario picker; name one \(lqsim list shows them\)\n$/,
     );
   });
+
+  it('lqsim lab needs a terminal: exit 2 and one line, after a bad scenario is reported first', () => {
+    const r = spawnSync(process.execPath, [cli, 'lab'], {
+      cwd: repoRoot,
+      env: terminalEnv(),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe("lqsim: lab: not a terminal: the lab is interactive; lqsim run prints a scenario's trace\n");
+    const bad = spawnSync(process.execPath, [cli, 'lab', 'no-such-scenario'], {
+      cwd: repoRoot,
+      env: terminalEnv(),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^lqsim: no-such-scenario: no such scenario; run lqsim list to see them\n$/);
+  });
 });

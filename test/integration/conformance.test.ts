@@ -57,6 +57,14 @@ describe('every shipped scenario: the model (profile 8) = real Laravel 8.83 afte
 
 describe('job options and outcomes no shipped scenario uses', () => {
   const redis = useRedis();
+  it('a session saved by lqsim lab (actions a millisecond after the step shown, a config change with its restarts, until)', async () => {
+    const file = new URL('../fixtures/conformance/lab-session.yaml', import.meta.url).pathname;
+    const { spec } = await loadScenarioFile(file);
+    expect(spec.until).toBeDefined();
+    expect(spec.timeline.some((e) => e.kind === 'config')).toBe(true);
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, explain(r)).toBe('identical');
+  });
   it('kills from outside: a --once worker mid-job (restarted), idle and BLPOP-blocked workers, restart: false, a stop then a kill', async () => {
     for (const name of ['kill-once', 'kill-idle-blocked-stopped']) {
       const file = new URL(`../fixtures/conformance/${name}.yaml`, import.meta.url).pathname;

@@ -47,6 +47,7 @@ timeline:
   # - { at: 70, dispatch: SendInvoice, count: 5, every: 1 }   # one request a second, one job each
   # - { at: 80, dispatch: SendInvoice, chain: [SendInvoice] }  # ->chain(): the worker pushes the next job after a success
   # - { at: 90, chain: [SendInvoice, SendInvoice], queue: invoices }  # Bus::chain()->onQueue() (laravel "8" or "13")
+  # - { at: 95, config: redis, retry_after: 120 }  # config/queue.php changes: processes started later read it
   # - { at: 60.5, dispatch: SendInvoice }        # times take up to 3 decimals: order within a second
   #                                              # (Laravel still sends the whole second, time())
 `;

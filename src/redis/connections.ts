@@ -151,7 +151,7 @@ export class ConnectionHub {
 
   constructor(
     private readonly url: string,
-    private readonly runId: string,
+    readonly runId: string,
   ) {
     this.observer = newClient(url);
     this.names = new ProcessNames(runId);

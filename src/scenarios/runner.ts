@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { registerCleanup } from '../cleanup.ts';
 import { ConnectionHub } from '../redis/connections.ts';
 import { describeRunFailure, RedisRefusedError } from '../redis/errors.ts';
-import { chooseDatabase } from '../redis/keyspace.ts';
+import type { DbClaim } from '../redis/claim.ts';
+import { claimDatabase } from '../redis/claim.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { preflight } from '../redis/preflight.ts';
 import { parseRedisUrl } from '../redis/url.ts';
@@ -23,7 +24,7 @@ import { exactInstant, formatSeconds, secondsBetween } from '../sim/clock.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import { webRequest } from '../sim/web-request.ts';
 import { WorkerModel } from '../sim/worker.ts';
-import { attributeLines } from './attribute.ts';
+import { attributeLines, foreignTouches } from './attribute.ts';
 import { ExecutionLog } from './execution-log.ts';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems, scenarioErrorAt } from './load.ts';
@@ -92,7 +93,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     crossReferenceProblems({ ...spec, laravel: profile.name })[0];
   if (problem) throw await scenarioProblem(opts.file, spec, problem);
   const client = spec.redis.client ?? profile.defaultClient;
-  // On someone else's server the run may move to an empty db (keyspace.ts).
+  // On someone else's server the run may move to an empty db it claims (claim.ts).
   let db = spec.redis.database;
   let selectDb: number | null = null;
   const prefix = spec.redis.prefix ?? profile.defaultPrefix;
@@ -143,16 +144,32 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   // On someone else's server our keys are deleted at the end, and on Ctrl-C too, but only once
   // we know they are ours: keys that held data before the run are refused and never touched.
   let unregisterCleanup: (() => void) | null = null;
+  // On someone else's server: the db this run holds exclusively (claim.ts).
+  let claim: DbClaim | null = null;
   try {
     await hub.start();
     // Refuse a server that cannot give a faithful trace before touching any key.
     await preflight(hub.observer);
     capture = await MonitorCapture.start(opts.redis.url, hub.observer);
-    if (!opts.redis.owned) db = await chooseDb(hub, db, timeline.warnings);
+    if (!opts.redis.owned) {
+      const held = await claimDatabase(hub.observer, db, hub.runId);
+      claim = held;
+      // The claimed db was empty: the run's keys in it are its own, to delete at the end.
+      unregisterCleanup = registerCleanup(async () => {
+        await deleteKeys(hub, queues).catch(() => undefined);
+        await held.release();
+      });
+      if (held.moved)
+        timeline.warnings.push(
+          `db ${db} holds other data or another run on this server (REDIS_URL), so the run used the empty db ${held.db}: Laravel's SELECT shows ${held.db}`,
+        );
+      db = held.db;
+    }
     selectDb = profile.worker.selectOnConnect(client, db) ? db : null;
-    if (db !== 0) await hub.observer.sendCommand(['SELECT', String(db)]);
+    if (db !== 0 || claim !== null) await hub.observer.sendCommand(['SELECT', String(db)]);
     await prepareKeyspace(hub, opts.redis.owned, queues);
-    if (!opts.redis.owned) unregisterCleanup = registerCleanup(() => deleteKeys(hub, queues));
+    const ourKeys = new Set(queues.flatMap(allKeys));
+    const tool = new Set([hub.observerAddr]);
 
     const connect: ConnectionFactory = async (actor) => new NodeRedisPort(await hub.connect(actor), hub, selectDb);
     const workers = spec.workers.map(
@@ -223,6 +240,15 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       const index = timeline.steps.length;
       executionLog.commit(index);
       const { commands } = attributeLines(lines, hub, { index, t: done.t }, scriptNames);
+      if (claim !== null) {
+        const lost = claim.lost();
+        if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
+        const touched = foreignTouches(lines, hub, tool, db, ourKeys);
+        if (touched.length > 0)
+          throw new RedisRefusedError(
+            `another client touched this run's keys in db ${db} (${touched.slice(0, 3).join('; ')}${touched.length > 3 ? '; ...' : ''}): the trace would no longer be Laravel's alone, so the run stops; give it a server or db no one else writes to`,
+          );
+      }
       // Every EVAL carries the whole script; keep one copy of each text for the whole run.
       for (const cmd of commands)
         if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
@@ -268,6 +294,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     if (unregisterCleanup) {
       unregisterCleanup();
       await deleteKeys(hub, queues).catch(() => undefined);
+      await claim?.release().catch(() => undefined);
     }
     await hub.close().catch(() => undefined);
   }
@@ -308,19 +335,6 @@ class PendingNotes {
         `note at t+${formatSeconds(n.at)}s${n.actor ? ` for ${n.actor}` : ''}${n.on ? ` on ${n.on}` : ''} matched no step: "${n.note}"`,
     );
   }
-}
-
-/** REDIS_URL: an empty db, the scenario's if it is empty (keyspace.ts); says so when it is not. */
-async function chooseDb(hub: ConnectionHub, wanted: number, warnings: string[]): Promise<number> {
-  const choice = await chooseDatabase(hub.observer, wanted);
-  if (choice.moved) {
-    warnings.push(
-      `db ${wanted} holds other data on this server (REDIS_URL), so the run used the empty db ${choice.db}: Laravel's SELECT shows ${choice.db}`,
-    );
-  }
-  if (choice.shared)
-    warnings.push(`no empty db on this server (REDIS_URL): the run shares db ${wanted} with other data`);
-  return choice.db;
 }
 
 /** A server the tool started is flushed; on anyone else's, the scenario's keys must be empty. */

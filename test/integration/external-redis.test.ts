@@ -28,17 +28,18 @@ const external = () => ({ ...owner, owned: false, describe: () => 'REDIS_URL', s
 const spec = async (name: string) => (await loadScenarioFile(await resolveScenario(name))).spec;
 
 describe('a server the tool did not start', () => {
-  it('with no empty db to move to, refuses when the keys hold data, names the key, and leaves the data untouched', async () => {
+  it('with no empty db to claim, refuses to start and leaves every db untouched', async () => {
     await client.flushAll();
-    // Every other db holds something, so the run cannot move to an empty one (keyspace.ts).
+    // Every db holds something, so the run has no db of its own to claim (claim.ts).
     for (let db = 1; db < 16; db++)
       await client.sendCommand(['EVAL', `redis.call('select', ${db}); redis.call('set', 'theirs', 'x')`, '0']);
     await client.rPush('queues:default', 'their job');
     await client.set('unrelated', 'x');
     const t = await runScenario(await spec('success'), { redis: external() });
     expect(t.error).toBe(
-      'refusing to run: queues:default already holds data on this server (REDIS_URL); use an empty db or a redis.prefix',
+      'refusing to run: no empty db on this server (REDIS_URL; 16 tried): each run needs a db of its own, so that no other client or run shares its keys. Free one, or use a server of your own',
     );
+    expect(t.steps).toEqual([]);
     expect(await client.lRange('queues:default', 0, -1)).toEqual(['their job']);
     expect(await client.get('unrelated')).toBe('x');
   });

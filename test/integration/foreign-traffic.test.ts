@@ -2,7 +2,7 @@
 // writes to the same server throughout the run: its commands must not appear in the trace (MONITOR
 // shows every client; attribution keeps only the run's own connections) and every key it wrote
 // must survive the run's cleanup, which deletes only the run's own keys and never flushes.
-// Where the run writes (keyspace.ts): the scenario's db if it is empty, else the first empty db,
+// Where the run writes (claim.ts): the scenario's db if it is empty, else the first empty db,
 // Laravel's SELECT then naming that db.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
@@ -134,7 +134,7 @@ describe('another client writing to the same server during a run', () => {
     const t = await runSuccess(() => (writer1 = foreignWriter(other1, 'foreign1')));
     const [n0, n1] = [await writer0.stop(), await writer1!.stop()];
     expect(t.warnings).toEqual([
-      "db 0 holds other data on this server (REDIS_URL), so the run used the empty db 1: Laravel's SELECT shows 1",
+      "db 0 holds other data or another run on this server (REDIS_URL), so the run used the empty db 1: Laravel's SELECT shows 1",
     ]);
     expectSuccessTrace(t, 1);
     // Their job was never popped by our worker, and nothing of theirs was deleted.

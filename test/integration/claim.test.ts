@@ -1,0 +1,135 @@
+// Runs on someone else's server (REDIS_URL) each hold a db of their own (src/redis/claim.ts):
+// claimed atomically, released at the end, expiring when the process dies; parallel runs on one
+// URL never share a db; another client touching a run's keys ends that run with an error.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { CLAIM_KEY, claimDatabase } from '../../src/redis/claim.ts';
+import { newClient } from '../../src/redis/connections.ts';
+import type { RedisServer } from '../../src/redis/server.ts';
+import { acquireRedis } from '../../src/redis/server.ts';
+import { resolveScenario } from '../../src/scenarios/catalog.ts';
+import { loadScenarioFile } from '../../src/scenarios/load.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
+import type { Timeline } from '../../src/scenarios/timeline.ts';
+
+let owner: RedisServer;
+beforeAll(async () => {
+  owner = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
+});
+afterAll(async () => {
+  await owner.stop();
+});
+
+/** The same server, seen as someone else's (REDIS_URL): not owned, so claimed, never flushed. */
+const external = () => ({ ...owner, owned: false, describe: () => 'REDIS_URL', stop: async () => undefined });
+const spec = async (name: string) => (await loadScenarioFile(await resolveScenario(name))).spec;
+async function clientOn(db: number) {
+  const c = createClient({ socket: { host: owner.host, port: owner.port }, database: db });
+  c.on('error', () => undefined);
+  await c.connect();
+  return c;
+}
+
+/** A trace without wall-clock times and with the db a run landed on taken out. */
+function essence(t: Timeline) {
+  return t.steps.map((s) => ({
+    actor: s.actor,
+    title: s.title,
+    commands: s.commands.map((c) =>
+      c.args[0] === 'SELECT' ? ['SELECT', '<db>'] : [c.actor, c.process, c.source, ...c.args],
+    ),
+  }));
+}
+
+describe('claims on a server the tool did not start', () => {
+  it('runs in parallel on one URL each get a db of their own, and each trace is the one run alone', async () => {
+    const admin = await clientOn(0);
+    await admin.flushAll();
+    const scenario = await spec('failure-release');
+    const alone = await runScenario(scenario, { redis: external() });
+    expect(alone.error).toBeUndefined();
+    const runs = await Promise.all(Array.from({ length: 4 }, () => runScenario(scenario, { redis: external() })));
+    const dbs = runs.map((t) => t.steps[0]!.commands.find((c) => c.args[0] === 'SELECT')?.args[1] ?? '0');
+    expect(new Set(dbs).size).toBe(4);
+    for (const t of runs) {
+      expect(t.error).toBeUndefined();
+      expect(essence(t)).toEqual(essence(alone));
+    }
+    // Every run released its claim and deleted its keys.
+    for (let db = 0; db < 16; db++) {
+      const c = await clientOn(db);
+      expect(await c.keys('*'), `db ${db}`).toEqual([]);
+      c.destroy();
+    }
+    admin.destroy();
+  });
+
+  it('holds the claim (with an expiry) while it runs and never shows it in the trace', async () => {
+    const admin = await clientOn(0);
+    await admin.flushAll();
+    let seen: { value: string | null; ttl: number } | undefined;
+    const t = await runScenario(await spec('success'), {
+      redis: external(),
+      onStep: async (step) => {
+        if (step.index === 0) seen = { value: await admin.get(CLAIM_KEY), ttl: await admin.pTTL(CLAIM_KEY) };
+      },
+    });
+    expect(t.error).toBeUndefined();
+    expect(seen?.value).toMatch(/^[0-9a-f]{8}$/);
+    expect(seen!.ttl).toBeGreaterThan(0);
+    expect(seen!.ttl).toBeLessThanOrEqual(30_000);
+    expect(t.steps.flatMap((s) => s.commands).some((c) => c.args.includes(CLAIM_KEY))).toBe(false);
+    expect(await admin.exists(CLAIM_KEY)).toBe(0);
+    admin.destroy();
+  });
+
+  it('moves on from a db another run holds, and gets it back once that claim has expired', async () => {
+    const admin = await clientOn(0);
+    await admin.flushAll();
+    await admin.set(CLAIM_KEY, 'dead-run', { PX: 300 }); // a run killed with SIGKILL left it
+    const first = await runScenario(await spec('success'), { redis: external() });
+    expect(first.warnings[0]).toContain('so the run used the empty db 1');
+    await new Promise((r) => setTimeout(r, 400));
+    const second = await runScenario(await spec('success'), { redis: external() });
+    expect(second.warnings).toEqual([]);
+    admin.destroy();
+  });
+
+  it('ends the run with an error when another client touches its keys, and says which', async () => {
+    const admin = await clientOn(0);
+    await admin.flushAll();
+    const intruder = await clientOn(0);
+    const t = await runScenario(await spec('timeout-max-attempts'), {
+      redis: external(),
+      onStep: async (step) => {
+        // Someone else's app pushes onto the run's queue in the run's db.
+        if (step.index === 1) await intruder.rPush('queues:default', '{"job":"theirs"}');
+      },
+    });
+    expect(t.error).toMatch(
+      /^refusing to run: another client touched this run's keys in db 0 \(127\.0\.0\.1:\d+: RPUSH queues:default\): the trace would no longer be Laravel's alone/,
+    );
+    // The run stopped at the next step; its claim and its keys are gone (theirs too: it was in the run's queue).
+    expect(await admin.exists(CLAIM_KEY)).toBe(0);
+    intruder.destroy();
+    admin.destroy();
+  });
+
+  it('notices a claim that is lost (deleted or expired) at the next heartbeat', async () => {
+    // The tool's own kind of connection (RESP2, as the observer is).
+    const observer = newClient(`redis://${owner.host}:${owner.port}`);
+    await observer.connect();
+    await observer.sendCommand(['FLUSHALL']);
+    const claim = await claimDatabase(observer, 0, 'abcd1234', 300);
+    expect(claim).toMatchObject({ db: 0, moved: false });
+    expect(claim.lost()).toBeNull();
+    await new Promise((r) => setTimeout(r, 250)); // a heartbeat renews it past its first 300 ms
+    expect(await observer.sendCommand(['GET', CLAIM_KEY])).toBe('abcd1234');
+    expect(claim.lost()).toBeNull();
+    await observer.sendCommand(['DEL', CLAIM_KEY]);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(claim.lost()).toBe(`the claim on db 0 (${CLAIM_KEY}) was lost: it expired or was deleted`);
+    await claim.release();
+    observer.destroy();
+  });
+});

@@ -139,6 +139,14 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       `REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${db}), not the URL's`,
     );
   }
+  // A server the tool started is flushed by each run: two at once on it would wipe each other.
+  if (opts.redis.owned && flushing.has(opts.redis.url)) {
+    throw new RedisRefusedError(
+      `a run is already going on ${opts.redis.describe()}, which lqsim started and flushes for each run: await one run before the next, give each its own acquireRedis(), or run them in parallel on a shared server through REDIS_URL (each then claims a db of its own)`,
+    );
+  }
+  const ownedUrl = opts.redis.owned ? opts.redis.url : null;
+  if (ownedUrl !== null) flushing.add(ownedUrl);
   const hub = new ConnectionHub(opts.redis.url, randomBytes(4).toString('hex'));
   let capture: MonitorCapture | null = null;
   // On someone else's server our keys are deleted at the end, and on Ctrl-C too, but only once
@@ -297,9 +305,13 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       await claim?.release().catch(() => undefined);
     }
     await hub.close().catch(() => undefined);
+    if (ownedUrl !== null) flushing.delete(ownedUrl);
   }
   return timeline;
 }
+
+/** Servers the tool started that a run of this process is using (see runScenario). */
+const flushing = new Set<string>();
 
 /** A problem's ScenarioError: at its line and column when the spec came from a file that is still there. */
 async function scenarioProblem(file: string | undefined, spec: ScenarioSpec, problem: Problem): Promise<ScenarioError> {

@@ -57,8 +57,8 @@ export function Root({ colour, styleLevel, session, entries, open, branch }: Roo
         onBack={
           session === null && lab === undefined
             ? () => {
-                void live?.stop(); // its run ends; the next scenario gets the server to itself
-                setCurrent(null);
+                // Its run ends first: the next scenario gets the server to itself (one run at a time).
+                void (live?.stop() ?? Promise.resolve()).then(() => setCurrent(null));
               }
             : undefined
         }

@@ -132,4 +132,20 @@ describe('claims on a server the tool did not start', () => {
     await claim.release();
     observer.destroy();
   });
+
+  it('refuses a second run at once on a server the tool started (each run flushes it), with a clear error', async () => {
+    const scenario = await spec('success');
+    const results = await Promise.allSettled([
+      runScenario(scenario, { redis: owner }),
+      runScenario(scenario, { redis: owner }),
+    ]);
+    expect(results[0].status).toBe('fulfilled');
+    expect((results[0] as PromiseFulfilledResult<Timeline>).value.error).toBeUndefined();
+    expect(results[1]).toMatchObject({ status: 'rejected' });
+    expect(String((results[1] as PromiseRejectedResult).reason)).toContain(
+      'which lqsim started and flushes for each run: await one run before the next',
+    );
+    // One after the other is fine.
+    expect((await runScenario(scenario, { redis: owner })).error).toBeUndefined();
+  });
 });

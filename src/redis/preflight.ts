@@ -54,6 +54,9 @@ export async function preflight(observer: Client): Promise<void> {
   const checks: Array<[string[], string]> = [
     [['EVAL', 'return 1', '0'], 'run Lua scripts (EVAL), which Laravel uses to pop, release and migrate jobs'],
     [['CLIENT', 'LIST', 'ID', '0'], 'run CLIENT LIST, which tells which connection sent each command'],
+    // A key that never exists: deleting it changes nothing, and a user without DEL finds out now,
+    // not after the run, when its keys could not be removed.
+    [['DEL', 'lqsim:preflight:absent'], 'delete keys (DEL), which is how a run removes its own keys at the end'],
   ];
   for (const [command, what] of checks) {
     try {

@@ -301,7 +301,16 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     await capture?.stop().catch(() => undefined);
     if (unregisterCleanup) {
       unregisterCleanup();
-      await deleteKeys(hub, queues).catch(() => undefined);
+      // A cleanup that fails is never silent: the keys are left on someone else's server.
+      const failed = await deleteKeys(hub, queues).then(
+        () => null,
+        (e: unknown) => (e instanceof Error ? e.message : String(e)),
+      );
+      if (failed !== null) {
+        const left = `the run's keys could not be deleted from db ${db} (${failed}); they are left there: ${queues.flatMap(allKeys).join(', ')}`;
+        if (timeline.error === undefined) timeline.error = left;
+        else timeline.warnings.push(left);
+      }
       await claim?.release().catch(() => undefined);
     }
     await hub.close().catch(() => undefined);

@@ -50,6 +50,8 @@ describe('ACL users that may not do what a run needs', () => {
     // Everything but MONITOR; everything but scripting (EVAL, EVALSHA, SCRIPT, FUNCTION...).
     await admin.sendCommand(['ACL', 'SETUSER', 'nomonitor', 'on', '>pw', '~*', '&*', '+@all', '-monitor']);
     await admin.sendCommand(['ACL', 'SETUSER', 'noscripts', 'on', '>pw', '~*', '&*', '+@all', '-@scripting']);
+    await admin.sendCommand(['ACL', 'SETUSER', 'nodel', 'on', '>pw', '~*', '&*', '+@all', '-del']);
+    await admin.sendCommand(['ACL', 'SETUSER', 'loses-del', 'on', '>pw', '~*', '&*', '+@all']);
   });
   afterAll(async () => {
     admin.destroy();
@@ -80,6 +82,32 @@ describe('ACL users that may not do what a run needs', () => {
     );
     expect(t.steps).toEqual([]);
     expect(await admin.dbSize()).toBe(0);
+  });
+
+  it('without DEL: refuses before any step (its keys could not be removed at the end), writes nothing', async () => {
+    await admin.flushAll();
+    const t = await runScenario(await spec('success'), { redis: as('nodel') });
+    expect(t.error).toMatch(
+      /^refusing to run: this server's user may not delete keys \(DEL\), which is how a run removes its own keys at the end \(NOPERM /,
+    );
+    expect(t.steps).toEqual([]);
+    expect(await admin.dbSize()).toBe(0);
+  });
+
+  it('a cleanup that fails (DEL taken away mid-run) is an error naming the keys left, never silent', async () => {
+    await admin.flushAll();
+    const t = await runScenario(await spec('reserve'), {
+      redis: as('loses-del'),
+      onStep: async (step) => {
+        if (step.index === 0) await admin.sendCommand(['ACL', 'SETUSER', 'loses-del', '-del']);
+      },
+    });
+    await admin.sendCommand(['ACL', 'SETUSER', 'loses-del', '+del']);
+    expect(t.error).toMatch(
+      /^the run's keys could not be deleted from db 0 \(NOPERM .*\); they are left there: queues:default, queues:default:delayed, queues:default:reserved/,
+    );
+    // reserve ends with the job reserved: that key is what was left.
+    expect(await admin.exists('queues:default:reserved')).toBe(1);
   });
 
   it('the CLI says so in one line and exits 1', async () => {

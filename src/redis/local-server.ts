@@ -2,7 +2,8 @@
 // own temp dir, and makes sure it dies with us (see cleanup.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,20 +66,41 @@ async function freePort(): Promise<number> {
 /**
  * SIGKILL cannot be caught, so no handler of ours runs when the CLI is killed that way. A detached
  * shell waits on a pipe only we hold: when this process ends, however it ends, the kernel closes
- * the pipe, `read` returns, and the shell kills the server and removes its dir. After a normal
- * stop we write "done" first, so it only removes the (already removed) dir.
+ * the pipe, `read` returns, and the shell kills the server and removes its dir. It is started
+ * before anything it guards exists, and told the dir and port first: a kill between creating the
+ * dir and spawning the server, or between spawning it and telling the shell its pid, leaves
+ * nothing either (the server is found by its port, under its original command line or the title
+ * redis-server gives itself, "redis-server 127.0.0.1:<port>"). After a normal stop we write
+ * "done", so it only removes the (already removed) dir.
  */
-function startWatchdog(redisPid: number, dir: string): { dismiss(): void } {
-  const script = 'read -r line; [ "$line" = done ] || kill -9 "$1" 2>/dev/null; rm -rf -- "$2"';
-  const shell = spawn('/bin/sh', ['-c', script, 'lqsim-watchdog', String(redisPid), dir], {
+const WATCHDOG = `read -r dir port || exit 0
+[ -n "$dir" ] || exit 0
+pid=
+while read -r line; do
+  case "$line" in
+    'pid '*) pid=\${line#pid } ;;
+    done) rm -rf -- "$dir"; exit 0 ;;
+  esac
+done
+[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+pkill -9 -f "redis-server.*[ :]$port( |$)" 2>/dev/null
+rm -rf -- "$dir"`;
+
+/** Exported for its test (test/fixtures/die-during-startup.ts). */
+export function startWatchdog(dir: string, port: number): { tell(pid: number): void; dismiss(): void } {
+  const shell = spawn('/bin/sh', ['-c', WATCHDOG, 'lqsim-watchdog'], {
     stdio: ['pipe', 'ignore', 'ignore'],
     detached: true, // its own process group: a Ctrl-C to ours must not end it before us
   });
   shell.on('error', () => undefined); // no /bin/sh: the signal and exit handlers still clean up
   shell.stdin?.on('error', () => undefined);
+  shell.stdin?.write(`${dir} ${port}\n`);
   shell.unref();
   let dismissed = false;
   return {
+    tell: (pid) => {
+      if (!dismissed) shell.stdin?.write(`pid ${pid}\n`);
+    },
     dismiss: () => {
       if (dismissed) return;
       dismissed = true;
@@ -98,7 +120,10 @@ async function startOnce(
   env: NodeJS.ProcessEnv,
   readyTimeoutMs: number,
 ): Promise<LocalRedisServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'lqsim-redis-'));
+  // The watchdog first, then what it guards (see startWatchdog).
+  const dir = join(tmpdir(), `lqsim-redis-${randomBytes(6).toString('hex')}`);
+  const watchdog = startWatchdog(dir, port);
+  mkdirSync(dir, { mode: 0o700 });
   const args = [
     '--port',
     String(port),
@@ -115,7 +140,7 @@ async function startOnce(
   ];
   const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
-  const watchdog = child.pid === undefined ? null : startWatchdog(child.pid, dir);
+  if (child.pid !== undefined) watchdog.tell(child.pid);
 
   // Keep reading both pipes for the server's whole life (a full pipe would block it) and keep
   // the last lines for error messages.
@@ -150,7 +175,7 @@ async function startOnce(
         clearTimeout(timer);
       }
       removeDir();
-      watchdog?.dismiss();
+      watchdog.dismiss();
       unregister();
     })());
   const unregister = registerCleanup(stop, () => {

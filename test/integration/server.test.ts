@@ -206,6 +206,22 @@ describe.skipIf(dockerConfigured)('acquireRedis without a Docker engine', () => 
 });
 
 describe('a redis-server never outlives the Node process that started it', () => {
+  it('SIGKILL between spawning redis-server and telling the watchdog its pid: the watchdog still ends it (by its port) and removes the dir', async () => {
+    const script = fileURLToPath(new URL('../fixtures/die-during-startup.ts', import.meta.url));
+    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+      cwd: repoRoot,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    const [, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+    expect(signal).toBe('SIGKILL');
+    const info = JSON.parse(stdout.trim()) as { dir: string; port: number; pid: number };
+    expect(await waitFor(() => processEnded(info.pid), 5000), `redis-server ${info.pid} outlived it`).toBe(true);
+    expect(await waitFor(() => !existsSync(info.dir), 5000), `${info.dir} outlived it`).toBe(true);
+  });
+
   async function runFixture(mode: 'wait' | 'exit' | 'throw') {
     const child = spawn(process.execPath, ['--import', 'tsx', fixture, mode], {
       cwd: repoRoot,

@@ -19,7 +19,7 @@ export function scaffold(name: string, schemaRef: string): string {
 #   npx lqsim validate ${name}.yaml     check it without running it
 #   npx lqsim run ${name}.yaml          replay it against a real Redis and print the trace
 #   npx lqsim tui ${name}.yaml          step through it
-name: ${name}                  # must match the file name (${name}.yaml)
+name: ${name}                  # how lqsim names it in its output and golden files
 title: SendInvoice throws once, is released for --delay, and succeeds on its retry
 laravel: "5.7"                 # Laravel version profile: ${joinNames(PROFILE_NAMES, 'or')} (default ${DEFAULT_PROFILE})
 start: 1700000000              # virtual unix time of t+0s; every time below is seconds after it

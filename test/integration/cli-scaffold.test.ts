@@ -26,7 +26,7 @@ describe('lqsim new', () => {
     const modeline = /^# yaml-language-server: \$schema=(\S+)\n/.exec(text);
     expect(modeline).not.toBeNull();
     expect(resolve(dirname(file), modeline![1]!)).toBe(join(repo, 'schema', 'scenario.schema.json'));
-    expect(text).toMatch(/^name: my-flow +# must match the file name/m);
+    expect(text).toMatch(/^name: my-flow +# how lqsim names it in its output/m);
     expect(text.split('\n').filter((l) => l.includes('#')).length).toBeGreaterThan(10);
 
     writeFileSync(file, text + '# my own edit\n');

@@ -1,6 +1,8 @@
 // `lqsim`: the command-line edge. Parses arguments (commander), gets a Redis server, runs a
 // scenario and prints it. Typed errors become one-line messages here and nowhere else:
 // exit 2 for bad input, 1 for a failed run.
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { ciIsSet, err, nonNegativeInt, oneOf, out, UsageError, withRedis } from './cli/shared.ts';
 import { registerCheck, writeRunGolden } from './cli/check.ts';
@@ -32,6 +34,7 @@ async function runCommand(
   o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string },
 ): Promise<number> {
   checkExportTarget(o.format);
+  if (o.golden !== undefined) checkGoldenTarget(o.golden);
   const file = await resolveScenario(scenario);
   const loaded = await loadScenarioFile(file);
   const chalk = makeChalk(o.format === 'text' ? colourLevel(process.stdout, process.env) : 0);
@@ -67,6 +70,13 @@ async function runCommand(
   }
   if (o.golden !== undefined) await writeRunGolden(o.golden, timeline);
   return 0;
+}
+
+/** `--golden` is checked before the run: a file that cannot be written is bad input (exit 2), found at once. */
+function checkGoldenTarget(file: string): void {
+  const dir = dirname(resolve(file));
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`--golden ${terminalSafe(file)}: no directory ${terminalSafe(dir)} to write it in`);
 }
 
 /** Why the full-screen UI cannot run here, or null when it can: it needs a terminal both ways. */

@@ -15,6 +15,15 @@ const SLOW = 120_000;
 const jsonOf = (line: string) => JSON.parse(line.slice(line.indexOf(' {') + 1)) as Record<string, unknown>;
 
 describe('golden files', () => {
+  it('run --golden into a directory that does not exist: exit 2 at once, one line, nothing run', async () => {
+    const r = await lqsim(['run', 'dispatch', '--golden', join(dir, 'nodir', 'x.golden')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `lqsim: --golden ${join(dir, 'nodir', 'x.golden')}: no directory ${join(dir, 'nodir')} to write it in\n`,
+    );
+    expect(r.stdout).toBe('');
+  });
+
   const golden = join(dir, 'timeout-max-attempts.golden');
 
   it(

@@ -62,6 +62,8 @@ async function runCommand(
   });
   // After Ctrl-C the server is stopped under the run; its errors are ours, not the user's.
   if (isShuttingDown()) return 1;
+  // Where it ran, not what Laravel did: on stderr, beside "Using REDIS_URL ...", never in the trace.
+  for (const n of timeline.notices ?? []) err(`lqsim: note: ${terminalSafe(n)}\n`);
   if (o.format === 'text') out(renderTextFooter(timeline, textOpts));
   else if (isExportFormat(o.format)) writeExport(o.format, timeline);
   if (timeline.error) {

@@ -131,11 +131,12 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     jobs: registry.list,
     failed: registry.failed,
     warnings: [],
+    notices: [],
   };
 
   const urlDb = parseRedisUrl(opts.redis.url).db;
   if (urlDb !== undefined && urlDb !== db) {
-    timeline.warnings.push(
+    timeline.notices!.push(
       `REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${db}), not the URL's`,
     );
   }
@@ -168,7 +169,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         await held.release();
       });
       if (held.moved)
-        timeline.warnings.push(
+        timeline.notices!.push(
           `db ${db} holds other data or another run on this server (REDIS_URL), so the run used the empty db ${held.db}: Laravel's SELECT shows ${held.db}`,
         );
       db = held.db;

@@ -90,7 +90,13 @@ export interface Timeline {
   steps: Step[];
   jobs: JobInstance[];
   failed: FailedJob[];
+  /** Where the run differs from what Laravel would do (part of the report). */
   warnings: string[];
+  /**
+   * About where the run ran, not about the scenario (the db it moved to on someone else's server):
+   * the CLI says them on stderr. Absent in timelines written before they existed.
+   */
+  notices?: string[];
   /** Set when the run ended early (a fault); the steps so far are kept. */
   error?: string;
 }

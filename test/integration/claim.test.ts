@@ -10,6 +10,7 @@ import { acquireRedis } from '../../src/redis/server.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
+import { lqsim } from '../helpers/cli.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 
 let owner: RedisServer;
@@ -88,10 +89,10 @@ describe('claims on a server the tool did not start', () => {
     await admin.flushAll();
     await admin.set(CLAIM_KEY, 'dead-run', { PX: 300 }); // a run killed with SIGKILL left it
     const first = await runScenario(await spec('success'), { redis: external() });
-    expect(first.warnings[0]).toContain('so the run used the empty db 1');
+    expect(first.notices?.[0]).toContain('so the run used the empty db 1');
     await new Promise((r) => setTimeout(r, 400));
     const second = await runScenario(await spec('success'), { redis: external() });
-    expect(second.warnings).toEqual([]);
+    expect(second.notices).toEqual([]);
     admin.destroy();
   });
 
@@ -147,5 +148,21 @@ describe('claims on a server the tool did not start', () => {
     );
     // One after the other is fine.
     expect((await runScenario(scenario, { redis: owner })).error).toBeUndefined();
+  });
+
+  it('the CLI says where the run moved on stderr, as a note, and never in the trace on stdout', async () => {
+    const admin = await clientOn(0);
+    await admin.flushAll();
+    await admin.set('theirs', 'x');
+    const r = await lqsim(['run', 'dispatch'], {
+      env: { REDIS_URL: `redis://127.0.0.1:${owner.port}`, LQSIM_REDIS: '' },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      "lqsim: note: db 0 holds other data or another run on this server (REDIS_URL), so the run used the empty db 1: Laravel's SELECT shows 1\n",
+    );
+    expect(r.stdout).not.toContain('empty db');
+    expect(r.stdout).toContain('SELECT 1');
+    admin.destroy();
   });
 });

@@ -8,7 +8,7 @@
 import { createClient } from 'redis';
 import { registerCleanup } from '../cleanup.ts';
 import { dockerEngineConfigured } from './docker-hint.ts';
-import { RedisUnavailableError } from './errors.ts';
+import { RedisRefusedError, RedisUnavailableError } from './errors.ts';
 import { parseRedisUrl } from './url.ts';
 import { redisServerBinary, startLocalRedisServer } from './local-server.ts';
 
@@ -83,6 +83,15 @@ async function external(rawUrl: string, log: (msg: string) => void): Promise<Red
   try {
     version = await serverVersion(rawUrl);
   } catch (err) {
+    // The server answered but turned the login or the first command down: no install hints then.
+    const denied = /\b(WRONGPASS|NOAUTH|NOPERM)\b.*/.exec(reason(err))?.[0];
+    if (denied !== undefined) {
+      throw new RedisRefusedError(
+        /^NOPERM/.test(denied)
+          ? `REDIS_URL=${shown}: the user may not run what lqsim asks first (${denied}); see "How Redis is obtained" for what a run needs`
+          : `REDIS_URL=${shown}: the server turned the login down (${denied}); check the user and password in the URL`,
+      );
+    }
     // The user named this server; falling back to another one would be a surprise.
     throw new RedisUnavailableError([`REDIS_URL=${shown}: ${reason(err)}`], 'REDIS_URL is not reachable.');
   }

@@ -110,6 +110,33 @@ describe('ACL users that may not do what a run needs', () => {
     expect(await admin.exists('queues:default:reserved')).toBe(1);
   });
 
+  it.each([
+    [
+      'a wrong password',
+      'nomonitor:wrong',
+      /^lqsim: refusing to run: REDIS_URL=redis:\/\/nomonitor:\*\*\*@127\.0\.0\.1:\d+: the server turned the login down \(WRONGPASS /,
+    ],
+    [
+      'a user without INFO',
+      'noinfo:pw',
+      /^lqsim: refusing to run: REDIS_URL=redis:\/\/noinfo:\*\*\*@127\.0\.0\.1:\d+: the user may not run what lqsim asks first \(NOPERM /,
+    ],
+  ])('%s: one line that says so, exit 1, and no hints to install Redis', async (_what, login, says) => {
+    await admin.sendCommand(['ACL', 'SETUSER', 'noinfo', 'on', '>pw', '~*', '&*', '+@all', '-info']);
+    const cli = fileURLToPath(new URL('../../bin/lqsim.js', import.meta.url));
+    const child = spawn(process.execPath, [cli, 'run', 'dispatch'], {
+      env: { ...process.env, REDIS_URL: `redis://${login}@127.0.0.1:${server.port}`, FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    const code = await new Promise<number | null>((r) => child.on('close', r));
+    expect(code).toBe(1);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(says);
+    expect(stderr).not.toContain('apt-get');
+  });
+
   it('the CLI says so in one line and exits 1', async () => {
     const cli = fileURLToPath(new URL('../../bin/lqsim.js', import.meta.url));
     const child = spawn(process.execPath, [cli, 'run', 'dispatch'], {

@@ -205,6 +205,8 @@ function report(e: unknown): number {
   // Messages can carry user data (paths, names, payload bytes): never raw to the terminal.
   if (e instanceof ScenarioError || e instanceof UsageError) {
     err(`lqsim: ${terminalSafe(e.message)}\n`);
+    // Every problem of the file, one line each.
+    if (e instanceof ScenarioError) for (const more of e.also) err(`lqsim: ${terminalSafe(more.message)}\n`);
     return 2;
   }
   if (e instanceof RedisUnavailableError) {

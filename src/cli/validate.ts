@@ -1,6 +1,7 @@
 // `lqsim validate <file...>`: loads each scenario the way `lqsim run` would, without a Redis.
 // Prints `<file>: ok` for each good one; a bad one gets the loader's one-line
-// `file:line:col: field: message` on stderr, and the exit status is 2 if any was bad.
+// `file:line:col: field: message` on stderr for each of its problems, and the exit status is 2 if
+// any was bad.
 import type { Command } from 'commander';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { resolveScenario } from '../scenarios/catalog.ts';
@@ -17,7 +18,7 @@ export async function validateFiles(files: readonly string[]): Promise<number> {
       out(`${terminalSafe(file)}: ok\n`);
     } catch (e) {
       if (!(e instanceof ScenarioError)) throw e;
-      err(`lqsim: ${terminalSafe(e.message)}\n`);
+      for (const problem of [e, ...e.also]) err(`lqsim: ${terminalSafe(problem.message)}\n`);
       code = 2;
     }
   }
@@ -28,7 +29,7 @@ export function registerValidate(program: Command, setExit: (code: number) => vo
   program
     .command('validate')
     .description(
-      'check scenario files (or shipped names) without running them: `ok` or the first error with its line and column',
+      'check scenario files (or shipped names) without running them: `ok` or each error with its line and column',
     )
     .argument('<file...>', 'scenario files or names')
     .action(async (files: string[]) => setExit(await validateFiles(files)));

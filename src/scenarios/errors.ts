@@ -10,6 +10,8 @@ export class ScenarioError extends Error {
     /** Dotted path of the offending field (`timeline.2.dispatch`); '' for syntax and file errors. */
     readonly field: string,
     readonly detail: string,
+    /** The file's other problems, in file order (each its own line; `message` is this one's). */
+    readonly also: readonly ScenarioError[] = [],
   ) {
     // A file-level error (unreadable, no such scenario) has no position to show.
     const where = line > 0 ? `${file}:${line}:${column}` : file;

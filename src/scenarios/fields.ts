@@ -10,7 +10,7 @@ export const seconds = (what: string) => z.number().int().min(0).max(TEN_YEARS).
 
 /** At most three decimals: the virtual clock counts milliseconds (src/sim/clock.ts). */
 function toTheMillisecond(x: number): boolean {
-  return /^\d+(\.\d{1,3})?$/.test(String(x));
+  return /^-?\d+(\.\d{1,3})?$/.test(String(x)); // a negative time is min(0)'s to report
 }
 
 /**

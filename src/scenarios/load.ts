@@ -143,8 +143,20 @@ class Locator {
         best = { problem, rank, offset };
     }
     if (best === undefined) return new ScenarioError(this.file, 1, 1, '', 'invalid scenario');
-    const { line, col } = this.offset(best.offset);
-    return new ScenarioError(this.file, line, col, best.problem.path.join('.'), best.problem.detail);
+    const at = (p: Problem, offset: number): ScenarioError => {
+      const { line, col } = this.offset(offset);
+      return new ScenarioError(this.file, line, col, p.path.join('.'), p.detail);
+    };
+    // Every other problem too, once each, in file order: a file with three mistakes shows three.
+    const seen = new Set<string>();
+    const others = problems
+      .filter((p) => p !== best.problem)
+      .map((p) => at(p, this.offsetOf(p.path, p.atKey === true).offset))
+      .filter((e) => !seen.has(e.message) && seen.add(e.message) !== undefined)
+      .sort((a, b) => a.line - b.line || a.column - b.column);
+    const first = at(best.problem, best.offset);
+    const also = others.filter((e) => e.message !== first.message);
+    return new ScenarioError(first.file, first.line, first.column, first.field, first.detail, also);
   }
 
   /** The earliest of yaml's errors, once each points where the author should look. */

@@ -258,7 +258,11 @@ describe('bad scenarios', () => {
     const code = await new Promise<number | null>((r) => child.on('close', r));
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr.trimEnd().split('\n')).toEqual(
+    // Each file's first line is its problem above; a file with more problems says each on a line of its own.
+    const lines = stderr.trimEnd().split('\n');
+    for (const line of lines) expect(line).toMatch(/^lqsim: \S+\.yaml:\d+:\d+: /);
+    const firsts = names.map((n) => lines.find((l) => l.startsWith(`lqsim: ${join(BAD, `${n}.yaml`)}:`)));
+    expect(firsts).toEqual(
       names.map((n) =>
         expect.stringMatching(
           new RegExp(`^lqsim: ${escapeRegExp(join(BAD, `${n}.yaml`))}:${CASES[n]!.line}:${CASES[n]!.column}: `),
@@ -445,5 +449,31 @@ describe('catalog', () => {
     await expect(resolveScenario('nothing-like-it', dir)).rejects.toThrow(
       /^nothing-like-it: no such scenario; run lqsim list to see them$/,
     );
+  });
+});
+
+describe('a file with several problems', () => {
+  it('reports every one, each at its own line and column, in file order', () => {
+    const source = [
+      'name: x', // 1
+      'title: y', // 2
+      'workers:', // 3
+      '  - { name: worker-1, tries: -1, slep: 3 }', // 4: tries at col 30, slep at col 34
+      'timeline:', // 5
+      '  - { at: -1, dispatch: A }', // 6: at at col 11
+    ].join('\n');
+    let error: unknown;
+    try {
+      parseScenario(source, 'multi.yaml');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ScenarioError);
+    const all = [error as ScenarioError, ...(error as ScenarioError).also].map((e) => e.message);
+    expect(all).toEqual([
+      'multi.yaml:4:30: workers.0.tries: expected a whole number >= 0, got -1',
+      'multi.yaml:4:34: workers.0.slep: unknown field "slep" (did you mean "sleep"?)',
+      'multi.yaml:6:11: timeline.0.at: expected a number >= 0, got -1',
+    ]);
   });
 });

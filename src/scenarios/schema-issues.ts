@@ -31,7 +31,19 @@ const EXPECTED: Record<string, string> = {
 export function schemaProblems(issues: readonly Issue[], schema: z.ZodType, data: unknown): Problem[] {
   const problems: Problem[] = [];
   collect(issues, schema, [], data, problems, new Set());
-  return problems;
+  return withoutExactIntegerBounds(problems);
+}
+
+/**
+ * zod's int() also checks that a number is an exact integer (|n| <= 2^53 - 1) and says so in its
+ * own words ("expected int to be <=9007199254740991"); a field with a bound of its own says more
+ * ("<= 100000"), so that problem is dropped wherever another one reports the same field.
+ */
+function withoutExactIntegerBounds(problems: Problem[]): Problem[] {
+  const exact = (p: Problem): boolean => p.detail.includes(String(Number.MAX_SAFE_INTEGER));
+  const at = (p: Problem): string => JSON.stringify(p.path);
+  const reported = new Set(problems.filter((p) => !exact(p)).map(at));
+  return problems.filter((p) => !exact(p) || !reported.has(at(p)));
 }
 
 function collect(

@@ -207,7 +207,8 @@ const CASES: Record<string, { line: number; column: number; field: string; detai
   // line 3 `workers: [{ name: w1, sleep: .nan }]`: `.nan` at column 30.
   'nan-sleep': { line: 3, column: 30, field: 'workers.0.sleep', detail: 'got NaN' },
   // line 7 `  - { at: 0, dispatch: send, count: 99999999999999999999999 }`: the number at column 37.
-  'count-unsafe': { line: 7, column: 37, field: 'timeline.0.count', detail: '9007199254740991' },
+  // The field's own bound, not zod's exact-integer limit (2^53 - 1), which means nothing to an author.
+  'count-unsafe': { line: 7, column: 37, field: 'timeline.0.count', detail: 'expected a whole number <= 100000' },
 };
 
 async function loadError(file: string): Promise<ScenarioError> {

@@ -61,6 +61,9 @@ function stepHead(s: NormalisedStep): string {
 /** Detail lines explaining an added command against the removed one it replaces, if any. */
 function changeDetails(removed: NormalisedCommand, added: NormalisedCommand): string[] {
   const out: string[] = [];
+  // The same command in another db (a run that moved to an empty db on REDIS_URL): say that, and only that.
+  if (removed.db !== added.db && JSON.stringify(removed.args) === JSON.stringify(added.args))
+    return [`db ${removed.db} → ${added.db}, the command itself the same`];
   const payloadsA = removed.args.map(parsePayload);
   added.args.forEach((arg, i) => {
     const pb = parsePayload(arg);

@@ -176,3 +176,17 @@ describe('payload change lines', () => {
     expect(details).toEqual(['        ID3: +uuid UUID3']);
   });
 });
+
+describe('a run that only moved to another db', () => {
+  it('says the db changed, not that the script text differs', () => {
+    const on = (db: number): NormalisedStep =>
+      step(0, 'worker-1', [
+        { source: 'client', db, args: ['SELECT', String(db)] },
+        { source: 'client', db, args: ['EVAL', 'return 1', '1', 'queues:default', 'T+0'] },
+        { source: 'lua', db, args: ['lpop', 'queues:default'] },
+      ]);
+    const out = render(trace(on(0)), trace(on(1)));
+    expect(out).not.toContain('script text differs');
+    expect(out).toContain('db 0 → 1');
+  });
+});

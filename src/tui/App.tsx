@@ -74,8 +74,13 @@ export function App({
   const [command, setCommand] = useState<CommandLine | null>(null);
   // A message stays until the next key.
   const [messageSeen, setMessageSeen] = useState<LabStatus['message']>(null);
-  const layout = layoutFor(columns, rows);
-  const vm = viewModel(snap, ui, layout);
+  const layout = useMemo(() => layoutFor(columns, rows), [columns, rows]);
+  // Moving the selection (↑/↓) changes none of these: the panes get the same rows and lines back.
+  const vm = useMemo(
+    () => viewModel(snap, { target: ui.target, raw: ui.raw }, layout),
+    [snap, ui.target, ui.raw, layout],
+  );
+  const theme = useMemo(() => ({ colour, chalk, workers: vm.workers }), [colour, chalk, vm.workers]);
   const overlayHeight = layout.mainRows + layout.narrationRows + 1;
   const overlay = ui.overlay;
   // The premise needs the run's timeline: until it arrives, the screen says the run is starting.
@@ -221,7 +226,7 @@ export function App({
 
   const title = vm.step === undefined || snap.timeline === null ? scenario : snap.timeline.scenario.name;
   return (
-    <ThemeContext.Provider value={{ colour, chalk, workers: vm.workers }}>
+    <ThemeContext.Provider value={theme}>
       <Box flexDirection="column" width={layout.columns} height={layout.height} overflow="hidden">
         <Header
           scenario={title}

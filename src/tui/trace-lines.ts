@@ -26,30 +26,59 @@ export interface TraceLayout {
   selected: number | null;
 }
 
+/**
+ * A row's lines, kept per row object (rows are cached per step, see trace-rows.ts) and reused while
+ * what they depend on stays the same: moving the selection re-lays-out only the rows it enters and
+ * leaves, not every row of the run.
+ */
+const laidOut = new WeakMap<TraceRow, { key: string; lines: Line[] }>();
+
 export function traceLines(rows: readonly TraceRow[], o: TraceLayout): TraceLine[] {
-  const timeWidth = Math.max(0, ...rows.map((r) => relTime(r.t, o.start).length));
-  const actorWidth = Math.max(0, ...rows.map((r) => displayWidth(terminalSafe(r.actor))));
+  let timeWidth = 0;
+  let actorWidth = 0;
+  for (const r of rows) {
+    const w = widthsOf(r, o.start);
+    timeWidth = Math.max(timeWidth, w.time);
+    actorWidth = Math.max(actorWidth, w.actor);
+  }
   const out: TraceLine[] = [];
   rows.forEach((row, i) => {
     const wraps = row.step === o.step || i === o.selected;
-    const [prefix, body] = split(row, o, timeWidth, actorWidth);
-    const indent = lineWidth(prefix) + (row.source === 'lua' ? 8 : row.kind === 'command' ? 2 : 3);
-    const full = [...prefix, ...body];
-    if (!wraps || lineWidth(full) <= o.width) {
-      out.push({ row: i, line: full });
-      return;
+    const key = `${o.width} ${o.start} ${o.rowPrefix} ${timeWidth} ${actorWidth} ${wraps}`;
+    let cached = laidOut.get(row);
+    if (cached?.key !== key) {
+      cached = { key, lines: linesOf(row, o, wraps, timeWidth, actorWidth) };
+      laidOut.set(row, cached);
     }
-    const wrapped = wrapLine(body, o.width - lineWidth(prefix), indent - lineWidth(prefix));
-    // A long payload in the raw view would fill the pane: its row stops at MAX_ROW_LINES (enter shows it all).
-    const lines =
-      wrapped.length <= MAX_ROW_LINES
-        ? wrapped
-        : [...wrapped.slice(0, MAX_ROW_LINES - 1), [...wrapped[MAX_ROW_LINES - 1]!, seg('…', 'dim')]];
-    lines.forEach((l, k) =>
-      out.push({ row: i, line: [...(k === 0 ? prefix : continuation(prefix, row, o.rowPrefix)), ...l] }),
-    );
+    for (const line of cached.lines) out.push({ row: i, line });
   });
   return out;
+}
+
+/** The columns a row's time and actor take (for the prefix widths), kept per row. */
+const widths = new WeakMap<TraceRow, { start: number; time: number; actor: number }>();
+
+function widthsOf(row: TraceRow, start: number): { time: number; actor: number } {
+  let w = widths.get(row);
+  if (w?.start !== start) {
+    w = { start, time: relTime(row.t, start).length, actor: displayWidth(terminalSafe(row.actor)) };
+    widths.set(row, w);
+  }
+  return w;
+}
+
+function linesOf(row: TraceRow, o: TraceLayout, wraps: boolean, timeWidth: number, actorWidth: number): Line[] {
+  const [prefix, body] = split(row, o, timeWidth, actorWidth);
+  const indent = lineWidth(prefix) + (row.source === 'lua' ? 8 : row.kind === 'command' ? 2 : 3);
+  const full = [...prefix, ...body];
+  if (!wraps || lineWidth(full) <= o.width) return [full];
+  const wrapped = wrapLine(body, o.width - lineWidth(prefix), indent - lineWidth(prefix));
+  // A long payload in the raw view would fill the pane: its row stops at MAX_ROW_LINES (enter shows it all).
+  const lines =
+    wrapped.length <= MAX_ROW_LINES
+      ? wrapped
+      : [...wrapped.slice(0, MAX_ROW_LINES - 1), [...wrapped[MAX_ROW_LINES - 1]!, seg('…', 'dim')]];
+  return lines.map((l, k) => [...(k === 0 ? prefix : continuation(prefix, row, o.rowPrefix)), ...l]);
 }
 
 function split(row: TraceRow, o: TraceLayout, timeWidth: number, actorWidth: number): [Line, Line] {

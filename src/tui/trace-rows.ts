@@ -1,8 +1,8 @@
 // The trace pane's rows: for every step up to the cursor, a header row and one row per MONITOR
 // command, lua lines under their EVAL. Arguments are abbreviated for reading (scripts by name,
 // payloads by job and attempts with the changed field marked, unix times as t+Ns, EVAL without its
-// numkeys); the raw view
-// shows every argument verbatim. Pure; rows are cached per Step object, which never changes.
+// numkeys); the raw view shows every argument verbatim. Pure; rows are cached per Step object,
+// which never changes.
 import { describePayload, fullArgs, isEval, payloadRun, relTime } from '../output/describe.ts';
 import { quoteArg, quoteBytes, terminalSafe } from '../output/terminal-safe.ts';
 import type { Step, TraceCommand } from '../scenarios/timeline.ts';
@@ -51,23 +51,48 @@ interface StepRows {
   raw: TraceRow[];
   /** Last payload seen per job label, after this step. */
   after: Map<string, ParsedPayload>;
+  /** The context the rows were built for (a run's start never changes; a cache hit checks it). */
+  start: number;
 }
 
-const cache = new WeakMap<Step, StepRows>();
+/**
+ * Rows per Step object: a step never changes once the run has pushed it, so its rows are built
+ * once and every later render (another cursor, another selected row) reuses them. The labels are
+ * not part of the key: a job has its label from the step that dispatched it on, so every label a
+ * step's payloads need is known by the time the step is drawn.
+ */
+export class TraceRowCache {
+  private readonly entries = new WeakMap<Step, StepRows>();
+  /** How many steps had their rows built rather than read back (what a test counts). */
+  built = 0;
 
-/** Rows for steps 0..upTo (inclusive). */
-export function buildTraceRows(steps: readonly Step[], upTo: number, ctx: TraceContext, raw = false): TraceRow[] {
+  rowsOf(step: Step, ctx: TraceContext, before: Map<string, ParsedPayload>): StepRows {
+    const cached = this.entries.get(step);
+    if (cached !== undefined && cached.start === ctx.start) return cached;
+    const entry = rowsOfStep(step, ctx, before);
+    this.built++;
+    this.entries.set(step, entry);
+    return entry;
+  }
+}
+
+const shared = new TraceRowCache();
+
+/** Rows for steps 0..upTo (inclusive): built once per step, then read from `cache`. */
+export function buildTraceRows(
+  steps: readonly Step[],
+  upTo: number,
+  ctx: TraceContext,
+  raw = false,
+  cache: TraceRowCache = shared,
+): TraceRow[] {
   const out: TraceRow[] = [];
   let history = new Map<string, ParsedPayload>();
   for (let i = 0; i <= upTo && i < steps.length; i++) {
-    const step = steps[i]!;
-    let entry = cache.get(step);
-    if (entry === undefined) {
-      entry = rowsOfStep(step, ctx, history);
-      cache.set(step, entry);
-    }
+    const entry = cache.rowsOf(steps[i]!, ctx, history);
     history = entry.after;
-    out.push(...(raw ? entry.raw : entry.rows));
+    // A loop, not push(...rows): a step of many thousand commands would overflow the call stack.
+    for (const row of raw ? entry.raw : entry.rows) out.push(row);
   }
   return out;
 }
@@ -106,7 +131,7 @@ function rowsOfStep(step: Step, ctx: TraceContext, before: Map<string, ParsedPay
     rows.push({ ...base, segments: commandSegments(cmd, ctx, after) });
     raw.push({ ...base, segments: rawSegments(cmd) });
   });
-  return { rows, raw, after };
+  return { rows, raw, after, start: ctx.start };
 }
 
 function lead(cmd: TraceCommand, name: string): Segment[] {

@@ -31,7 +31,7 @@ export interface ViewModel {
   workers: string[];
 }
 
-export function viewModel(snap: SessionSnapshot, ui: UiState, layout: Layout): ViewModel {
+export function viewModel(snap: SessionSnapshot, ui: Pick<UiState, 'target' | 'raw'>, layout: Layout): ViewModel {
   const { steps, timeline } = snap;
   const finished = snap.status === 'finished' || snap.status === 'stopped';
   const cursor = cursorOf(ui.target, steps.length);

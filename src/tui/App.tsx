@@ -6,6 +6,7 @@ import type { Key } from 'ink';
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import type { CommandLine } from './command-line.ts';
 import { commandKey, openCommandLine } from './command-line.ts';
+import { keyPresses } from './input-keys.ts';
 import { LAB_BINDINGS, labBindingFor } from './lab-keys.ts';
 import type { LabSession, LabStatus } from './lab-session.ts';
 import { LabLine, labPanelLines, useLabStatus } from './LabLine.tsx';
@@ -198,16 +199,28 @@ export function App({
   const offered = (action: Action | null): boolean =>
     (action !== 'picker' || onBack !== undefined) && (action !== 'lab' || onBranch !== undefined);
   const bindings = bindingsFor(mode).filter((b) => offered(b.action));
-  useInput(
-    (input, key) => {
-      if (labKey(input, key)) return;
-      // Keys typed faster than they are read arrive together ("nnn"): each one counts.
-      const keys = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/.test(input) ? [...input] : [input];
-      for (const k of keys) {
-        const action = actionFor(mode, k, key);
-        if (action === 'lab') onBranch?.(cursor);
-        else if (action !== null && offered(action)) dispatch(action);
+  /** Handles one key press on the screen `on`; returns the screen it leaves showing. */
+  const handleKey = (input: string, key: Key, on: Mode): Mode => {
+    if (labKey(input, key)) return on;
+    // Keys typed faster than they are read arrive together ("nnn"): each one counts.
+    const keys = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/.test(input) ? [...input] : [input];
+    let now = on;
+    for (const k of keys) {
+      const action = actionFor(now, k, key);
+      if (action === 'lab') onBranch?.(cursor);
+      else if (action !== null && offered(action)) {
+        dispatch(action);
+        now = modeAfter(now, action);
       }
+    }
+    return now;
+  };
+  useInput(
+    (raw, rawKey) => {
+      // Esc then a key in one read reaches here as Alt+key: handle both (input-keys.ts), the
+      // second on the screen the first leaves (Esc closes the details, then q quits).
+      let on = mode;
+      for (const [input, key] of keyPresses(raw, rawKey)) on = handleKey(input, key, on);
     },
     { isActive: isRawModeSupported === true },
   );
@@ -331,6 +344,15 @@ export function App({
       </Box>
     </ThemeContext.Provider>
   );
+}
+
+/** The screen an action leaves showing, for keys that arrive together (the next frame says it too). */
+function modeAfter(mode: Mode, action: Action): Mode {
+  if (action === 'close' || (mode === 'premise' && action === 'next')) return 'main';
+  if (action === 'detail' || action === 'info') return 'detail';
+  if (action === 'help') return mode === 'help' ? 'main' : 'help';
+  if (action === 'premise') return mode === 'premise' ? 'main' : 'premise';
+  return mode;
 }
 
 function detailTitle(index: number, command: number | null, steps: readonly Step[], start: number): string {

@@ -155,6 +155,17 @@ describe('timeout-max-attempts, stepped with the keys', () => {
     app.unmount();
   });
 
+  it('Esc and a key in one read (what Ink calls Alt+key) count as both: Esc closes the details, then n steps on', async () => {
+    const app = await open('timeout-max-attempts');
+    await app.press('n', 'n');
+    await app.press(KEYS.enter); // step #2 (handle() starts) sends nothing: its details
+    expect(flat(app.frame())).toContain('Step #2 · t+0s · worker-1 · process');
+    await app.press('\u001bn'); // Esc then n, arriving together
+    expect(flat(app.frame())).not.toContain('Step #2 · t+0s · worker-1 · process');
+    expect(app.see('header')).toContain('step #3');
+    app.unmount();
+  });
+
   it('r toggles the raw view: unix times and payloads verbatim', async () => {
     const app = await open('timeout-max-attempts');
     await app.press('n', 'r');

@@ -4,7 +4,10 @@
 import { registerCleanup } from '../cleanup.ts';
 
 const ENTER = '\x1b[?1049h\x1b[H\x1b[2J';
-const LEAVE = '\x1b[?25h\x1b[?1049l';
+// The alternate screen is cleared before it is left: a terminal resized while it was shown may
+// carry its lines over to the shell's screen (tmux fills the rows the shell's screen gained from
+// it), which would leave box-drawing fragments above the prompt.
+const LEAVE = '\x1b[H\x1b[2J\x1b[?25h\x1b[?1049l';
 
 export interface FullScreen {
   /** Leaves the alternate screen (once; later calls do nothing). */

@@ -169,6 +169,19 @@ describe.skipIf(!tmuxAvailable())('lqsim tui in a terminal (tmux)', () => {
     await expectRestored(t, 0);
   });
 
+  it('enlarged during a run (80×24 → 100×40), q leaves no fragment of the UI on the shell screen', async () => {
+    const t = startTui('dispatch', 80, 24);
+    await t.tmux.waitFor((s) => s.includes('the premise'), 'the premise');
+    await new Promise((r) => setTimeout(r, 300));
+    t.tmux.keys('Right');
+    await t.tmux.waitFor((s) => s.includes('Redis MONITOR'), 'step #0');
+    t.tmux.run('resize-window', '-t', 'e2e', '-x', '100', '-y', '40');
+    await t.tmux.waitFor((s) => s.split('\n').length >= 39 && s.includes('Redis MONITOR'), 'the redraw at 100×40');
+    t.tmux.keys('q');
+    await expectRestored(t, 0);
+    expect(t.tmux.screen()).not.toMatch(/[│╭╮╰╯─]/);
+  });
+
   it('G runs the rest live to the end; the summary says the run finished', async () => {
     const t = startTui('timeout-max-attempts');
     await t.tmux.waitFor((s) => s.includes('the premise'), 'the premise');

@@ -6,6 +6,7 @@
 // A monitor that cannot keep up is not slowed down by the server: once its output buffer passes
 // client-output-buffer-limit (MONITOR clients count as "normal" clients) the server closes it.
 // That ends the run with an error saying so; a trace is never silently cut short.
+import { randomBytes } from 'node:crypto';
 import type { Client } from './connections.ts';
 import { newClient } from './connections.ts';
 import { aclDenial } from './preflight.ts';
@@ -37,6 +38,12 @@ export class MonitorCapture {
   private waiting: { token: string; resolve: (lines: string[]) => void; reject: (e: Error) => void } | null = null;
   private failure: Error | null = null;
   private barriers = 0;
+  /**
+   * Per capture: several runs at once on one server (parallel tests on REDIS_URL) each see every
+   * ECHO in MONITOR, so a token must never be another run's (a counter alone repeats across runs
+   * of one process, and a barrier passed early would put a step's lines into the next step).
+   */
+  private readonly id = randomBytes(6).toString('hex');
   private droppedBefore: number | undefined;
 
   private constructor(private readonly client: Client) {}
@@ -87,7 +94,7 @@ export class MonitorCapture {
   /** Every raw MONITOR line since the previous barrier (the barrier's own ECHO excluded). */
   async barrier(observer: Client, timeoutMs = 5000): Promise<string[]> {
     if (this.failure) throw await this.explain(observer, this.failure);
-    const token = `lqsim-barrier-${process.pid}-${++this.barriers}`;
+    const token = `lqsim-barrier-${this.id}-${++this.barriers}`;
     let timer: NodeJS.Timeout | undefined;
     const seen = new Promise<string[]>((resolve, reject) => {
       this.waiting = { token, resolve, reject };

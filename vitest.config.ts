@@ -6,6 +6,10 @@ import { defaultServerConditions } from 'vite';
 // run one after another, after the unit files (Vitest runs projects with `fileParallelism: false`
 // as a group of their own, one file at a time, once the parallel group is done). Every test file
 // matches exactly one project. Colour is forced off so text assertions are stable.
+// Files that share one redis-server started by globalSetup (laravel-queue-sim/vitest-global-setup),
+// in parallel: the setup the README recommends for an app's suite, proved on our own.
+const SHARED_REDIS = ['test/shared-redis/**/*.test.ts'];
+
 const UNIT = [
   'test/unit/**/*.test.ts',
   'test/tui/model.test.ts',
@@ -42,8 +46,18 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'examples/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...UNIT],
+          exclude: [...configDefaults.exclude, ...UNIT, ...SHARED_REDIS],
           fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'shared-redis',
+          include: SHARED_REDIS,
+          globalSetup: ['./src/testing/global-setup.ts'],
+          fileParallelism: true,
+          maxWorkers: 3,
         },
       },
     ],

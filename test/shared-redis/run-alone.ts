@@ -1,0 +1,41 @@
+// What each file of this directory checks: on the one redis-server that globalSetup started for the
+// whole test run (laravel-queue-sim/vitest-global-setup, handed over as REDIS_URL), with the files
+// running in parallel, two runs of a scenario at once give the trace of that scenario run alone on
+// a server of its own: the same steps, titles, commands and state, only Laravel's SELECT naming the
+// db each run claimed.
+import { expect } from 'vitest';
+import { acquireRedis } from '../../src/redis/server.ts';
+import { resolveScenario } from '../../src/scenarios/catalog.ts';
+import { loadScenarioFile } from '../../src/scenarios/load.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
+import type { Timeline } from '../../src/scenarios/timeline.ts';
+
+function essence(t: Timeline) {
+  return t.steps.map((s) => ({
+    actor: s.actor,
+    kind: s.kind,
+    title: s.title,
+    commands: s.commands.map((c) => (c.args[0] === 'SELECT' ? ['SELECT'] : [c.actor, c.process, c.source, ...c.args])),
+    queues: s.state.queues,
+    workers: s.state.workers,
+  }));
+}
+
+export async function sharedRunsMatchAlone(name: string): Promise<void> {
+  expect(process.env.REDIS_URL, 'globalSetup hands its server over as REDIS_URL').toMatch(/^redis:\/\//);
+  const shared = await acquireRedis();
+  expect(shared.owned).toBe(false);
+  const { spec } = await loadScenarioFile(await resolveScenario(name));
+  const runs = await Promise.all([runScenario(spec, { redis: shared }), runScenario(spec, { redis: shared })]);
+  const own = await acquireRedis({ env: { ...process.env, REDIS_URL: '', LQSIM_REDIS: 'local' } });
+  try {
+    const alone = await runScenario(spec, { redis: own });
+    expect(alone.error).toBeUndefined();
+    for (const t of runs) {
+      expect(t.error).toBeUndefined();
+      expect(essence(t)).toEqual(essence(alone));
+    }
+  } finally {
+    await own.stop();
+  }
+}

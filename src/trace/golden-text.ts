@@ -49,7 +49,10 @@ function oneLine(s: string): string {
 
 export function formatGolden(trace: NormalisedTrace): string {
   const lines = [GOLDEN_MAGIC, NOTE];
-  for (const [k, v] of Object.entries(trace.meta)) lines.push(`# ${oneLine(k)}: ${oneLine(v)}`);
+  // A value that one line cannot carry as it is (a key prefix with a tab) is written quoted, as an
+  // argument is, and read back exactly.
+  for (const [k, v] of Object.entries(trace.meta))
+    lines.push(`# ${oneLine(k)}: ${v === oneLine(v) && !v.startsWith('"') ? v : formatQuoted(v)}`);
   for (const s of trace.steps) {
     lines.push(
       `step ${s.index} ${s.t ?? '-'} ${formatArg(s.actor)}${s.title !== undefined ? `  # ${oneLine(s.title)}` : ''}`,
@@ -57,6 +60,11 @@ export function formatGolden(trace: NormalisedTrace): string {
     for (const c of s.commands) lines.push(`  ${formatCommand(c)}`);
   }
   return lines.join('\n') + '\n';
+}
+
+/** An argument always quoted (JSON string escapes, unsafe characters as escapes). */
+function formatQuoted(arg: string): string {
+  return replaceUnsafe(JSON.stringify(arg), escapeUnits);
 }
 
 export class GoldenParseError extends Error {}
@@ -78,7 +86,10 @@ export function parseGolden(text: string): NormalisedTrace {
     if (line === '') return;
     if (line.startsWith('#')) {
       const m = /^# ([^:\s]+): (.*)$/.exec(line);
-      if (m && !step) trace.meta[m[1]!] = m[2]!;
+      if (m && !step) {
+        const value = m[2]!.startsWith('"') ? readArgs(m[2]!, fail) : [m[2]!];
+        trace.meta[m[1]!] = value.length === 1 ? value[0]! : m[2]!;
+      }
       return;
     }
     if (line.startsWith('step ')) {

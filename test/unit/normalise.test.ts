@@ -343,3 +343,27 @@ describe('golden text, any argument', () => {
     );
   });
 });
+
+describe('golden meta values that one line cannot carry as they are', () => {
+  it.each([
+    ['a key prefix with a tab', 'app\tqueue:'],
+    ['a newline', 'two\nlines'],
+    ['a leading quote', '"quoted'],
+    ['an escape byte', 'x\u001by'],
+  ])('%s round-trips exactly', (_what, prefix) => {
+    const trace: NormalisedTrace = { meta: { scenario: 'x', prefix }, steps: [] };
+    const back = parseGolden(formatGolden(trace));
+    expect(back.meta.prefix).toBe(prefix);
+    expect(
+      formatGolden(trace)
+        .split('\n')
+        .filter((l) => l.startsWith('# prefix')),
+    ).toHaveLength(1);
+  });
+
+  it('a plain value is written as it is', () => {
+    expect(formatGolden({ meta: { prefix: 'laravel_database_' }, steps: [] })).toContain(
+      '# prefix: laravel_database_\n',
+    );
+  });
+});

@@ -58,6 +58,8 @@ export default defineConfig({
           globalSetup: ['./src/testing/global-setup.ts'],
           fileParallelism: true,
           maxWorkers: 3,
+          // A group of its own (another maxWorkers than unit's): after the unit files.
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -10,6 +10,11 @@ import { defaultServerConditions } from 'vite';
 // in parallel: the setup the README recommends for an app's suite, proved on our own.
 const SHARED_REDIS = ['test/shared-redis/**/*.test.ts'];
 
+// The shared-redis project's globalSetup hands its server to the workers as REDIS_URL, and workers
+// inherit the environment of the whole run: the other projects keep the REDIS_URL the suite was
+// started with (none, usually: each file then starts its own redis-server).
+const OWN_REDIS = { FORCE_COLOR: '0', REDIS_URL: process.env.REDIS_URL ?? '' };
+
 const UNIT = [
   'test/unit/**/*.test.ts',
   'test/tui/model.test.ts',
@@ -31,6 +36,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: UNIT,
+          env: OWN_REDIS,
           fileParallelism: true,
           // Vitest's default is one worker fewer than the cores (one, on a two-core machine);
           // these files are CPU-bound and independent, so use every core.
@@ -45,6 +51,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
+          env: OWN_REDIS,
           include: ['test/**/*.test.ts', 'test/**/*.test.tsx', 'examples/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...UNIT, ...SHARED_REDIS],
           fileParallelism: false,

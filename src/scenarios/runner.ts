@@ -177,6 +177,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     selectDb = profile.worker.selectOnConnect(client, db) ? db : null;
     if (db !== 0 || claim !== null) await hub.observer.sendCommand(['SELECT', String(db)]);
     await prepareKeyspace(hub, opts.redis.owned, queues);
+    // What MONITOR saw before the db was ours (another run ending in it, say) is no step's: the
+    // first step's lines start here. Nothing of the run's own has been sent yet.
+    if (claim !== null) await capture.barrier(hub.observer);
     const ourKeys = new Set(queues.flatMap(allKeys));
     const tool = new Set([hub.observerAddr]);
 

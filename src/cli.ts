@@ -12,7 +12,7 @@ import { checkExportTarget, EXPORT_FORMATS, isExportFormat, writeExport } from '
 import { registerNew } from './cli/new.ts';
 import { registerSchema } from './cli/schema.ts';
 import { registerValidate } from './cli/validate.ts';
-import { renderNdjson } from './output/ndjson.ts';
+import { commandToJson, renderNdjson } from './output/ndjson.ts';
 import { terminalSafe } from './output/terminal-safe.ts';
 import { colourLevel, makeChalk } from './output/colour.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from './output/text.ts';
@@ -24,7 +24,7 @@ import { loadScenarioFile } from './scenarios/load.ts';
 import { runScenario } from './scenarios/runner.ts';
 import { packageVersion } from './package-root.ts';
 import { PROFILE_NAMES } from './sim/profiles/index.ts';
-import type { Timeline } from './scenarios/timeline.ts';
+import type { Timeline, TraceCommand } from './scenarios/timeline.ts';
 
 const FORMATS = ['text', 'ndjson', ...EXPORT_FORMATS] as const;
 type Format = (typeof FORMATS)[number];
@@ -39,6 +39,24 @@ async function runCommand(
   const loaded = await loadScenarioFile(file);
   const chalk = makeChalk(o.format === 'text' ? colourLevel(process.stdout, process.env) : 0);
   const textOpts = { chalk, full: o.full ?? false, width: process.stdout.columns || 100 };
+  // Text and ndjson print each step as it comes and show no queue entries: the run keeps no step
+  // and reads back only the queues' sizes, so its memory does not grow with its length. An export
+  // or a golden file is written from the whole timeline at the end.
+  const streaming = !isExportFormat(o.format) && o.golden === undefined;
+  let steps = 0;
+  // ndjson streams command by command (a step may hold 100,000 of them), written in batches.
+  let batch = '';
+  const flush = (): void => {
+    if (batch !== '') out(batch);
+    batch = '';
+  };
+  const onCommand =
+    streaming && o.format === 'ndjson'
+      ? (cmd: TraceCommand): void => {
+          batch += commandToJson(cmd) + '\n';
+          if (batch.length >= 1 << 16) flush();
+        }
+      : undefined;
   const timeline: Timeline = await withRedis(async (server) => {
     let headerShown = false;
     return runScenario(loaded.spec, {
@@ -46,10 +64,15 @@ async function runCommand(
       laravel: o.laravel,
       file,
       paceMs: o.pace,
+      keepSteps: !streaming,
+      snapshots: streaming ? 'sizes' : 'full',
+      onCommand,
       onStep: (step, sofar) => {
+        steps++;
         if (isExportFormat(o.format)) return; // rendered whole once the run has ended
         if (o.format === 'ndjson') {
-          out(renderNdjson({ steps: [step] }));
+          if (onCommand === undefined) out(renderNdjson({ steps: [step] }));
+          else flush();
           return;
         }
         if (!headerShown) {
@@ -60,6 +83,7 @@ async function runCommand(
       },
     });
   });
+  flush(); // the commands of a step the run ended in
   // After Ctrl-C the server is stopped under the run; its errors are ours, not the user's.
   if (isShuttingDown()) return 1;
   // Where it ran, not what Laravel did: on stderr, beside "Using REDIS_URL ...", never in the trace.
@@ -67,7 +91,7 @@ async function runCommand(
   if (o.format === 'text') out(renderTextFooter(timeline, textOpts));
   else if (isExportFormat(o.format)) writeExport(o.format, timeline);
   if (timeline.error) {
-    err(`lqsim: run ended early after ${timeline.steps.length} steps: ${terminalSafe(timeline.error)}\n`);
+    err(`lqsim: run ended early after ${steps} steps: ${terminalSafe(timeline.error)}\n`);
     return 1;
   }
   if (o.golden !== undefined) await writeRunGolden(o.golden, timeline);

@@ -15,6 +15,8 @@ import { stringArrayReply } from './reply.ts';
 
 export class MonitorError extends Error {}
 
+const NO_MARKS: string[] = [];
+
 /** INFO stats counter (Redis 7.0+) of clients closed for passing client-output-buffer-limit. */
 const DROPPED = /^client_output_buffer_limit_disconnections:(\d+)/m;
 
@@ -33,9 +35,28 @@ async function normalBufferLimit(observer: Client): Promise<string | undefined> 
   return /(?:^| )normal (\d+ \d+ \d+)/.exec(reply[1] ?? '')?.[1];
 }
 
+interface Waiting {
+  token: string;
+  resolve: (lines: string[]) => void;
+  reject: (e: Error) => void;
+}
+
 export class MonitorCapture {
   private buffer: string[] = [];
-  private waiting: { token: string; resolve: (lines: string[]) => void; reject: (e: Error) => void } | null = null;
+  /** The barrier waiting for its line, if any; always after every mark in `marks`. */
+  private waiting: Waiting | null = null;
+  /** Marks (see mark()) whose line has not come yet, oldest first. */
+  private readonly marks: Waiting[] = [];
+  /** Marks made but not sent yet: the next traced command or barrier sends them (takeMarks). */
+  private unsent: string[] = [];
+  /**
+   * Takes each line as it comes instead of keeping it for the next barrier or mark (which then
+   * resolve with no lines): a streaming run attributes lines on arrival, so a step of 100,000
+   * commands is never held whole. `onBoundary` is told of each barrier or mark line passing, at
+   * once, so the lines after it in the same read go to the next step.
+   */
+  sink: ((line: string) => void) | null = null;
+  onBoundary: (() => void) | null = null;
   private failure: Error | null = null;
   private barriers = 0;
   /**
@@ -71,15 +92,27 @@ export class MonitorCapture {
   }
 
   private onLine(line: string): void {
-    const w = this.waiting;
-    if (w && line.endsWith(`"ECHO" "${w.token}"`)) {
-      this.waiting = null;
-      const lines = this.buffer;
-      this.buffer = [];
-      w.resolve(lines);
+    const m = this.marks[0];
+    if (m !== undefined && line.endsWith(`"ECHO" "${m.token}"`)) {
+      this.marks.shift();
+      this.passed(m);
       return;
     }
-    this.buffer.push(line);
+    const w = this.waiting;
+    if (w && this.marks.length === 0 && line.endsWith(`"ECHO" "${w.token}"`)) {
+      this.waiting = null;
+      this.passed(w);
+      return;
+    }
+    if (this.sink !== null) this.sink(line);
+    else this.buffer.push(line);
+  }
+
+  private passed(w: Waiting): void {
+    const lines = this.buffer;
+    this.buffer = [];
+    this.onBoundary?.();
+    w.resolve(lines);
   }
 
   private fail(e: Error): void {
@@ -89,12 +122,41 @@ export class MonitorCapture {
     const w = this.waiting;
     this.waiting = null;
     w?.reject(e);
+    for (const m of this.marks.splice(0)) m.reject(e);
+  }
+
+  /**
+   * A step boundary that costs no round trip of its own (streaming runs, runner.ts): resolves with
+   * every MONITOR line since the previous barrier or mark, once the mark's `ECHO <token>` has come
+   * through MONITOR. The ECHO is not sent here: takeMarks() hands it to whichever connection sends
+   * the next command (pipelined ahead of that command, on its connection, so it is executed after
+   * everything before the mark was answered and before anything after it), or barrier() sends it.
+   */
+  mark(): Promise<string[]> {
+    if (this.failure) return Promise.reject(this.failure);
+    const token = this.nextToken();
+    this.unsent.push(token);
+    return new Promise<string[]>((resolve, reject) => this.marks.push({ token, resolve, reject }));
+  }
+
+  /** The marks to send now, in order, ahead of the command about to go out (see mark()). */
+  takeMarks(): string[] {
+    if (this.unsent.length === 0) return NO_MARKS;
+    const marks = this.unsent;
+    this.unsent = [];
+    return marks;
+  }
+
+  private nextToken(): string {
+    return `lqsim-barrier-${this.id}-${++this.barriers}`;
   }
 
   /** Every raw MONITOR line since the previous barrier (the barrier's own ECHO excluded). */
   async barrier(observer: Client, timeoutMs = 5000): Promise<string[]> {
     if (this.failure) throw await this.explain(observer, this.failure);
-    const token = `lqsim-barrier-${this.id}-${++this.barriers}`;
+    // Marks not sent yet go first, on the same connection, so their lines still come in order.
+    for (const mark of this.takeMarks()) void observer.sendCommand(['ECHO', mark]).catch(() => undefined);
+    const token = this.nextToken();
     let timer: NodeJS.Timeout | undefined;
     const seen = new Promise<string[]>((resolve, reject) => {
       this.waiting = { token, resolve, reject };

@@ -18,6 +18,9 @@ export class NodeRedisPort implements RedisPort {
   ) {}
 
   private async send(args: string[], blocking = false): Promise<unknown> {
+    // Step marks of a streaming run go first, on this connection: see MonitorCapture.mark. Their
+    // failure is the command's own (the same connection), so it is not reported twice.
+    for (const mark of this.hub.takeMarks()) void this.conn.client.sendCommand(['ECHO', mark]).catch(() => undefined);
     if (!this.selected) {
       this.selected = true;
       if (this.selectOnConnect !== null) await this.call(['SELECT', String(this.selectOnConnect)], false);

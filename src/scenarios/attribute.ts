@@ -3,6 +3,7 @@
 // atomic, and EVAL is fed to monitors before the script runs). The tool's own connections, the
 // handshake of ours, and any other client's traffic are dropped. Pure.
 import type { ConnectionOwner } from '../redis/connections.ts';
+import type { MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { TraceCommand } from './timeline.ts';
 
@@ -24,33 +25,54 @@ export function attributeLines(
   step: { index: number; t: number },
   scriptNames: ReadonlyMap<string, string>,
 ): Attribution {
+  const attributor = new LineAttributor(book, scriptNames);
   const commands: TraceCommand[] = [];
-  let owner: ConnectionOwner | undefined;
   for (const raw of lines) {
-    if (isMonitorOk(raw)) continue;
-    const line = parseMonitorLine(raw);
-    if (line.client === 'lua') {
-      // A dropped EVAL's script lines go with it.
-      if (owner !== undefined) commands.push(toCommand(line, owner, 'lua', step));
-      continue;
-    }
-    owner = book.ownerOf(line.client);
-    if (owner === undefined || book.isHandshake(line.args)) {
-      owner = undefined;
-      continue;
-    }
-    const cmd = toCommand(line, owner, 'client', step);
-    if (/^eval$/i.test(line.args[0] ?? '')) {
-      const name = scriptNames.get(line.args[1] ?? '');
-      if (name) cmd.script = name;
-    }
-    commands.push(cmd);
+    const cmd = attributor.push(raw, step);
+    if (cmd !== null) commands.push(cmd);
   }
   return { commands };
 }
 
+/**
+ * attributeLines one line at a time, for lines taken as they arrive (a streaming run): a [lua]
+ * line goes with the client line before it, so the attributor remembers whose that was.
+ */
+export class LineAttributor {
+  private owner: ConnectionOwner | undefined;
+
+  constructor(
+    private readonly book: ActorDirectory,
+    private readonly scriptNames: ReadonlyMap<string, string>,
+  ) {}
+
+  /** The line's trace command, or null for a line that is not the run's (or the OK of MONITOR). */
+  push(raw: string, step: { index: number; t: number }): TraceCommand | null {
+    if (isMonitorOk(raw)) return null;
+    return this.pushParsed(parseMonitorLine(raw), step);
+  }
+
+  pushParsed(line: MonitorLine, step: { index: number; t: number }): TraceCommand | null {
+    if (line.client === 'lua') {
+      // A dropped EVAL's script lines go with it.
+      return this.owner === undefined ? null : toCommand(line, this.owner, 'lua', step);
+    }
+    this.owner = this.book.ownerOf(line.client);
+    if (this.owner === undefined || this.book.isHandshake(line.args)) {
+      this.owner = undefined;
+      return null;
+    }
+    const cmd = toCommand(line, this.owner, 'client', step);
+    if (/^eval$/i.test(line.args[0] ?? '')) {
+      const name = this.scriptNames.get(line.args[1] ?? '');
+      if (name) cmd.script = name;
+    }
+    return cmd;
+  }
+}
+
 function toCommand(
-  line: ReturnType<typeof parseMonitorLine>,
+  line: MonitorLine,
   owner: ConnectionOwner,
   source: 'client' | 'lua',
   step: { index: number; t: number },
@@ -84,11 +106,22 @@ export function foreignTouches(
   const out: string[] = [];
   for (const raw of lines) {
     if (isMonitorOk(raw)) continue;
-    const line = parseMonitorLine(raw);
-    if (line.client === 'lua' || line.db !== db || tool.has(line.client) || book.ownerOf(line.client) !== undefined)
-      continue;
-    const key = line.args.slice(1).find((a) => keys.has(a));
-    if (key !== undefined) out.push(`${line.client}: ${(line.args[0] ?? '').toUpperCase()} ${key}`);
+    const touch = foreignTouch(parseMonitorLine(raw), book, tool, db, keys);
+    if (touch !== null) out.push(touch);
   }
   return out;
+}
+
+/** foreignTouches of one parsed line: `addr: COMMAND key`, or null. */
+export function foreignTouch(
+  line: MonitorLine,
+  book: Pick<ActorDirectory, 'ownerOf'>,
+  tool: ReadonlySet<string>,
+  db: number,
+  keys: ReadonlySet<string>,
+): string | null {
+  if (line.client === 'lua' || line.db !== db || tool.has(line.client) || book.ownerOf(line.client) !== undefined)
+    return null;
+  const key = line.args.slice(1).find((a) => keys.has(a));
+  return key === undefined ? null : `${line.client}: ${(line.args[0] ?? '').toUpperCase()} ${key}`;
 }

@@ -21,10 +21,13 @@ import { seededRandom } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
 import type { QueueConfig } from '../sim/redis-queue.ts';
 import { exactInstant, formatSeconds, secondsBetween } from '../sim/clock.ts';
+import type { CompletedStep } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import { webRequest } from '../sim/web-request.ts';
+import { copyWorkerState } from '../sim/state.ts';
 import { WorkerModel } from '../sim/worker.ts';
-import { attributeLines, foreignTouches } from './attribute.ts';
+import { attributeLines, foreignTouch, foreignTouches, LineAttributor } from './attribute.ts';
+import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import { ExecutionLog } from './execution-log.ts';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems, scenarioErrorAt } from './load.ts';
@@ -34,9 +37,9 @@ import type { ModelEnv, NoteEntry } from './entries/index.ts';
 import { kindOf, scheduleRun, totalDispatches } from './entries/index.ts';
 import type { ScenarioSpec } from './schema.ts';
 import { scenarioQueues } from './queues.ts';
-import { runIsOver } from './run-end.ts';
-import { queuesAreEmpty, snapshotQueues } from './snapshot.ts';
-import type { QueueState, Step, Timeline } from './timeline.ts';
+import { exitsOnItsOwn, runIsOver } from './run-end.ts';
+import { queuesAreEmpty, SNAPSHOT_LIMIT, snapshotQueues } from './snapshot.ts';
+import type { FailedJob, QueueState, Step, Timeline, TraceCommand, WorkerState } from './timeline.ts';
 
 export interface RedisTarget {
   url: string;
@@ -67,6 +70,23 @@ export interface RunOptions {
   open?: boolean;
   /** Real milliseconds to wait after each step (demos, and tests that need a run in progress). */
   paceMs?: number;
+  /**
+   * False: `timeline.steps` keeps no step (each goes to `onStep` and is let go), so a run of any
+   * length streams in constant memory (`lqsim run --format ndjson | text`). Default true.
+   */
+  keepSteps?: boolean;
+  /**
+   * What each step's `state.queues` holds: 'full' (default) the sizes and the first
+   * SNAPSHOT_LIMIT entries of every key, for views that show the queues; 'sizes' the sizes alone
+   * (entry lists empty), for views that show only the trace: no payload is read back.
+   */
+  snapshots?: 'full' | 'sizes';
+  /**
+   * With `keepSteps: false`: each traced command as soon as MONITOR delivers it, in order, before
+   * its step reaches `onStep`; the steps then carry no commands. A step of any size (a request
+   * dispatching 100,000 jobs) is never held whole.
+   */
+  onCommand?: (cmd: TraceCommand) => void;
 }
 
 /** What a view may ask about the run after each step (RunOptions.onStep). */
@@ -224,6 +244,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       connections,
     };
     let lastQueues: QueueState[] | null = null;
+    /** Tells the streaming attribution (onCommand) that step `index` has ended at `t`. */
+    let endStep: (index: number, t: number) => void = () => undefined;
     const scheduler = new Scheduler({
       start: spec.start,
       until: spec.until ?? null,
@@ -242,31 +264,64 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const notes = new PendingNotes(spec, noteFor);
 
     const cap = capture;
-    await scheduler.run(async (done, next) => {
-      // The step's commands have all been answered, so the snapshot need not wait for the
-      // barrier: both go out together on the observer, one round trip instead of two.
-      const barrier = cap.barrier(hub.observer);
-      const snapshot = snapshotQueues(hub.observer, queues, registry, profile.queue.notify);
-      snapshot.catch(() => undefined); // if the barrier fails first, its error is the one reported
-      const lines = await barrier;
-      const index = timeline.steps.length;
-      executionLog.commit(index);
+    const snapshotLimit = opts.snapshots === 'sizes' ? 0 : SNAPSHOT_LIMIT;
+    const keepSteps = opts.keepSteps ?? true;
+    // A streaming run (nothing holds it, nothing keeps its steps) does not wait for a step's MONITOR
+    // lines before the next step: the step's end is a mark (MonitorCapture.mark) that goes out
+    // ahead of the next command, and the step is finished when the mark's line comes back. It
+    // reads the queues only where the run's end depends on them. A step a BLPOP waits across
+    // takes the barrier: a push may serve it, and the worker's state says so (noteAnsweredBlpop).
+    const streaming = !keepSteps && opts.paceMs === undefined && opts.open !== true;
+    if (streaming) hub.takeMarks = () => cap.takeMarks();
+    let stepCount = 0;
+    let finishing: Promise<void> = Promise.resolve();
+    let deferredError: unknown = null;
+    const onCommand = streaming ? opts.onCommand : undefined;
+    if (onCommand !== undefined) {
+      // Lines are attributed as they come: to the step they belong to, which is the oldest one
+      // whose barrier or mark has not passed (`lineStep`), ended (its instant in `endedAt`) or
+      // still running.
+      let lineStep = 0;
+      const endedAt = new Map<number, number>();
+      endStep = (index, t) => endedAt.set(index, t);
+      const attributor = new LineAttributor(hub, scriptNames);
+      cap.onBoundary = () => endedAt.delete(lineStep++);
+      cap.sink = (raw) => {
+        if (deferredError !== null || isMonitorOk(raw)) return;
+        try {
+          const line = parseMonitorLine(raw);
+          const touch = claim === null ? null : foreignTouch(line, hub, tool, db, ourKeys);
+          if (touch !== null) throw foreignTouchError([touch], db);
+          const t = endedAt.get(lineStep) ?? scheduler.currentInstant() ?? spec.start;
+          const cmd = attributor.pushParsed(line, { index: lineStep, t });
+          if (cmd === null) return;
+          if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
+          onCommand(cmd);
+        } catch (e) {
+          deferredError = e;
+        }
+      };
+    }
+
+    interface StepEnd {
+      index: number;
+      done: CompletedStep;
+      info: StepInfo;
+      workers: WorkerState[];
+      failed: FailedJob[];
+    }
+    const finishStep = async (end: StepEnd, lines: string[], queues: QueueState[]): Promise<void> => {
+      const { index, done } = end;
       const { commands } = attributeLines(lines, hub, { index, t: done.t }, scriptNames);
       if (claim !== null) {
         const lost = claim.lost();
         if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
         const touched = foreignTouches(lines, hub, tool, db, ourKeys);
-        if (touched.length > 0)
-          throw new RedisRefusedError(
-            `another client touched this run's keys in db ${db} (${touched.slice(0, 3).join('; ')}${touched.length > 3 ? '; ...' : ''}): the trace would no longer be Laravel's alone, so the run stops; give it a server or db no one else writes to`,
-          );
+        if (touched.length > 0) throw foreignTouchError(touched, db);
       }
       // Every EVAL carries the whole script; keep one copy of each text for the whole run.
       for (const cmd of commands)
         if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
-      lastQueues = await snapshot;
-      // A push in this step may have answered a worker's BLPOP: its status says so (the worker resumes later).
-      for (const w of workers) await w.noteAnsweredBlpop();
       const d = done.description ?? { kind: 'process' as const, title: `${done.actor} continues` };
       const step: Step = {
         index,
@@ -278,26 +333,87 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         explain: d.explain,
         note: d.note === undefined ? undefined : noteFor(d.note),
         commands,
-        state: executionLog.attach(
-          {
-            t: done.t,
-            queues: lastQueues,
-            workers: workers.map((w) => structuredClone(w.state)),
-            failed: registry.failedSnapshot(),
-          },
-          index,
-        ),
+        state: executionLog.attach({ t: done.t, queues, workers: end.workers, failed: end.failed }, index),
       };
       notes.attach(step);
-      timeline.steps.push(step);
-      await opts.onStep?.(step, timeline, {
-        mayHold: !scheduler.hasRealTimeWait(),
-        isLast: next.isLast,
-        nextAt: next.at,
-        settled,
+      if (keepSteps) timeline.steps.push(step);
+      await opts.onStep?.(step, timeline, end.info);
+    };
+    /** A streaming run's steps still waiting for their marks: a barrier sends what is unsent and passes them all. */
+    const drain = async (): Promise<void> => {
+      if (!streaming) return;
+      await cap.barrier(hub.observer);
+      await finishing;
+      if (deferredError !== null) throw deferredError;
+    };
+
+    try {
+      await scheduler.run(async (done, next) => {
+        if (deferredError !== null) throw deferredError;
+        const index = stepCount++;
+        endStep(index, done.t);
+        executionLog.commit(index);
+        const blocked = scheduler.hasBlocked();
+        // The run's end depends on the queues only where runIsOver's other conditions hold.
+        const endReadsQueues =
+          opts.open !== true && pending() === 0 && !workers.some((w) => w.busy() || exitsOnItsOwn(w));
+        if (streaming && !blocked && !endReadsQueues) {
+          const end: StepEnd = {
+            index,
+            done,
+            info: { mayHold: false, isLast: next.isLast, nextAt: next.at, settled },
+            workers: workers.map((w) => copyWorkerState(w.state)),
+            failed: registry.failedSnapshot(),
+          };
+          const lines = cap.mark();
+          lines.catch(() => undefined);
+          finishing = finishing
+            .then(async () => finishStep(end, await lines, []))
+            .catch((e: unknown) => void (deferredError ??= e));
+          return;
+        }
+        // The step's commands have all been answered, so the snapshot need not wait for the
+        // barrier: both go out together on the observer, one round trip instead of two.
+        const barrier = cap.barrier(hub.observer);
+        const snapshot = snapshotQueues(
+          hub.observer,
+          queues,
+          registry,
+          profile.queue.notify,
+          streaming ? 0 : snapshotLimit,
+        );
+        snapshot.catch(() => undefined); // if the barrier fails first, its error is the one reported
+        const lines = await barrier;
+        lastQueues = await snapshot;
+        // A push in this step may have answered a worker's BLPOP: its status says so (the worker resumes later).
+        for (const w of workers) await w.noteAnsweredBlpop();
+        // The steps before this one come first (their marks' lines came before this barrier's).
+        await finishing;
+        if (deferredError !== null) throw deferredError;
+        await finishStep(
+          {
+            index,
+            done,
+            info: {
+              mayHold: !streaming && !scheduler.hasRealTimeWait(),
+              isLast: next.isLast,
+              nextAt: next.at,
+              settled,
+            },
+            workers: workers.map((w) => copyWorkerState(w.state)),
+            failed: registry.failedSnapshot(),
+          },
+          lines,
+          streaming ? [] : lastQueues,
+        );
+        if (opts.paceMs) await new Promise((r) => setTimeout(r, opts.paceMs));
       });
-      if (opts.paceMs) await new Promise((r) => setTimeout(r, opts.paceMs));
-    });
+      await drain();
+    } catch (e) {
+      // The steps before the fault are still the run's: finish them, then report the fault.
+      await drain().catch(() => undefined);
+      throw e;
+    }
     timeline.warnings.push(...notes.unmatched());
   } catch (e) {
     timeline.error = describeRunFailure(e);
@@ -321,6 +437,13 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     if (ownedUrl !== null) flushing.delete(ownedUrl);
   }
   return timeline;
+}
+
+/** Another client's commands on this run's keys (foreignTouches): the run stops. */
+function foreignTouchError(touched: string[], db: number): RedisRefusedError {
+  return new RedisRefusedError(
+    `another client touched this run's keys in db ${db} (${touched.slice(0, 3).join('; ')}${touched.length > 3 ? '; ...' : ''}): the trace would no longer be Laravel's alone, so the run stops; give it a server or db no one else writes to`,
+  );
 }
 
 /** Servers the tool started that a run of this process is using (see runScenario). */

@@ -18,14 +18,16 @@ export async function snapshotQueues(
   limit = SNAPSHOT_LIMIT,
 ): Promise<QueueState[]> {
   const last = String(limit - 1);
+  // With no entries asked for (limit 0), the sizes alone: no payload is read back or parsed.
+  const range = (args: string[]): Promise<unknown> => (limit > 0 ? observer.sendCommand(args) : Promise.resolve([]));
   const reads = queues.map((q) =>
     Promise.all([
       observer.sendCommand(['LLEN', q.ready]),
-      observer.sendCommand(['LRANGE', q.ready, '0', last]),
+      range(['LRANGE', q.ready, '0', last]),
       observer.sendCommand(['ZCARD', q.delayed]),
-      observer.sendCommand(['ZRANGE', q.delayed, '0', last, 'WITHSCORES']),
+      range(['ZRANGE', q.delayed, '0', last, 'WITHSCORES']),
       observer.sendCommand(['ZCARD', q.reserved]),
-      observer.sendCommand(['ZRANGE', q.reserved, '0', last, 'WITHSCORES']),
+      range(['ZRANGE', q.reserved, '0', last, 'WITHSCORES']),
       notify ? observer.sendCommand(['LLEN', q.notify]) : Promise.resolve(null),
     ]),
   );

@@ -149,6 +149,16 @@ export class Scheduler {
    * Whether an actor waits on an operation the server will end by itself in real time: holding
    * the run between steps now (a paused UI) would let it expire before its virtual deadline.
    */
+  /** The instant of the step running now (exact unix seconds), or null before the first. */
+  currentInstant(): number | null {
+    return this.current?.t ?? null;
+  }
+
+  /** Some actor waits in a blocking operation (a BLPOP) that a step may serve. */
+  hasBlocked(): boolean {
+    return this.blocked.size > 0;
+  }
+
   hasRealTimeWait(): boolean {
     for (const b of this.blocked) if (b.op.expiresInRealTime && !b.endedEarly && b.deadline) return true;
     return false;

@@ -1,17 +1,25 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources through tsx (a runtime dependency) wherever they are, so a clone runs
-// what is in src/ now, with no build step, even after `npm pack` (whose prepack leaves a dist/
-// behind that the next edit makes stale). A published package has no src/: it runs dist/.
+// Picks what to run (README "Performance"):
+// - a clone whose bundle was built from the sources as they are (`npm install`/`npm ci` build it,
+//   scripts/build-cli.mjs): dist/cli/lqsim.js, which starts in a fraction of the time;
+// - a clone whose src/ changed since (or that has no bundle): the sources through tsx (a runtime
+//   dependency), so an edit takes effect at once, never hidden behind a stale bundle;
+// - a published package (no src/): its bundle.
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { bundleIsFresh } from './freshness.js';
 
+const root = fileURLToPath(new URL('..', import.meta.url));
 const source = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
-if (existsSync(source)) {
+const bundle = pathToFileURL(fileURLToPath(new URL('../dist/cli/lqsim.js', import.meta.url))).href;
+if (!existsSync(source)) {
+  await import(bundle);
+} else if (process.env.LQSIM_FROM_SOURCE !== '1' && bundleIsFresh(root)) {
+  await import(bundle);
+} else {
   const { register } = await import('tsx/esm/api');
   // The project's tsconfig, wherever the command is run from: without it tsx would look in the
   // current directory, miss `jsx: react-jsx`, and the TUI would fail with "React is not defined".
   register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });
   await import(pathToFileURL(source).href);
-} else {
-  await import(pathToFileURL(fileURLToPath(new URL('../dist/src/cli.js', import.meta.url))).href);
 }

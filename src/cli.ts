@@ -1,152 +1,17 @@
-// `lqsim`: the command-line edge. Parses arguments (commander), gets a Redis server, runs a
-// scenario and prints it. Typed errors become one-line messages here and nowhere else:
-// exit 2 for bad input, 1 for a failed run.
-import { existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
+// `lqsim`: the command-line edge. Declares the commands (commander) and turns typed errors into
+// one-line messages, here and nowhere else: exit 2 for bad input, 1 for a failed run. What a
+// command does lives in src/cli/<command>.ts and is imported only when that command runs, so
+// `lqsim --version`, `--help` and `list` load no Redis client, no UI and no scenario schema they do
+// not use (README "Performance").
 import { Command, CommanderError } from 'commander';
-import { ciIsSet, err, nonNegativeInt, oneOf, out, UsageError, withRedis } from './cli/shared.ts';
-import { registerCheck, writeRunGolden } from './cli/check.ts';
-import { registerConformance } from './cli/conformance.ts';
-import { registerDiff } from './cli/diff.ts';
-import { checkExportTarget, EXPORT_FORMATS, isExportFormat, writeExport } from './cli/export-formats.ts';
-import { registerNew } from './cli/new.ts';
-import { registerSchema } from './cli/schema.ts';
-import { registerValidate } from './cli/validate.ts';
-import { commandToJson, renderNdjson } from './output/ndjson.ts';
-import { terminalSafe } from './output/terminal-safe.ts';
-import { colourLevel, makeChalk } from './output/colour.ts';
-import { renderStepText, renderTextFooter, renderTextHeader } from './output/text.ts';
+import type { Format } from './cli/args.ts';
+import { err, FORMATS, nonNegativeInt, oneOf, out, UsageError } from './cli/args.ts';
 import { RedisUnavailableError } from './redis/errors.ts';
 import { installCleanupHandlers, isShuttingDown, runCleanups } from './cleanup.ts';
-import { listScenarios, resolveScenario } from './scenarios/catalog.ts';
 import { ScenarioError } from './scenarios/errors.ts';
-import { loadScenarioFile } from './scenarios/load.ts';
-import { runScenario } from './scenarios/runner.ts';
+import { terminalSafe } from './output/terminal-safe.ts';
 import { packageVersion } from './package-root.ts';
-import { PROFILE_NAMES } from './sim/profiles/index.ts';
-import type { Timeline, TraceCommand } from './scenarios/timeline.ts';
-
-const FORMATS = ['text', 'ndjson', ...EXPORT_FORMATS] as const;
-type Format = (typeof FORMATS)[number];
-
-async function runCommand(
-  scenario: string,
-  o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string },
-): Promise<number> {
-  checkExportTarget(o.format);
-  if (o.golden !== undefined) checkGoldenTarget(o.golden);
-  const file = await resolveScenario(scenario);
-  const loaded = await loadScenarioFile(file);
-  const chalk = makeChalk(o.format === 'text' ? colourLevel(process.stdout, process.env) : 0);
-  const textOpts = { chalk, full: o.full ?? false, width: process.stdout.columns || 100 };
-  // Text and ndjson print each step as it comes and show no queue entries: the run keeps no step
-  // and reads back only the queues' sizes, so its memory does not grow with its length. An export
-  // or a golden file is written from the whole timeline at the end.
-  const streaming = !isExportFormat(o.format) && o.golden === undefined;
-  // What a streaming run keeps is small and flat (40 MB at 30,000 jobs), but by V8's default heap
-  // growth the garbage of one long step (a request dispatching 100,000 jobs) lifted peak RSS to
-  // 265 MB at 30,000 jobs; growing the heap in 10% steps keeps it at ~160 MB, at no measurable
-  // cost in time. A growth rate, not a cap: a run that keeps more still gets the heap it needs.
-  if (streaming) setFlagsFromString('--heap-growing-percent=10');
-  let steps = 0;
-  // ndjson streams command by command (a step may hold 100,000 of them), written in batches.
-  let batch = '';
-  const flush = (): void => {
-    if (batch !== '') out(batch);
-    batch = '';
-  };
-  const onCommand =
-    streaming && o.format === 'ndjson'
-      ? (cmd: TraceCommand): void => {
-          batch += commandToJson(cmd) + '\n';
-          if (batch.length >= 1 << 16) flush();
-        }
-      : undefined;
-  const timeline: Timeline = await withRedis(async (server) => {
-    let headerShown = false;
-    return runScenario(loaded.spec, {
-      redis: server,
-      laravel: o.laravel,
-      file,
-      paceMs: o.pace,
-      keepSteps: !streaming,
-      snapshots: streaming ? 'sizes' : 'full',
-      onCommand,
-      onStep: (step, sofar) => {
-        steps++;
-        if (isExportFormat(o.format)) return; // rendered whole once the run has ended
-        if (o.format === 'ndjson') {
-          if (onCommand === undefined) out(renderNdjson({ steps: [step] }));
-          else flush();
-          return;
-        }
-        if (!headerShown) {
-          out(renderTextHeader(sofar, textOpts));
-          headerShown = true;
-        }
-        out(renderStepText(step, sofar, textOpts));
-      },
-    });
-  });
-  flush(); // the commands of a step the run ended in
-  // After Ctrl-C the server is stopped under the run; its errors are ours, not the user's.
-  if (isShuttingDown()) return 1;
-  // Where it ran, not what Laravel did: on stderr, beside "Using REDIS_URL ...", never in the trace.
-  for (const n of timeline.notices ?? []) err(`lqsim: note: ${terminalSafe(n)}\n`);
-  if (o.format === 'text') out(renderTextFooter(timeline, textOpts));
-  else if (isExportFormat(o.format)) writeExport(o.format, timeline);
-  if (timeline.error) {
-    err(`lqsim: run ended early after ${steps} steps: ${terminalSafe(timeline.error)}\n`);
-    return 1;
-  }
-  if (o.golden !== undefined) await writeRunGolden(o.golden, timeline);
-  return 0;
-}
-
-/** `--golden` is checked before the run: a file that cannot be written is bad input (exit 2), found at once. */
-function checkGoldenTarget(file: string): void {
-  const dir = dirname(resolve(file));
-  if (!existsSync(dir) || !statSync(dir).isDirectory())
-    throw new UsageError(`--golden ${terminalSafe(file)}: no directory ${terminalSafe(dir)} to write it in`);
-}
-
-/** Why the full-screen UI cannot run here, or null when it can: it needs a terminal both ways. */
-function tuiUnavailable(env: NodeJS.ProcessEnv): string | null {
-  if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) return 'not a terminal';
-  // Ink draws only the last frame when CI is set (is-in-ci), so a CI job with a TTY gets text too.
-  if (ciIsSet(env)) return 'CI is set';
-  return null;
-}
-
-async function tuiCommand(scenario: string | undefined, o: { laravel?: string }): Promise<number> {
-  const unavailable = tuiUnavailable(process.env);
-  if (unavailable !== null) {
-    if (scenario === undefined)
-      throw new UsageError(`tui: ${unavailable}, so no scenario picker; name one (lqsim list shows them)`);
-    err(`lqsim: ${unavailable}: printing the text trace instead of the terminal UI (same as lqsim run)\n`);
-    return runCommand(scenario, { format: 'text', laravel: o.laravel });
-  }
-  const { runTui } = await import('./tui/run-tui.ts');
-  return runTui({ scenario, laravel: o.laravel, withRedis });
-}
-
-async function labCommand(scenario: string | undefined, o: { laravel?: string }): Promise<number> {
-  // A scenario that does not load is the first thing to say, terminal or not.
-  if (scenario !== undefined) await loadScenarioFile(await resolveScenario(scenario));
-  const unavailable = tuiUnavailable(process.env);
-  if (unavailable !== null)
-    throw new UsageError(`lab: ${unavailable}: the lab is interactive; lqsim run prints a scenario's trace`);
-  const { runTui } = await import('./tui/run-tui.ts');
-  return runTui({ scenario, laravel: o.laravel, withRedis, lab: true });
-}
-
-async function listCommand(): Promise<number> {
-  const entries = await listScenarios();
-  const width = Math.max(...entries.map((e) => e.name.length));
-  for (const e of entries) out(`${e.name.padEnd(width)}  [${e.laravel}]  ${e.title}\n`);
-  return 0;
-}
+import { PROFILE_NAMES } from './sim/profiles/names.ts';
 
 function program(setExit: (code: number) => void): Command {
   const cmd = new Command('lqsim')
@@ -163,7 +28,7 @@ function program(setExit: (code: number) => void): Command {
   cmd
     .command('list')
     .description('list the shipped scenarios')
-    .action(async () => setExit(await listCommand()));
+    .action(async () => setExit(await (await import('./cli/list.ts')).listCommand()));
 
   cmd
     .command('run')
@@ -182,7 +47,7 @@ function program(setExit: (code: number) => void): Command {
       async (
         scenario: string,
         o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string },
-      ) => setExit(await runCommand(scenario, o)),
+      ) => setExit(await (await import('./cli/run.ts')).runCommand(scenario, o)),
     );
   cmd
     .command('tui')
@@ -193,7 +58,9 @@ function program(setExit: (code: number) => void): Command {
       `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
       oneOf(PROFILE_NAMES, '--laravel'),
     )
-    .action(async (scenario: string | undefined, o: { laravel?: string }) => setExit(await tuiCommand(scenario, o)));
+    .action(async (scenario: string | undefined, o: { laravel?: string }) =>
+      setExit(await (await import('./cli/tui.ts')).tuiCommand(scenario, o)),
+    );
   cmd
     .command('lab')
     .description(
@@ -205,13 +72,62 @@ function program(setExit: (code: number) => void): Command {
       `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
       oneOf(PROFILE_NAMES, '--laravel'),
     )
-    .action(async (scenario: string | undefined, o: { laravel?: string }) => setExit(await labCommand(scenario, o)));
-  registerSchema(cmd, setExit);
-  registerNew(cmd, setExit);
-  registerValidate(cmd, setExit);
-  registerDiff(cmd, setExit);
-  registerCheck(cmd, setExit);
-  registerConformance(cmd, setExit);
+    .action(async (scenario: string | undefined, o: { laravel?: string }) =>
+      setExit(await (await import('./cli/tui.ts')).labCommand(scenario, o)),
+    );
+  cmd
+    .command('schema')
+    .description('print the JSON Schema of scenario files (for editors: see `lqsim new`)')
+    .action(async () => setExit(await (await import('./cli/schema.ts')).schemaCommand()));
+  cmd
+    .command('new')
+    .description('write <name>.yaml: a commented scenario to start from (never overwrites)')
+    .argument('<name>', 'scenario name, or a path without or with .yaml')
+    .action(async (target: string) => setExit(await (await import('./cli/new.ts')).newCommand(target)));
+  cmd
+    .command('validate')
+    .description(
+      'check scenario files (or shipped names) without running them: `ok` or each error with its line and column',
+    )
+    .argument('<file...>', 'scenario files or names')
+    .action(async (files: string[]) => setExit(await (await import('./cli/validate.ts')).validateFiles(files)));
+  cmd
+    .command('diff')
+    .description(
+      'compare two traces step by step: scenario[@profile], a golden file, or ndjson from run --format ndjson (exit 0 same, 1 different)',
+    )
+    .argument('<a>', 'scenario[@profile] | golden file | ndjson file')
+    .argument('<b>', 'scenario[@profile] | golden file | ndjson file')
+    .option('--all', 'also print the commands of steps that are the same')
+    .action(async (a: string, b: string, o: { all?: boolean }) =>
+      setExit(await (await import('./cli/diff.ts')).diffCommand(a, b, o)),
+    );
+  cmd
+    .command('check')
+    .description(
+      'run a scenario and compare it with a golden file (from run --golden); exit 1 with the diff when it changed',
+    )
+    .argument('<scenario>', 'scenario name or path')
+    .requiredOption('--golden <file>', 'the golden trace to compare with')
+    .option('--update', 'rewrite the golden file with this run (refused when CI is set)')
+    .option(
+      '--laravel <version>',
+      `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
+      oneOf(PROFILE_NAMES, '--laravel'),
+    )
+    .action(async (scenario: string, o: { golden: string; update?: boolean; laravel?: string }) =>
+      setExit(await (await import('./cli/check.ts')).checkCommand(scenario, o)),
+    );
+  cmd
+    .command('conformance')
+    .description(
+      "replay scenarios through the tool (profile 8) and through real Laravel 8.83 (Debian's php-laravel-framework), and compare",
+    )
+    .argument('[scenario...]', 'scenario names or files (default: every shipped scenario)')
+    .option('--full', 'print the whole step-aligned diff of a scenario that differs, not just its first difference')
+    .action(async (names: string[], o: { full?: boolean }) =>
+      setExit(await (await import('./cli/conformance.ts')).conformanceCommand(names, o)),
+    );
   return cmd;
 }
 

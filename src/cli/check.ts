@@ -2,7 +2,6 @@
 // normalised trace with the golden file; exit 1 with the step-aligned diff when it changed.
 // `--update` rewrites the file (atomically), and is refused when CI is set: CI only checks.
 import { stat } from 'node:fs/promises';
-import type { Command } from 'commander';
 import { colourLevel, makeChalk } from '../output/colour.ts';
 import { diffSummary, diffTraces, isIdentical } from '../trace/diff.ts';
 import { writeGoldenFile } from '../trace/golden-file.ts';
@@ -10,11 +9,11 @@ import { renderDiff } from '../trace/render-diff.ts';
 import { goldenTrace } from '../trace/source.ts';
 import { runScenarioTrace } from '../scenarios/trace-source.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
-import { PROFILE_NAMES } from '../sim/profiles/index.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import { normaliseTrace } from '../trace/normalise.ts';
 import { fromTimeline } from '../trace/trace-like.ts';
-import { asUsage, ciIsSet, err, oneOf, out, UsageError, withLazyRedis } from './shared.ts';
+import { ciIsSet, err, out, UsageError } from './args.ts';
+import { asUsage, withLazyRedis } from './shared.ts';
 
 async function exists(file: string): Promise<boolean> {
   try {
@@ -72,23 +71,4 @@ export async function writeRunGolden(file: string, timeline: Timeline): Promise<
   const trace = normaliseTrace(fromTimeline(timeline));
   await writeGoldenFile(file, trace);
   err(`lqsim: golden trace written to ${terminalSafe(file)} (${trace.steps.length} steps with commands)\n`);
-}
-
-export function registerCheck(cmd: Command, setExit: (code: number) => void): void {
-  cmd
-    .command('check')
-    .description(
-      'run a scenario and compare it with a golden file (from run --golden); exit 1 with the diff when it changed',
-    )
-    .argument('<scenario>', 'scenario name or path')
-    .requiredOption('--golden <file>', 'the golden trace to compare with')
-    .option('--update', 'rewrite the golden file with this run (refused when CI is set)')
-    .option(
-      '--laravel <version>',
-      `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
-      oneOf(PROFILE_NAMES, '--laravel'),
-    )
-    .action(async (scenario: string, o: { golden: string; update?: boolean; laravel?: string }) =>
-      setExit(await checkCommand(scenario, o)),
-    );
 }

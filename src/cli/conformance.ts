@@ -2,7 +2,6 @@
 // Laravel 8.83 (Debian's packages, conformance/laravel/harness.php), normalised and compared.
 // One line per scenario: identical, not comparable (why), or the first difference, step-aligned.
 // Exit 0 when nothing differs, 1 when something does or a run failed, 2 for bad input.
-import type { Command } from 'commander';
 import { colourLevel, makeChalk } from '../output/colour.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { ConformanceResult } from '../conformance/compare.ts';
@@ -13,7 +12,8 @@ import { loadScenarioFile } from '../scenarios/load.ts';
 import type { StepDiff, TraceDiff } from '../trace/diff.ts';
 import { isIdentical } from '../trace/diff.ts';
 import { renderDiff } from '../trace/render-diff.ts';
-import { out, UsageError, withRedis } from './shared.ts';
+import { out, UsageError } from './args.ts';
+import { withRedis } from './shared.ts';
 
 /** The diff cut down to its first differing step and a little context before it. */
 export function firstDifference(d: TraceDiff, context = 2): TraceDiff {
@@ -88,15 +88,4 @@ function indent(s: string): string {
     .split('\n')
     .map((l) => (l === '' ? l : `    ${l}`))
     .join('\n');
-}
-
-export function registerConformance(cmd: Command, setExit: (code: number) => void): void {
-  cmd
-    .command('conformance')
-    .description(
-      "replay scenarios through the tool (profile 8) and through real Laravel 8.83 (Debian's php-laravel-framework), and compare",
-    )
-    .argument('[scenario...]', 'scenario names or files (default: every shipped scenario)')
-    .option('--full', 'print the whole step-aligned diff of a scenario that differs, not just its first difference')
-    .action(async (names: string[], o: { full?: boolean }) => setExit(await conformanceCommand(names, o)));
 }

@@ -6,14 +6,8 @@ import { renderMarkdown } from '../output/markdown.ts';
 import { renderMermaid } from '../output/mermaid.ts';
 import { renderResp } from '../output/resp.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
-import { UsageError } from './shared.ts';
-
-export const EXPORT_FORMATS = ['json', 'markdown', 'mermaid', 'resp'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-export function isExportFormat(format: string): format is ExportFormat {
-  return (EXPORT_FORMATS as readonly string[]).includes(format);
-}
+import type { ExportFormat } from './args.ts';
+import { UsageError } from './args.ts';
 
 /** Throws a UsageError before the run when the output cannot go where stdout points. */
 export function checkExportTarget(format: string, stdout: { isTTY?: boolean } = process.stdout): void {

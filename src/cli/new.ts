@@ -3,11 +3,10 @@
 // (relative to the new file, so it works from a clone and from node_modules). Never overwrites.
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
-import type { Command } from 'commander';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { DEFAULT_PROFILE, joinNames, PROFILE_NAMES } from '../sim/profiles/index.ts';
 import { SCHEMA_FILE } from './schema.ts';
-import { out, UsageError } from './shared.ts';
+import { out, UsageError } from './args.ts';
 
 const NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 
@@ -74,14 +73,9 @@ export async function newScenario(target: string): Promise<string> {
   return file;
 }
 
-export function registerNew(program: Command, setExit: (code: number) => void): void {
-  program
-    .command('new')
-    .description('write <name>.yaml: a commented scenario to start from (never overwrites)')
-    .argument('<name>', 'scenario name, or a path without or with .yaml')
-    .action(async (target: string) => {
-      const file = await newScenario(target);
-      out(`wrote ${terminalSafe(file)}; try: lqsim run ${terminalSafe(file)}\n`);
-      setExit(0);
-    });
+/** `lqsim new <name>`: writes the file and says how to run it. */
+export async function newCommand(target: string): Promise<number> {
+  const file = await newScenario(target);
+  out(`wrote ${terminalSafe(file)}; try: lqsim run ${terminalSafe(file)}\n`);
+  return 0;
 }

@@ -1,45 +1,22 @@
-// What every `lqsim` subcommand shares: the output streams, the usage-error type (exit 2), the
-// argument validators, whether CI is set, getting a Redis for the length of one command, and
-// trace operands that cannot be read as usage errors. Subcommands live beside this file, one
-// module each, and register themselves in src/cli.ts's program().
-import { InvalidArgumentError } from 'commander';
+// What the subcommands that reach Redis share: getting a Redis for the length of one command, and
+// trace operands that cannot be read as usage errors. What every command needs, Redis or not, is
+// in ./args.ts (light, imported before any command runs).
 import type { RedisServer } from '../redis/server.ts';
 import { acquireRedis } from '../redis/server.ts';
 import type { SourceContext } from '../trace/source.ts';
 import { TraceSourceError } from '../trace/source.ts';
-
-/** Bad input: exit 2, one `lqsim: ...` line. */
-export class UsageError extends Error {}
-
-export function oneOf<T extends string>(values: readonly T[], what: string) {
-  return (value: string): T => {
-    if (!(values as readonly string[]).includes(value))
-      throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
-    return value as T;
-  };
-}
-
-export function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number >= 0');
-  return n;
-}
+import { err, UsageError } from './args.ts';
 
 /**
- * Whether we run in CI, as Ink decides it (the is-in-ci package, which makes Ink draw only the last
- * frame): CI or CONTINUOUS_INTEGRATION is present, even empty, and is neither '0' nor 'false'.
+ * A Redis (REDIS_URL, Docker or a local binary) for the length of `fn`, stopped on the way out.
+ * What it says about the server it got goes to stderr, or to `log` (the TUI holds it until the
+ * screen is back).
  */
-export function ciIsSet(env: NodeJS.ProcessEnv): boolean {
-  const set = (k: string) => env[k] !== undefined && env[k] !== '0' && env[k] !== 'false';
-  return set('CI') || set('CONTINUOUS_INTEGRATION');
-}
-
-export const out = (s: string): void => void process.stdout.write(s);
-export const err = (s: string): void => void process.stderr.write(s);
-
-/** A Redis (REDIS_URL, Docker or a local binary) for the length of `fn`, stopped on the way out. */
-export async function withRedis<T>(fn: (server: RedisServer) => Promise<T>): Promise<T> {
-  const server = await acquireRedis({ log: (m) => err(`lqsim: ${m}\n`) });
+export async function withRedis<T>(
+  fn: (server: RedisServer) => Promise<T>,
+  log: (message: string) => void = (m) => err(`lqsim: ${m}\n`),
+): Promise<T> {
+  const server = await acquireRedis({ log });
   try {
     return await fn(server);
   } finally {

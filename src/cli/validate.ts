@@ -2,12 +2,11 @@
 // Prints `<file>: ok` for each good one; a bad one gets the loader's one-line
 // `file:line:col: field: message` on stderr for each of its problems, and the exit status is 2 if
 // any was bad.
-import type { Command } from 'commander';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { resolveScenario } from '../scenarios/catalog.ts';
 import { ScenarioError } from '../scenarios/errors.ts';
 import { loadScenarioFile } from '../scenarios/load.ts';
-import { err, out } from './shared.ts';
+import { err, out } from './args.ts';
 
 export async function validateFiles(files: readonly string[]): Promise<number> {
   let code = 0;
@@ -23,14 +22,4 @@ export async function validateFiles(files: readonly string[]): Promise<number> {
     }
   }
   return code;
-}
-
-export function registerValidate(program: Command, setExit: (code: number) => void): void {
-  program
-    .command('validate')
-    .description(
-      'check scenario files (or shipped names) without running them: `ok` or each error with its line and column',
-    )
-    .argument('<file...>', 'scenario files or names')
-    .action(async (files: string[]) => setExit(await validateFiles(files)));
 }

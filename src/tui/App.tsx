@@ -13,7 +13,7 @@ import { LabLine, labPanelLines, useLabStatus } from './LabLine.tsx';
 import type { ColourLevel } from '../output/colour.ts';
 import { makeChalk } from '../output/colour.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
-import type { Step } from '../scenarios/timeline.ts';
+import type { Step, Timeline } from '../scenarios/timeline.ts';
 import { DetailView } from './DetailView.tsx';
 import { detailLines } from './detail-lines.ts';
 import { Footer } from './Footer.tsx';
@@ -42,6 +42,11 @@ export interface AppProps {
   session: StepSource;
   /** Shown until the run's first step arrives. */
   scenario: string;
+  /**
+   * The scenario and profile as loaded before the run started: the premise is drawn from it until
+   * the run's timeline arrives, so the first frame does not wait for Redis.
+   */
+  premise?: Premise;
   /** Colours on (off under NO_COLOR, in tests). */
   colour: boolean;
   /** SGR level for bold, dim and inverse (and colours when `colour`): 0 prints plain text. */
@@ -55,9 +60,13 @@ export interface AppProps {
   onBranch?: (step: number) => void;
 }
 
+/** What the premise overlay shows: the run's timeline has the same two fields. */
+export type Premise = Pick<Timeline, 'scenario' | 'profile'>;
+
 export function App({
   session,
   scenario,
+  premise,
   colour,
   styleLevel = colour ? 1 : 0,
   initial,
@@ -84,16 +93,18 @@ export function App({
   const theme = useMemo(() => ({ colour, chalk, workers: vm.workers }), [colour, chalk, vm.workers]);
   const overlayHeight = layout.mainRows + layout.narrationRows + 1;
   const overlay = ui.overlay;
-  // The premise needs the run's timeline: until it arrives, the screen says the run is starting.
-  const shown = overlay.kind === 'premise' && snap.timeline === null ? 'none' : overlay.kind;
+  // The premise comes from the run's timeline or, before it arrives, from the scenario as loaded;
+  // with neither (a lab), the screen says the run is starting.
+  const about: Premise | null = snap.timeline ?? premise ?? null;
+  const shown = overlay.kind === 'premise' && about === null ? 'none' : overlay.kind;
   const overlayWidth = paneBody(layout.columns, overlayHeight).width;
   const overlayLines =
     overlay.kind === 'detail'
       ? detailLines(overlay, vm.detail, overlayWidth, overlay.script)
       : overlay.kind === 'help'
         ? helpLines(overlayWidth, lab === undefined ? [] : LAB_BINDINGS)
-        : overlay.kind === 'premise' && snap.timeline !== null
-          ? premiseLines(snap.timeline.scenario, snap.timeline.profile, overlayWidth)
+        : overlay.kind === 'premise' && about !== null
+          ? premiseLines(about.scenario, about.profile, overlayWidth)
           : [];
 
   const selectedIndex = ui.selected ?? vm.traceRows.length - 1;
@@ -243,7 +254,7 @@ export function App({
       <Box flexDirection="column" width={layout.columns} height={layout.height} overflow="hidden">
         <Header
           scenario={title}
-          profile={snap.timeline?.profile ?? ''}
+          profile={about?.profile ?? ''}
           step={vm.step === undefined ? null : vm.cursor}
           steps={snap.steps.length}
           clock={vm.clock}
@@ -254,7 +265,7 @@ export function App({
         />
         {overlay.kind === 'premise' && shown === 'premise' ? (
           <DetailView
-            title={`${terminalSafe(snap.timeline?.scenario.name ?? scenario)} · the premise · → starts`}
+            title={`${terminalSafe(about?.scenario.name ?? scenario)} · the premise · → starts`}
             lines={overlayLines}
             top={overlay.top}
             width={layout.columns}

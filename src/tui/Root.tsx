@@ -6,6 +6,7 @@ import { useApp } from 'ink';
 import type { ColourLevel } from '../output/colour.ts';
 import type { CatalogEntry } from '../scenarios/catalog.ts';
 import { inLearningOrder } from '../scenarios/catalog.ts';
+import type { Premise } from './App.tsx';
 import { App } from './App.tsx';
 import { LabSession } from './lab-session.ts';
 import { LiveSession } from './live-session.ts';
@@ -18,6 +19,8 @@ export interface OpenSession {
   scenario: string;
   /** The scenario file, for branching into the lab. */
   file?: string;
+  /** The premise as loaded, drawn before the run (and Redis) is up. */
+  premise?: Premise;
 }
 
 export interface RootProps {
@@ -42,7 +45,7 @@ export function Root({ colour, styleLevel, session, entries, open, branch }: Roo
   const [opened, setOpened] = useState(0);
   const ordered = useMemo(() => inLearningOrder(entries), [entries]);
   if (current !== null) {
-    const { source, scenario, file } = current;
+    const { source, scenario, file, premise } = current;
     const lab = source instanceof LabSession ? source : undefined;
     const live = source instanceof LiveSession ? source : undefined;
     return (
@@ -50,6 +53,7 @@ export function Root({ colour, styleLevel, session, entries, open, branch }: Roo
         key={opened}
         session={source}
         scenario={scenario}
+        premise={premise}
         colour={colour}
         styleLevel={styleLevel}
         initial={lab === undefined ? OPENING : undefined}

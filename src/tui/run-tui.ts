@@ -8,19 +8,21 @@ import { colourLevel } from '../output/colour.ts';
 import { relTime } from '../output/describe.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { CatalogEntry } from '../scenarios/catalog.ts';
-import { listScenarios, resolveScenario } from '../scenarios/catalog.ts';
+import { resolveScenario } from '../scenarios/catalog.ts';
+import { shippedScenarios } from '../scenarios/catalog-cache.ts';
 import { loadScenarioFile } from '../scenarios/load.ts';
-import type { RedisTarget } from '../scenarios/runner.ts';
-import { runScenario } from '../scenarios/runner.ts';
+import type { RedisTarget, RunOptions } from '../scenarios/runner.ts';
+import type { Timeline } from '../scenarios/timeline.ts';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { emptyLab, forkAt } from '../lab/script.ts';
-import type { ScenarioInput } from '../scenarios/schema.ts';
+import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
 import { secondsBetween } from '../sim/clock.ts';
 import type { LabRunner } from './lab-session.ts';
 import { LabSession } from './lab-session.ts';
 import { LiveSession } from './live-session.ts';
+import type { Premise } from './App.tsx';
 import { Root } from './Root.tsx';
 import { enterFullScreen } from './terminal-screen.ts';
 
@@ -30,8 +32,11 @@ export interface RunTuiOptions {
   /** Lab mode (`lqsim lab`): the session can be changed while it is watched. */
   lab?: boolean;
   laravel?: string;
-  /** Gets a Redis for `fn` and releases it afterwards (the CLI's withRedis). */
-  withRedis: <T>(fn: (server: RedisTarget) => Promise<T>) => Promise<T>;
+  /**
+   * Gets a Redis for `fn` and releases it afterwards (the CLI's withRedis); what it has to say about
+   * the server goes to `log`, which runTui prints once the screen is back.
+   */
+  withRedis: <T>(fn: (server: RedisTarget) => Promise<T>, log: (message: string) => void) => Promise<T>;
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
@@ -47,85 +52,129 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
   // NO_COLOR turns colours off, not bold, dim and the inverse selection; FORCE_COLOR=0 turns off all.
   const styleLevel = level > 0 ? level : env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false' ? 0 : 1;
   const named = o.scenario === undefined ? null : await resolveScenario(o.scenario);
-  if (named !== null) await loadScenarioFile(named); // a ScenarioError here is the CLI's exit 2
-  const entries: CatalogEntry[] = named === null && o.lab !== true ? await listScenarios() : [];
+  // A ScenarioError here is the CLI's exit 2, before the screen is touched.
+  const loaded = named === null ? null : await loadScenarioFile(named);
+  const entries: CatalogEntry[] = named === null && o.lab !== true ? await shippedScenarios() : [];
   // The lab starts from the scenario as written (saved, it stays the person's own file's shape).
   const labInput = o.lab === true ? await labStart(named, o.laravel) : null;
 
-  return o.withRedis(async (server) => {
-    const sessions: Array<{ name: string; session: LiveSession | LabSession }> = [];
-    const runner: LabRunner = (spec) => (onStep) => runScenario(spec, { redis: server, onStep, open: true });
-    const openLab = (input: ScenarioInput, name: string, steps?: number): LabSession => {
-      const lab = new LabSession(input, runner, { defaultFile: freeLabFile });
-      sessions.push({ name, session: lab });
-      // From a scenario: where `lqsim run` ends it; branched from `lqsim tui`: at its step; else step #0.
-      void lab.start(steps !== undefined ? { steps } : named !== null ? { played: true } : { steps: 1 });
-      return lab;
-    };
-    /** `lqsim tui`, key b: the scenario from its start to the step shown becomes a lab (the rest is dropped). */
-    const branch = async (file: string, name: string, from: LiveSession, step: number): Promise<LabSession> => {
-      const at = from.getSnapshot().steps[step];
-      const timeline = from.getSnapshot().timeline;
-      await from.stop();
-      const raw = parseYaml(await readFile(file, 'utf8')) as ScenarioInput;
-      const input = forkAt(
-        o.laravel === undefined ? raw : { ...raw, laravel: o.laravel as ScenarioInput['laravel'] },
-        at === undefined || timeline === null ? 0 : secondsBetween(timeline.start, at.t),
-      );
-      return openLab(input, `${name} (lab)`, step + 1);
-    };
-    const open = (file: string, name: string): LiveSession => {
-      const session = new LiveSession(async (onStep) => {
-        const { spec } = await loadScenarioFile(file);
-        return runScenario(spec, { redis: server, laravel: o.laravel, file, onStep });
-      });
-      sessions.push({ name, session });
-      session.start().catch(() => undefined); // its error is shown in the UI and summed up below
-      return session;
-    };
-    const first =
-      labInput !== null
-        ? { source: openLab(labInput, o.scenario ?? 'lab'), scenario: o.scenario ?? 'lab', lab: true }
-        : named === null
-          ? null
-          : { source: open(named, o.scenario!), scenario: o.scenario!, file: named };
+  // Redis is got once the first frame is drawn: the premise needs only the scenario, so it is on
+  // screen at once, and the runs wait for the server (~100 ms for a local redis-server, a pull for
+  // Docker). The server is held until the UI has closed and every run has stopped.
+  const notes: string[] = [];
+  let release = (): void => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let serverUp = (_server: RedisTarget): void => {};
+  let serverFailed = (_e: unknown): void => {};
+  const server = new Promise<RedisTarget>((resolve, reject) => ((serverUp = resolve), (serverFailed = reject)));
+  server.catch(() => undefined); // a run waiting for it has its own handler; none may be waiting
+  let instance: ReturnType<typeof render> | undefined;
+  /** A run against the server once it is up (the engine, and Redis' client with it, imported then). */
+  const run = async (spec: ScenarioSpec, opts: Omit<RunOptions, 'redis'>): Promise<Timeline> => {
+    const redis = await server;
+    const { runScenario } = await import('../scenarios/runner.ts');
+    return runScenario(spec, { ...opts, redis });
+  };
 
-    let instance: ReturnType<typeof render> | undefined;
-    // A terminal closed under us (SIGHUP; writes then fail with EIO) must not crash the cleanup
-    // that stops redis-server: its errors are dropped, the signal handler ends the process.
-    const terminalGone = (): void => {};
-    stdout.on('error', terminalGone);
-    stdin.on('error', terminalGone);
-    const screen = enterFullScreen(stdin, stdout, () => instance?.unmount());
-    if (stderr === process.stderr && stderr.isTTY !== true) dropExitCursorEscape();
-    try {
-      instance = render(
-        createElement(Root, {
-          colour: level > 0,
-          styleLevel,
-          session: first,
-          entries,
-          open: (e: CatalogEntry) => open(e.file, e.name),
-          branch,
-        }),
-        { stdin, stdout, stderr, exitOnCtrlC: false, patchConsole: false },
-      );
-      await instance.waitUntilExit();
-    } finally {
+  const sessions: Array<{ name: string; session: LiveSession | LabSession }> = [];
+  const runner: LabRunner = (spec) => (onStep) => run(spec, { onStep, open: true });
+  const openLab = (input: ScenarioInput, name: string, steps?: number): LabSession => {
+    const lab = new LabSession(input, runner, { defaultFile: freeLabFile });
+    sessions.push({ name, session: lab });
+    // From a scenario: where `lqsim run` ends it; branched from `lqsim tui`: at its step; else step #0.
+    void lab.start(steps !== undefined ? { steps } : named !== null ? { played: true } : { steps: 1 });
+    return lab;
+  };
+  /** `lqsim tui`, key b: the scenario from its start to the step shown becomes a lab (the rest is dropped). */
+  const branch = async (file: string, name: string, from: LiveSession, step: number): Promise<LabSession> => {
+    const at = from.getSnapshot().steps[step];
+    const timeline = from.getSnapshot().timeline;
+    await from.stop();
+    const raw = parseYaml(await readFile(file, 'utf8')) as ScenarioInput;
+    const input = forkAt(
+      o.laravel === undefined ? raw : { ...raw, laravel: o.laravel as ScenarioInput['laravel'] },
+      at === undefined || timeline === null ? 0 : secondsBetween(timeline.start, at.t),
+    );
+    return openLab(input, `${name} (lab)`, step + 1);
+  };
+  const open = (file: string, name: string): LiveSession => {
+    const session = new LiveSession(async (onStep) => {
+      const { spec } = await loadScenarioFile(file);
+      return run(spec, { laravel: o.laravel, file, onStep });
+    });
+    sessions.push({ name, session });
+    session.start().catch(() => undefined); // its error is shown in the UI and summed up below
+    return session;
+  };
+  const first =
+    labInput !== null
+      ? { source: openLab(labInput, o.scenario ?? 'lab'), scenario: o.scenario ?? 'lab', lab: true }
+      : named === null || loaded === null
+        ? null
+        : {
+            source: open(named, o.scenario!),
+            scenario: o.scenario!,
+            file: named,
+            premise: premiseOf(loaded.spec, o.laravel, named),
+          };
+
+  // A terminal closed under us (SIGHUP; writes then fail with EIO) must not crash the cleanup
+  // that stops redis-server: its errors are dropped, the signal handler ends the process.
+  const terminalGone = (): void => {};
+  stdout.on('error', terminalGone);
+  stdin.on('error', terminalGone);
+  const screen = enterFullScreen(stdin, stdout, () => instance?.unmount());
+  // Redis, asked for once the first frame is drawn (none if drawing it threw).
+  let holding: Promise<void> | undefined;
+  if (stderr === process.stderr && stderr.isTTY !== true) dropExitCursorEscape();
+  try {
+    instance = render(
+      createElement(Root, {
+        colour: level > 0,
+        styleLevel,
+        session: first,
+        entries,
+        open: (e: CatalogEntry) => open(e.file, e.name),
+        branch,
+      }),
+      { stdin, stdout, stderr, exitOnCtrlC: false, patchConsole: false },
+    );
+    holding = o.withRedis(
+      async (got) => {
+        serverUp(got);
+        await released;
+      },
+      (m) => notes.push(m),
+    );
+    // No Redis: the UI closes and the CLI says why (its one-line error and exit code), screen restored.
+    holding.catch((e: unknown) => {
+      serverFailed(e);
       instance?.unmount();
-      screen.leave();
-      await Promise.all(sessions.map((s) => s.session.stop()));
-      stdout.off('error', terminalGone);
-      stdin.off('error', terminalGone);
-    }
-    let failed = false;
-    for (const { name, session } of sessions) {
-      const line = summary(name, session);
-      failed ||= line.failed;
-      stderr.write(`lqsim: ${line.text}\n`);
-    }
-    return failed ? 1 : 0;
-  });
+    });
+    await instance.waitUntilExit();
+  } finally {
+    instance?.unmount();
+    screen.leave();
+    await Promise.all(sessions.map((s) => s.session.stop()));
+    release();
+    stdout.off('error', terminalGone);
+    stdin.off('error', terminalGone);
+  }
+  await holding; // Redis' own error, if it could not be had: the CLI prints it
+  for (const note of notes) stderr.write(`lqsim: ${note}\n`);
+  let failed = false;
+  for (const { name, session } of sessions) {
+    const line = summary(name, session);
+    failed ||= line.failed;
+    stderr.write(`lqsim: ${line.text}\n`);
+  }
+  return failed ? 1 : 0;
+}
+
+/** The premise as the run's timeline will carry it (runner.ts), from the scenario as loaded. */
+function premiseOf(spec: ScenarioSpec, laravel: string | undefined, file: string): Premise {
+  const { name, title, description } = spec;
+  return { scenario: { name, title, description, file }, profile: laravel ?? spec.laravel };
 }
 
 /** The scenario a lab starts from: the file as written, or the empty lab. */

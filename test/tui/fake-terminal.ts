@@ -5,7 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { ReactElement } from 'react';
 import { render } from 'ink';
 
-class FakeStdout extends EventEmitter {
+export class FakeStdout extends EventEmitter {
   readonly frames: string[] = [];
   isTTY = true;
   constructor(
@@ -20,7 +20,7 @@ class FakeStdout extends EventEmitter {
   };
 }
 
-class FakeStdin extends EventEmitter {
+export class FakeStdin extends EventEmitter {
   isTTY = true;
   private data: string | null = null;
   write(data: string): void {

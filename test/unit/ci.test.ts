@@ -1,7 +1,7 @@
 // Whether CI is set: one rule for `lqsim tui` (text instead of the UI) and `check --update`
 // (refused), the one Ink itself uses (is-in-ci) to decide to draw only the last frame.
 import { describe, expect, it } from 'vitest';
-import { ciIsSet } from '../../src/cli/shared.ts';
+import { ciIsSet } from '../../src/cli/args.ts';
 
 describe('ciIsSet', () => {
   it('is unset when neither CI nor CONTINUOUS_INTEGRATION is present', () => {

@@ -8,12 +8,11 @@ import { laravel57 } from './laravel-5.7.ts';
 import { laravel8 } from './laravel-8.ts';
 import { laravel13 } from './laravel-13.ts';
 
-/** The profiles, oldest first. */
-export const PROFILE_NAMES = ['5.3', '5.7', '8', '13'] as const;
-export type ProfileName = (typeof PROFILE_NAMES)[number];
+import type { ProfileName } from './names.ts';
+import { PROFILE_NAMES } from './names.ts';
 
-/** The profile a scenario without `laravel:` runs under (the wire the seeds document). */
-export const DEFAULT_PROFILE: ProfileName = '5.7';
+export { DEFAULT_PROFILE, PROFILE_NAMES } from './names.ts';
+export type { ProfileName } from './names.ts';
 
 export const PROFILES = {
   '5.3': laravel53,

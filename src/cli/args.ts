@@ -1,0 +1,46 @@
+// What the command line itself needs before any command runs: the output streams, the usage-error
+// type (exit 2), the argument validators, the --format choices and whether CI is set. Imported by
+// src/cli.ts to declare every command, so it stays light: no Redis, no YAML, no UI (a command's
+// own modules are imported only when it runs; README "Performance").
+import { InvalidArgumentError } from 'commander';
+
+/** Bad input: exit 2, one `lqsim: ...` line. */
+export class UsageError extends Error {}
+
+export function oneOf<T extends string>(values: readonly T[], what: string) {
+  return (value: string): T => {
+    if (!(values as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
+    return value as T;
+  };
+}
+
+export function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number >= 0');
+  return n;
+}
+
+/**
+ * Whether we run in CI, as Ink decides it (the is-in-ci package, which makes Ink draw only the last
+ * frame): CI or CONTINUOUS_INTEGRATION is present, even empty, and is neither '0' nor 'false'.
+ */
+export function ciIsSet(env: NodeJS.ProcessEnv): boolean {
+  const set = (k: string) => env[k] !== undefined && env[k] !== '0' && env[k] !== 'false';
+  return set('CI') || set('CONTINUOUS_INTEGRATION');
+}
+
+export const out = (s: string): void => void process.stdout.write(s);
+export const err = (s: string): void => void process.stderr.write(s);
+
+/** The `lqsim run --format` choices rendered from the whole timeline once the run has ended. */
+export const EXPORT_FORMATS = ['json', 'markdown', 'mermaid', 'resp'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export function isExportFormat(format: string): format is ExportFormat {
+  return (EXPORT_FORMATS as readonly string[]).includes(format);
+}
+
+/** Every `lqsim run --format`: text and ndjson stream step by step, the rest are exports. */
+export const FORMATS = ['text', 'ndjson', ...EXPORT_FORMATS] as const;
+export type Format = (typeof FORMATS)[number];

@@ -205,6 +205,13 @@ export class ConnectionHub {
    * the runner points this at its capture's takeMarks.
    */
   takeMarks: () => readonly string[] = () => [];
+  /**
+   * Commands sent ahead (sendAhead): per connection, how many are unanswered and the settling of
+   * the last one (a connection's replies come in the order it sent, so that one settles last).
+   */
+  private readonly ahead = new Map<Client, { unanswered: number; last: Promise<void> }>();
+  /** The first command sent ahead that failed: every later send of the run throws it. */
+  private aheadFailure: { error: unknown } | null = null;
 
   constructor(
     private readonly url: string,
@@ -212,6 +219,60 @@ export class ConnectionHub {
   ) {
     this.observer = newClient(url);
     this.names = new ProcessNames(runId);
+    // The observer's barriers, snapshots and CLIENT commands see every command sent ahead done.
+    const send = this.observer.sendCommand.bind(this.observer);
+    this.observer.sendCommand = ((args, options) => {
+      const wait = this.othersSettled(this.observer);
+      return wait === undefined ? send(args, options) : wait.then(() => send(args, options));
+    }) as typeof send;
+  }
+
+  /**
+   * Sends a command whose reply Laravel never reads (a push, a migrate, a release...) without
+   * waiting for that reply: the actor goes on at once, so a dispatcher's pushes and a worker's
+   * migrates go out in one write instead of one round trip each. Redis runs a connection's
+   * commands in the order sent, so the trace is the same; what keeps it the same across
+   * connections is othersSettled, which every other sender waits for first. A failure (an error
+   * reply, `describe` makes it the actor's) is thrown by the next command any actor sends.
+   */
+  sendAhead(client: Client, args: string[], describe: (e: unknown) => unknown): void {
+    this.throwIfAheadFailed();
+    let entry = this.ahead.get(client);
+    if (entry === undefined) {
+      entry = { unanswered: 0, last: Promise.resolve() };
+      this.ahead.set(client, entry);
+    }
+    const own = entry;
+    own.unanswered++;
+    own.last = client.sendCommand(args).then(
+      () => this.answered(client, own),
+      (e: unknown) => {
+        this.aheadFailure ??= { error: describe(e) };
+        this.answered(client, own);
+      },
+    );
+  }
+
+  private answered(client: Client, entry: { unanswered: number }): void {
+    if (--entry.unanswered === 0 && this.ahead.get(client) === entry) this.ahead.delete(client);
+  }
+
+  /**
+   * Undefined when no connection but `client` has a command sent ahead still unanswered (send at
+   * once); otherwise a promise of the moment none has, which rejects if one of them failed.
+   */
+  othersSettled(client: Client): Promise<void> | undefined {
+    let waits: Array<Promise<void>> | undefined;
+    for (const [other, entry] of this.ahead) if (other !== client) (waits ??= []).push(entry.last);
+    if (waits === undefined) {
+      this.throwIfAheadFailed();
+      return undefined;
+    }
+    return Promise.all(waits).then(() => this.throwIfAheadFailed());
+  }
+
+  private throwIfAheadFailed(): void {
+    if (this.aheadFailure !== null) throw this.aheadFailure.error;
   }
 
   async start(): Promise<void> {
@@ -247,9 +308,12 @@ export class ConnectionHub {
     return isOwnSetname(args, this.runId);
   }
 
+  /** Closes an actor's connection (its process ended) once Redis has run all it sent. */
   async release(client: Client): Promise<void> {
+    await this.ahead.get(client)?.last;
     this.open.delete(client);
     client.destroy();
+    this.throwIfAheadFailed();
   }
 
   async close(): Promise<void> {

@@ -18,6 +18,20 @@ export class NodeRedisPort implements RedisPort {
   ) {}
 
   private async send(args: string[], blocking = false): Promise<unknown> {
+    await this.prepare();
+    return this.call(args, blocking);
+  }
+
+  /** A command whose reply Laravel does not read: sent without waiting for it (ConnectionHub.sendAhead). */
+  private async sendAhead(args: string[]): Promise<void> {
+    await this.prepare();
+    this.hub.sendAhead(this.conn.client, args, (e) => this.describe(e, args));
+  }
+
+  /** What goes before a command: other connections' commands done, the step marks, SELECT once. */
+  private async prepare(): Promise<void> {
+    const others = this.hub.othersSettled(this.conn.client);
+    if (others !== undefined) await others;
     // Step marks of a streaming run go first, on this connection: see MonitorCapture.mark. Their
     // failure is the command's own (the same connection), so it is not reported twice.
     for (const mark of this.hub.takeMarks()) void this.conn.client.sendCommand(['ECHO', mark]).catch(() => undefined);
@@ -25,7 +39,6 @@ export class NodeRedisPort implements RedisPort {
       this.selected = true;
       if (this.selectOnConnect !== null) await this.call(['SELECT', String(this.selectOnConnect)], false);
     }
-    return this.call(args, blocking);
   }
 
   /** A blocking command waits as long as the server makes it; any other gets COMMAND_TIMEOUT_MS. */
@@ -33,26 +46,33 @@ export class NodeRedisPort implements RedisPort {
     try {
       return await this.conn.client.sendCommand(args, blocking ? { timeout: 0 } : undefined);
     } catch (e) {
-      if (e instanceof TimeoutError) {
-        throw new Error(
-          `Redis did not answer ${args[0]} from ${this.conn.actor} within ${COMMAND_TIMEOUT_MS / 1000} s (server hung or network down)`,
-          { cause: e },
-        );
-      }
-      throw e;
+      throw this.describe(e, args);
     }
   }
 
+  /** A timeout says which command of which actor got no answer; any other error is Redis' own. */
+  private describe(e: unknown, args: readonly string[]): unknown {
+    if (!(e instanceof TimeoutError)) return e;
+    return new Error(
+      `Redis did not answer ${args[0]} from ${this.conn.actor} within ${COMMAND_TIMEOUT_MS / 1000} s (server hung or network down)`,
+      { cause: e },
+    );
+  }
+
   eval(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
-    return this.send(['EVAL', script.source, String(script.numberOfKeys), ...keys, ...args.map(String)]);
+    return this.send(evalArgs(script, keys, args));
   }
 
-  async rpush(key: string, value: string): Promise<number> {
-    return Number(await this.send(['RPUSH', key, value]));
+  evalIgnoringReply(script: LuaScript, keys: string[], args: Array<string | number>): Promise<void> {
+    return this.sendAhead(evalArgs(script, keys, args));
   }
 
-  async zadd(key: string, score: number, member: string): Promise<number> {
-    return Number(await this.send(['ZADD', key, String(score), member]));
+  rpush(key: string, value: string): Promise<void> {
+    return this.sendAhead(['RPUSH', key, value]);
+  }
+
+  zadd(key: string, score: number, member: string): Promise<void> {
+    return this.sendAhead(['ZADD', key, String(score), member]);
   }
 
   async zrem(key: string, member: string): Promise<number> {
@@ -94,6 +114,10 @@ export class NodeRedisPort implements RedisPort {
   async close(): Promise<void> {
     await this.hub.release(this.conn.client);
   }
+}
+
+function evalArgs(script: LuaScript, keys: string[], args: Array<string | number>): string[] {
+  return ['EVAL', script.source, String(script.numberOfKeys), ...keys, ...args.map(String)];
 }
 
 /** Whether the connection with this CLIENT ID is blocked (a BLPOP the server holds). */

@@ -19,8 +19,14 @@ export interface PendingBlpop {
 export interface RedisPort {
   /** EVAL <script> <numkeys> <keys...> <args...>: Laravel sends the whole text, never EVALSHA. */
   eval(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown>;
-  rpush(key: string, value: string): Promise<number>;
-  zadd(key: string, score: number, member: string): Promise<number>;
+  /**
+   * The commands whose reply Laravel never reads (the push, later, migrate and release scripts,
+   * RPUSH, ZADD): the port may resolve once the command is on its way, not answered, as long as
+   * Redis runs it before any command sent after it by any connection (the trace is the same).
+   */
+  evalIgnoringReply(script: LuaScript, keys: string[], args: Array<string | number>): Promise<void>;
+  rpush(key: string, value: string): Promise<void>;
+  zadd(key: string, score: number, member: string): Promise<void>;
   zrem(key: string, member: string): Promise<number>;
   blpop(key: string, timeout: number): Promise<PendingBlpop>;
   /** The process ends: the connection closes without a QUIT. */

@@ -97,7 +97,7 @@ export class RedisQueue {
     const keys = this.keys(queue);
     if (this.profile.queue.push === 'script') {
       this.trail('RedisQueue::pushRaw → LuaScripts::push');
-      await this.port.eval(this.script('push'), [keys.ready, keys.notify], [payload]);
+      await this.port.evalIgnoringReply(this.script('push'), [keys.ready, keys.notify], [payload]);
       return;
     }
     this.trail('RedisQueue::pushRaw');
@@ -109,7 +109,7 @@ export class RedisQueue {
     const delayed = this.keys(queue).delayed;
     if (this.profile.queue.later === 'script') {
       this.trail('RedisQueue::laterRaw → LuaScripts::later');
-      await this.port.eval(this.script('later'), [delayed], [this.availableAt(delay), payload]);
+      await this.port.evalIgnoringReply(this.script('later'), [delayed], [this.availableAt(delay), payload]);
       return;
     }
     this.trail('RedisQueue::laterRaw');
@@ -157,7 +157,7 @@ export class RedisQueue {
     const argv = this.profile.queue.migrationBatchSize
       ? [this.time(), this.config.migrationBatchSize ?? -1]
       : [this.time()];
-    await this.port.eval(this.script('migrateExpiredJobs'), keys, argv);
+    await this.port.evalIgnoringReply(this.script('migrateExpiredJobs'), keys, argv);
   }
 
   /**
@@ -280,7 +280,7 @@ export class RedisQueue {
   async deleteAndRelease(queue: string, job: RedisJob, delay: number): Promise<void> {
     this.trail('RedisQueue::deleteAndRelease → LuaScripts::release');
     const keys = this.keys(queue);
-    await this.port.eval(
+    await this.port.evalIgnoringReply(
       this.script('release'),
       [keys.delayed, keys.reserved],
       [job.getReservedJob(), this.availableAt(delay)],

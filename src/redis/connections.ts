@@ -193,6 +193,9 @@ export async function clientAddress(client: Client): Promise<string> {
   return addr;
 }
 
+/** How many commands one connection may have sent ahead and unanswered (ConnectionHub.sendAhead). */
+export const AHEAD_WINDOW = 128;
+
 export class ConnectionHub {
   /** The tool's own connection for barriers, snapshots and CLIENT commands; filtered from the trace. */
   readonly observer: Client;
@@ -235,7 +238,11 @@ export class ConnectionHub {
    * connections is othersSettled, which every other sender waits for first. A failure (an error
    * reply, `describe` makes it the actor's) is thrown by the next command any actor sends.
    */
-  sendAhead(client: Client, args: string[], describe: (e: unknown) => unknown): void {
+  async sendAhead(client: Client, args: string[], describe: (e: unknown) => unknown): Promise<void> {
+    // A window, not a flood: a request pushing 100,000 jobs would otherwise queue them all at
+    // once (memory, and the last ones timed out by COMMAND_TIMEOUT_MS before Redis reached them).
+    const queued = this.ahead.get(client);
+    if (queued !== undefined && queued.unanswered >= AHEAD_WINDOW) await queued.last;
     this.throwIfAheadFailed();
     let entry = this.ahead.get(client);
     if (entry === undefined) {

@@ -25,7 +25,7 @@ export class NodeRedisPort implements RedisPort {
   /** A command whose reply Laravel does not read: sent without waiting for it (ConnectionHub.sendAhead). */
   private async sendAhead(args: string[]): Promise<void> {
     await this.prepare();
-    this.hub.sendAhead(this.conn.client, args, (e) => this.describe(e, args));
+    await this.hub.sendAhead(this.conn.client, args, (e) => this.describe(e, args));
   }
 
   /** What goes before a command: other connections' commands done, the step marks, SELECT once. */

@@ -1,7 +1,7 @@
 // Commands whose reply Laravel never reads are sent without waiting for it (ConnectionHub.sendAhead),
 // and the trace stays the same only because nothing any other connection sends overtakes them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectionHub } from '../../src/redis/connections.ts';
+import { AHEAD_WINDOW, ConnectionHub } from '../../src/redis/connections.ts';
 import { NodeRedisPort } from '../../src/redis/port.ts';
 import type { RedisServer } from '../../src/redis/server.ts';
 import { acquireRedis } from '../../src/redis/server.ts';
@@ -44,6 +44,26 @@ describe('commands sent ahead', () => {
     const { hub, a, b } = await twoActors('ahead2');
     await a.zadd('ahead2:z', Number.NaN, 'member'); // ZADD ... NaN: Redis answers an error
     await expect(b.eval(LLEN, ['ahead2:list'], [])).rejects.toThrow(/not a valid float/);
+    await hub.close();
+  });
+
+  it('keep at most AHEAD_WINDOW unanswered per connection (100,000 pushes must not queue at once)', async () => {
+    const hub = new ConnectionHub(server.url, 'ahead4');
+    await hub.start();
+    const conn = await hub.connect('dispatcher');
+    let unanswered = 0;
+    let most = 0;
+    const send = conn.client.sendCommand.bind(conn.client);
+    conn.client.sendCommand = ((args, options) => {
+      most = Math.max(most, ++unanswered);
+      return send(args, options).finally(() => unanswered--);
+    }) as typeof send;
+    const a = new NodeRedisPort(conn, hub, null);
+    for (let i = 0; i < 3 * AHEAD_WINDOW; i++) await a.rpush('ahead4:list', 'x');
+    expect(most).toBe(AHEAD_WINDOW);
+    await a.close();
+    expect(Number(await hub.observer.sendCommand(['LLEN', 'ahead4:list']))).toBe(3 * AHEAD_WINDOW);
+    await hub.observer.sendCommand(['DEL', 'ahead4:list']);
     await hub.close();
   });
 

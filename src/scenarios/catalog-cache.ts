@@ -4,7 +4,7 @@
 // scenario file has the size and modification time it had then, and no file came or went.
 // Light on purpose: node:fs only.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from '../package-root.ts';
 import type { CatalogEntry } from './catalog.ts';
@@ -36,6 +36,15 @@ function fingerprint(dir: string): CachedCatalog['files'] {
       const s = statSync(join(dir, file));
       return { file, size: s.size, mtimeMs: s.mtimeMs };
     });
+}
+
+/**
+ * The shipped scenario at `file`, as its build validated it, while the cache holds (it has the
+ * premise: title and description); undefined for any other file or without a valid cache.
+ */
+export function cachedScenario(file: string): CatalogEntry | undefined {
+  const path = resolve(file);
+  return readCachedCatalog(CATALOG_CACHE, join(PACKAGE_ROOT, 'scenarios'))?.find((e) => resolve(e.file) === path);
 }
 
 /** The cached entries when `dir` holds exactly the files they were read from, unchanged; else undefined. */

@@ -4,7 +4,6 @@ import { isFile } from '../files.ts';
 import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../package-root.ts';
 import { ScenarioError, closestNames } from './errors.ts';
-import { loadScenarioFile, scenarioErrorAt } from './load.ts';
 
 /** The package's scenarios/ folder (found from src/ and from a build in dist/src/ alike). */
 export const SCENARIOS_DIR: string = join(PACKAGE_ROOT, 'scenarios');
@@ -12,6 +11,8 @@ export const SCENARIOS_DIR: string = join(PACKAGE_ROOT, 'scenarios');
 export interface CatalogEntry {
   name: string;
   title: string;
+  /** The scenario's description (its premise, with the title). */
+  description?: string;
   file: string;
   laravel: string;
 }
@@ -21,6 +22,8 @@ const SCENARIO_NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;
 
 /** Every scenario in `dir`, validated, sorted by name. An invalid file throws its ScenarioError. */
 export async function listScenarios(dir: string = SCENARIOS_DIR): Promise<CatalogEntry[]> {
+  // Loading validates (the schema, YAML): imported here, so naming or resolving a scenario does not.
+  const { loadScenarioFile, scenarioErrorAt } = await import('./load.ts');
   const entries: CatalogEntry[] = [];
   for (const file of (await scenarioFiles(dir)).map((f) => join(dir, f))) {
     const loaded = await loadScenarioFile(file);
@@ -33,7 +36,8 @@ export async function listScenarios(dir: string = SCENARIOS_DIR): Promise<Catalo
         `the scenario is named "${loaded.spec.name}" but its file is ${stem}${EXTENSION}; make them match`,
       );
     }
-    entries.push({ name: loaded.spec.name, title: loaded.spec.title, file, laravel: loaded.spec.laravel });
+    const { name, title, description, laravel } = loaded.spec;
+    entries.push({ name, title, ...(description === undefined ? {} : { description }), file, laravel });
   }
   return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -1,9 +1,9 @@
 // Reads a scenario file: YAML → zod (schema.ts) → cross-reference checks. Every failure is a
 // ScenarioError pointing at the offending text, so an author can jump straight to it.
 import { readFile } from 'node:fs/promises';
-import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parseDocument, visit } from 'yaml';
+import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parse, parseDocument, visit } from 'yaml';
 import type { Document, YAMLError } from 'yaml';
-import { Scenario, type ScenarioSpec } from './schema.ts';
+import { Scenario, type ScenarioInput, type ScenarioSpec } from './schema.ts';
 import { ScenarioError, didYouMean, oneLine } from './errors.ts';
 import { schemaProblems, show, type Path, type Problem } from './schema-issues.ts';
 import { DISPATCHER, isQueueName, singleQueue } from './fields.ts';
@@ -31,6 +31,11 @@ export async function loadScenarioFile(file: string): Promise<LoadedScenario> {
     throw new ScenarioError(file, 0, 0, '', `cannot read: ${describeFsError(err)}`);
   }
   return parseScenario(source, file);
+}
+
+/** A scenario file as written, not validated (the lab keeps a person's own file's shape). */
+export async function readScenarioInput(file: string): Promise<ScenarioInput> {
+  return parse(await readFile(file, 'utf8')) as ScenarioInput;
 }
 
 export function parseScenario(source: string, file: string): LoadedScenario {

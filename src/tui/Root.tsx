@@ -8,8 +8,8 @@ import type { CatalogEntry } from '../scenarios/catalog.ts';
 import { inLearningOrder } from '../scenarios/catalog.ts';
 import type { Premise } from './App.tsx';
 import { App } from './App.tsx';
-import { LabSession } from './lab-session.ts';
-import { LiveSession } from './live-session.ts';
+import type { LabSession } from './lab-session.ts';
+import { isLabSession, LiveSession } from './live-session.ts';
 import type { StepSource } from './live-session.ts';
 import { Picker } from './Picker.tsx';
 import type { UiState } from './ui-state.ts';
@@ -46,7 +46,7 @@ export function Root({ colour, styleLevel, session, entries, open, branch }: Roo
   const ordered = useMemo(() => inLearningOrder(entries), [entries]);
   if (current !== null) {
     const { source, scenario, file, premise } = current;
-    const lab = source instanceof LabSession ? source : undefined;
+    const lab = isLabSession<LabSession>(source) ? source : undefined;
     const live = source instanceof LiveSession ? source : undefined;
     return (
       <App
@@ -69,10 +69,14 @@ export function Root({ colour, styleLevel, session, entries, open, branch }: Roo
         onBranch={
           live !== undefined && file !== undefined && branch !== undefined
             ? (step) => {
-                void branch(file, scenario, live, step).then((l) => {
-                  setOpened((n) => n + 1);
-                  setCurrent({ source: l, scenario: `${scenario} (lab)` });
-                });
+                branch(file, scenario, live, step).then(
+                  (l) => {
+                    setOpened((n) => n + 1);
+                    setCurrent({ source: l, scenario: `${scenario} (lab)` });
+                  },
+                  // The UI closes and the CLI says why (one line, exit 1), never an unhandled rejection.
+                  (e: unknown) => exit(e instanceof Error ? e : new Error(String(e))),
+                );
               }
             : undefined
         }

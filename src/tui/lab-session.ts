@@ -63,6 +63,8 @@ const STALE_HOLD_MS = 500;
 const PLAY_LIMIT = 500;
 
 export class LabSession implements StepSource {
+  /** What tells a lab from a replay where the class itself is not imported (isLabSession). */
+  readonly kind = 'lab' as const;
   private input: ScenarioInput;
   private live: LiveSession | null = null;
   private unsubscribe: (() => void) | null = null;

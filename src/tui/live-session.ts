@@ -29,6 +29,14 @@ export interface SessionSnapshot {
  */
 export type Goal = { until: number } | { settle: true; within: number };
 
+/**
+ * Whether `source` is the lab's session. By a field, not instanceof: the lab's modules (the scenario
+ * schema, YAML) are imported only when a lab opens, after the first frame.
+ */
+export function isLabSession<L extends { kind: 'lab' }>(source: object): source is L {
+  return (source as { kind?: unknown }).kind === 'lab';
+}
+
 /** What the UI reads and asks of a session; a recorded timeline can stand in for a live run. */
 export interface StepSource {
   subscribe(listener: () => void): () => void;

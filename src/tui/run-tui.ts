@@ -1,7 +1,9 @@
-// `lqsim tui [scenario]`: the entry the CLI imports (lazily, on a TTY only). Loads the scenario
-// first (bad input fails before Redis or the screen are touched), gets a Redis, switches to the
-// alternate screen, runs the Ink app over a live session, and restores the terminal on the way
-// out. Returns the exit status: 0, or 1 when the run itself failed.
+// `lqsim tui [scenario]`: the entry the CLI imports (lazily, on a TTY only). Checks the scenario
+// first (bad input fails before Redis or the screen are touched), switches to the alternate
+// screen, draws the premise, gets a Redis, runs the Ink app over a live session, and restores the
+// terminal on the way out. Returns the exit status: 0, or 1 when the run itself failed.
+// What the first frame does not need is imported after it: the engine and Redis' client, and, for a
+// shipped scenario its build validated (the catalog cache), the schema and YAML parser too.
 import { createElement } from 'react';
 import { render } from 'ink';
 import { colourLevel } from '../output/colour.ts';
@@ -9,19 +11,14 @@ import { relTime } from '../output/describe.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { CatalogEntry } from '../scenarios/catalog.ts';
 import { resolveScenario } from '../scenarios/catalog.ts';
-import { shippedScenarios } from '../scenarios/catalog-cache.ts';
-import { loadScenarioFile } from '../scenarios/load.ts';
+import { cachedScenario, shippedScenarios } from '../scenarios/catalog-cache.ts';
 import type { RedisTarget, RunOptions } from '../scenarios/runner.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
-import { emptyLab, forkAt } from '../lab/script.ts';
 import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
 import { secondsBetween } from '../sim/clock.ts';
-import type { LabRunner } from './lab-session.ts';
-import { LabSession } from './lab-session.ts';
-import { LiveSession } from './live-session.ts';
+import type { LabRunner, LabSession } from './lab-session.ts';
+import { isLabSession, LiveSession } from './live-session.ts';
 import type { Premise } from './App.tsx';
 import { Root } from './Root.tsx';
 import { enterFullScreen } from './terminal-screen.ts';
@@ -52,8 +49,18 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
   // NO_COLOR turns colours off, not bold, dim and the inverse selection; FORCE_COLOR=0 turns off all.
   const styleLevel = level > 0 ? level : env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false' ? 0 : 1;
   const named = o.scenario === undefined ? null : await resolveScenario(o.scenario);
-  // A ScenarioError here is the CLI's exit 2, before the screen is touched.
-  const loaded = named === null ? null : await loadScenarioFile(named);
+  // A ScenarioError here is the CLI's exit 2, before the screen is touched. A shipped scenario
+  // unchanged since the build validated it is known good: its premise comes from the cache.
+  const cached = named === null ? undefined : cachedScenario(named);
+  const premise =
+    named === null
+      ? null
+      : cached !== undefined
+        ? {
+            scenario: { name: cached.name, title: cached.title, description: cached.description, file: named },
+            profile: o.laravel ?? cached.laravel,
+          }
+        : premiseOf((await loadScenarioFile(named)).spec, o.laravel, named);
   const entries: CatalogEntry[] = named === null && o.lab !== true ? await shippedScenarios() : [];
   // The lab starts from the scenario as written (saved, it stays the person's own file's shape).
   const labInput = o.lab === true ? await labStart(named, o.laravel) : null;
@@ -78,7 +85,8 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
 
   const sessions: Array<{ name: string; session: LiveSession | LabSession }> = [];
   const runner: LabRunner = (spec) => (onStep) => run(spec, { onStep, open: true });
-  const openLab = (input: ScenarioInput, name: string, steps?: number): LabSession => {
+  const openLab = async (input: ScenarioInput, name: string, steps?: number): Promise<LabSession> => {
+    const { LabSession } = await import('./lab-session.ts');
     const lab = new LabSession(input, runner, { defaultFile: freeLabFile });
     sessions.push({ name, session: lab });
     // From a scenario: where `lqsim run` ends it; branched from `lqsim tui`: at its step; else step #0.
@@ -90,7 +98,8 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
     const at = from.getSnapshot().steps[step];
     const timeline = from.getSnapshot().timeline;
     await from.stop();
-    const raw = parseYaml(await readFile(file, 'utf8')) as ScenarioInput;
+    const raw = await readScenarioInput(file);
+    const { forkAt } = await import('../lab/script.ts');
     const input = forkAt(
       o.laravel === undefined ? raw : { ...raw, laravel: o.laravel as ScenarioInput['laravel'] },
       at === undefined || timeline === null ? 0 : secondsBetween(timeline.start, at.t),
@@ -108,14 +117,14 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
   };
   const first =
     labInput !== null
-      ? { source: openLab(labInput, o.scenario ?? 'lab'), scenario: o.scenario ?? 'lab', lab: true }
-      : named === null || loaded === null
+      ? { source: await openLab(labInput, o.scenario ?? 'lab'), scenario: o.scenario ?? 'lab', lab: true }
+      : named === null || premise === null
         ? null
         : {
             source: open(named, o.scenario!),
             scenario: o.scenario!,
             file: named,
-            premise: premiseOf(loaded.spec, o.laravel, named),
+            premise,
           };
 
   // A terminal closed under us (SIGHUP; writes then fail with EIO) must not crash the cleanup
@@ -177,10 +186,20 @@ function premiseOf(spec: ScenarioSpec, laravel: string | undefined, file: string
   return { scenario: { name, title, description, file }, profile: laravel ?? spec.laravel };
 }
 
+/** The scenario (and the schema, YAML) loaded and validated: imported when a run or a lab needs it. */
+async function loadScenarioFile(file: string): ReturnType<typeof import('../scenarios/load.ts').loadScenarioFile> {
+  return (await import('../scenarios/load.ts')).loadScenarioFile(file);
+}
+
+/** A scenario file as written (not validated: the lab keeps the person's own shape). */
+async function readScenarioInput(file: string): Promise<ScenarioInput> {
+  return (await import('../scenarios/load.ts')).readScenarioInput(file);
+}
+
 /** The scenario a lab starts from: the file as written, or the empty lab. */
 async function labStart(file: string | null, laravel: string | undefined): Promise<ScenarioInput> {
-  if (file === null) return emptyLab(laravel);
-  const raw = parseYaml(await readFile(file, 'utf8')) as ScenarioInput;
+  if (file === null) return (await import('../lab/script.ts')).emptyLab(laravel);
+  const raw = await readScenarioInput(file);
   return laravel === undefined ? raw : { ...raw, laravel: laravel as ScenarioInput['laravel'] };
 }
 
@@ -191,7 +210,7 @@ function freeLabFile(): string {
 
 function summary(name: string, session: LiveSession | LabSession): { text: string; failed: boolean } {
   const snap = session.getSnapshot();
-  if (session instanceof LabSession) {
+  if (isLabSession<LabSession>(session)) {
     const saved = session.getStatus().saved;
     const actions = session.getStatus().actions;
     return {

@@ -42,6 +42,16 @@ describe('the command line before a command runs', () => {
       expect(loaded, source).not.toContain(source);
   });
 
+  it('the TUI draws its first frame with no Redis client, engine, schema or YAML parser loaded', async () => {
+    // They come after the frame: the engine once Redis is asked for, the schema and YAML when a
+    // scenario must be validated (a user's own file, before the screen) or a lab opens.
+    const loaded = new Set((await staticallyLoaded('src/tui/run-tui.ts')).map(owner));
+    for (const heavy of ['redis', '@redis/client', 'zod', 'yaml']) expect(loaded, heavy).not.toContain(heavy);
+    for (const source of ['src/scenarios/runner.ts', 'src/scenarios/load.ts', 'src/tui/lab-session.ts'])
+      expect(loaded, source).not.toContain(source);
+    expect(loaded).toContain('ink');
+  });
+
   it('lqsim list, from the cache, loads no YAML parser or schema either', async () => {
     const loaded = new Set((await staticallyLoaded('src/cli/list.ts')).map(owner));
     for (const heavy of ['zod', 'yaml', 'redis', 'ink']) expect(loaded, heavy).not.toContain(heavy);

@@ -1,0 +1,65 @@
+// The bench's pure parts: medians, ratios against targets, redis-benchmark's CSV, and the summary
+// table the README's Performance section is pasted from. Tested in test/unit/bench-measure.test.ts.
+
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) throw new Error('median of nothing');
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** redis-benchmark --csv: the requests per second of its PING_MBULK row (the RESP form clients send), as µs per request. */
+export function benchmarkPingUs(csv: string): number {
+  const rows = csv
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((r) => r.split(',').map((f) => f.replaceAll('"', '')));
+  const row = rows.find((r) => r[0] === 'PING_MBULK') ?? rows.at(-1);
+  const rps = Number(row?.[1]);
+  if (!Number.isFinite(rps) || rps <= 0)
+    throw new Error(`no PING rate in redis-benchmark's output: ${csv.slice(0, 120)}`);
+  return 1e6 / rps;
+}
+
+/** `/usr/bin/time -f %M` writes the peak RSS in KiB on its last line. */
+export function peakRssMb(timeOutput: string): number {
+  const kib = Number(timeOutput.trim().split('\n').at(-1));
+  if (!Number.isFinite(kib)) throw new Error(`no peak RSS in: ${timeOutput.slice(-120)}`);
+  return kib / 1024;
+}
+
+export interface Goal {
+  goal: string;
+  /** The tool's figure, formatted. */
+  tool: string;
+  /** Real Laravel's (or the reference's) figure, formatted; '' when there is none. */
+  reference: string;
+  /** tool / reference, or the measured value where the target is absolute. */
+  value: number | null;
+  /** The target, as text ("≤ 0.5x", "≤ 150 ms"). */
+  target: string;
+  met: boolean | null;
+}
+
+/** A ratio against a ceiling: its goal row. `value` null when the reference could not be measured. */
+export function ratioGoal(goal: string, tool: string, reference: string, value: number | null, max: number): Goal {
+  return { goal, tool, reference, value, target: `≤ ${max}x`, met: value === null ? null : value <= max };
+}
+
+export function verdict(met: boolean | null): string {
+  return met === null ? 'not measured' : met ? 'within target' : 'OVER TARGET';
+}
+
+export function formatRatio(value: number | null): string {
+  return value === null ? '–' : `${value.toFixed(2)}x`;
+}
+
+/** The summary as a markdown table. */
+export function goalTable(goals: readonly Goal[]): string {
+  const rows = goals.map(
+    (g) =>
+      `| ${g.goal} | ${g.tool} | ${g.reference || '–'} | ${g.target.endsWith('x') ? formatRatio(g.value) : '–'} | ${g.target} | ${verdict(g.met)} |`,
+  );
+  return ['| goal | lqsim | reference | ratio | target | |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}

@@ -1,9 +1,11 @@
 // What `lqsim list` prints, kept from the last validation of the shipped scenarios so that listing
 // them needs no YAML parser and no schema (README "Performance"). scripts/build-cli.mjs validates
 // them (listScenarios) and writes the cache beside the CLI bundle; it is used only while every
-// scenario file has the size and modification time it had then, and no file came or went.
-// Light on purpose: node:fs only.
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+// scenario file has the content it had then (by hash: not its modification time, which npm pack
+// and git reset), and no file came or went.
+// Light on purpose: node:fs and node:crypto only.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_ROOT } from '../package-root.ts';
@@ -24,7 +26,7 @@ export async function shippedScenarios(): Promise<CatalogEntry[]> {
 }
 
 interface CachedCatalog {
-  files: Array<{ file: string; size: number; mtimeMs: number }>;
+  files: Array<{ file: string; sha1: string }>;
   entries: Array<Omit<CatalogEntry, 'file'> & { file: string }>;
 }
 
@@ -32,10 +34,12 @@ function fingerprint(dir: string): CachedCatalog['files'] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.yaml'))
     .sort()
-    .map((file) => {
-      const s = statSync(join(dir, file));
-      return { file, size: s.size, mtimeMs: s.mtimeMs };
-    });
+    .map((file) => ({
+      file,
+      sha1: createHash('sha1')
+        .update(readFileSync(join(dir, file)))
+        .digest('hex'),
+    }));
 }
 
 /**

@@ -32,15 +32,15 @@ describe('the catalog cache', () => {
     ]);
   });
 
-  it('is not used once a file was saved again, even with the same size', () => {
-    utimesSync(join(dir, 'b.yaml'), new Date(), new Date());
+  it('is not used once a file changed, even with its size and time kept', () => {
+    writeFileSync(join(dir, 'a.yaml'), 'name: x\n');
+    utimesSync(join(dir, 'a.yaml'), T0, T0);
     expect(readCachedCatalog(cache, dir)).toBeUndefined();
   });
 
-  it('is not used once a file changed size with its time kept', () => {
-    writeFileSync(join(dir, 'a.yaml'), 'name: a\ntitle: longer\n');
-    utimesSync(join(dir, 'a.yaml'), T0, T0);
-    expect(readCachedCatalog(cache, dir)).toBeUndefined();
+  it('is still used when only modification times changed (npm pack, a git checkout)', () => {
+    utimesSync(join(dir, 'b.yaml'), new Date(), new Date());
+    expect(readCachedCatalog(cache, dir)).toHaveLength(2);
   });
 
   it('is not used once a scenario was added or removed', () => {

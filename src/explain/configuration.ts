@@ -1,0 +1,147 @@
+// What a capture says about the app that made it, before any job's story: which Laravel versions
+// send exactly its scripts, the key prefix, the dbs and queues, `retry_after` (the pop script's
+// ARGV[1] is `now + retry_after`, and MONITOR's timestamp is that now), `block_for` (the BLPOP
+// timeout), and which connections dispatch and which work (told apart by what they send).
+// Every figure keeps the capture lines it rests on. Pure: fed the entries capture.ts reads.
+import type { ProfileName } from '../sim/profiles/index.ts';
+import type { CapturedLine } from './capture.ts';
+import type { KnownScript, Operation } from './recognise.ts';
+import { profilesSendingAll, recogniseCommand } from './recognise.ts';
+
+/** A value seen in the capture, with the lines it was seen on (the first few). */
+export interface Evidence<T> {
+  value: T;
+  lines: number[];
+}
+
+export type Role = 'dispatcher' | 'worker' | 'both' | 'other';
+
+export interface Connection {
+  /** MONITOR's client address ("127.0.0.1:63792"). */
+  client: string;
+  role: Role;
+  /** How many commands of each queue operation it sent. */
+  operations: Partial<Record<Operation, number>>;
+  /** Commands that are not Laravel's queue (cache, sessions, another app). */
+  other: number;
+  firstLine: number;
+  lastLine: number;
+}
+
+export interface CaptureConfiguration {
+  /** The profiles whose scripts are all the capture's (empty: none fits; all: no script seen). */
+  profiles: ProfileName[];
+  /** Laravel's scripts seen, each with the profiles that send its text. */
+  scripts: Array<Evidence<KnownScript>>;
+  prefixes: Array<Evidence<string>>;
+  dbs: Array<Evidence<number>>;
+  queues: Array<Evidence<string>>;
+  /** Seconds, one value per distinct figure seen (a config change, or two connections). */
+  retryAfter: Array<Evidence<number>>;
+  blockFor: Array<Evidence<number>>;
+  connections: Connection[];
+  /** First and last MONITOR time ("1489802272.491060"), or null for an empty capture. */
+  span: { first: string; last: string } | null;
+}
+
+/** How many lines an Evidence keeps: enough to cite, bounded for a capture of any size. */
+const CITED = 5;
+
+class Tally<T> {
+  private readonly seen = new Map<T, number[]>();
+  add(value: T, line: number): void {
+    const lines = this.seen.get(value);
+    if (lines === undefined) this.seen.set(value, [line]);
+    else if (lines.length < CITED) lines.push(line);
+  }
+  list(): Array<Evidence<T>> {
+    return [...this.seen].map(([value, lines]) => ({ value, lines }));
+  }
+}
+
+const DISPATCHING: ReadonlySet<Operation> = new Set(['push', 'later']);
+const WORKING: ReadonlySet<Operation> = new Set([
+  'pop',
+  'migrate delayed',
+  'migrate reserved',
+  'reserve',
+  'release',
+  'delete',
+  'block',
+]);
+
+/** Reads the configuration out of a capture's lines, in one pass, in bounded memory per distinct value. */
+export function captureConfiguration(lines: Iterable<CapturedLine>): CaptureConfiguration {
+  // By text (one KnownScript per text): two versions' migrate scripts are two entries.
+  const scripts = new Map<KnownScript, number[]>();
+  const prefixes = new Tally<string>();
+  const dbs = new Tally<number>();
+  const queues = new Tally<string>();
+  const retryAfter = new Tally<number>();
+  const blockFor = new Tally<number>();
+  const connections = new Map<string, Connection>();
+  let span: CaptureConfiguration['span'] = null;
+
+  for (const { lineNo, line } of lines) {
+    span = span === null ? { first: line.time, last: line.time } : { first: span.first, last: line.time };
+    const r = recogniseCommand(line.args, line.client);
+    if (line.client === 'lua') continue; // part of the EVAL before it, which is counted
+    let c = connections.get(line.client);
+    if (c === undefined) {
+      c = { client: line.client, role: 'other', operations: {}, other: 0, firstLine: lineNo, lastLine: lineNo };
+      connections.set(line.client, c);
+    }
+    c.lastLine = lineNo;
+    if (r === undefined) {
+      c.other++;
+      continue;
+    }
+    c.operations[r.op] = (c.operations[r.op] ?? 0) + 1;
+    if (r.op === 'select') continue;
+    dbs.add(line.db, lineNo);
+    if (r.key !== undefined) {
+      prefixes.add(r.key.prefix, lineNo);
+      queues.add(r.key.queue, lineNo);
+    }
+    if (r.script !== undefined) {
+      const cited = scripts.get(r.script);
+      if (cited === undefined) scripts.set(r.script, [lineNo]);
+      else if (cited.length < CITED) cited.push(lineNo);
+    }
+    // RedisQueue::pop → retrieveNextJob: the pop script's ARGV[1] is availableAt($this->retryAfter),
+    // the worker's now (a whole second) plus retry_after. The time MONITOR printed is that now,
+    // to the microsecond, so the whole seconds of both give retry_after.
+    if (r.op === 'pop') {
+      const numKeys = Number(line.args[2]);
+      const until = Number(line.args[3 + numKeys]);
+      const now = Math.floor(Number(line.time));
+      if (Number.isInteger(until) && Number.isFinite(now)) retryAfter.add(until - now, lineNo);
+    }
+    // ...and with block_for, BLPOP's timeout is block_for itself.
+    if (r.op === 'block') {
+      const timeout = Number(line.args.at(-1));
+      if (Number.isFinite(timeout)) blockFor.add(timeout, lineNo);
+    }
+  }
+
+  for (const c of connections.values()) c.role = roleOf(c.operations);
+  return {
+    profiles: profilesSendingAll(scripts.keys()),
+    scripts: [...scripts].map(([script, cited]) => ({ value: script, lines: cited })),
+    prefixes: prefixes.list(),
+    dbs: dbs.list(),
+    queues: queues.list(),
+    retryAfter: retryAfter.list(),
+    blockFor: blockFor.list(),
+    connections: [...connections.values()],
+    span,
+  };
+}
+
+/** A dispatcher pushes; a worker migrates, pops, deletes, releases; a connection doing both is both. */
+function roleOf(ops: Connection['operations']): Role {
+  const has = (set: ReadonlySet<Operation>) => Object.keys(ops).some((op) => set.has(op as Operation));
+  const dispatches = has(DISPATCHING);
+  const works = has(WORKING);
+  return dispatches && works ? 'both' : dispatches ? 'dispatcher' : works ? 'worker' : 'other';
+}

@@ -119,6 +119,16 @@ function program(setExit: (code: number) => void): Command {
       setExit(await (await import('./cli/check.ts')).checkCommand(scenario, o)),
     );
   cmd
+    .command('explain')
+    .description(
+      "read a redis-cli monitor capture of your own app (a file, or - for stdin) and print it as lqsim's trace: versions, prefix, retry_after, and each Laravel call by actor",
+    )
+    .argument('<capture>', 'the capture file, or - for standard input')
+    .option('-f, --format <format>', 'output: text | ndjson', oneOf(['text', 'ndjson'] as const, '--format'), 'text')
+    .action(async (capture: string, o: { format: 'text' | 'ndjson' }) =>
+      setExit(await (await import('./cli/explain.ts')).explainCommand(capture, o)),
+    );
+  cmd
     .command('conformance')
     .description(
       "replay scenarios through the tool (profile 8) and through real Laravel 8.83 (Debian's php-laravel-framework), and compare",

@@ -1,0 +1,271 @@
+// A capture as lqsim's own timeline (DESIGN "Explain runs the pipeline backwards"), so the views
+// that print a scenario's run print a real app's capture too: its connections become actors
+// (dispatcher-N, worker-N, by what they send), its commands steps as Laravel groups them (a
+// worker's poll is its migrates and its pop, with what the scripts ran inside; a dispatch is its
+// push), each titled with Laravel's operation and the job it moved. MONITOR shows no replies, so
+// whether a pop got a job is read from what the pop script ran (its ZADD to :reserved).
+// The state of each step is empty here: rebuilding it means replaying the capture.
+import { basename } from 'node:path';
+import { describePayload, relTime } from '../output/describe.ts';
+import type { JobInstance, Step, Timeline, TraceCommand } from '../scenarios/timeline.ts';
+import type { StepKind } from '../sim/state.ts';
+import { joinNames } from '../sim/profiles/index.ts';
+import type { CaptureProblem, CapturedLine } from './capture.ts';
+import type { CaptureConfiguration, Role } from './configuration.ts';
+import type { Operation, QueueKey, Recognised } from './recognise.ts';
+import { recogniseCommand } from './recognise.ts';
+
+interface Group {
+  client: string;
+  kind: StepKind | 'other';
+  lines: Array<{ entry: CapturedLine; r: Recognised | undefined }>;
+}
+
+/** Operations that begin a step of their connection; the rest join the step before. */
+const STARTS: ReadonlySet<Operation> = new Set([
+  'push',
+  'later',
+  'migrate delayed',
+  'delete',
+  'release',
+  'size',
+  'clear',
+]);
+
+const KIND: Partial<Record<Operation, StepKind>> = {
+  push: 'dispatch',
+  later: 'dispatch',
+  'migrate delayed': 'pop',
+  'migrate reserved': 'pop',
+  pop: 'pop',
+  block: 'pop',
+  reserve: 'pop',
+  delete: 'delete',
+  release: 'release',
+  size: 'size',
+  clear: 'size',
+};
+
+export function captureTimeline(
+  lines: readonly CapturedLine[],
+  config: CaptureConfiguration,
+  o: { file: string; problems?: readonly CaptureProblem[] },
+): Timeline {
+  const actors = actorNames(config);
+  const groups = groupLines(lines);
+  const start = config.span === null ? 0 : Math.floor(Number(config.span.first));
+  const jobs = new Map<string, JobInstance>();
+  const perClass = new Map<string, number>();
+  const labels = new Map<string, string>();
+  const jobOf = (raw: string, t: number, queue: string): JobInstance | undefined => {
+    const id = payloadId(raw);
+    if (id === undefined) return undefined;
+    let job = jobs.get(id);
+    if (job === undefined) {
+      const summary = describePayload(raw, new Map());
+      const cls = summary?.label.replace(/#.*$/, '') ?? 'Job';
+      const n = (perClass.get(cls) ?? 0) + 1;
+      perClass.set(cls, n);
+      job = {
+        label: `${cls}#${n}`,
+        id,
+        class: cls,
+        dispatchedAt: t,
+        queue,
+        connection: 'redis',
+        outcome: 'pending',
+        executions: 0,
+      };
+      jobs.set(id, job);
+      labels.set(id, job.label);
+    }
+    return job;
+  };
+
+  const steps: Step[] = groups.map((g, index) => {
+    const t = Number(g.lines[0]!.entry.line.time);
+    const actor = actors.get(g.client) ?? g.client;
+    const commands: TraceCommand[] = g.lines.map(({ entry, r }) => ({
+      step: index,
+      t,
+      actor,
+      process: 1,
+      source: entry.line.client === 'lua' ? 'lua' : 'client',
+      db: entry.line.db,
+      args: entry.line.args,
+      ...(entry.line.binaryArgs ? { binaryArgs: entry.line.binaryArgs } : {}),
+      ...(r?.script ? { script: r.script.name } : {}),
+      time: entry.line.time,
+    }));
+    const title = titleOf(g, t, start, jobOf);
+    return {
+      index,
+      t,
+      actor,
+      kind: g.kind === 'other' ? 'process' : g.kind,
+      title,
+      methods: [],
+      commands,
+      state: { t, queues: [], workers: [], failed: [], executions: {} },
+    };
+  });
+
+  const versions =
+    config.scripts.length === 0 || config.profiles.length === 0
+      ? 'unknown'
+      : `Laravel ${joinNames(config.profiles, 'or')}`;
+  return {
+    scenario: {
+      name: basename(o.file),
+      title: `a MONITOR capture of ${lines.length} command${lines.length === 1 ? '' : 's'}, explained`,
+      description: configurationLines(config).join('\n\n'),
+      file: o.file,
+    },
+    profile: versions,
+    start,
+    server: { kind: 'capture', version: '', describe: `capture ${o.file}` },
+    steps,
+    jobs: [...jobs.values()],
+    failed: [],
+    warnings: (o.problems ?? []).map((p) => `line ${p.lineNo}: ${p.problem}`),
+  };
+}
+
+/** The configuration, one line per figure, each citing its first lines. */
+export function configurationLines(config: CaptureConfiguration): string[] {
+  const cite = (lines: number[]): string => `line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}`;
+  const list = <T>(label: string, items: Array<{ value: T; lines: number[] }>, show: (v: T) => string): string =>
+    `${label}: ${items.length === 0 ? 'not seen' : items.map((i) => `${show(i.value)} (${cite(i.lines)})`).join('; ')}`;
+  return [
+    config.scripts.length === 0
+      ? 'Laravel: not told (no script of Laravel in the capture)'
+      : `Laravel: ${config.profiles.length === 0 ? 'no profile sends all these scripts' : joinNames(config.profiles, 'or')} (by the text of ${config.scripts
+          .map((s) => `${s.value.method} ${cite(s.lines)}`)
+          .join('; ')})`,
+    list('key prefix', config.prefixes, (p) => (p === '' ? '(none)' : p)),
+    list('db', config.dbs, String),
+    list('queues', config.queues, (q) => q),
+    list('retry_after', config.retryAfter, (s) => `${s} s`),
+    list('block_for', config.blockFor, (s) => `${s} s`),
+  ];
+}
+
+/** dispatcher-1, worker-1..., in order of first appearance; other traffic is other-N. */
+function actorNames(config: CaptureConfiguration): Map<string, string> {
+  const counts = new Map<Role, number>();
+  const names = new Map<string, string>();
+  const word: Record<Role, string> = { dispatcher: 'dispatcher', worker: 'worker', both: 'app', other: 'other' };
+  for (const c of config.connections) {
+    const n = (counts.get(c.role) ?? 0) + 1;
+    counts.set(c.role, n);
+    names.set(c.client, `${word[c.role]}-${n}`);
+  }
+  return names;
+}
+
+/** Lines into steps: a script's lines join its EVAL; a connection's run of lines splits where a Laravel call starts. */
+function groupLines(lines: readonly CapturedLine[]): Group[] {
+  const groups: Group[] = [];
+  let current: Group | undefined;
+  let selectPending: Group['lines'] = [];
+  for (const entry of lines) {
+    const r = recogniseCommand(entry.line.args, entry.line.client);
+    if (entry.line.client === 'lua') {
+      // Redis runs a script whole: its lines come right after its EVAL.
+      if (current !== undefined) current.lines.push({ entry, r });
+      continue;
+    }
+    const client = entry.line.client;
+    if (r?.op === 'select') {
+      // phpredis selects the db as it connects: part of the call that follows.
+      if (current !== undefined && current.client !== client) current = undefined;
+      selectPending.push({ entry, r });
+      continue;
+    }
+    const kind: Group['kind'] = r === undefined ? 'other' : (KIND[r.op] ?? 'other');
+    const joins =
+      current !== undefined &&
+      current.client === client &&
+      selectPending.length === 0 &&
+      (kind === 'other' ? current.kind === 'other' : current.kind !== 'other' && !STARTS.has(r!.op));
+    if (!joins) {
+      current = { client, kind, lines: [] };
+      groups.push(current);
+    }
+    current!.lines.push(...selectPending.filter((p) => p.entry.line.client === client), { entry, r });
+    selectPending = selectPending.filter((p) => p.entry.line.client !== client);
+  }
+  for (const p of selectPending) groups.push({ client: p.entry.line.client, kind: 'other', lines: [p] });
+  return groups;
+}
+
+function titleOf(
+  g: Group,
+  t: number,
+  start: number,
+  jobOf: (raw: string, t: number, queue: string) => JobInstance | undefined,
+): string {
+  const first = g.lines.find((l) => l.r !== undefined && l.r.op !== 'select' && l.entry.line.client !== 'lua');
+  const r = first?.r;
+  const args = first?.entry.line.args ?? [];
+  const queue = (k: QueueKey | undefined): string => k?.queue ?? '?';
+  const at = (unix: string | undefined): string => (unix === undefined ? '?' : relTime(Number(unix), start));
+  switch (g.kind) {
+    case 'dispatch': {
+      if (r?.op === 'later') {
+        const [score, payload] = r.script ? [args[4], args[5]] : [args[2], args[3]];
+        const job = payload === undefined ? undefined : jobOf(payload, t, queue(r.key));
+        return `later: ${job?.label ?? 'a job'} onto ${queue(r.key)}:delayed until ${at(score)}`;
+      }
+      const payload = r?.script ? args[5] : args[2];
+      const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key));
+      return `push: ${job?.label ?? 'a job'} onto ${queue(r?.key)}`;
+    }
+    case 'pop': {
+      // The pop script's ZADD to :reserved (or, 5.6-5.7 with block_for, PHP's ZADD) is the reservation.
+      const reserve = g.lines.find(
+        ({ entry, r }) =>
+          entry.line.args[0]?.toLowerCase() === 'zadd' && (r?.key?.kind === 'reserved' || r?.op === 'reserve'),
+      );
+      const blocked = g.lines.find((l) => l.r?.op === 'block');
+      const onQueue = queue(g.lines.find((l) => l.r?.key !== undefined)?.r?.key);
+      if (reserve === undefined) {
+        return blocked === undefined
+          ? `pop: no job on ${onQueue}`
+          : `pop: no job on ${onQueue}; blocked in BLPOP up to ${blocked.entry.line.args.at(-1)} s`;
+      }
+      const [, , score, payload] = reserve.entry.line.args;
+      const job = payload === undefined ? undefined : jobOf(payload, t, onQueue);
+      if (job !== undefined) job.executions++;
+      const attempts = payload === undefined ? null : (describePayload(payload, new Map())?.attempts ?? null);
+      return `pop: reserved ${job?.label ?? 'a job'}${attempts === null ? '' : ` (attempts ${attempts})`} until ${at(score)}`;
+    }
+    case 'delete': {
+      const job = args[2] === undefined ? undefined : jobOf(args[2], t, queue(r?.key));
+      if (job !== undefined) job.outcome = 'deleted';
+      return `delete: ${job?.label ?? 'a job'} (ZREM of its reserved copy)`;
+    }
+    case 'release': {
+      const [payload, until] = [args[5], args[6]];
+      const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key));
+      return `release: ${job?.label ?? 'a job'} back to ${queue(r?.key)}:delayed until ${at(until)}`;
+    }
+    case 'size':
+      return `${r?.op === 'clear' ? 'clear' : 'size'}: ${queue(r?.key)}`;
+    default: {
+      const names = [...new Set(g.lines.map((l) => l.entry.line.args[0]?.toUpperCase() ?? '?'))];
+      return `other traffic: ${g.lines.length} command${g.lines.length === 1 ? '' : 's'} (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', ...' : ''})`;
+    }
+  }
+}
+
+/** A job payload's uuid (5.x: id), the key that follows it through the queues. */
+function payloadId(raw: string): string | undefined {
+  if (raw[0] !== '{') return undefined;
+  try {
+    const p = JSON.parse(raw) as Record<string, unknown>;
+    return typeof p.uuid === 'string' ? p.uuid : typeof p.id === 'string' ? p.id : undefined;
+  } catch {
+    return undefined;
+  }
+}

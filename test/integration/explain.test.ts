@@ -1,0 +1,101 @@
+// lqsim explain on captures: seed 003's (Laravel 5.3) through the CLI, with what it must say
+// derived by hand from the capture; and every shipped scenario's own run fed back in as MONITOR
+// lines, which must be read as Laravel's queue throughout, under the scenario's own version.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CapturedLine } from '../../src/explain/capture.ts';
+import { captureEntry, isProblem } from '../../src/explain/capture.ts';
+import { captureConfiguration } from '../../src/explain/configuration.ts';
+import { recogniseCommand } from '../../src/explain/recognise.ts';
+import { captureTimeline } from '../../src/explain/timeline.ts';
+import { formatMonitorLine } from '../../src/redis/redis-escape.ts';
+import type { RedisServer } from '../../src/redis/server.ts';
+import { acquireRedis } from '../../src/redis/server.ts';
+import { listScenarios } from '../../src/scenarios/catalog.ts';
+import { loadScenarioFile } from '../../src/scenarios/load.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
+import { lqsim } from '../helpers/cli.ts';
+
+const SEED_003 = new URL('../fixtures/seed-003-capture.txt', import.meta.url).pathname;
+
+describe('lqsim explain <capture>', () => {
+  it("prints seed 003's capture as Laravel 5.3's story, each figure citing its lines", async () => {
+    const r = await lqsim(['explain', SEED_003]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const text = r.stdout;
+    expect(text).toContain(
+      'Laravel: 5.3 (by the text of LuaScripts::migrateExpiredJobs lines 3, 7; LuaScripts::pop line 9)',
+    );
+    expect(text).toContain('retry_after: 10 s (line 9)');
+    expect(text).toContain('key prefix: (none)');
+    // later() from the request, then the worker's poll (both migrates and the pop) and its delete.
+    const titles = text
+      .split('\n')
+      .filter((l) => /^#\d/.test(l))
+      .map((l) => l.replace(/\s+/g, ' '));
+    expect(titles).toEqual([
+      '#0 t+0.491s dispatcher-1 later: DelayTestJob#1 onto default:delayed until t+60s',
+      '#1 t+61.958s worker-1 pop: reserved DelayTestJob#1 (attempts 2) until t+71s',
+      '#2 t+61.963s worker-1 delete: DelayTestJob#1 (ZREM of its reserved copy)',
+    ]);
+  });
+
+  it("reads standard input, names the lines that are not MONITOR's, and refuses a missing file", async () => {
+    const missing = await lqsim(['explain', '/nonexistent/capture.txt']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^lqsim: explain: no such file: \/nonexistent\/capture\.txt/);
+    const { spawnSync } = await import('node:child_process');
+    const { LQSIM_BIN, lqsimEnv } = await import('../helpers/cli.ts');
+    const input = 'OK\n1489802272.491060 [0 127.0.0.1:63798] "SELECT" "0"\nnot monitor\n';
+    const r = spawnSync(process.execPath, [LQSIM_BIN, 'explain', '-'], { input, env: lqsimEnv(), encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('Laravel: not told (no script of Laravel in the capture)');
+    expect(r.stderr).toMatch(/^lqsim: stdin:3: not a MONITOR line: /);
+  });
+});
+
+describe('every shipped scenario, its own run fed back in', () => {
+  let server: RedisServer;
+  beforeAll(async () => {
+    server = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
+  });
+  afterAll(async () => server?.stop());
+
+  it('is Laravel queue traffic throughout, under a version range holding its own profile', async () => {
+    for (const entry of await listScenarios()) {
+      const { spec } = await loadScenarioFile(entry.file);
+      const timeline = await runScenario(spec, { redis: server, file: entry.file });
+      // Each actor's process is its own connection, as in MONITOR.
+      const addr = new Map<string, string>();
+      const text = timeline.steps
+        .flatMap((s) => s.commands)
+        .map((c) => {
+          const key = `${c.actor}:${c.process}`;
+          if (!addr.has(key)) addr.set(key, `10.0.0.1:${5000 + addr.size}`);
+          return formatMonitorLine({
+            time: c.time,
+            db: c.db,
+            client: c.source === 'lua' ? 'lua' : addr.get(key)!,
+            args: c.args,
+            ...(c.binaryArgs ? { binaryArgs: c.binaryArgs } : {}),
+          });
+        })
+        .join('\n');
+      const lines = text
+        .split('\n')
+        .map((raw, i) => captureEntry(raw, i + 1))
+        .filter((e): e is CapturedLine => e !== null && !isProblem(e));
+      expect(lines.length, entry.name).toBe(text.split('\n').length);
+      for (const l of lines)
+        expect(recogniseCommand(l.line.args, l.line.client), `${entry.name}: ${l.line.args[0]}`).toBeDefined();
+      const config = captureConfiguration(lines);
+      expect(config.profiles, entry.name).toContain(timeline.profile);
+      const explained = captureTimeline(lines, config, { file: entry.name });
+      expect(
+        explained.steps.some((s) => s.title.startsWith('other traffic')),
+        entry.name,
+      ).toBe(false);
+      expect(explained.steps.flatMap((s) => s.commands).length, entry.name).toBe(lines.length);
+    }
+  }, 120_000);
+});

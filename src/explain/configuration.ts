@@ -38,11 +38,19 @@ export interface CaptureConfiguration {
   queues: Array<Evidence<string>>;
   /** Seconds, one value per distinct figure seen (a config change, or two connections). */
   retryAfter: Array<Evidence<number>>;
+  /**
+   * Pops whose `now + retry_after` is not within (0, 30 days] of MONITOR's time: the worker's
+   * clock is not Redis' (a simulation such as lqsim's own runs, or a skewed host), in seconds.
+   */
+  clockApart: Array<Evidence<number>>;
   blockFor: Array<Evidence<number>>;
   connections: Connection[];
   /** First and last MONITOR time ("1489802272.491060"), or null for an empty capture. */
   span: { first: string; last: string } | null;
 }
+
+/** The largest retry_after taken as one (30 days); beyond, the clocks disagree. */
+const MAX_RETRY_AFTER = 30 * 86_400;
 
 /** How many lines an Evidence keeps: enough to cite, bounded for a capture of any size. */
 const CITED = 5;
@@ -78,6 +86,7 @@ export function captureConfiguration(lines: Iterable<CapturedLine>): CaptureConf
   const dbs = new Tally<number>();
   const queues = new Tally<string>();
   const retryAfter = new Tally<number>();
+  const clockApart = new Tally<number>();
   const blockFor = new Tally<number>();
   const connections = new Map<string, Connection>();
   let span: CaptureConfiguration['span'] = null;
@@ -115,7 +124,13 @@ export function captureConfiguration(lines: Iterable<CapturedLine>): CaptureConf
       const numKeys = Number(line.args[2]);
       const until = Number(line.args[3 + numKeys]);
       const now = Math.floor(Number(line.time));
-      if (Number.isInteger(until) && Number.isFinite(now)) retryAfter.add(until - now, lineNo);
+      // Only a clock that is Redis' reads true: a pop dated before MONITOR's time, or years off
+      // (a simulated clock, a PHP host with a skewed clock), is kept apart, not read as retry_after.
+      if (Number.isInteger(until) && Number.isFinite(now)) {
+        const seconds = until - now;
+        if (seconds > 0 && seconds <= MAX_RETRY_AFTER) retryAfter.add(seconds, lineNo);
+        else clockApart.add(seconds, lineNo);
+      }
     }
     // ...and with block_for, BLPOP's timeout is block_for itself.
     if (r.op === 'block') {
@@ -132,6 +147,7 @@ export function captureConfiguration(lines: Iterable<CapturedLine>): CaptureConf
     dbs: dbs.list(),
     queues: queues.list(),
     retryAfter: retryAfter.list(),
+    clockApart: clockApart.list(),
     blockFor: blockFor.list(),
     connections: [...connections.values()],
     span,

@@ -145,7 +145,11 @@ export function configurationLines(config: CaptureConfiguration): string[] {
     list('key prefix', config.prefixes, (p) => (p === '' ? '(none)' : p)),
     list('db', config.dbs, String),
     list('queues', config.queues, (q) => q),
-    list('retry_after', config.retryAfter, (s) => `${s} s`),
+    config.retryAfter.length === 0 && config.clockApart.length > 0
+      ? `retry_after: not readable: the pops' times are ${config.clockApart
+          .map((c) => `${c.value} s (${cite(c.lines)})`)
+          .join('; ')} off MONITOR's, so the workers' clock is not Redis' (a simulation, or a skewed host)`
+      : list('retry_after', config.retryAfter, (s) => `${s} s`),
     list('block_for', config.blockFor, (s) => `${s} s`),
   ];
 }

@@ -40,6 +40,36 @@ describe('lqsim explain <capture>', () => {
     ]);
   });
 
+  it('explains a capture of real Laravel 8.83 (bench/laravel.php: 3 jobs dispatched, one worker works them)', async () => {
+    // Made with redis-cli monitor while `php bench/laravel.php dispatch ... 3` and then `work ... 0` ran.
+    const r = await lqsim([
+      'explain',
+      new URL('../fixtures/explain/laravel8-three-jobs.txt', import.meta.url).pathname,
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Laravel: 8 (by the text of LuaScripts::push lines 3, 6, 9;');
+    expect(r.stdout).toContain('key prefix: laravel_database_');
+    expect(r.stdout).toContain('retry_after: 90 s (lines 17, 26, 35, 44)');
+    const titles = r.stdout
+      .split('\n')
+      .filter((l) => /^#\d/.test(l))
+      .map((l) => l.replace(/^#\d+\s+\S+\s+/, '').replace(/\s+/g, ' '));
+    // RedisQueue::push x3 from one process; the worker: pop (migrates + pop script) and delete per
+    // job, then one pop that finds nothing before --stop-when-empty ends it.
+    expect(titles).toEqual([
+      'dispatcher-1 push: SendInvoice#1 onto default',
+      'dispatcher-1 push: SendInvoice#2 onto default',
+      'dispatcher-1 push: SendInvoice#3 onto default',
+      'worker-1 pop: reserved SendInvoice#1 (attempts 1) until t+90s',
+      'worker-1 delete: SendInvoice#1 (ZREM of its reserved copy)',
+      'worker-1 pop: reserved SendInvoice#2 (attempts 1) until t+90s',
+      'worker-1 delete: SendInvoice#2 (ZREM of its reserved copy)',
+      'worker-1 pop: reserved SendInvoice#3 (attempts 1) until t+90s',
+      'worker-1 delete: SendInvoice#3 (ZREM of its reserved copy)',
+      'worker-1 pop: no job on default',
+    ]);
+  });
+
   it("reads standard input, names the lines that are not MONITOR's, and refuses a missing file", async () => {
     const missing = await lqsim(['explain', '/nonexistent/capture.txt']);
     expect(missing.code).toBe(2);

@@ -86,6 +86,21 @@ describe('a Laravel 8 capture among other traffic', () => {
     expect(config.blockFor).toEqual([{ value: 5, lines: [5] }]);
   });
 
+  it("does not read retry_after off a pop dated by another clock than Redis's", () => {
+    const skewed = line('1700000003.250000', '10.0.0.7:6003', [
+      'EVAL',
+      l8.pop!.source,
+      '3',
+      q,
+      `${q}:reserved`,
+      `${q}:notify`,
+      '1600000000',
+    ]);
+    const c = captureConfiguration(captured(skewed));
+    expect(c.retryAfter).toEqual([]);
+    expect(c.clockApart).toEqual([{ value: -100000003, lines: [1] }]);
+  });
+
   it('keeps the cache client as other traffic, apart from the dispatcher and the worker', () => {
     expect(config.connections.map((c) => [c.client, c.role, c.other])).toEqual([
       ['10.0.0.5:4001', 'dispatcher', 0],

@@ -36,7 +36,7 @@ export async function explainCommand(
   if (problems.length > 20) err(`lqsim: ${problems.length - 20} more lines that are not MONITOR's\n`);
   if (lines.length === 0) throw new UsageError(`explain: ${terminalSafe(source)} holds no MONITOR line`);
   const config = captureConfiguration(lines);
-  const timeline = captureTimeline(lines, config, { file: source, problems });
+  const { timeline, findings } = captureTimeline(lines, config, { file: source, problems });
   if (o.format === 'ndjson') {
     out(renderNdjson(timeline));
     return 0;
@@ -46,5 +46,8 @@ export async function explainCommand(
   out(renderTextHeader(timeline, opts));
   for (const step of timeline.steps) out(renderStepText(step, timeline, opts));
   out(renderTextFooter(timeline, opts));
+  out(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
+  for (const f of findings)
+    out(`  - ${terminalSafe(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);
   return 0;
 }

@@ -12,8 +12,10 @@ import type { StepKind } from '../sim/state.ts';
 import { joinNames } from '../sim/profiles/index.ts';
 import type { CaptureProblem, CapturedLine } from './capture.ts';
 import type { CaptureConfiguration, Role } from './configuration.ts';
+import type { Finding, QueueEvent } from './findings.ts';
+import { findings } from './findings.ts';
 import type { Operation, QueueKey, Recognised } from './recognise.ts';
-import { recogniseCommand } from './recognise.ts';
+import { parseQueueKey, recogniseCommand } from './recognise.ts';
 
 interface Group {
   client: string;
@@ -46,11 +48,18 @@ const KIND: Partial<Record<Operation, StepKind>> = {
   clear: 'size',
 };
 
+/** The capture as a timeline, and what it points out (explain/findings.ts). */
+export interface Explained {
+  timeline: Timeline;
+  findings: Finding[];
+}
+
 export function captureTimeline(
   lines: readonly CapturedLine[],
   config: CaptureConfiguration,
   o: { file: string; problems?: readonly CaptureProblem[] },
-): Timeline {
+): Explained {
+  const events: QueueEvent[] = [];
   const actors = actorNames(config);
   const groups = groupLines(lines);
   const start = config.span === null ? 0 : Math.floor(Number(config.span.first));
@@ -97,7 +106,7 @@ export function captureTimeline(
       ...(r?.script ? { script: r.script.name } : {}),
       time: entry.line.time,
     }));
-    const title = titleOf(g, t, start, jobOf);
+    const title = titleOf(g, t, start, jobOf, actor, (e) => events.push(e));
     return {
       index,
       t,
@@ -114,7 +123,7 @@ export function captureTimeline(
     config.scripts.length === 0 || config.profiles.length === 0
       ? 'unknown'
       : `Laravel ${joinNames(config.profiles, 'or')}`;
-  return {
+  const timeline: Timeline = {
     scenario: {
       name: basename(o.file),
       title: `a MONITOR capture of ${lines.length} command${lines.length === 1 ? '' : 's'}, explained`,
@@ -129,6 +138,7 @@ export function captureTimeline(
     failed: [],
     warnings: (o.problems ?? []).map((p) => `line ${p.lineNo}: ${p.problem}`),
   };
+  return { timeline, findings: findings(events) };
 }
 
 /** The configuration, one line per figure, each citing its first lines. */
@@ -208,7 +218,22 @@ function titleOf(
   t: number,
   start: number,
   jobOf: (raw: string, t: number, queue: string) => JobInstance | undefined,
+  actor: string,
+  event: (e: QueueEvent) => void,
 ): string {
+  // What the findings are read from: every migrate's count, a BLPOP on the ready list.
+  for (let i = 0; i < g.lines.length; i++) {
+    const { entry, r } = g.lines[i]!;
+    if (r?.op === 'block' && r.key?.kind === 'ready')
+      event({ kind: 'block-ready', actor, line: entry.lineNo, key: entry.line.args[1]! });
+    if (r?.op !== 'migrate delayed' && r?.op !== 'migrate reserved') continue;
+    let moved = 0;
+    for (let j = i + 1; j < g.lines.length && g.lines[j]!.entry.line.client === 'lua'; j++) {
+      const a = g.lines[j]!.entry.line.args;
+      if (a[0]?.toLowerCase() === 'rpush' && parseQueueKeyKind(a[1]) === 'ready') moved += a.length - 2;
+    }
+    event({ kind: 'migrate', moved, line: entry.lineNo, from: entry.line.args[3] ?? '?' });
+  }
   const first = g.lines.find((l) => l.r !== undefined && l.r.op !== 'select' && l.entry.line.client !== 'lua');
   const r = first?.r;
   const args = first?.entry.line.args ?? [];
@@ -242,16 +267,30 @@ function titleOf(
       const job = payload === undefined ? undefined : jobOf(payload, t, onQueue);
       if (job !== undefined) job.executions++;
       const attempts = payload === undefined ? null : (describePayload(payload, new Map())?.attempts ?? null);
+      if (job !== undefined)
+        event({
+          kind: 'reserve',
+          job: job.id,
+          label: job.label,
+          actor,
+          line: reserve.entry.lineNo,
+          attempts,
+          maxTries: payload === undefined ? null : payloadMaxTries(payload),
+        });
       return `pop: reserved ${job?.label ?? 'a job'}${attempts === null ? '' : ` (attempts ${attempts})`} until ${at(score)}`;
     }
     case 'delete': {
       const job = args[2] === undefined ? undefined : jobOf(args[2], t, queue(r?.key));
       if (job !== undefined) job.outcome = 'deleted';
+      if (job !== undefined && first !== undefined)
+        event({ kind: 'delete', job: job.id, label: job.label, actor, line: first.entry.lineNo });
       return `delete: ${job?.label ?? 'a job'} (ZREM of its reserved copy)`;
     }
     case 'release': {
       const [payload, until] = [args[5], args[6]];
       const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key));
+      if (job !== undefined && first !== undefined)
+        event({ kind: 'release', job: job.id, label: job.label, actor, line: first.entry.lineNo });
       return `release: ${job?.label ?? 'a job'} back to ${queue(r?.key)}:delayed until ${at(until)}`;
     }
     case 'size':
@@ -260,6 +299,20 @@ function titleOf(
       const names = [...new Set(g.lines.map((l) => l.entry.line.args[0]?.toUpperCase() ?? '?'))];
       return `other traffic: ${g.lines.length} command${g.lines.length === 1 ? '' : 's'} (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', ...' : ''})`;
     }
+  }
+}
+
+function parseQueueKeyKind(key: string | undefined): string | undefined {
+  return key === undefined ? undefined : parseQueueKey(key)?.kind;
+}
+
+/** The payload's maxTries (null when unset or absent). */
+function payloadMaxTries(raw: string): number | null {
+  try {
+    const p = JSON.parse(raw) as Record<string, unknown>;
+    return typeof p.maxTries === 'number' ? p.maxTries : null;
+  } catch {
+    return null;
   }
 }
 

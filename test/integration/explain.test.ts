@@ -91,6 +91,55 @@ describe('every shipped scenario, its own run fed back in', () => {
   });
   afterAll(async () => server?.stop());
 
+  /** A scenario's own run as MONITOR lines, each actor's process its own connection. */
+  async function capturedRun(name: string): Promise<{ lines: CapturedLine[]; profile: string; count: number }> {
+    const { resolveScenario } = await import('../../src/scenarios/catalog.ts');
+    const file = await resolveScenario(name);
+    const { spec } = await loadScenarioFile(file);
+    const timeline = await runScenario(spec, { redis: server, file });
+    const addr = new Map<string, string>();
+    const text = timeline.steps
+      .flatMap((s) => s.commands)
+      .map((c) => {
+        const key = `${c.actor}:${c.process}`;
+        if (!addr.has(key)) addr.set(key, `10.0.0.1:${5000 + addr.size}`);
+        return formatMonitorLine({
+          time: c.time,
+          db: c.db,
+          client: c.source === 'lua' ? 'lua' : addr.get(key)!,
+          args: c.args,
+          ...(c.binaryArgs ? { binaryArgs: c.binaryArgs } : {}),
+        });
+      })
+      .join('\n');
+    const lines = text
+      .split('\n')
+      .map((raw, i) => captureEntry(raw, i + 1))
+      .filter((e): e is CapturedLine => e !== null && !isProblem(e));
+    return { lines, profile: timeline.profile, count: text.split('\n').length };
+  }
+
+  it('points out what each teaching scenario is about, from its commands alone', async () => {
+    const found = async (name: string): Promise<string[]> => {
+      const { lines } = await capturedRun(name);
+      return captureTimeline(lines, captureConfiguration(lines), { file: name }).findings.map((f) => f.title);
+    };
+    // retry_after 30 < the job's 45 s: at t+30 the reserved copy is migrated back and worker-2
+    // reserves it while worker-1 still runs it.
+    expect(await found('retry-after-vs-timeout')).toEqual([
+      expect.stringMatching(/^GenerateReport#1 reserved again by worker-2 while worker-1 still had it/),
+    ]);
+    // A SIGKILL mid-job: worker-1 never sends the delete; the restarted process (a new connection,
+    // so another worker to the capture) reserves the job again once retry_after has passed.
+    expect(await found('killed-mid-job')).toEqual([
+      expect.stringMatching(/^ImportCsv#1 reserved again by worker-2 while worker-1 still had it/),
+      expect.stringMatching(/^worker-1 popped ImportCsv#1 and never sent its delete or release/),
+    ]);
+    // 5.7 with block_for: BLPOP on the ready list itself.
+    expect(await found('block-for')).toEqual([expect.stringMatching(/^BLPOP on the ready list queues:default/)]);
+    expect(await found('success')).toEqual([]);
+  });
+
   it('is Laravel queue traffic throughout, under a version range holding its own profile', async () => {
     for (const entry of await listScenarios()) {
       const { spec } = await loadScenarioFile(entry.file);
@@ -120,7 +169,7 @@ describe('every shipped scenario, its own run fed back in', () => {
         expect(recogniseCommand(l.line.args, l.line.client), `${entry.name}: ${l.line.args[0]}`).toBeDefined();
       const config = captureConfiguration(lines);
       expect(config.profiles, entry.name).toContain(timeline.profile);
-      const explained = captureTimeline(lines, config, { file: entry.name });
+      const { timeline: explained } = captureTimeline(lines, config, { file: entry.name });
       expect(
         explained.steps.some((s) => s.title.startsWith('other traffic')),
         entry.name,

@@ -124,8 +124,13 @@ function program(setExit: (code: number) => void): Command {
       "read a redis-cli monitor capture of your own app (a file, or - for stdin) and print it as lqsim's trace: versions, prefix, retry_after, and each Laravel call by actor",
     )
     .argument('<capture>', 'the capture file, or - for standard input')
-    .option('-f, --format <format>', 'output: text | ndjson', oneOf(['text', 'ndjson'] as const, '--format'), 'text')
-    .action(async (capture: string, o: { format: 'text' | 'ndjson' }) =>
+    .option(
+      '-f, --format <format>',
+      'output: text | ndjson | json | markdown',
+      oneOf(['text', 'ndjson', 'json', 'markdown'] as const, '--format'),
+      'text',
+    )
+    .action(async (capture: string, o: { format: 'text' | 'ndjson' | 'json' | 'markdown' }) =>
       setExit(await (await import('./cli/explain.ts')).explainCommand(capture, o)),
     );
   cmd

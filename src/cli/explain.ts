@@ -5,6 +5,8 @@
 // MONITOR's are reported by number on stderr and skipped.
 import { existsSync, statSync } from 'node:fs';
 import { colourLevel, makeChalk } from '../output/colour.ts';
+import { renderJson } from '../output/json.ts';
+import { escapeMarkdown, renderMarkdown } from '../output/markdown.ts';
 import { renderNdjson } from '../output/ndjson.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from '../output/text.ts';
@@ -14,7 +16,7 @@ import { captureConfiguration } from '../explain/configuration.ts';
 import { captureTimeline } from '../explain/timeline.ts';
 import { err, out, UsageError } from './args.ts';
 
-export const EXPLAIN_FORMATS = ['text', 'ndjson'] as const;
+export const EXPLAIN_FORMATS = ['text', 'ndjson', 'json', 'markdown'] as const;
 
 export async function explainCommand(
   capture: string,
@@ -39,6 +41,19 @@ export async function explainCommand(
   const { timeline, findings } = captureTimeline(lines, config, { file: source, problems });
   if (o.format === 'ndjson') {
     out(renderNdjson(timeline));
+    return 0;
+  }
+  if (o.format === 'json') {
+    // The timeline as `lqsim run --format json` writes one, with the findings beside its steps.
+    out(renderJson(Object.assign({}, timeline, { findings })));
+    return 0;
+  }
+  if (o.format === 'markdown') {
+    out(renderMarkdown(timeline));
+    out(`\n## Findings\n\n`);
+    if (findings.length === 0) out('None.\n');
+    for (const f of findings)
+      out(`- ${escapeMarkdown(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);
     return 0;
   }
   const chalk = makeChalk(colourLevel(process.stdout, process.env));

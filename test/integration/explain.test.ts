@@ -70,6 +70,21 @@ describe('lqsim explain <capture>', () => {
     ]);
   });
 
+  it('writes json (the timeline with its findings) and markdown (with a Findings section)', async () => {
+    const capture = new URL('../fixtures/explain/laravel8-three-jobs.txt', import.meta.url).pathname;
+    const json = await lqsim(['explain', capture, '--format', 'json']);
+    expect(json.code).toBe(0);
+    const parsed = JSON.parse(json.stdout) as { steps: Array<{ title: string }>; findings: unknown[]; jobs: unknown[] };
+    expect(parsed.steps).toHaveLength(10);
+    expect(parsed.steps[3]!.title).toBe('pop: reserved SendInvoice#1 (attempts 1) until t+90s');
+    expect(parsed.jobs).toHaveLength(3);
+    expect(parsed.findings).toEqual([]);
+    const md = await lqsim(['explain', capture, '-f', 'markdown']);
+    expect(md.code).toBe(0);
+    expect(md.stdout).toMatch(/^# laravel8-three-jobs\.txt: /);
+    expect(md.stdout.trimEnd()).toMatch(/## Findings\n\nNone\.$/);
+  });
+
   it("reads standard input, names the lines that are not MONITOR's, and refuses a missing file", async () => {
     const missing = await lqsim(['explain', '/nonexistent/capture.txt']);
     expect(missing.code).toBe(2);

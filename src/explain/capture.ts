@@ -1,5 +1,5 @@
 // Reading a MONITOR capture from someone's own app (`redis-cli monitor > capture.txt`, Redis
-// 6.2-7.x or Valkey): line by line from a stream, so a capture of any size is held one line at a
+// 6.2-7.x or Valkey), or lqsim's own ndjson (`lqsim run --format ndjson`): line by line from a stream, so a capture of any size is held one line at a
 // time. Nothing in it is trusted: a line that is not MONITOR's (truncated by a killed redis-cli,
 // cut by `head`, edited) becomes a problem naming its line number, never a crash.
 import { createReadStream } from 'node:fs';
@@ -38,12 +38,46 @@ export async function* readCapture(lines: AsyncIterable<string>): AsyncGenerator
 /** One line of a capture: its command, a problem, or null for what is not a command ("OK", blank). */
 export function captureEntry(raw: string, lineNo: number): CaptureEntry | null {
   if (raw.trim() === '' || isMonitorOk(raw)) return null;
+  if (raw.startsWith('{')) return ndjsonEntry(raw, lineNo);
   try {
     return { lineNo, line: parseMonitorLine(raw) };
   } catch (e) {
     const message = e instanceof MonitorParseError ? e.message : e instanceof Error ? e.message : String(e);
     return { lineNo, problem: `not a MONITOR line: ${message.split('\n')[0]}` };
   }
+}
+
+/**
+ * A line of lqsim's ndjson (src/output/ndjson.ts) as the MONITOR line it stands for: each actor's
+ * process is a connection ("worker-1:2"), `t` (the virtual clock Laravel's commands carry) the time.
+ */
+function ndjsonEntry(raw: string, lineNo: number): CaptureEntry {
+  let c: Record<string, unknown>;
+  try {
+    c = JSON.parse(raw) as Record<string, unknown>;
+  } catch (e) {
+    return { lineNo, problem: `not an ndjson command: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  const { t, db, actor, process, source, args, binaryArgs } = c;
+  if (
+    typeof t !== 'number' ||
+    typeof db !== 'number' ||
+    typeof actor !== 'string' ||
+    typeof process !== 'number' ||
+    (source !== 'client' && source !== 'lua') ||
+    !Array.isArray(args) ||
+    !args.every((a) => typeof a === 'string')
+  )
+    return { lineNo, problem: 'not an ndjson command: needs t, db, actor, process, source (client|lua) and args' };
+  const line: MonitorLine = {
+    time: t.toFixed(6),
+    db,
+    client: source === 'lua' ? 'lua' : `${actor}:${process}`,
+    args: args as string[],
+  };
+  if (Array.isArray(binaryArgs) && binaryArgs.every((i) => typeof i === 'number'))
+    line.binaryArgs = binaryArgs as number[];
+  return { lineNo, line };
 }
 
 /** The lines of a file, or of standard input for "-", as a stream (CRLF too). */

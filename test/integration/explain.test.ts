@@ -70,6 +70,27 @@ describe('lqsim explain <capture>', () => {
     ]);
   });
 
+  it("reads lqsim's own ndjson too: a run's commands on its virtual clock, retry_after and all", async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { LQSIM_BIN, lqsimEnv } = await import('../helpers/cli.ts');
+    const run = spawnSync(process.execPath, [LQSIM_BIN, 'run', 'retry-after-vs-timeout', '-f', 'ndjson'], {
+      env: lqsimEnv(),
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    const r = spawnSync(process.execPath, [LQSIM_BIN, 'explain', '-'], {
+      input: `${run.stdout}{"t": "not a number"}\n`,
+      env: lqsimEnv(),
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(0);
+    // The scenario's connection has retry_after 30 (its second part, another connection, 90).
+    expect(r.stdout).toMatch(/^retry_after: 30 s \(lines [\d, ]+\); 90 s /m);
+    expect(r.stdout).toMatch(/GenerateReport#1 reserved again by worker-2 while worker-1 still had it/);
+    const last = run.stdout.trimEnd().split('\n').length + 1;
+    expect(r.stderr).toContain(`lqsim: stdin:${last}: not an ndjson command: needs t, db, actor, process, source`);
+  });
+
   it('writes json (the timeline with its findings) and markdown (with a Findings section)', async () => {
     const capture = new URL('../fixtures/explain/laravel8-three-jobs.txt', import.meta.url).pathname;
     const json = await lqsim(['explain', capture, '--format', 'json']);

@@ -52,6 +52,11 @@ export interface CaptureConfiguration {
 /** The largest retry_after taken as one (30 days); beyond, the clocks disagree. */
 const MAX_RETRY_AFTER = 30 * 86_400;
 
+/** Whether a pop's `until - now` reads as retry_after, i.e. the worker's clock is Redis'. */
+export function isRetryAfter(seconds: number): boolean {
+  return seconds > 0 && seconds <= MAX_RETRY_AFTER;
+}
+
 /** How many lines an Evidence keeps: enough to cite, bounded for a capture of any size. */
 const CITED = 5;
 
@@ -128,7 +133,7 @@ export function captureConfiguration(lines: Iterable<CapturedLine>): CaptureConf
       // (a simulated clock, a PHP host with a skewed clock), is kept apart, not read as retry_after.
       if (Number.isInteger(until) && Number.isFinite(now)) {
         const seconds = until - now;
-        if (seconds > 0 && seconds <= MAX_RETRY_AFTER) retryAfter.add(seconds, lineNo);
+        if (isRetryAfter(seconds)) retryAfter.add(seconds, lineNo);
         else clockApart.add(seconds, lineNo);
       }
     }

@@ -12,6 +12,7 @@ import type { StepKind } from '../sim/state.ts';
 import { joinNames } from '../sim/profiles/index.ts';
 import type { CaptureProblem, CapturedLine } from './capture.ts';
 import type { CaptureConfiguration, Role } from './configuration.ts';
+import { isRetryAfter } from './configuration.ts';
 import type { Finding, QueueEvent } from './findings.ts';
 import { findings } from './findings.ts';
 import type { Operation, QueueKey, Recognised } from './recognise.ts';
@@ -138,7 +139,13 @@ export function captureTimeline(
     failed: [],
     warnings: (o.problems ?? []).map((p) => `line ${p.lineNo}: ${p.problem}`),
   };
-  return { timeline, findings: findings(events) };
+  // Each actor's last command: a worker heard from after its pop was alive then (explain/findings.ts).
+  const lastLine = new Map<string, number>();
+  for (const g of groups) {
+    const actor = actors.get(g.client) ?? g.client;
+    for (const { entry } of g.lines) if (entry.line.client !== 'lua') lastLine.set(actor, entry.lineNo);
+  }
+  return { timeline, findings: findings(events, lastLine) };
 }
 
 /** The configuration, one line per figure, each citing its first lines. */
@@ -147,6 +154,7 @@ export function configurationLines(config: CaptureConfiguration): string[] {
   const list = <T>(label: string, items: Array<{ value: T; lines: number[] }>, show: (v: T) => string): string =>
     `${label}: ${items.length === 0 ? 'not seen' : items.map((i) => `${show(i.value)} (${cite(i.lines)})`).join('; ')}`;
   return [
+    ...(config.span === null ? [] : [spanLine(config.span)]),
     config.scripts.length === 0
       ? 'Laravel: not told (no script of Laravel in the capture)'
       : `Laravel: ${config.profiles.length === 0 ? 'no profile sends all these scripts' : joinNames(config.profiles, 'or')} (by the text of ${config.scripts
@@ -162,6 +170,17 @@ export function configurationLines(config: CaptureConfiguration): string[] {
       : list('retry_after', config.retryAfter, (s) => `${s} s`),
     list('block_for', config.blockFor, (s) => `${s} s`),
   ];
+}
+
+/** When the capture was made, absolute (UTC) and how long; every t+ in the trace counts from its first whole second. */
+function spanLine(span: { first: string; last: string }): string {
+  const first = Number(span.first);
+  const last = Number(span.last);
+  const utc = (s: number): string => {
+    const d = new Date(s * 1000);
+    return Number.isNaN(d.getTime()) ? String(s) : `${d.toISOString().replace('T', ' ').replace('Z', '')} UTC`;
+  };
+  return `captured: ${utc(first)} to ${utc(last)} (${(last - first).toFixed(3)} s); t+0s is ${utc(Math.floor(first))}`;
 }
 
 /** dispatcher-1, worker-1..., in order of first appearance; other traffic is other-N. */
@@ -267,30 +286,50 @@ function titleOf(
       const job = payload === undefined ? undefined : jobOf(payload, t, onQueue);
       if (job !== undefined) job.executions++;
       const attempts = payload === undefined ? null : (describePayload(payload, new Map())?.attempts ?? null);
-      if (job !== undefined)
+      if (job !== undefined) {
+        const popped = Number(reserve.entry.line.time);
+        const until = score === undefined || !Number.isFinite(Number(score)) ? null : Number(score);
         event({
           kind: 'reserve',
           job: job.id,
           label: job.label,
           actor,
           line: reserve.entry.lineNo,
+          t: popped,
+          until,
+          redisClock: until !== null && isRetryAfter(until - Math.floor(popped)),
           attempts,
           maxTries: payload === undefined ? null : payloadMaxTries(payload),
         });
+      }
       return `pop: reserved ${job?.label ?? 'a job'}${attempts === null ? '' : ` (attempts ${attempts})`} until ${at(score)}`;
     }
     case 'delete': {
       const job = args[2] === undefined ? undefined : jobOf(args[2], t, queue(r?.key));
       if (job !== undefined) job.outcome = 'deleted';
       if (job !== undefined && first !== undefined)
-        event({ kind: 'delete', job: job.id, label: job.label, actor, line: first.entry.lineNo });
+        event({
+          kind: 'delete',
+          job: job.id,
+          label: job.label,
+          actor,
+          line: first.entry.lineNo,
+          t: Number(first.entry.line.time),
+        });
       return `delete: ${job?.label ?? 'a job'} (ZREM of its reserved copy)`;
     }
     case 'release': {
       const [payload, until] = [args[5], args[6]];
       const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key));
       if (job !== undefined && first !== undefined)
-        event({ kind: 'release', job: job.id, label: job.label, actor, line: first.entry.lineNo });
+        event({
+          kind: 'release',
+          job: job.id,
+          label: job.label,
+          actor,
+          line: first.entry.lineNo,
+          t: Number(first.entry.line.time),
+        });
       return `release: ${job?.label ?? 'a job'} back to ${queue(r?.key)}:delayed until ${at(until)}`;
     }
     case 'size':

@@ -1,6 +1,7 @@
 // lqsim explain on captures: seed 003's (Laravel 5.3) through the CLI, with what it must say
 // derived by hand from the capture; and every shipped scenario's own run fed back in as MONITOR
 // lines, which must be read as Laravel's queue throughout, under the scenario's own version.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapturedLine } from '../../src/explain/capture.ts';
 import { captureEntry, isProblem } from '../../src/explain/capture.ts';
@@ -70,6 +71,106 @@ describe('lqsim explain <capture>', () => {
     ]);
   });
 
+  describe('real Laravel 8.83 flows (conformance/laravel/explain-captures.sh: real clock, real kills)', () => {
+    const fixture = (flow: string) => new URL(`../fixtures/explain/laravel8-${flow}.txt`, import.meta.url).pathname;
+    /** What Laravel's own events (recorded beside each capture) say happened: the ground truth. */
+    const laravelSaid = (flow: string): Array<Record<string, unknown>> =>
+      readFileSync(fixture(flow).replace(/\.txt$/, '.events.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const findingsOf = async (flow: string) => {
+      const r = await lqsim(['explain', fixture(flow), '-f', 'json']);
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(r.stdout) as { findings: Array<{ title: string; lines: number[] }> }).findings;
+    };
+
+    it('a job run twice: retry_after 3 s, a 5 s job, the skeleton timeout 60', async () => {
+      // Laravel: handle() started for attempt 1 (one process) and attempt 2 (another) while 1 ran.
+      const handles = laravelSaid('ran-twice').filter((e) => e.event === 'handle');
+      expect(handles.map((e) => e.attempt)).toEqual([1, 2]);
+      expect(handles[0]!.pid).not.toBe(handles[1]!.pid);
+      // By hand from the capture: worker-1 (127.0.0.1:56312) reserves it on line 13 until +3 s;
+      // worker-2 (:56328) migrates it back and reserves attempt 2 on line 25; worker-1 deletes on
+      // line 27, 5.0 s after its pop; worker-2 on line 34, 5.0 s after its own.
+      const f = await findingsOf('ran-twice');
+      expect(f.map((x) => x.lines)).toEqual([
+        [13, 25],
+        [13, 27],
+        [25, 34],
+      ]);
+      expect(f[0]!.title).toMatch(
+        /^ProbeJob#1 reserved again by worker-2 \(attempt 2\) while worker-1 still ran it \(attempt 1\): it ran twice at once \(worker-1's reservation ended after retry_after \(3 s\)/,
+      );
+      expect(f[1]!.title).toMatch(
+        /^worker-1 finished ProbeJob#1 \(attempt 1\) 5\.0 s after its pop, past its reservation \(retry_after 3 s\): the worker's timeout is not shorter than retry_after/,
+      );
+      expect(f[2]!.title).toMatch(/^worker-2 finished ProbeJob#1 \(attempt 2\) 5\.0 s after its pop/);
+      const text = await lqsim(['explain', fixture('ran-twice')]);
+      expect(text.stdout).toContain('retry_after: 3 s (lines 11, 23, 32, 39)');
+      // Absolute (UTC) and relative: the trace's t+ counts from the first whole second (the text wraps).
+      expect(text.stdout.replace(/\s+/g, ' ')).toContain(
+        'captured: 2026-11-25 01:37:59.052 UTC to 2026-11-25 01:38:07.784 UTC (8.732 s); t+0s is 2026-11-25 01:37:59.000 UTC',
+      );
+    });
+
+    it('a worker SIGKILLed mid-job: silent after its pop; the next worker reserves the job when retry_after ends', async () => {
+      // Laravel: attempt 1 started and never ended (SIGKILL); attempt 2, in another process, succeeded.
+      const said = laravelSaid('killed-worker');
+      expect(said.filter((e) => e.event === 'handle').map((e) => e.attempt)).toEqual([1, 2]);
+      expect(said.filter((e) => e.event === 'JobProcessed').map((e) => e.attempts)).toEqual([2]);
+      // By hand: worker-1's last command is its pop (line 11, ZADD line 13); worker-2 reserves
+      // attempt 2 on line 25 (retry_after 2 s later) and deletes 2 ms after it on line 27.
+      const f = await findingsOf('killed-worker');
+      expect(f.map((x) => x.lines)).toEqual([
+        [13, 25],
+        [25, 27],
+      ]);
+      expect(f[0]!.title).toMatch(
+        /^worker-1 popped ProbeJob#1 \(attempt 1\) and was never heard from again: killed mid-job/,
+      );
+      // --tries=3 here, so the quick delete was a success: the finding gives both readings.
+      expect(f[1]!.title).toMatch(
+        /^ProbeJob#1 deleted 2 ms after worker-2 reserved it \(attempt 2\) from killed worker-1: with --tries below 2 \(queue:work's default is 1\) that is MaxAttemptsExceededException.*with more tries it ran and succeeded at once/,
+      );
+    });
+
+    it("the same kill under queue:work's default --tries=1: attempt 2 fails at once with MaxAttemptsExceededException", async () => {
+      const said = laravelSaid('max-attempts');
+      expect(said.filter((e) => e.event === 'handle').map((e) => e.attempt)).toEqual([1]);
+      expect(said.filter((e) => e.event === 'JobFailed').map((e) => [e.attempts, e.exception])).toEqual([
+        [2, 'Illuminate\\Queue\\MaxAttemptsExceededException'],
+      ]);
+      const f = await findingsOf('max-attempts');
+      expect(f.map((x) => x.lines)).toEqual([
+        [13, 25],
+        [25, 27],
+      ]);
+      expect(f[1]!.title).toMatch(
+        /^ProbeJob#1 deleted 1 ms after worker-2 reserved it \(attempt 2\) from killed worker-1/,
+      );
+    });
+
+    it('timeout 2 s < retry_after 4 s: the timeout kills attempt 1, then fails attempt 2 of $tries = 2 before killing again', async () => {
+      const said = laravelSaid('timeout-kills');
+      expect(said.filter((e) => e.event === 'WorkerStopping').map((e) => e.status)).toEqual([1, 1]);
+      expect(said.filter((e) => e.event === 'JobFailed').map((e) => e.attempts)).toEqual([2]);
+      // By hand: worker-1 pops (ZADD line 13) and falls silent; worker-2 reserves attempt 2 on line
+      // 25 at +4.6 s and deletes it on line 27, 2.0 s later, its last command.
+      const f = await findingsOf('timeout-kills');
+      expect(f.map((x) => x.lines)).toEqual([
+        [13, 25],
+        [25, 27],
+      ]);
+      expect(f[0]!.title).toMatch(/^worker-1 popped ProbeTimeoutJob#1 \(attempt 1\) and was never heard from again/);
+      expect(f[1]!.title).toMatch(
+        /^worker-2 deleted ProbeTimeoutJob#1 2\.0 s into attempt 2 of 2 and was never heard from again: its timeout \(about 2\.0 s\) failed the job with MaxAttemptsExceededException/,
+      );
+      // No timing finding: every job ended within its reservation.
+      expect(f.some((x) => /past its reservation/.test(x.title))).toBe(false);
+    });
+  });
+
   it("reads lqsim's own ndjson too: a run's commands on its virtual clock, retry_after and all", async () => {
     const { spawnSync } = await import('node:child_process');
     const { LQSIM_BIN, lqsimEnv } = await import('../helpers/cli.ts');
@@ -86,7 +187,11 @@ describe('lqsim explain <capture>', () => {
     expect(r.status).toBe(0);
     // The scenario's connection has retry_after 30 (its second part, another connection, 90).
     expect(r.stdout).toMatch(/^retry_after: 30 s \(lines [\d, ]+\); 90 s /m);
-    expect(r.stdout).toMatch(/GenerateReport#1 reserved again by worker-2 while worker-1 still had it/);
+    expect(r.stdout).toMatch(/GenerateReport#1 reserved again by worker-2 \(attempt 2\) while worker-1 still ran it/);
+    // On its virtual clock throughout, so the timing reads: worker-1 deleted 45 s after a 30 s reservation.
+    expect(r.stdout).toMatch(
+      /worker-1 finished GenerateReport#1 \(attempt 1\) 45 s after its pop, past its reservation \(retry_after 30 s\)/,
+    );
     const last = run.stdout.trimEnd().split('\n').length + 1;
     expect(r.stderr).toContain(`lqsim: stdin:${last}: not an ndjson command: needs t, db, actor, process, source`);
   });
@@ -162,14 +267,16 @@ describe('every shipped scenario, its own run fed back in', () => {
     };
     // retry_after 30 < the job's 45 s: at t+30 the reserved copy is migrated back and worker-2
     // reserves it while worker-1 still runs it.
+    // (MONITOR's time is real here and the scripts' virtual, so no timing finding.)
     expect(await found('retry-after-vs-timeout')).toEqual([
-      expect.stringMatching(/^GenerateReport#1 reserved again by worker-2 while worker-1 still had it/),
+      expect.stringMatching(/^GenerateReport#1 reserved again by worker-2 \(attempt 2\) while worker-1 still ran it/),
     ]);
-    // A SIGKILL mid-job: worker-1 never sends the delete; the restarted process (a new connection,
-    // so another worker to the capture) reserves the job again once retry_after has passed.
+    // A SIGKILL mid-job: worker-1 sends nothing after its pop; the restarted process (a new
+    // connection, so another worker to the capture) reserves the job again once retry_after has passed.
     expect(await found('killed-mid-job')).toEqual([
-      expect.stringMatching(/^ImportCsv#1 reserved again by worker-2 while worker-1 still had it/),
-      expect.stringMatching(/^worker-1 popped ImportCsv#1 and never sent its delete or release/),
+      expect.stringMatching(
+        /^worker-1 popped ImportCsv#1 \(attempt 1\) and was never heard from again: killed mid-job.*then worker-2 reserved it \(attempt 2\)$/,
+      ),
     ]);
     // 5.7 with block_for: BLPOP on the ready list itself.
     expect(await found('block-for')).toEqual([expect.stringMatching(/^BLPOP on the ready list queues:default/)]);

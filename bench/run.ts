@@ -23,6 +23,7 @@ import { acquireRedis, type RedisServer } from '../src/redis/server.ts';
 import { runScenario } from '../src/scenarios/runner.ts';
 import { bigScenario, bigScenarioYaml } from './big-scenario.ts';
 import type { Goal } from './measure.ts';
+import { writeBigCapture } from './big-capture.ts';
 import { benchmarkPingUs, goalTable, median, peakRssMb, ratioGoal, verdict } from './measure.ts';
 import { tuiFirstFrameMs } from './tui-first-frame.ts';
 
@@ -299,6 +300,49 @@ async function main(): Promise<void> {
       line(`   skipped: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
+
+  // 7. lqsim explain on a large capture: memory must not grow with the capture, time linear.
+  line();
+  line(
+    '7. lqsim explain on a 10 MB and a 100 MB capture of real Laravel 8.83 (target: peak RSS ≤ 1.5x, time ≤ 1.3 of linear)',
+  );
+  const explained = [10e6, 100e6].map((bytes) => {
+    const file = join(scratch, `capture-${bytes}.txt`);
+    const lines = writeBigCapture(file, bytes);
+    const t0 = performance.now();
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, bin, 'explain', file], {
+      env: toolEnv,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+    });
+    const took = performance.now() - t0;
+    if (r.status !== 0) throw new Error(`explain ${file} failed: ${r.stderr.slice(-300)}`);
+    const mb = peakRssMb(r.stderr);
+    line(
+      `   ${(bytes / 1e6).toFixed(0)} MB, ${lines.toLocaleString('en')} lines: ${s(took)}, peak RSS ${mb.toFixed(0)} MB`,
+    );
+    return { took, mb };
+  });
+  const [ten, hundred] = explained as [{ took: number; mb: number }, { took: number; mb: number }];
+  const rssRatio = hundred.mb / ten.mb;
+  const explainLinear = hundred.took / ten.took / 10;
+  goals.push(
+    ratioGoal(
+      '`lqsim explain` 100 MB capture, peak RSS against 10 MB',
+      `${hundred.mb.toFixed(0)} MB`,
+      `${ten.mb.toFixed(0)} MB`,
+      rssRatio,
+      1.5,
+    ),
+  );
+  goals.push({
+    goal: '`lqsim explain` 100 MB capture, time against 10 MB × 10',
+    tool: s(hundred.took),
+    reference: s(ten.took * 10),
+    value: explainLinear,
+    target: '≤ 1.3x',
+    met: explainLinear <= 1.3,
+  });
 
   await server.stop();
   rmSync(scratch, { recursive: true, force: true });

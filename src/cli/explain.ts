@@ -1,22 +1,36 @@
 // `lqsim explain <capture>`: a `redis-cli monitor` capture of someone's own app (a file, or - for
 // standard input) printed as lqsim's trace: what the app's setup is (versions, prefix, queues,
 // retry_after, block_for, each figure citing its lines), then its commands grouped into Laravel's
-// calls, by actor, each titled with the operation and the job it moved. Lines that are not
-// MONITOR's are reported by number on stderr and skipped.
-import { existsSync, statSync } from 'node:fs';
+// calls, by actor, each titled with the operation and the job it moved, then the findings.
+//
+// Two passes over the file, each one line at a time, so a capture of any size is explained in
+// bounded memory: the first reads the configuration (the header, and which connection is a
+// dispatcher or a worker), the second prints each step as it ends. Standard input is first
+// spilled to a temporary file (removed on every exit path). On a terminal a progress bar shows
+// on stderr while nothing else is being printed there. Lines that are not MONITOR's are reported
+// by number on stderr and skipped.
+import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { registerCleanup } from '../cleanup.ts';
+import type { CaptureProblem } from '../explain/capture.ts';
+import { isProblem, openCapture, readCapture } from '../explain/capture.ts';
+import { ConfigurationReader } from '../explain/configuration.ts';
+import { startProgress } from '../explain/progress.ts';
+import { CaptureExplainer } from '../explain/timeline.ts';
 import { colourLevel, makeChalk } from '../output/colour.ts';
 import { renderJson } from '../output/json.ts';
 import { escapeMarkdown, renderMarkdown } from '../output/markdown.ts';
 import { renderNdjson } from '../output/ndjson.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from '../output/text.ts';
-import type { CaptureProblem, CapturedLine } from '../explain/capture.ts';
-import { captureLines, isProblem, readCapture } from '../explain/capture.ts';
-import { captureConfiguration } from '../explain/configuration.ts';
-import { captureTimeline } from '../explain/timeline.ts';
 import { err, out, UsageError } from './args.ts';
 
 export const EXPLAIN_FORMATS = ['text', 'ndjson', 'json', 'markdown'] as const;
+
+/** How many lines that are not MONITOR's are named one by one (the rest are counted). */
+const NAMED_PROBLEMS = 20;
 
 export async function explainCommand(
   capture: string,
@@ -26,43 +40,103 @@ export async function explainCommand(
     throw new UsageError(
       `explain: no such file: ${terminalSafe(capture)} (a redis-cli monitor capture, or - for stdin)`,
     );
-  const lines: CapturedLine[] = [];
-  const problems: CaptureProblem[] = [];
-  for await (const entry of readCapture(captureLines(capture))) {
-    if (isProblem(entry)) problems.push(entry);
-    else lines.push(entry);
-  }
   const source = capture === '-' ? 'stdin' : capture;
-  for (const p of problems.slice(0, 20))
-    err(`lqsim: ${terminalSafe(source)}:${p.lineNo}: ${terminalSafe(p.problem)}\n`);
-  if (problems.length > 20) err(`lqsim: ${problems.length - 20} more lines that are not MONITOR's\n`);
-  if (lines.length === 0) throw new UsageError(`explain: ${terminalSafe(source)} holds no MONITOR line`);
-  const config = captureConfiguration(lines);
-  const { timeline, findings } = captureTimeline(lines, config, { file: source, problems });
-  if (o.format === 'ndjson') {
-    out(renderNdjson(timeline));
-    return 0;
+  let spilled: string | undefined;
+  const unregister = registerCleanup(
+    () => removeSpill(spilled),
+    () => removeSpill(spilled),
+  );
+  try {
+    let file = capture;
+    if (capture === '-') {
+      spilled = mkdtempSync(join(tmpdir(), 'lqsim-explain-'));
+      file = join(spilled, 'capture.txt');
+      await pipeline(process.stdin, createWriteStream(file));
+    }
+    return await explainFile(file, source, o.format);
+  } finally {
+    removeSpill(spilled);
+    unregister();
   }
-  if (o.format === 'json') {
-    // The timeline as `lqsim run --format json` writes one, with the findings beside its steps.
-    out(renderJson(Object.assign({}, timeline, { findings })));
+}
+
+function removeSpill(dir: string | undefined): void {
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+}
+
+async function explainFile(file: string, source: string, format: (typeof EXPLAIN_FORMATS)[number]): Promise<number> {
+  const size = statSync(file).size;
+  // The bar shares the terminal with the trace only while the trace is not being printed to it.
+  const progress = startProgress(source, size, {
+    enabled: process.stderr.isTTY === true && !process.env.CI,
+    passes: process.stdout.isTTY === true ? 1 : 2,
+  });
+  try {
+    // Pass 1: the configuration, and the lines that are not MONITOR's.
+    const reader = new ConfigurationReader();
+    const problems: CaptureProblem[] = [];
+    let problemCount = 0;
+    {
+      const { lines, bytesRead } = openCapture(file);
+      let n = 0;
+      for await (const entry of readCapture(lines)) {
+        if (isProblem(entry)) {
+          problemCount++;
+          if (problems.length < NAMED_PROBLEMS) problems.push(entry);
+        } else reader.add(entry);
+        if (++n % 4096 === 0) progress.update(1, bytesRead());
+      }
+    }
+    progress.update(1, size);
+    if (progress.passes === 1) progress.stop();
+    for (const p of problems) err(`lqsim: ${terminalSafe(source)}:${p.lineNo}: ${terminalSafe(p.problem)}\n`);
+    if (problemCount > problems.length)
+      err(`lqsim: ${problemCount - problems.length} more lines that are not MONITOR's\n`);
+    const config = reader.result();
+    if (config.commands === 0) throw new UsageError(`explain: ${terminalSafe(source)} holds no MONITOR line`);
+
+    // Pass 2: the steps, printed as they end (text, ndjson) or kept for a whole document.
+    const chalk = makeChalk(format === 'text' ? colourLevel(process.stdout, process.env) : 0);
+    const opts = { chalk, full: false, width: process.stdout.columns || 100 };
+    const whole = format === 'json' || format === 'markdown';
+    const explainer = new CaptureExplainer(config, {
+      file: source,
+      problems,
+      problemCount,
+      keepSteps: whole,
+      onStep: (step) => {
+        if (format === 'ndjson') out(renderNdjson({ steps: [step] }));
+        else if (format === 'text') out(renderStepText(step, explainer.timeline, opts));
+      },
+    });
+    if (format === 'text') out(renderTextHeader(explainer.timeline, opts));
+    {
+      const { lines, bytesRead } = openCapture(file);
+      let n = 0;
+      for await (const entry of readCapture(lines)) {
+        if (!isProblem(entry)) explainer.add(entry);
+        if (++n % 4096 === 0) progress.update(2, bytesRead());
+      }
+    }
+    const { timeline, findings } = explainer.finish();
+    progress.stop();
+    if (format === 'json') {
+      // The timeline as `lqsim run --format json` writes one, with the findings beside its steps.
+      out(renderJson(Object.assign({}, timeline, { findings })));
+    } else if (format === 'markdown') {
+      out(renderMarkdown(timeline));
+      out(`\n## Findings\n\n`);
+      if (findings.length === 0) out('None.\n');
+      for (const f of findings)
+        out(`- ${escapeMarkdown(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);
+    } else if (format === 'text') {
+      out(renderTextFooter(timeline, opts));
+      out(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
+      for (const f of findings)
+        out(`  - ${terminalSafe(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);
+    }
     return 0;
+  } finally {
+    progress.stop();
   }
-  if (o.format === 'markdown') {
-    out(renderMarkdown(timeline));
-    out(`\n## Findings\n\n`);
-    if (findings.length === 0) out('None.\n');
-    for (const f of findings)
-      out(`- ${escapeMarkdown(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);
-    return 0;
-  }
-  const chalk = makeChalk(colourLevel(process.stdout, process.env));
-  const opts = { chalk, full: false, width: process.stdout.columns || 100 };
-  out(renderTextHeader(timeline, opts));
-  for (const step of timeline.steps) out(renderStepText(step, timeline, opts));
-  out(renderTextFooter(timeline, opts));
-  out(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
-  for (const f of findings)
-    out(`  - ${terminalSafe(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);
-  return 0;
 }

@@ -85,3 +85,9 @@ export function captureLines(source: string, stdin: NodeJS.ReadableStream = proc
   const input = source === '-' ? stdin : createReadStream(source);
   return createInterface({ input, crlfDelay: Infinity });
 }
+
+/** A capture file's lines, and how many of its bytes have been read so far (for a progress bar). */
+export function openCapture(file: string): { lines: AsyncIterable<string>; bytesRead: () => number } {
+  const input = createReadStream(file, { highWaterMark: 1 << 16 });
+  return { lines: createInterface({ input, crlfDelay: Infinity }), bytesRead: () => input.bytesRead };
+}

@@ -45,6 +45,8 @@ export interface CaptureConfiguration {
   clockApart: Array<Evidence<number>>;
   blockFor: Array<Evidence<number>>;
   connections: Connection[];
+  /** How many MONITOR lines (commands, those scripts ran included). */
+  commands: number;
   /** First and last MONITOR time ("1489802272.491060"), or null for an empty capture. */
   span: { first: string; last: string } | null;
 }
@@ -85,41 +87,51 @@ const WORKING: ReadonlySet<Operation> = new Set([
 
 /** Reads the configuration out of a capture's lines, in one pass, in bounded memory per distinct value. */
 export function captureConfiguration(lines: Iterable<CapturedLine>): CaptureConfiguration {
-  // By text (one KnownScript per text): two versions' migrate scripts are two entries.
-  const scripts = new Map<KnownScript, number[]>();
-  const prefixes = new Tally<string>();
-  const dbs = new Tally<number>();
-  const queues = new Tally<string>();
-  const retryAfter = new Tally<number>();
-  const clockApart = new Tally<number>();
-  const blockFor = new Tally<number>();
-  const connections = new Map<string, Connection>();
-  let span: CaptureConfiguration['span'] = null;
+  const reader = new ConfigurationReader();
+  for (const entry of lines) reader.add(entry);
+  return reader.result();
+}
 
-  for (const { lineNo, line } of lines) {
-    span = span === null ? { first: line.time, last: line.time } : { first: span.first, last: line.time };
+/** The configuration, read line by line (the first pass over a capture). */
+export class ConfigurationReader {
+  // By text (one KnownScript per text): two versions' migrate scripts are two entries.
+  private readonly scripts = new Map<KnownScript, number[]>();
+  private readonly prefixes = new Tally<string>();
+  private readonly dbs = new Tally<number>();
+  private readonly queues = new Tally<string>();
+  private readonly retryAfter = new Tally<number>();
+  private readonly clockApart = new Tally<number>();
+  private readonly blockFor = new Tally<number>();
+  private readonly connections = new Map<string, Connection>();
+  private span: CaptureConfiguration['span'] = null;
+  private commands = 0;
+
+  add({ lineNo, line }: CapturedLine): void {
+    this.commands++;
+    this.span =
+      this.span === null ? { first: line.time, last: line.time } : { first: this.span.first, last: line.time };
     const r = recogniseCommand(line.args, line.client);
-    if (line.client === 'lua') continue; // part of the EVAL before it, which is counted
-    let c = connections.get(line.client);
+    if (line.client === 'lua') return; // part of the EVAL before it, which is counted
+    let c = this.connections.get(line.client);
     if (c === undefined) {
       c = { client: line.client, role: 'other', operations: {}, other: 0, firstLine: lineNo, lastLine: lineNo };
-      connections.set(line.client, c);
+      this.connections.set(line.client, c);
     }
     c.lastLine = lineNo;
     if (r === undefined) {
       c.other++;
-      continue;
+      return;
     }
     c.operations[r.op] = (c.operations[r.op] ?? 0) + 1;
-    if (r.op === 'select') continue;
-    dbs.add(line.db, lineNo);
+    if (r.op === 'select') return;
+    this.dbs.add(line.db, lineNo);
     if (r.key !== undefined) {
-      prefixes.add(r.key.prefix, lineNo);
-      queues.add(r.key.queue, lineNo);
+      this.prefixes.add(r.key.prefix, lineNo);
+      this.queues.add(r.key.queue, lineNo);
     }
     if (r.script !== undefined) {
-      const cited = scripts.get(r.script);
-      if (cited === undefined) scripts.set(r.script, [lineNo]);
+      const cited = this.scripts.get(r.script);
+      if (cited === undefined) this.scripts.set(r.script, [lineNo]);
       else if (cited.length < CITED) cited.push(lineNo);
     }
     // RedisQueue::pop → retrieveNextJob: the pop script's ARGV[1] is availableAt($this->retryAfter),
@@ -133,30 +145,33 @@ export function captureConfiguration(lines: Iterable<CapturedLine>): CaptureConf
       // (a simulated clock, a PHP host with a skewed clock), is kept apart, not read as retry_after.
       if (Number.isInteger(until) && Number.isFinite(now)) {
         const seconds = until - now;
-        if (isRetryAfter(seconds)) retryAfter.add(seconds, lineNo);
-        else clockApart.add(seconds, lineNo);
+        if (isRetryAfter(seconds)) this.retryAfter.add(seconds, lineNo);
+        else this.clockApart.add(seconds, lineNo);
       }
     }
     // ...and with block_for, BLPOP's timeout is block_for itself.
     if (r.op === 'block') {
       const timeout = Number(line.args.at(-1));
-      if (Number.isFinite(timeout)) blockFor.add(timeout, lineNo);
+      if (Number.isFinite(timeout)) this.blockFor.add(timeout, lineNo);
     }
   }
 
-  for (const c of connections.values()) c.role = roleOf(c.operations);
-  return {
-    profiles: profilesSendingAll(scripts.keys()),
-    scripts: [...scripts].map(([script, cited]) => ({ value: script, lines: cited })),
-    prefixes: prefixes.list(),
-    dbs: dbs.list(),
-    queues: queues.list(),
-    retryAfter: retryAfter.list(),
-    clockApart: clockApart.list(),
-    blockFor: blockFor.list(),
-    connections: [...connections.values()],
-    span,
-  };
+  result(): CaptureConfiguration {
+    for (const c of this.connections.values()) c.role = roleOf(c.operations);
+    return {
+      profiles: profilesSendingAll(this.scripts.keys()),
+      scripts: [...this.scripts].map(([script, cited]) => ({ value: script, lines: cited })),
+      prefixes: this.prefixes.list(),
+      dbs: this.dbs.list(),
+      queues: this.queues.list(),
+      retryAfter: this.retryAfter.list(),
+      clockApart: this.clockApart.list(),
+      blockFor: this.blockFor.list(),
+      connections: [...this.connections.values()],
+      commands: this.commands,
+      span: this.span,
+    };
+  }
 }
 
 /** A dispatcher pushes; a worker migrates, pops, deletes, releases; a connection doing both is both. */

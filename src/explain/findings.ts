@@ -45,55 +45,81 @@ const AT_ONCE = 1;
 const seconds = (s: number): string => `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
 
 /**
- * The findings of a capture's events. `lastLine` is each actor's last command line in the capture
- * (a worker heard from after its pop was alive then); without it every actor counts as alive.
+ * The findings of a capture's events, all at once. `lastLine` is each actor's last command line
+ * in the capture (a worker heard from after its pop was alive then); without it every actor
+ * counts as alive.
  */
 export function findings(events: readonly QueueEvent[], lastLine?: ReadonlyMap<string, number>): Finding[] {
-  const out: Finding[] = [];
-  const alive = (actor: string, after: number): boolean => (lastLine?.get(actor) ?? Infinity) > after;
+  const rules = new FindingRules(lastLine === undefined);
+  for (const [actor, line] of lastLine ?? []) rules.seen(actor, line);
+  for (const e of events) rules.add(e);
+  return rules.finish();
+}
+
+type Delete = Extract<QueueEvent, { kind: 'delete' | 'release' }>;
+
+/**
+ * The rules fed a capture as it is read: `seen` for every command of an actor, `add` for each
+ * queue event, `finish` at the end. What is held is bounded by what is undecided: the reservations
+ * not yet deleted, and the few candidates whose reading waits on a worker's later silence.
+ */
+export class FindingRules {
+  private readonly out: Finding[] = [];
+  private readonly lastSeen = new Map<string, number>();
   // The reservations each job is under, oldest first, until their worker deletes or releases them.
-  const held = new Map<string, Reserve[]>();
-  // A reservation taken over from a silent (killed) worker, waiting for what its new worker does.
-  const takenOver = new Map<string, { from: Reserve; to: Reserve }>();
+  private readonly held = new Map<string, Reserve[]>();
+  // A reservation taken while another worker held the job: ran twice, or taken from a killed one.
+  private readonly pairs: Array<{ h: Reserve; e: Reserve }> = [];
+  private readonly paired = new Set<Reserve>();
+  // The reservations that took a job from a holder, by job@actor, until their delete.
+  private readonly takers = new Map<string, { from: Reserve; to: Reserve }>();
+  // A quick delete after a take-over: MaxAttemptsExceeded under --tries 1, if the holder was killed.
+  private readonly quickDeletes: Array<{ from: Reserve; to: Reserve; del: Delete }> = [];
+  // Each actor's last delete of a last attempt, some time in: its timeout's, if nothing follows.
+  private readonly lastAttemptDeletes = new Map<string, { h: Reserve; del: Delete }>();
   // A pop past the payload's maxTries, waiting for its delete.
-  const overTries = new Map<string, Reserve>();
-  let blpopSaid = false;
-  for (const e of events) {
+  private readonly overTries = new Map<string, Reserve>();
+  private blpopSaid = false;
+
+  /** @param everyoneAlive with no record of who was seen when (bare events), count every actor as heard from later. */
+  constructor(private readonly everyoneAlive = false) {}
+
+  /** An actor sent a command on this line. */
+  seen(actor: string, line: number): void {
+    this.lastSeen.set(actor, line);
+  }
+
+  private alive(actor: string, after: number): boolean {
+    return this.everyoneAlive || (this.lastSeen.get(actor) ?? -Infinity) > after;
+  }
+
+  add(e: QueueEvent): void {
     switch (e.kind) {
       case 'reserve': {
-        const earlier = held.get(e.job) ?? [];
+        const earlier = this.held.get(e.job) ?? [];
         for (const h of earlier) {
-          if (alive(h.actor, h.line))
-            out.push({
-              title: `${e.label} reserved again by ${e.actor}${attemptsOf(e)} while ${h.actor} still ran it${attemptsOf(h)}: it ran twice at once (${h.actor}'s reservation ended${retryAfterOf(h)} before the job did; a job must finish within retry_after)`,
-              lines: [h.line, e.line],
-            });
-          else {
-            out.push({
-              title: `${h.actor} popped ${h.label}${attemptsOf(h)} and was never heard from again: killed mid-job (its timeout, a deploy, the OOM killer); the job stayed reserved until retry_after ended, then ${e.actor} reserved it${attemptsOf(e)}`,
-              lines: [h.line, e.line],
-            });
-            takenOver.set(`${e.job}@${e.actor}`, { from: h, to: e });
-          }
+          this.pairs.push({ h, e });
+          this.paired.add(h);
+          this.takers.set(`${e.job}@${e.actor}`, { from: h, to: e });
         }
-        // What is not taken over is still held (a worker alive may yet delete its copy).
-        held.set(e.job, [...earlier.filter((h) => alive(h.actor, h.line)), e]);
+        this.held.set(e.job, [...earlier, e]);
         if (e.attempts !== null && e.maxTries !== null && e.maxTries > 0 && e.attempts > e.maxTries)
-          overTries.set(`${e.job}@${e.actor}`, e);
+          this.overTries.set(`${e.job}@${e.actor}`, e);
         break;
       }
       case 'delete':
       case 'release': {
-        const list = held.get(e.job) ?? [];
+        const list = this.held.get(e.job) ?? [];
         const mine = list.findIndex((h) => h.actor === e.actor);
         const h = mine >= 0 ? list.splice(mine, 1)[0]! : undefined;
+        if (list.length === 0) this.held.delete(e.job);
         const key = `${e.job}@${e.actor}`;
-        const over = overTries.get(key);
-        overTries.delete(key);
-        const taken = takenOver.get(key);
-        takenOver.delete(key);
+        const over = this.overTries.get(key);
+        this.overTries.delete(key);
+        const taken = this.takers.get(key);
+        this.takers.delete(key);
         if (over !== undefined && e.kind === 'delete') {
-          out.push({
+          this.out.push({
             title: `${e.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts, the path of a job whose earlier attempt timed out or was killed)`,
             lines: [over.line, e.line],
           });
@@ -103,30 +129,20 @@ export function findings(events: readonly QueueEvent[], lastLine?: ReadonlyMap<s
           taken.to.maxTries === null &&
           e.t - taken.to.t < AT_ONCE
         ) {
-          // No $tries in the payload: the worker's --tries decides, and MONITOR does not show it.
-          out.push({
-            title: `${e.label} deleted ${Math.round((e.t - taken.to.t) * 1000)} ms after ${e.actor} reserved it${attemptsOf(taken.to)} from killed ${taken.from.actor}: with --tries below ${taken.to.attempts ?? 2} (queue:work's default is 1) that is MaxAttemptsExceededException, the job failed without running (markJobAsFailedIfAlreadyExceedsMaxAttempts); with more tries it ran and succeeded at once`,
-            lines: [taken.to.line, e.line],
-          });
+          this.quickDeletes.push({ ...taken, del: e });
         }
-        // The last attempt deleted some time into it by a worker that then fell silent: the worker's
-        // timeout (Worker::registerTimeoutHandler) failed the job, then killed the worker.
         if (
           h !== undefined &&
           e.kind === 'delete' &&
           h.maxTries !== null &&
           h.attempts !== null &&
           h.attempts >= h.maxTries &&
-          e.t - h.t >= AT_ONCE &&
-          !alive(e.actor, e.line)
+          e.t - h.t >= AT_ONCE
         )
-          out.push({
-            title: `${e.actor} deleted ${e.label} ${seconds(e.t - h.t)} into attempt ${h.attempts} of ${h.maxTries} and was never heard from again: its timeout (about ${seconds(e.t - h.t)}) failed the job with MaxAttemptsExceededException (markJobAsFailedIfWillExceedMaxAttempts) and killed the worker`,
-            lines: [h.line, e.line],
-          });
+          this.lastAttemptDeletes.set(e.actor, { h, del: e });
         // Finished after its reservation ended: the worker let the job run past retry_after.
         if (h !== undefined && h.until !== null && h.redisClock && e.t >= h.until + 1)
-          out.push({
+          this.out.push({
             title: `${e.actor} ${e.kind === 'delete' ? 'finished' : 'released'} ${e.label}${attemptsOf(h)} ${seconds(e.t - h.t)} after its pop, past its reservation (retry_after ${h.until - Math.floor(h.t)} s): the worker's timeout is not shorter than retry_after (or is 0), so the job was free to be reserved again while it ran; Laravel asks for timeout a few seconds shorter than retry_after`,
             lines: [h.line, e.line],
           });
@@ -134,15 +150,15 @@ export function findings(events: readonly QueueEvent[], lastLine?: ReadonlyMap<s
       }
       case 'migrate':
         if (e.moved >= LARGE_MIGRATION)
-          out.push({
+          this.out.push({
             title: `${e.moved} due jobs moved from ${e.from} back to the queue in one migrate: a backlog (or a retry_after expiry of many reserved jobs) at once`,
             lines: [e.line],
           });
         break;
       case 'block-ready':
-        if (!blpopSaid) {
-          blpopSaid = true;
-          out.push({
+        if (!this.blpopSaid) {
+          this.blpopSaid = true;
+          this.out.push({
             title: `BLPOP on the ready list ${e.key} (block_for, Laravel 5.6-5.7): the job is popped, then ZADDed to :reserved from PHP; a worker killed in between loses it (5.8 blocks on :notify and reserves in the pop script)`,
             lines: [e.line],
           });
@@ -150,15 +166,56 @@ export function findings(events: readonly QueueEvent[], lastLine?: ReadonlyMap<s
         break;
     }
   }
-  for (const [, list] of held)
-    for (const h of list)
-      out.push({
-        title: alive(h.actor, h.line)
-          ? `${h.actor} popped ${h.label}${attemptsOf(h)} and never sent its delete or release, though it sent other commands after`
-          : `${h.actor} popped ${h.label}${attemptsOf(h)} and was never heard from again: killed mid-job, or the capture ended while it ran`,
-        lines: [h.line],
-      });
-  return out.sort((a, b) => a.lines[0]! - b.lines[0]! || a.lines.length - b.lines.length);
+
+  /** Every finding, in the order of the lines they rest on, now that who fell silent is known. */
+  finish(): Finding[] {
+    const out = [...this.out];
+    for (const { h, e } of this.pairs)
+      out.push(
+        this.alive(h.actor, h.line)
+          ? {
+              title: `${e.label} reserved again by ${e.actor}${attemptsOf(e)} while ${h.actor} still ran it${attemptsOf(h)}: it ran twice at once (${h.actor}'s reservation ended${retryAfterOf(h)} before the job did; a job must finish within retry_after)`,
+              lines: [h.line, e.line],
+            }
+          : {
+              title: `${h.actor} popped ${h.label}${attemptsOf(h)} and was never heard from again: killed mid-job (its timeout, a deploy, the OOM killer); the job stayed reserved until retry_after ended, then ${e.actor} reserved it${attemptsOf(e)}`,
+              lines: [h.line, e.line],
+            },
+      );
+    // No $tries in the payload: the worker's --tries decides, and MONITOR does not show it.
+    for (const { from, to, del } of this.quickDeletes)
+      if (!this.alive(from.actor, from.line))
+        out.push({
+          title: `${del.label} deleted ${Math.round((del.t - to.t) * 1000)} ms after ${del.actor} reserved it${attemptsOf(to)} from killed ${from.actor}: with --tries below ${to.attempts ?? 2} (queue:work's default is 1) that is MaxAttemptsExceededException, the job failed without running (markJobAsFailedIfAlreadyExceedsMaxAttempts); with more tries it ran and succeeded at once`,
+          lines: [to.line, del.line],
+        });
+    // The last attempt deleted some time into it by a worker that then fell silent: the worker's
+    // timeout (Worker::registerTimeoutHandler) failed the job, then killed the worker.
+    for (const { h, del } of this.lastAttemptDeletes.values())
+      if (!this.alive(del.actor, del.line))
+        out.push({
+          title: `${del.actor} deleted ${del.label} ${seconds(del.t - h.t)} into attempt ${h.attempts} of ${h.maxTries} and was never heard from again: its timeout (about ${seconds(del.t - h.t)}) failed the job with MaxAttemptsExceededException (markJobAsFailedIfWillExceedMaxAttempts) and killed the worker`,
+          lines: [h.line, del.line],
+        });
+    for (const [, list] of this.held)
+      for (const h of list) {
+        if (this.paired.has(h)) continue; // said with the reservation that took the job
+        out.push({
+          title: this.alive(h.actor, h.line)
+            ? `${h.actor} popped ${h.label}${attemptsOf(h)} and never sent its delete or release, though it sent other commands after`
+            : `${h.actor} popped ${h.label}${attemptsOf(h)} and was never heard from again: killed mid-job, or the capture ended while it ran`,
+          lines: [h.line],
+        });
+      }
+    return out.sort(byLines);
+  }
+}
+
+/** By the lines cited, first line first, then the next ([13] before [13, 25] before [13, 27]). */
+function byLines(a: Finding, b: Finding): number {
+  for (let i = 0; i < Math.min(a.lines.length, b.lines.length); i++)
+    if (a.lines[i] !== b.lines[i]) return a.lines[i]! - b.lines[i]!;
+  return a.lines.length - b.lines.length;
 }
 
 /** " after retry_after (3 s)" when the worker's clock is Redis', else "". */

@@ -14,7 +14,7 @@ import type { CaptureProblem, CapturedLine } from './capture.ts';
 import type { CaptureConfiguration, Role } from './configuration.ts';
 import { isRetryAfter } from './configuration.ts';
 import type { Finding, QueueEvent } from './findings.ts';
-import { findings } from './findings.ts';
+import { FindingRules } from './findings.ts';
 import type { Operation, QueueKey, Recognised } from './recognise.ts';
 import { parseQueueKey, recogniseCommand } from './recognise.ts';
 
@@ -55,46 +55,129 @@ export interface Explained {
   findings: Finding[];
 }
 
+/** The whole capture at once (tests, the library); the CLI streams with CaptureExplainer. */
 export function captureTimeline(
-  lines: readonly CapturedLine[],
+  lines: Iterable<CapturedLine>,
   config: CaptureConfiguration,
   o: { file: string; problems?: readonly CaptureProblem[] },
 ): Explained {
-  const events: QueueEvent[] = [];
-  const actors = actorNames(config);
-  const groups = groupLines(lines);
-  const start = config.span === null ? 0 : Math.floor(Number(config.span.first));
-  const jobs = new Map<string, JobInstance>();
-  const perClass = new Map<string, number>();
-  const labels = new Map<string, string>();
-  const jobOf = (raw: string, t: number, queue: string): JobInstance | undefined => {
-    const id = payloadId(raw);
-    if (id === undefined) return undefined;
-    let job = jobs.get(id);
-    if (job === undefined) {
-      const summary = describePayload(raw, new Map());
-      const cls = summary?.label.replace(/#.*$/, '') ?? 'Job';
-      const n = (perClass.get(cls) ?? 0) + 1;
-      perClass.set(cls, n);
-      job = {
-        label: `${cls}#${n}`,
-        id,
-        class: cls,
-        dispatchedAt: t,
-        queue,
-        connection: 'redis',
-        outcome: 'pending',
-        executions: 0,
-      };
-      jobs.set(id, job);
-      labels.set(id, job.label);
-    }
-    return job;
-  };
+  const explainer = new CaptureExplainer(config, { ...o, keepSteps: true });
+  for (const entry of lines) explainer.add(entry);
+  return explainer.finish();
+}
 
-  const steps: Step[] = groups.map((g, index) => {
+/**
+ * The capture as a timeline, built line by line (the second pass over a capture, once the first
+ * has read its configuration): each step is handed to `onStep` as soon as the next begins and,
+ * unless `keepSteps`, not kept, so a capture of any size is held one step at a time; what
+ * stays is one small record per job and what the findings still wait on.
+ */
+export class CaptureExplainer {
+  /** The timeline's header (no steps unless kept), ready before the first line. */
+  readonly timeline: Timeline;
+  private readonly actors: Map<string, string>;
+  private readonly start: number;
+  private readonly rules = new FindingRules();
+  private readonly jobs = new Map<string, JobInstance>();
+  private readonly perClass = new Map<string, number>();
+  private readonly keepSteps: boolean;
+  private readonly onStep: ((step: Step) => void) | undefined;
+  private current: Group | undefined;
+  private selectPending: Group['lines'] = [];
+  private index = 0;
+
+  constructor(
+    config: CaptureConfiguration,
+    o: {
+      file: string;
+      problems?: readonly CaptureProblem[];
+      /** How many lines were not MONITOR's in all (problems may hold only the first). */
+      problemCount?: number;
+      keepSteps?: boolean;
+      onStep?: (step: Step) => void;
+    },
+  ) {
+    this.actors = actorNames(config);
+    this.start = config.span === null ? 0 : Math.floor(Number(config.span.first));
+    this.keepSteps = o.keepSteps ?? false;
+    this.onStep = o.onStep;
+    const versions =
+      config.scripts.length === 0 || config.profiles.length === 0
+        ? 'unknown'
+        : `Laravel ${joinNames(config.profiles, 'or')}`;
+    const problems = o.problems ?? [];
+    const more = (o.problemCount ?? problems.length) - problems.length;
+    this.timeline = {
+      scenario: {
+        name: basename(o.file),
+        title: `a MONITOR capture of ${config.commands} command${config.commands === 1 ? '' : 's'}, explained`,
+        description: configurationLines(config).join('\n\n'),
+        file: o.file,
+      },
+      profile: versions,
+      start: this.start,
+      server: { kind: 'capture', version: '', describe: `capture ${o.file}` },
+      steps: [],
+      jobs: [],
+      failed: [],
+      warnings: [
+        ...problems.map((p) => `line ${p.lineNo}: ${p.problem}`),
+        ...(more > 0 ? [`${more} more lines that are not MONITOR's`] : []),
+      ],
+    };
+  }
+
+  /** The capture's next command. */
+  add(entry: CapturedLine): void {
+    const r = recogniseCommand(entry.line.args, entry.line.client);
+    if (entry.line.client === 'lua') {
+      // Redis runs a script whole: its lines come right after its EVAL.
+      if (this.current !== undefined) this.current.lines.push({ entry, r });
+      return;
+    }
+    const client = entry.line.client;
+    this.rules.seen(this.actors.get(client) ?? client, entry.lineNo);
+    if (r?.op === 'select') {
+      // phpredis selects the db as it connects: part of the call that follows.
+      if (this.current !== undefined && this.current.client !== client) this.close();
+      this.selectPending.push({ entry, r });
+      return;
+    }
+    const kind: Group['kind'] = r === undefined ? 'other' : (KIND[r.op] ?? 'other');
+    const current = this.current;
+    const joins =
+      current !== undefined &&
+      current.client === client &&
+      this.selectPending.length === 0 &&
+      (kind === 'other' ? current.kind === 'other' : current.kind !== 'other' && !STARTS.has(r!.op));
+    if (!joins) {
+      this.close();
+      this.current = { client, kind, lines: [] };
+    }
+    this.current!.lines.push(...this.selectPending.filter((p) => p.entry.line.client === client), { entry, r });
+    this.selectPending = this.selectPending.filter((p) => p.entry.line.client !== client);
+  }
+
+  /** The last step out, and the timeline with its jobs and findings. */
+  finish(): Explained {
+    this.close();
+    for (const p of this.selectPending) {
+      this.current = { client: p.entry.line.client, kind: 'other', lines: [p] };
+      this.close();
+    }
+    this.selectPending = [];
+    this.timeline.jobs = [...this.jobs.values()];
+    return { timeline: this.timeline, findings: this.rules.finish() };
+  }
+
+  /** The group being built becomes a step. */
+  private close(): void {
+    const g = this.current;
+    this.current = undefined;
+    if (g === undefined || g.lines.length === 0) return;
+    const index = this.index++;
     const t = Number(g.lines[0]!.entry.line.time);
-    const actor = actors.get(g.client) ?? g.client;
+    const actor = this.actors.get(g.client) ?? g.client;
     const commands: TraceCommand[] = g.lines.map(({ entry, r }) => ({
       step: index,
       t,
@@ -107,8 +190,8 @@ export function captureTimeline(
       ...(r?.script ? { script: r.script.name } : {}),
       time: entry.line.time,
     }));
-    const title = titleOf(g, t, start, jobOf, actor, (e) => events.push(e));
-    return {
+    const title = titleOf(g, t, this.start, this.jobOf, actor, (e) => this.rules.add(e));
+    const step: Step = {
       index,
       t,
       actor,
@@ -118,34 +201,33 @@ export function captureTimeline(
       commands,
       state: { t, queues: [], workers: [], failed: [], executions: {} },
     };
-  });
-
-  const versions =
-    config.scripts.length === 0 || config.profiles.length === 0
-      ? 'unknown'
-      : `Laravel ${joinNames(config.profiles, 'or')}`;
-  const timeline: Timeline = {
-    scenario: {
-      name: basename(o.file),
-      title: `a MONITOR capture of ${lines.length} command${lines.length === 1 ? '' : 's'}, explained`,
-      description: configurationLines(config).join('\n\n'),
-      file: o.file,
-    },
-    profile: versions,
-    start,
-    server: { kind: 'capture', version: '', describe: `capture ${o.file}` },
-    steps,
-    jobs: [...jobs.values()],
-    failed: [],
-    warnings: (o.problems ?? []).map((p) => `line ${p.lineNo}: ${p.problem}`),
-  };
-  // Each actor's last command: a worker heard from after its pop was alive then (explain/findings.ts).
-  const lastLine = new Map<string, number>();
-  for (const g of groups) {
-    const actor = actors.get(g.client) ?? g.client;
-    for (const { entry } of g.lines) if (entry.line.client !== 'lua') lastLine.set(actor, entry.lineNo);
+    if (this.keepSteps) this.timeline.steps.push(step);
+    this.onStep?.(step);
   }
-  return { timeline, findings: findings(events, lastLine) };
+
+  private readonly jobOf = (raw: string, t: number, queue: string): JobInstance | undefined => {
+    const id = payloadId(raw);
+    if (id === undefined) return undefined;
+    let job = this.jobs.get(id);
+    if (job === undefined) {
+      const summary = describePayload(raw, new Map());
+      const cls = summary?.label.replace(/#.*$/, '') ?? 'Job';
+      const n = (this.perClass.get(cls) ?? 0) + 1;
+      this.perClass.set(cls, n);
+      job = {
+        label: `${cls}#${n}`,
+        id,
+        class: cls,
+        dispatchedAt: t,
+        queue,
+        connection: 'redis',
+        outcome: 'pending',
+        executions: 0,
+      };
+      this.jobs.set(id, job);
+    }
+    return job;
+  };
 }
 
 /** The configuration, one line per figure, each citing its first lines. */
@@ -194,42 +276,6 @@ function actorNames(config: CaptureConfiguration): Map<string, string> {
     names.set(c.client, `${word[c.role]}-${n}`);
   }
   return names;
-}
-
-/** Lines into steps: a script's lines join its EVAL; a connection's run of lines splits where a Laravel call starts. */
-function groupLines(lines: readonly CapturedLine[]): Group[] {
-  const groups: Group[] = [];
-  let current: Group | undefined;
-  let selectPending: Group['lines'] = [];
-  for (const entry of lines) {
-    const r = recogniseCommand(entry.line.args, entry.line.client);
-    if (entry.line.client === 'lua') {
-      // Redis runs a script whole: its lines come right after its EVAL.
-      if (current !== undefined) current.lines.push({ entry, r });
-      continue;
-    }
-    const client = entry.line.client;
-    if (r?.op === 'select') {
-      // phpredis selects the db as it connects: part of the call that follows.
-      if (current !== undefined && current.client !== client) current = undefined;
-      selectPending.push({ entry, r });
-      continue;
-    }
-    const kind: Group['kind'] = r === undefined ? 'other' : (KIND[r.op] ?? 'other');
-    const joins =
-      current !== undefined &&
-      current.client === client &&
-      selectPending.length === 0 &&
-      (kind === 'other' ? current.kind === 'other' : current.kind !== 'other' && !STARTS.has(r!.op));
-    if (!joins) {
-      current = { client, kind, lines: [] };
-      groups.push(current);
-    }
-    current!.lines.push(...selectPending.filter((p) => p.entry.line.client === client), { entry, r });
-    selectPending = selectPending.filter((p) => p.entry.line.client !== client);
-  }
-  for (const p of selectPending) groups.push({ client: p.entry.line.client, kind: 'other', lines: [p] });
-  return groups;
 }
 
 function titleOf(

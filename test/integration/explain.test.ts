@@ -1,7 +1,9 @@
 // lqsim explain on captures: seed 003's (Laravel 5.3) through the CLI, with what it must say
 // derived by hand from the capture; and every shipped scenario's own run fed back in as MONITOR
 // lines, which must be read as Laravel's queue throughout, under the scenario's own version.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CapturedLine } from '../../src/explain/capture.ts';
 import { captureEntry, isProblem } from '../../src/explain/capture.ts';
@@ -218,8 +220,16 @@ describe('lqsim explain <capture>', () => {
     const { spawnSync } = await import('node:child_process');
     const { LQSIM_BIN, lqsimEnv } = await import('../helpers/cli.ts');
     const input = 'OK\n1489802272.491060 [0 127.0.0.1:63798] "SELECT" "0"\nnot monitor\n';
-    const r = spawnSync(process.execPath, [LQSIM_BIN, 'explain', '-'], { input, env: lqsimEnv(), encoding: 'utf8' });
+    // Standard input is spilled to a temporary file for the two passes, and the file removed.
+    const tmp = mkdtempSync(join(tmpdir(), 'explain-tmp-'));
+    const r = spawnSync(process.execPath, [LQSIM_BIN, 'explain', '-'], {
+      input,
+      env: lqsimEnv({ TMPDIR: tmp }),
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
+    rmSync(tmp, { recursive: true });
     expect(r.stdout).toContain('Laravel: not told (no script of Laravel in the capture)');
     expect(r.stderr).toMatch(/^lqsim: stdin:3: not a MONITOR line: /);
   });

@@ -1,0 +1,87 @@
+// lqsim explain in bounded memory: the timeline built line by line hands each step out and keeps
+// none unless asked, the same steps as the whole-capture build; the progress bar draws only when
+// enabled, after its delay, over the passes it was given.
+import { readFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { CapturedLine } from '../../src/explain/capture.ts';
+import { captureEntry, isProblem } from '../../src/explain/capture.ts';
+import { captureConfiguration } from '../../src/explain/configuration.ts';
+import { startProgress } from '../../src/explain/progress.ts';
+import type { Step } from '../../src/scenarios/timeline.ts';
+import { CaptureExplainer, captureTimeline } from '../../src/explain/timeline.ts';
+
+const lines = (name: string): CapturedLine[] =>
+  readFileSync(new URL(`../fixtures/explain/${name}`, import.meta.url), 'utf8')
+    .split('\n')
+    .map((raw, i) => captureEntry(raw, i + 1))
+    .filter((e): e is CapturedLine => e !== null && !isProblem(e));
+
+describe('CaptureExplainer', () => {
+  it('hands out each step as the next begins and keeps none, the same steps and findings as the whole build', () => {
+    const captured = lines('laravel8-ran-twice.txt');
+    const config = captureConfiguration(captured);
+    const whole = captureTimeline(captured, config, { file: 'x' });
+    const seen: Step[] = [];
+    const explainer = new CaptureExplainer(config, { file: 'x', onStep: (s) => seen.push(s) });
+    for (const [i, entry] of captured.entries()) {
+      explainer.add(entry);
+      // A step is out before the capture ends: by the second worker's first line (15), the
+      // dispatch and worker-1's poll are.
+      if (entry.lineNo === 15) expect(seen.map((s) => s.actor)).toEqual(['dispatcher-1', 'worker-1']);
+      if (i === 0) expect(seen).toEqual([]);
+    }
+    const streamed = explainer.finish();
+    expect(streamed.timeline.steps).toEqual([]);
+    expect(seen.map((s) => s.title)).toEqual(whole.timeline.steps.map((s) => s.title));
+    expect(seen.map((s) => s.commands.length)).toEqual(whole.timeline.steps.map((s) => s.commands.length));
+    expect(streamed.findings).toEqual(whole.findings);
+    expect(streamed.timeline.jobs).toEqual(whole.timeline.jobs);
+  });
+
+  it('names the first problems and counts the rest', () => {
+    const config = captureConfiguration([]);
+    const e = new CaptureExplainer(config, {
+      file: 'x',
+      problems: [{ lineNo: 3, problem: 'not a MONITOR line: x' }],
+      problemCount: 41,
+    });
+    expect(e.timeline.warnings).toEqual(['line 3: not a MONITOR line: x', "40 more lines that are not MONITOR's"]);
+  });
+});
+
+describe('startProgress', () => {
+  const drawn = (o: { enabled: boolean; passes: number }, updates: Array<[number, number]>): string => {
+    const stream = new PassThrough();
+    let text = '';
+    stream.on('data', (d: Buffer) => (text += d.toString()));
+    const p = startProgress('capture.txt', 100e6, { ...o, stream, showAfterMs: 0 });
+    for (const [pass, bytes] of updates) p.update(pass, bytes);
+    p.stop();
+    p.stop();
+    return text;
+  };
+
+  it('draws the bytes read on stderr over both passes', () => {
+    const text = drawn({ enabled: true, passes: 2 }, [
+      [1, 10e6],
+      [1, 100e6],
+      [2, 50e6],
+    ]);
+    expect(text).toContain('lqsim explain capture.txt [');
+    expect(text).toContain('| 10/100 MB, pass 1 of 2');
+  });
+
+  it('draws nothing when not enabled (no terminal, CI)', () => {
+    expect(drawn({ enabled: false, passes: 2 }, [[1, 10e6]])).toBe('');
+  });
+
+  it('with one pass (the trace goes to the terminal), ignores the second', () => {
+    const text = drawn({ enabled: true, passes: 1 }, [
+      [1, 10e6],
+      [2, 50e6],
+    ]);
+    expect(text).toContain('pass 1 of 1');
+    expect(text).not.toContain('pass 2');
+  });
+});

@@ -130,7 +130,11 @@ function program(setExit: (code: number) => void): Command {
       oneOf(['text', 'ndjson', 'json', 'markdown'] as const, '--format'),
       'text',
     )
-    .action(async (capture: string, o: { format: 'text' | 'ndjson' | 'json' | 'markdown' }) =>
+    .option(
+      '--tui',
+      'step through the capture in the terminal UI, the state pane replayed on a private redis-server (text where there is no terminal)',
+    )
+    .action(async (capture: string, o: { format: 'text' | 'ndjson' | 'json' | 'markdown'; tui?: boolean }) =>
       setExit(await (await import('./cli/explain.ts')).explainCommand(capture, o)),
     );
   cmd

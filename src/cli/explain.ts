@@ -15,6 +15,10 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { registerCleanup } from '../cleanup.ts';
 import type { CaptureProblem } from '../explain/capture.ts';
+import type { CaptureConfiguration } from '../explain/configuration.ts';
+import type { Finding } from '../explain/findings.ts';
+import type { Progress } from '../explain/progress.ts';
+import type { Timeline } from '../scenarios/timeline.ts';
 import { isProblem, openCapture, readCapture } from '../explain/capture.ts';
 import { ConfigurationReader } from '../explain/configuration.ts';
 import { startProgress } from '../explain/progress.ts';
@@ -25,7 +29,8 @@ import { escapeMarkdown, renderMarkdown } from '../output/markdown.ts';
 import { renderNdjson } from '../output/ndjson.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from '../output/text.ts';
-import { err, out, UsageError } from './args.ts';
+import { ciIsSet, err, out, UsageError } from './args.ts';
+import { importUi, tuiUnavailable } from './tui.ts';
 
 export const EXPLAIN_FORMATS = ['text', 'ndjson', 'json', 'markdown'] as const;
 
@@ -34,12 +39,24 @@ const NAMED_PROBLEMS = 20;
 
 export async function explainCommand(
   capture: string,
-  o: { format: (typeof EXPLAIN_FORMATS)[number] },
+  o: { format: (typeof EXPLAIN_FORMATS)[number]; tui?: boolean },
 ): Promise<number> {
   if (capture !== '-' && !(existsSync(capture) && statSync(capture).isFile()))
     throw new UsageError(
       `explain: no such file: ${terminalSafe(capture)} (a redis-cli monitor capture, or - for stdin)`,
     );
+  if (o.tui === true && capture === '-')
+    throw new UsageError('explain --tui: the keyboard is standard input; give the capture as a file');
+  let format = o.format;
+  let tui = o.tui === true;
+  if (tui) {
+    const unavailable = tuiUnavailable(process.env);
+    if (unavailable !== null) {
+      err(`lqsim: ${unavailable}: printing the text trace instead of the terminal UI\n`);
+      tui = false;
+      format = 'text';
+    }
+  }
   const source = capture === '-' ? 'stdin' : capture;
   let spilled: string | undefined;
   const unregister = registerCleanup(
@@ -53,7 +70,7 @@ export async function explainCommand(
       file = join(spilled, 'capture.txt');
       await pipeline(process.stdin, createWriteStream(file));
     }
-    return await explainFile(file, source, o.format);
+    return tui ? await explainInTui(file, source) : await explainFile(file, source, format);
   } finally {
     removeSpill(spilled);
     unregister();
@@ -64,36 +81,47 @@ function removeSpill(dir: string | undefined): void {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 }
 
-async function explainFile(file: string, source: string, format: (typeof EXPLAIN_FORMATS)[number]): Promise<number> {
-  const size = statSync(file).size;
-  // The bar shares the terminal with the trace only while the trace is not being printed to it.
-  const progress = startProgress(source, size, {
-    enabled: process.stderr.isTTY === true && !process.env.CI,
-    passes: process.stdout.isTTY === true ? 1 : 2,
+/** Pass 1: the configuration, with the lines that are not MONITOR's named on stderr. */
+async function readConfiguration(
+  file: string,
+  source: string,
+  progress: Progress,
+): Promise<{ config: CaptureConfiguration; problems: CaptureProblem[]; problemCount: number }> {
+  const reader = new ConfigurationReader();
+  const problems: CaptureProblem[] = [];
+  let problemCount = 0;
+  const { lines, bytesRead } = openCapture(file);
+  let n = 0;
+  for await (const entry of readCapture(lines)) {
+    if (isProblem(entry)) {
+      problemCount++;
+      if (problems.length < NAMED_PROBLEMS) problems.push(entry);
+    } else reader.add(entry);
+    if (++n % 4096 === 0) progress.update(1, bytesRead());
+  }
+  progress.update(1, statSync(file).size);
+  if (progress.passes === 1) progress.stop();
+  for (const p of problems) err(`lqsim: ${terminalSafe(source)}:${p.lineNo}: ${terminalSafe(p.problem)}\n`);
+  if (problemCount > problems.length)
+    err(`lqsim: ${problemCount - problems.length} more lines that are not MONITOR's\n`);
+  const config = reader.result();
+  if (config.commands === 0) throw new UsageError(`explain: ${terminalSafe(source)} holds no MONITOR line`);
+  return { config, problems, problemCount };
+}
+
+/** The progress bar, on a terminal's stderr, over one pass when the trace goes to that terminal. */
+function progressFor(source: string, file: string, passes: number): Progress {
+  return startProgress(source, statSync(file).size, {
+    enabled: process.stderr.isTTY === true && !ciIsSet(process.env),
+    passes,
   });
+}
+
+async function explainFile(file: string, source: string, format: (typeof EXPLAIN_FORMATS)[number]): Promise<number> {
+  // The bar shares the terminal with the trace only while the trace is not being printed to it.
+  const progress = progressFor(source, file, process.stdout.isTTY === true ? 1 : 2);
   try {
-    // Pass 1: the configuration, and the lines that are not MONITOR's.
-    const reader = new ConfigurationReader();
-    const problems: CaptureProblem[] = [];
-    let problemCount = 0;
-    {
-      const { lines, bytesRead } = openCapture(file);
-      let n = 0;
-      for await (const entry of readCapture(lines)) {
-        if (isProblem(entry)) {
-          problemCount++;
-          if (problems.length < NAMED_PROBLEMS) problems.push(entry);
-        } else reader.add(entry);
-        if (++n % 4096 === 0) progress.update(1, bytesRead());
-      }
-    }
-    progress.update(1, size);
-    if (progress.passes === 1) progress.stop();
-    for (const p of problems) err(`lqsim: ${terminalSafe(source)}:${p.lineNo}: ${terminalSafe(p.problem)}\n`);
-    if (problemCount > problems.length)
-      err(`lqsim: ${problemCount - problems.length} more lines that are not MONITOR's\n`);
-    const config = reader.result();
-    if (config.commands === 0) throw new UsageError(`explain: ${terminalSafe(source)} holds no MONITOR line`);
+    const { config, problems, problemCount } = await readConfiguration(file, source, progress);
 
     // Pass 2: the steps, printed as they end (text, ndjson) or kept for a whole document.
     const chalk = makeChalk(format === 'text' ? colourLevel(process.stdout, process.env) : 0);
@@ -139,4 +167,47 @@ async function explainFile(file: string, source: string, format: (typeof EXPLAIN
   } finally {
     progress.stop();
   }
+}
+
+/**
+ * `--tui`: the findings first (a pass that prints nothing), then the terminal UI stepping
+ * through the capture, each step's commands replayed on a private redis-server for its state.
+ */
+async function explainInTui(file: string, source: string): Promise<number> {
+  const progress = progressFor(source, file, 2);
+  let prepared: Awaited<ReturnType<typeof readConfiguration>> & { findings: Finding[]; timeline: Timeline };
+  try {
+    const read = await readConfiguration(file, source, progress);
+    const explainer = new CaptureExplainer(read.config, { file: source });
+    const { lines, bytesRead } = openCapture(file);
+    let n = 0;
+    for await (const entry of readCapture(lines)) {
+      if (!isProblem(entry)) explainer.add(entry);
+      if (++n % 4096 === 0) progress.update(2, bytesRead());
+    }
+    const { timeline, findings } = explainer.finish();
+    prepared = { ...read, findings, timeline };
+  } finally {
+    progress.stop();
+  }
+  const { replayCapture } = await import('../explain/replay.ts');
+  const { runTui } = await importUi();
+  const { timeline } = prepared;
+  return runTui({
+    replay: {
+      name: source,
+      premise: { scenario: timeline.scenario, profile: timeline.profile },
+      run: (server, onStep) => replayCapture({ ...prepared, file, source, url: server.url, onStep }),
+    },
+    // A private redis-server whatever REDIS_URL says: the replay writes the capture's keys.
+    withRedis: async (fn, log) => {
+      const { acquireRedis } = await import('../redis/server.ts');
+      const server = await acquireRedis({ log, env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
+      try {
+        return await fn(server);
+      } finally {
+        await server.stop();
+      }
+    },
+  });
 }

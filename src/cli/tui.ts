@@ -10,7 +10,7 @@ import { ciIsSet, err, UsageError } from './args.ts';
  * ~35 ms of a first frame budgeted at 300) to decode bytes yoga decodes itself when there is no
  * fetch. So there is none while the UI's modules load; nothing else runs meanwhile.
  */
-async function importUi(): Promise<typeof import('../tui/run-tui.ts')> {
+export async function importUi(): Promise<typeof import('../tui/run-tui.ts')> {
   const fetch = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
   if (fetch?.configurable !== true) return import('../tui/run-tui.ts');
   Reflect.deleteProperty(globalThis, 'fetch');
@@ -27,7 +27,7 @@ async function lazyWithRedis<T>(fn: (server: RedisServer) => Promise<T>, log: (m
 }
 
 /** Why the full-screen UI cannot run here, or null when it can: it needs a terminal both ways. */
-function tuiUnavailable(env: NodeJS.ProcessEnv): string | null {
+export function tuiUnavailable(env: NodeJS.ProcessEnv): string | null {
   if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) return 'not a terminal';
   // Ink draws only the last frame when CI is set (is-in-ci), so a CI job with a TTY gets text too.
   if (ciIsSet(env)) return 'CI is set';

@@ -81,7 +81,7 @@ export class CaptureExplainer {
   private readonly jobs = new Map<string, JobInstance>();
   private readonly perClass = new Map<string, number>();
   private readonly keepSteps: boolean;
-  private readonly onStep: ((step: Step) => void) | undefined;
+  private readonly onStep: ((step: Step, lines: { first: number; last: number }) => void) | undefined;
   private current: Group | undefined;
   private selectPending: Group['lines'] = [];
   private index = 0;
@@ -94,7 +94,8 @@ export class CaptureExplainer {
       /** How many lines were not MONITOR's in all (problems may hold only the first). */
       problemCount?: number;
       keepSteps?: boolean;
-      onStep?: (step: Step) => void;
+      /** Each step once it has ended, with the first and last capture line it holds. */
+      onStep?: (step: Step, lines: { first: number; last: number }) => void;
     },
   ) {
     this.actors = actorNames(config);
@@ -166,7 +167,6 @@ export class CaptureExplainer {
       this.close();
     }
     this.selectPending = [];
-    this.timeline.jobs = [...this.jobs.values()];
     return { timeline: this.timeline, findings: this.rules.finish() };
   }
 
@@ -202,7 +202,14 @@ export class CaptureExplainer {
       state: { t, queues: [], workers: [], failed: [], executions: {} },
     };
     if (this.keepSteps) this.timeline.steps.push(step);
-    this.onStep?.(step);
+    this.onStep?.(step, { first: g.lines[0]!.entry.lineNo, last: g.lines.at(-1)!.entry.lineNo });
+  }
+
+  /** The label of the job a payload belongs to (as the trace names it), and its attempts: for the state pane. */
+  labelOfPayload(raw: string): { job: string | null; attempts: number | null } {
+    const id = payloadId(raw);
+    const job = id === undefined ? null : (this.jobs.get(id)?.label ?? null);
+    return { job, attempts: describePayload(raw, new Map())?.attempts ?? null };
   }
 
   private readonly jobOf = (raw: string, t: number, queue: string): JobInstance | undefined => {
@@ -225,6 +232,8 @@ export class CaptureExplainer {
         executions: 0,
       };
       this.jobs.set(id, job);
+      // Known from here on: the commands of this step and later ones name it by its label.
+      this.timeline.jobs.push(job);
     }
     return job;
   };

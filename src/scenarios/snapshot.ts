@@ -12,7 +12,7 @@ export const SNAPSHOT_LIMIT = 50;
 export async function snapshotQueues(
   observer: Client,
   queues: readonly QueueKeys[],
-  registry: JobRegistry,
+  registry: Pick<JobRegistry, 'labelOfPayload'>,
   /** 5.8+: also count queues:<q>:notify (one "1" per job pushed or migrated and not yet popped). */
   notify = false,
   limit = SNAPSHOT_LIMIT,
@@ -55,8 +55,8 @@ export async function snapshotQueues(
  * steps is parsed once and stored once, not once per snapshot (a run of N jobs has ~3N steps).
  * Entries are shared between snapshots, so nothing may modify them.
  */
-const entries = new WeakMap<JobRegistry, Map<string, ListEntry>>();
-function entryOf(registry: JobRegistry, raw: string): ListEntry {
+const entries = new WeakMap<object, Map<string, ListEntry>>();
+function entryOf(registry: Pick<JobRegistry, 'labelOfPayload'>, raw: string): ListEntry {
   let byRaw = entries.get(registry);
   if (!byRaw) entries.set(registry, (byRaw = new Map()));
   let entry = byRaw.get(raw);
@@ -64,7 +64,7 @@ function entryOf(registry: JobRegistry, raw: string): ListEntry {
   return entry;
 }
 
-function zsetEntries(flat: string[], registry: JobRegistry): ZsetEntry[] {
+function zsetEntries(flat: string[], registry: Pick<JobRegistry, 'labelOfPayload'>): ZsetEntry[] {
   const out: ZsetEntry[] = [];
   for (let i = 0; i + 1 < flat.length; i += 2) {
     const raw = flat[i]!;

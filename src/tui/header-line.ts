@@ -35,7 +35,7 @@ function statusSegments(h: HeaderInfo): Segment[] {
 
 export function headerLine(h: HeaderInfo, width: number): Line {
   const name: Segment[] = [seg('lqsim ', 'bold'), seg(terminalSafe(h.scenario), 'key')];
-  const profile: Segment[] = h.profile === '' ? [] : [seg(` · Laravel ${terminalSafe(h.profile)}`, 'dim')];
+  const profile: Segment[] = h.profile === '' ? [] : [seg(` · ${laravelProfile(h.profile)}`, 'dim')];
   const where: Segment[] = h.step === null ? [] : [seg(`  step #${h.step} · `, 'dim'), seg(h.clock, 'time')];
   const play: Segment[] = h.playing ? [seg(`▶ ${h.speed}  `, 'good')] : [];
   const status = statusSegments(h);
@@ -59,4 +59,10 @@ export function headerLine(h: HeaderInfo, width: number): Line {
     if (gap >= 2) return [...left!, seg(' '.repeat(gap)), ...right!];
   }
   return [...where, seg(' '), status[0]!];
+}
+
+/** "Laravel 8" for a profile name ("8"); a profile already saying Laravel (a capture's "Laravel 5.8 or 6") as it is. */
+export function laravelProfile(profile: string): string {
+  const safe = terminalSafe(profile);
+  return /^laravel\b/i.test(safe) ? safe : `Laravel ${safe}`;
 }

@@ -18,6 +18,7 @@ import { existsSync } from 'node:fs';
 import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
 import { secondsBetween } from '../sim/clock.ts';
 import type { LabRunner, LabSession } from './lab-session.ts';
+import type { OnStep } from './live-session.ts';
 import { isLabSession, LiveSession } from './live-session.ts';
 import type { Premise } from './App.tsx';
 import { Root } from './Root.tsx';
@@ -34,6 +35,15 @@ export interface RunTuiOptions {
    * the server goes to `log`, which runTui prints once the screen is back.
    */
   withRedis: <T>(fn: (server: RedisTarget) => Promise<T>, log: (message: string) => void) => Promise<T>;
+  /**
+   * `lqsim explain --tui`: instead of a scenario, a capture replayed step by step (src/explain/
+   * replay.ts) on the server withRedis gives, under this name and premise.
+   */
+  replay?: {
+    name: string;
+    premise: Premise;
+    run: (server: RedisTarget, onStep: OnStep) => Promise<Timeline>;
+  };
   stdin?: NodeJS.ReadStream;
   stdout?: NodeJS.WriteStream;
   stderr?: NodeJS.WriteStream;
@@ -61,7 +71,8 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
             profile: o.laravel ?? cached.laravel,
           }
         : premiseOf((await loadScenarioFile(named)).spec, o.laravel, named);
-  const entries: CatalogEntry[] = named === null && o.lab !== true ? await shippedScenarios() : [];
+  const entries: CatalogEntry[] =
+    named === null && o.lab !== true && o.replay === undefined ? await shippedScenarios() : [];
   // The lab starts from the scenario as written (saved, it stays the person's own file's shape).
   const labInput = o.lab === true ? await labStart(named, o.laravel) : null;
 
@@ -115,17 +126,25 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
     session.start().catch(() => undefined); // its error is shown in the UI and summed up below
     return session;
   };
+  const replay = o.replay;
   const first =
-    labInput !== null
-      ? { source: await openLab(labInput, o.scenario ?? 'lab'), scenario: o.scenario ?? 'lab', lab: true }
-      : named === null || premise === null
-        ? null
-        : {
-            source: open(named, o.scenario!),
-            scenario: o.scenario!,
-            file: named,
-            premise,
-          };
+    replay !== undefined
+      ? (() => {
+          const session = new LiveSession(async (onStep) => replay.run(await server, onStep));
+          sessions.push({ name: replay.name, session });
+          session.start().catch(() => undefined); // its error is shown in the UI and summed up below
+          return { source: session, scenario: replay.name, premise: replay.premise };
+        })()
+      : labInput !== null
+        ? { source: await openLab(labInput, o.scenario ?? 'lab'), scenario: o.scenario ?? 'lab', lab: true }
+        : named === null || premise === null
+          ? null
+          : {
+              source: open(named, o.scenario!),
+              scenario: o.scenario!,
+              file: named,
+              premise,
+            };
 
   // A terminal closed under us (SIGHUP; writes then fail with EIO) must not crash the cleanup
   // that stops redis-server: its errors are dropped, the signal handler ends the process.
@@ -173,7 +192,7 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
   for (const note of notes) stderr.write(`lqsim: ${note}\n`);
   let failed = false;
   for (const { name, session } of sessions) {
-    const line = summary(name, session);
+    const line = summary(name, session, o.replay === undefined ? 'lqsim run' : 'lqsim explain');
     failed ||= line.failed;
     stderr.write(`lqsim: ${line.text}\n`);
   }
@@ -208,7 +227,12 @@ function freeLabFile(): string {
   for (let i = 1; ; i++) if (!existsSync(`lab-${i}.yaml`)) return `lab-${i}.yaml`;
 }
 
-function summary(name: string, session: LiveSession | LabSession): { text: string; failed: boolean } {
+function summary(
+  name: string,
+  session: LiveSession | LabSession,
+  /** The command that prints the whole trace ("lqsim run", "lqsim explain"). */
+  whole: string,
+): { text: string; failed: boolean } {
   const snap = session.getSnapshot();
   if (isLabSession<LabSession>(session)) {
     const saved = session.getStatus().saved;
@@ -231,7 +255,7 @@ function summary(name: string, session: LiveSession | LabSession): { text: strin
   if (snap.status === 'finished')
     return { text: `${safe}: the run finished after ${snap.steps.length} steps${at}`, failed: false };
   return {
-    text: `${safe}: stopped after step #${Math.max(0, snap.steps.length - 1)}${at}; lqsim run ${safe} prints the whole trace`,
+    text: `${safe}: stopped after step #${Math.max(0, snap.steps.length - 1)}${at}; ${whole} ${safe} prints the whole trace`,
     failed: false,
   };
 }

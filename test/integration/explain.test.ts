@@ -213,6 +213,17 @@ describe('lqsim explain <capture>', () => {
     expect(md.stdout.trimEnd()).toMatch(/## Findings\n\nNone\.$/);
   });
 
+  it('--tui: a file only (stdin is the keyboard); without a terminal, the text trace with a note', async () => {
+    const capture = new URL('../fixtures/explain/laravel8-killed-worker.txt', import.meta.url).pathname;
+    const piped = await lqsim(['explain', '--tui', '-']);
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toBe('lqsim: explain --tui: the keyboard is standard input; give the capture as a file\n');
+    const text = await lqsim(['explain', '--tui', capture]);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toBe('lqsim: not a terminal: printing the text trace instead of the terminal UI\n');
+    expect(text.stdout).toContain('worker-1 popped ProbeJob#1 (attempt 1) and was never heard from again');
+  });
+
   it("reads standard input, names the lines that are not MONITOR's, and refuses a missing file", async () => {
     const missing = await lqsim(['explain', '/nonexistent/capture.txt']);
     expect(missing.code).toBe(2);

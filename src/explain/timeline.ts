@@ -132,8 +132,10 @@ export class CaptureExplainer {
   add(entry: CapturedLine): void {
     const r = recogniseCommand(entry.line.args, entry.line.client);
     if (entry.line.client === 'lua') {
-      // Redis runs a script whole: its lines come right after its EVAL.
-      if (this.current !== undefined) this.current.lines.push({ entry, r });
+      // Redis runs a script whole: its lines come right after its EVAL. Without one (a capture
+      // that begins mid-script), they are a step of their own.
+      if (this.current === undefined) this.current = { client: 'lua', kind: 'other', lines: [] };
+      this.current.lines.push({ entry, r });
       return;
     }
     const client = entry.line.client;
@@ -390,6 +392,8 @@ function titleOf(
     case 'size':
       return `${r?.op === 'clear' ? 'clear' : 'size'}: ${queue(r?.key)}`;
     default: {
+      if (g.client === 'lua')
+        return `script lines whose EVAL is not in the capture: ${g.lines.length} command${g.lines.length === 1 ? '' : 's'}`;
       const names = [...new Set(g.lines.map((l) => l.entry.line.args[0]?.toUpperCase() ?? '?'))];
       return `other traffic: ${g.lines.length} command${g.lines.length === 1 ? '' : 's'} (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', ...' : ''})`;
     }

@@ -1,0 +1,130 @@
+// lqsim explain on captures as people's machines make them: the same real Laravel 8.83 flow as
+// another server prints it (a unix socket or IPv6 client, CRLF line ends, raw RESP's "+OK", the
+// reserved copy's keys in another cjson build's order, as Valkey's builds re-encode them) tells
+// the same story; and whole captures cut, spliced and salted with junk never crash it, every line
+// ending up a command or a named problem.
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CaptureEntry, CapturedLine } from '../../src/explain/capture.ts';
+import { captureEntry, isProblem } from '../../src/explain/capture.ts';
+import { captureConfiguration, ConfigurationReader } from '../../src/explain/configuration.ts';
+import { CaptureExplainer, captureTimeline } from '../../src/explain/timeline.ts';
+
+const fixture = (name: string): string[] =>
+  readFileSync(new URL(`../fixtures/explain/${name}`, import.meta.url), 'utf8').split('\n');
+
+function explain(raw: string[]) {
+  const entries = raw.map((l, i) => captureEntry(l, i + 1)).filter((e): e is CaptureEntry => e !== null);
+  const lines = entries.filter((e): e is CapturedLine => !isProblem(e));
+  const config = captureConfiguration(lines);
+  const { timeline, findings } = captureTimeline(lines, config, { file: 'x' });
+  return { entries, config, timeline, findings };
+}
+
+/** What explain says, without the clients' addresses. */
+const story = (raw: string[]) => {
+  const { config, timeline, findings } = explain(raw);
+  return {
+    titles: timeline.steps.map((s) => `${s.actor} ${s.title}`),
+    findings,
+    retryAfter: config.retryAfter,
+    profiles: config.profiles,
+    prefixes: config.prefixes,
+  };
+};
+
+describe('the same capture as other servers and clients print it', () => {
+  const original = fixture('laravel8-ran-twice.txt');
+  const expected = story(original);
+
+  it('reads unix-socket and IPv6 clients as connections like any other', () => {
+    const clients = new Map<string, string>();
+    const rename = (to: (n: number) => string) =>
+      original.map((l) =>
+        l.replace(/^(\S+ \[\d+ )(127\.0\.0\.1:\d+)\]/, (_, head: string, addr: string) => {
+          if (!clients.has(addr)) clients.set(addr, String(clients.size + 1));
+          return `${head}${to(Number(clients.get(addr)))}]`;
+        }),
+      );
+    expect(story(rename((n) => `unix:/var/run/redis/redis-server.sock:${n}`))).toEqual(expected);
+    clients.clear();
+    expect(story(rename((n) => `[::1]:5${n}000`))).toEqual(expected);
+  });
+
+  it('reads CRLF line ends and raw RESP\'s "+OK"', () => {
+    const crlf = original.map((l, i) => (i === 0 ? '+OK\r' : `${l}\r`));
+    expect(story(crlf)).toEqual(expected);
+  });
+
+  it('follows a job whose reserved copy another cjson build wrote with its keys in another order', () => {
+    // Valkey's and Redis' builds of lua-cjson order an object's keys differently; the job is the
+    // same by its uuid and id.
+    const reorder = (json: string): string => {
+      const o = JSON.parse(json) as Record<string, unknown>;
+      return JSON.stringify(Object.fromEntries(Object.entries(o).reverse()));
+    };
+    const valkey = original.map((l) => {
+      const m = /^(\S+ \[0 lua\] "zadd" "[^"]+" "\d+" )"(.*)"$/.exec(l);
+      if (m === null) return l;
+      const entry = captureEntry(l, 1) as CapturedLine;
+      const payload = reorder(entry.line.args[3]!);
+      return `${m[1]}"${payload.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+    });
+    expect(valkey).not.toEqual(original);
+    expect(story(valkey)).toEqual(expected);
+  });
+});
+
+describe('whole captures cut, spliced and salted', () => {
+  const pool = [
+    ...fixture('laravel8-ran-twice.txt'),
+    ...fixture('laravel8-timeout-kills.txt'),
+    ...fixture('laravel8-three-jobs.txt'),
+    ...readFileSync(new URL('../fixtures/seed-003-capture.txt', import.meta.url), 'utf8').split('\n'),
+  ].filter((l) => l !== '');
+
+  const line = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...pool) },
+    // A line cut short (a killed redis-cli, `head -c`), or cut at the front (a split file).
+    {
+      weight: 2,
+      arbitrary: fc.tuple(fc.constantFrom(...pool), fc.nat()).map(([l, n]) => l.slice(0, n % (l.length + 1))),
+    },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...pool), fc.nat()).map(([l, n]) => l.slice(n % (l.length + 1))) },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary' }) },
+    { weight: 1, arbitrary: fc.constantFrom('OK', '+OK', '', '{', '{"t":1}', '1.5 [0 lua] "zadd"', '0 [x] "a"') },
+  );
+
+  it('never crash, and account for every line', () => {
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 80 }), (raw) => {
+        const { entries, timeline } = explain(raw);
+        const commands = entries.filter((e) => !isProblem(e)).length;
+        expect(timeline.steps.flatMap((s) => s.commands)).toHaveLength(commands);
+        for (const e of entries)
+          if (isProblem(e)) expect(e.problem).toMatch(/^not (a MONITOR line|an ndjson command): /);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('read the same streamed as whole', () => {
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 60 }), (raw) => {
+        const { timeline, findings } = explain(raw);
+        const lines = raw
+          .map((l, i) => captureEntry(l, i + 1))
+          .filter((e): e is CapturedLine => e !== null && !isProblem(e));
+        const reader = new ConfigurationReader();
+        for (const l of lines) reader.add(l);
+        const titles: string[] = [];
+        const streamed = new CaptureExplainer(reader.result(), { file: 'x', onStep: (s) => titles.push(s.title) });
+        for (const l of lines) streamed.add(l);
+        expect(streamed.finish().findings).toEqual(findings);
+        expect(titles).toEqual(timeline.steps.map((s) => s.title));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});

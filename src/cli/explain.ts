@@ -21,6 +21,7 @@ import type { Progress } from '../explain/progress.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import { isProblem, openCapture, readCapture } from '../explain/capture.ts';
 import { ConfigurationReader } from '../explain/configuration.ts';
+import { renderLivesMarkdown, renderLivesText } from '../explain/lives.ts';
 import { startProgress } from '../explain/progress.ts';
 import { CaptureExplainer } from '../explain/timeline.ts';
 import { colourLevel, makeChalk } from '../output/colour.ts';
@@ -146,19 +147,21 @@ async function explainFile(file: string, source: string, format: (typeof EXPLAIN
         if (++n % 4096 === 0) progress.update(2, bytesRead());
       }
     }
-    const { timeline, findings } = explainer.finish();
+    const { timeline, findings, lives } = explainer.finish();
     progress.stop();
     if (format === 'json') {
-      // The timeline as `lqsim run --format json` writes one, with the findings beside its steps.
-      out(renderJson(Object.assign({}, timeline, { findings })));
+      // The timeline as `lqsim run --format json` writes one, with each job's life and the findings beside its steps.
+      out(renderJson(Object.assign({}, timeline, { lives, findings })));
     } else if (format === 'markdown') {
       out(renderMarkdown(timeline));
+      out(renderLivesMarkdown(lives, timeline.start));
       out(`\n## Findings\n\n`);
       if (findings.length === 0) out('None.\n');
       for (const f of findings)
         out(`- ${escapeMarkdown(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);
     } else if (format === 'text') {
       out(renderTextFooter(timeline, opts));
+      out(renderLivesText(lives, timeline.start, chalk));
       out(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
       for (const f of findings)
         out(`  - ${terminalSafe(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);

@@ -34,6 +34,8 @@ export interface Finding {
   title: string;
   /** Capture lines it rests on. */
   lines: number[];
+  /** The delete this finding reads as a failure (the job's life says it there), and how it failed. */
+  failed?: { line: number; how: string };
 }
 
 /** A migrate that moves at least this many due jobs at once is worth saying. */
@@ -122,6 +124,10 @@ export class FindingRules {
           this.out.push({
             title: `${e.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts, the path of a job whose earlier attempt timed out or was killed)`,
             lines: [over.line, e.line],
+            failed: {
+              line: e.line,
+              how: 'failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts)',
+            },
           });
         } else if (
           taken !== undefined &&
@@ -188,6 +194,10 @@ export class FindingRules {
         out.push({
           title: `${del.label} deleted ${Math.round((del.t - to.t) * 1000)} ms after ${del.actor} reserved it${attemptsOf(to)} from killed ${from.actor}: with --tries below ${to.attempts ?? 2} (queue:work's default is 1) that is MaxAttemptsExceededException, the job failed without running (markJobAsFailedIfAlreadyExceedsMaxAttempts); with more tries it ran and succeeded at once`,
           lines: [to.line, del.line],
+          failed: {
+            line: del.line,
+            how: `if --tries is below ${to.attempts ?? 2}, failed with MaxAttemptsExceededException without running; else it ran and succeeded`,
+          },
         });
     // The last attempt deleted some time into it by a worker that then fell silent: the worker's
     // timeout (Worker::registerTimeoutHandler) failed the job, then killed the worker.
@@ -196,6 +206,10 @@ export class FindingRules {
         out.push({
           title: `${del.actor} deleted ${del.label} ${seconds(del.t - h.t)} into attempt ${h.attempts} of ${h.maxTries} and was never heard from again: its timeout (about ${seconds(del.t - h.t)}) failed the job with MaxAttemptsExceededException (markJobAsFailedIfWillExceedMaxAttempts) and killed the worker`,
           lines: [h.line, del.line],
+          failed: {
+            line: del.line,
+            how: "failed by its worker's timeout with MaxAttemptsExceededException (markJobAsFailedIfWillExceedMaxAttempts)",
+          },
         });
     for (const [, list] of this.held)
       for (const h of list) {

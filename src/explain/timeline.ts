@@ -53,6 +53,20 @@ const KIND: Partial<Record<Operation, StepKind>> = {
 export interface Explained {
   timeline: Timeline;
   findings: Finding[];
+  /** Each job's life as the capture shows it. */
+  lives: JobLife[];
+}
+
+/** One thing that happened to a job: the capture line, MONITOR's time (seconds), what. */
+export interface LifeEvent {
+  line: number;
+  t: number;
+  what: string;
+}
+
+export interface JobLife {
+  job: string;
+  events: LifeEvent[];
 }
 
 /** The whole capture at once (tests, the library); the CLI streams with CaptureExplainer. */
@@ -169,7 +183,8 @@ export class CaptureExplainer {
       this.close();
     }
     this.selectPending = [];
-    return { timeline: this.timeline, findings: this.rules.finish() };
+    const findings = this.rules.finish();
+    return { timeline: this.timeline, findings, lives: this.jobLives(findings) };
   }
 
   /** The group being built becomes a step. */
@@ -190,9 +205,10 @@ export class CaptureExplainer {
       args: entry.line.args,
       ...(entry.line.binaryArgs ? { binaryArgs: entry.line.binaryArgs } : {}),
       ...(r?.script ? { script: r.script.name } : {}),
+      ...operationOf(entry, r),
       time: entry.line.time,
     }));
-    const title = titleOf(g, t, this.start, this.jobOf, actor, (e) => this.rules.add(e));
+    const title = titleOf(g, t, this.start, this.jobOf, actor, (e) => this.rules.add(e), this.lifeEvent);
     const step: Step = {
       index,
       t,
@@ -212,6 +228,41 @@ export class CaptureExplainer {
     const id = payloadId(raw);
     const job = id === undefined ? null : (this.jobs.get(id)?.label ?? null);
     return { job, attempts: describePayload(raw, new Map())?.attempts ?? null };
+  }
+
+  /** What happened to each job, by job id, in order. */
+  private readonly lives = new Map<string, LifeEvent[]>();
+  /** The attempts of the copy each job has in :reserved (a ZREM of another copy removes nothing). */
+  private readonly reservedCopy = new Map<string, number | null>();
+
+  private readonly lifeEvent = (job: JobInstance, at: CapturedLine, what: string, payload?: string): void => {
+    let events = this.lives.get(job.id);
+    if (events === undefined) this.lives.set(job.id, (events = []));
+    const attempts = payload === undefined ? null : (describePayload(payload, new Map())?.attempts ?? null);
+    let said = what;
+    if (what.startsWith('reserved')) this.reservedCopy.set(job.id, attempts);
+    else if (what.startsWith('moved back') && what.includes(':reserved')) this.reservedCopy.delete(job.id);
+    else if (what.startsWith('deleted') || what.startsWith('released')) {
+      if (!this.reservedCopy.has(job.id)) said += ' (no copy of it is in :reserved now: the ZREM removes nothing)';
+      else if (this.reservedCopy.get(job.id) !== attempts)
+        said += ` (attempt ${attempts ?? '?'}'s copy; :reserved holds attempt ${this.reservedCopy.get(job.id) ?? '?'}'s, so the ZREM removes nothing)`;
+      else this.reservedCopy.delete(job.id);
+    }
+    events.push({ line: at.lineNo, t: Number(at.line.time), what: said });
+  };
+
+  /** Each job's life, in the order the jobs appeared; a failure read by a finding's rule is said at its delete. */
+  private jobLives(findings: readonly Finding[]): JobLife[] {
+    const failedAt = new Map<number, string>();
+    for (const f of findings) if (f.failed !== undefined) failedAt.set(f.failed.line, f.failed.how);
+    return this.timeline.jobs.map((job) => {
+      const events = (this.lives.get(job.id) ?? []).map((e) => {
+        const how = failedAt.get(e.line);
+        return how === undefined ? e : { ...e, what: `${e.what}: ${how}` };
+      });
+      if (events.some((e) => failedAt.has(e.line) && !failedAt.get(e.line)!.startsWith('if '))) job.outcome = 'failed';
+      return { job: job.label, events };
+    });
   }
 
   private readonly jobOf = (raw: string, t: number, queue: string): JobInstance | undefined => {
@@ -296,6 +347,7 @@ function titleOf(
   jobOf: (raw: string, t: number, queue: string) => JobInstance | undefined,
   actor: string,
   event: (e: QueueEvent) => void,
+  life: (job: JobInstance, at: CapturedLine, what: string, payload?: string) => void,
 ): string {
   // What the findings are read from: every migrate's count, a BLPOP on the ready list.
   for (let i = 0; i < g.lines.length; i++) {
@@ -304,9 +356,16 @@ function titleOf(
       event({ kind: 'block-ready', actor, line: entry.lineNo, key: entry.line.args[1]! });
     if (r?.op !== 'migrate delayed' && r?.op !== 'migrate reserved') continue;
     let moved = 0;
+    const from = r.op === 'migrate reserved' ? ':reserved, its reservation over' : ':delayed, due';
     for (let j = i + 1; j < g.lines.length && g.lines[j]!.entry.line.client === 'lua'; j++) {
-      const a = g.lines[j]!.entry.line.args;
-      if (a[0]?.toLowerCase() === 'rpush' && parseQueueKeyKind(a[1]) === 'ready') moved += a.length - 2;
+      const l = g.lines[j]!.entry;
+      const a = l.line.args;
+      if (a[0]?.toLowerCase() !== 'rpush' || parseQueueKeyKind(a[1]) !== 'ready') continue;
+      moved += a.length - 2;
+      for (const payload of a.slice(2)) {
+        const job = jobOf(payload, t, r.key?.queue ?? '?');
+        if (job !== undefined) life(job, l, `moved back onto ${job.queue} by ${actor}'s migrate (from ${from})`);
+      }
     }
     event({ kind: 'migrate', moved, line: entry.lineNo, from: entry.line.args[3] ?? '?' });
   }
@@ -320,10 +379,13 @@ function titleOf(
       if (r?.op === 'later') {
         const [score, payload] = r.script ? [args[4], args[5]] : [args[2], args[3]];
         const job = payload === undefined ? undefined : jobOf(payload, t, queue(r.key));
+        if (job !== undefined && first !== undefined)
+          life(job, first.entry, `pushed onto ${queue(r.key)}:delayed until ${at(score)} by ${actor}`);
         return `later: ${job?.label ?? 'a job'} onto ${queue(r.key)}:delayed until ${at(score)}`;
       }
       const payload = r?.script ? args[5] : args[2];
       const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key));
+      if (job !== undefined && first !== undefined) life(job, first.entry, `pushed onto ${queue(r?.key)} by ${actor}`);
       return `push: ${job?.label ?? 'a job'} onto ${queue(r?.key)}`;
     }
     case 'pop': {
@@ -341,8 +403,16 @@ function titleOf(
       }
       const [, , score, payload] = reserve.entry.line.args;
       const job = payload === undefined ? undefined : jobOf(payload, t, onQueue);
-      if (job !== undefined) job.executions++;
       const attempts = payload === undefined ? null : (describePayload(payload, new Map())?.attempts ?? null);
+      if (job !== undefined) {
+        job.executions++;
+        life(
+          job,
+          reserve.entry,
+          `reserved by ${actor}${attempts === null ? '' : ` for attempt ${attempts}`} until ${at(score)}`,
+          payload,
+        );
+      }
       if (job !== undefined) {
         const popped = Number(reserve.entry.line.time);
         const until = score === undefined || !Number.isFinite(Number(score)) ? null : Number(score);
@@ -364,6 +434,7 @@ function titleOf(
     case 'delete': {
       const job = args[2] === undefined ? undefined : jobOf(args[2], t, queue(r?.key));
       if (job !== undefined) job.outcome = 'deleted';
+      if (job !== undefined && first !== undefined) life(job, first.entry, `deleted by ${actor}`, args[2]);
       if (job !== undefined && first !== undefined)
         event({
           kind: 'delete',
@@ -378,6 +449,8 @@ function titleOf(
     case 'release': {
       const [payload, until] = [args[5], args[6]];
       const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key));
+      if (job !== undefined && first !== undefined)
+        life(job, first.entry, `released by ${actor} to ${queue(r?.key)}:delayed until ${at(until)}`, payload);
       if (job !== undefined && first !== undefined)
         event({
           kind: 'release',
@@ -423,4 +496,11 @@ function payloadId(raw: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The operation a captured command carries out, as the trace labels it; a script's own commands only on :notify. */
+function operationOf(entry: CapturedLine, r: Recognised | undefined): { operation?: string } {
+  if (r === undefined || r.op === 'select') return {};
+  if (entry.line.client === 'lua') return r.key?.kind === 'notify' ? { operation: 'notify' } : {};
+  return { operation: r.op };
 }

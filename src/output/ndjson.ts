@@ -1,5 +1,5 @@
 // Machine-readable trace: one JSON object per captured command, in order, one per line. Keys in a
-// fixed order (step, t, actor, process, source, db, args[, script][, binaryArgs]) so golden files diff
+// fixed order (step, t, actor, process, source, db, args[, script][, operation][, binaryArgs]) so golden files diff
 // cleanly; MONITOR's wall-clock `time` is left out because it changes on every run.
 import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import { replaceUnsafe } from './terminal-safe.ts';
@@ -26,6 +26,7 @@ export function commandToJson(cmd: TraceCommand): string {
     args: cmd.args,
   };
   if (cmd.script !== undefined) obj.script = cmd.script;
+  if (cmd.operation !== undefined) obj.operation = cmd.operation;
   if (cmd.binaryArgs !== undefined) obj.binaryArgs = cmd.binaryArgs;
   // JSON.stringify already escapes C0 controls and lone surrogates; the rest of the set is
   // escaped here (outside strings JSON is plain ASCII, so only string contents change).

@@ -125,8 +125,10 @@ function commandLine(cmd: TraceCommand, step: Step, labels: Map<string, string>,
   // A command from another actor than the step's (rare: a concurrent connection) says whose it is.
   const who = cmd.actor === step.actor ? '' : actorColour(chalk, cmd.actor, step)(`(${terminalSafe(cmd.actor)}) `);
   const text = rest.length > 0 ? `${name} ${rest.join(' ')}` : name;
-  if (cmd.source === 'lua') return `${LUA}${who}${chalk.dim(`[lua] ${text}`)}\n`;
-  return `${BODY}${who}${chalk.bold(name)}${rest.length > 0 ? ` ${rest.join(' ')}` : ''}\n`;
+  // A capture's command says which of Laravel's operations it is (lqsim explain).
+  const op = cmd.operation === undefined ? '' : `${terminalSafe(cmd.operation)}: `;
+  if (cmd.source === 'lua') return `${LUA}${who}${chalk.dim(`[lua] ${op}${text}`)}\n`;
+  return `${BODY}${who}${op === '' ? '' : chalk.dim(op)}${chalk.bold(name)}${rest.length > 0 ? ` ${rest.join(' ')}` : ''}\n`;
 }
 
 /** `prefix` + text wrapped to the width, continuation lines aligned under the text. */

@@ -27,6 +27,12 @@ export interface TraceCommand {
   binaryArgs?: number[];
   /** For EVAL: the script's name in the profile (pop, release, migrateExpiredJobs...). */
   script?: string;
+  /**
+   * `lqsim explain` only: the Laravel queue operation a captured command carries out (push, later,
+   * pop, migrate delayed, migrate reserved, reserve, release, delete, block, size, clear; a
+   * script's command on a :notify list, notify). Absent in a scenario's run, whose steps say it.
+   */
+  operation?: string;
   /** Wall-clock time MONITOR printed, "sec.usec" (useful only for ordering; normalised away). */
   time: string;
 }

@@ -116,6 +116,68 @@ describe('lqsim explain <capture>', () => {
       );
     });
 
+    it("each job's life, and each command labelled with Laravel's operation", async () => {
+      const r = await lqsim(['explain', fixture('ran-twice'), '-f', 'json']);
+      const doc = JSON.parse(r.stdout) as {
+        lives: Array<{ job: string; events: Array<{ line: number; what: string }> }>;
+        steps: Array<{ commands: Array<{ args: string[]; source: string; operation?: string }> }>;
+      };
+      // By hand from the capture: the push (3), worker-1's reservation (ZADD 13), worker-2's migrate
+      // putting the expired copy back (its RPUSH, 21) and its reservation (25), worker-1's ZREM of
+      // the attempt-1 copy while :reserved holds attempt 2's (27), worker-2's ZREM (34).
+      expect(doc.lives).toEqual([
+        {
+          job: 'ProbeJob#1',
+          events: [
+            expect.objectContaining({ line: 3, what: 'pushed onto default by dispatcher-1' }),
+            expect.objectContaining({ line: 13, what: 'reserved by worker-1 for attempt 1 until t+3s' }),
+            expect.objectContaining({
+              line: 21,
+              what: "moved back onto default by worker-2's migrate (from :reserved, its reservation over)",
+            }),
+            expect.objectContaining({ line: 25, what: 'reserved by worker-2 for attempt 2 until t+6s' }),
+            expect.objectContaining({
+              line: 27,
+              what: "deleted by worker-1 (attempt 1's copy; :reserved holds attempt 2's, so the ZREM removes nothing)",
+            }),
+            expect.objectContaining({ line: 34, what: 'deleted by worker-2' }),
+          ],
+        },
+      ]);
+      // Every command of the push and of worker-1's poll, with its operation (SELECT: none).
+      const ops = doc.steps
+        .slice(0, 2)
+        .flatMap((s) => s.commands)
+        .map((c) => `${c.source === 'lua' ? 'lua ' : ''}${c.args[0]!.toLowerCase()} ${c.operation ?? '-'}`);
+      expect(ops).toEqual([
+        'select -',
+        'eval push',
+        'lua rpush -',
+        'lua rpush notify',
+        'select -',
+        'eval migrate delayed',
+        'lua zrangebyscore -',
+        'eval migrate reserved',
+        'lua zrangebyscore -',
+        'eval pop',
+        'lua lpop -',
+        'lua zadd -',
+        'lua lpop notify',
+      ]);
+    });
+
+    it('a failure read by a rule is said in the life, and the job counted as failed', async () => {
+      const text = await lqsim(['explain', fixture('timeout-kills')]);
+      expect(text.stdout).toMatch(/^ {2}ProbeTimeoutJob#1 +failed /m);
+      expect(text.stdout).toMatch(
+        /line 27 +deleted by worker-2: failed by its worker's timeout with MaxAttemptsExceededException/,
+      );
+      const md = await lqsim(['explain', fixture('max-attempts'), '-f', 'markdown']);
+      expect(md.stdout).toContain(
+        '- t+3.351s, line 27: deleted by worker-2: if --tries is below 2, failed with MaxAttemptsExceededException without running; else it ran and succeeded',
+      );
+    });
+
     it('a worker SIGKILLed mid-job: silent after its pop; the next worker reserves the job when retry_after ends', async () => {
       // Laravel: attempt 1 started and never ended (SIGKILL); attempt 2, in another process, succeeded.
       const said = laravelSaid('killed-worker');

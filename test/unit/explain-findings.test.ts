@@ -103,7 +103,12 @@ describe('findings', () => {
       done('delete', '1', 'worker-2', 21, 1000.002),
     ]);
     expect(f).toEqual([
-      { title: expect.stringMatching(/^Job#1 reserved for attempt 3 of 2 and deleted at once/), lines: [20, 21] },
+      {
+        title: expect.stringMatching(/^Job#1 reserved for attempt 3 of 2 and deleted at once/),
+        lines: [20, 21],
+        // The job's life says it at the delete.
+        failed: { line: 21, how: expect.stringMatching(/^failed with MaxAttemptsExceededException without running/) },
+      },
     ]);
     // Within its tries: nothing to say.
     expect(
@@ -141,6 +146,7 @@ describe('findings', () => {
           /^worker-2 deleted Job#1 2\.0 s into attempt 2 of 2 and was never heard from again: its timeout \(about 2\.0 s\) failed the job/,
         ),
         lines: [25, 27],
+        failed: { line: 27, how: expect.stringMatching(/^failed by its worker's timeout/) },
       },
     ]);
     // The same delete by a worker that polls again afterwards: a failure or success like any other.

@@ -7,8 +7,10 @@ import { describe, expect, it } from 'vitest';
 import type { CapturedLine } from '../../src/explain/capture.ts';
 import { captureEntry, isProblem } from '../../src/explain/capture.ts';
 import { captureConfiguration } from '../../src/explain/configuration.ts';
+import { eventful, livesShown } from '../../src/explain/lives.ts';
 import { startProgress } from '../../src/explain/progress.ts';
 import type { Step } from '../../src/scenarios/timeline.ts';
+import type { JobLife } from '../../src/explain/timeline.ts';
 import { CaptureExplainer, captureTimeline } from '../../src/explain/timeline.ts';
 
 const lines = (name: string): CapturedLine[] =>
@@ -83,5 +85,43 @@ describe('startProgress', () => {
     ]);
     expect(text).toContain('pass 1 of 1');
     expect(text).not.toContain('pass 2');
+  });
+});
+
+describe("jobs' lives printed", () => {
+  const life = (n: number, whats: string[]): JobLife => ({
+    job: `Job#${n}`,
+    events: whats.map((what, i) => ({ line: n * 10 + i, t: 1000 + i, what })),
+  });
+  const quiet = (n: number) =>
+    life(n, [
+      'pushed onto default by dispatcher-1',
+      'reserved by worker-1 for attempt 1 until t+90s',
+      'deleted by worker-1',
+    ]);
+
+  it('prints every life when there are few', () => {
+    const lives = [quiet(1), quiet(2)];
+    expect(livesShown(lives)).toEqual({ shown: lives, quiet: 0, more: 0 });
+  });
+
+  it('beyond that, only the eventful ones, and counts the rest', () => {
+    const lives = Array.from({ length: 30 }, (_, i) => quiet(i + 1));
+    lives[7] = life(8, ['pushed onto default by dispatcher-1', 'reserved by worker-1 for attempt 1 until t+90s']); // never finished
+    lives[9] = life(10, [
+      'reserved by worker-1 for attempt 1 until t+3s',
+      'reserved by worker-2 for attempt 2 until t+6s',
+      'deleted by worker-2',
+    ]);
+    lives[11] = life(12, [
+      ...quiet(12)
+        .events.map((e) => e.what)
+        .slice(0, 2),
+      'released by worker-1 to default:delayed until t+5s',
+    ]);
+    const { shown, quiet: q, more } = livesShown(lives);
+    expect(shown.map((l) => l.job)).toEqual(['Job#8', 'Job#10', 'Job#12']);
+    expect([q, more]).toEqual([27, 0]);
+    expect(eventful(quiet(1))).toBe(false);
   });
 });

@@ -1,0 +1,56 @@
+// Each job's life in a capture, as `lqsim explain` prints it after the trace: every job when there
+// are few, else the ones with something to say (reserved more than once, released, failed, a ZREM
+// that removed nothing, never finished), so a capture of 40,000 quiet jobs prints what matters.
+import type { ChalkInstance } from 'chalk';
+import { relTime } from '../output/describe.ts';
+import { escapeMarkdown } from '../output/markdown.ts';
+import { terminalSafe } from '../output/terminal-safe.ts';
+import type { JobLife } from './timeline.ts';
+
+/** Up to this many jobs, every life is printed; beyond, only the eventful ones, this many at most. */
+export const LIVES_SHOWN = 20;
+
+/** Whether a job's life is more than pushed, reserved once, deleted. */
+export function eventful(life: JobLife): boolean {
+  const reserved = life.events.filter((e) => e.what.startsWith('reserved')).length;
+  return (
+    reserved !== 1 ||
+    !life.events.some((e) => e.what.startsWith('deleted')) ||
+    life.events.some((e) => e.what.startsWith('released') || / removes nothing|failed/.test(e.what))
+  );
+}
+
+/** The lives to print, and how many are left out. */
+export function livesShown(lives: readonly JobLife[]): { shown: JobLife[]; quiet: number; more: number } {
+  if (lives.length <= LIVES_SHOWN) return { shown: [...lives], quiet: 0, more: 0 };
+  const loud = lives.filter(eventful);
+  const shown = loud.slice(0, LIVES_SHOWN);
+  return { shown, quiet: lives.length - loud.length, more: loud.length - shown.length };
+}
+
+export function renderLivesText(lives: readonly JobLife[], start: number, chalk: ChalkInstance): string {
+  if (lives.length === 0) return '';
+  const { shown, quiet, more } = livesShown(lives);
+  let out = `\n${chalk.bold("jobs' lives:")}\n`;
+  for (const life of shown) {
+    out += `  ${terminalSafe(life.job)}\n`;
+    for (const e of life.events)
+      out += `    ${chalk.dim(`${relTime(e.t, start).padEnd(10)} line ${String(e.line).padEnd(6)}`)} ${terminalSafe(e.what)}\n`;
+  }
+  if (quiet > 0) out += chalk.dim(`  ${quiet} more pushed, reserved once and deleted\n`);
+  if (more > 0) out += chalk.dim(`  ... and ${more} more with more to say (--format json has every life)\n`);
+  return out;
+}
+
+export function renderLivesMarkdown(lives: readonly JobLife[], start: number): string {
+  if (lives.length === 0) return '';
+  const { shown, quiet, more } = livesShown(lives);
+  let out = `\n## Jobs\n`;
+  for (const life of shown) {
+    out += `\n### ${escapeMarkdown(life.job)}\n\n`;
+    for (const e of life.events) out += `- ${relTime(e.t, start)}, line ${e.line}: ${escapeMarkdown(e.what)}\n`;
+  }
+  if (quiet > 0) out += `\n${quiet} more pushed, reserved once and deleted.\n`;
+  if (more > 0) out += `\n... and ${more} more with more to say (\`--format json\` has every life).\n`;
+  return out;
+}

@@ -76,6 +76,68 @@ describe('the same capture as other servers and clients print it', () => {
   });
 });
 
+describe('a capture of a shared Redis', () => {
+  /** A capture's lines as blocks (a command and the script lines after it), each with its time. */
+  const blocks = (raw: string[]): Array<{ t: number; lines: string[] }> => {
+    const out: Array<{ t: number; lines: string[] }> = [];
+    for (const l of raw) {
+      if (l === '' || l === 'OK') continue;
+      if (l.includes(' [0 lua] ') || l.includes(' [1 lua] ')) out.at(-1)!.lines.push(l);
+      else out.push({ t: Number(l.slice(0, l.indexOf(' '))), lines: [l] });
+    }
+    return out;
+  };
+  /** Two captures as one MONITOR would have printed them, in time order. */
+  const merge = (a: string[], b: string[]): string[] => [
+    'OK',
+    ...[...blocks(a), ...blocks(b)].sort((x, y) => x.t - y.t).flatMap((x) => x.lines),
+  ];
+
+  it('tells two apps on two dbs apart from each other and from other clients', () => {
+    const ranTwice = fixture('laravel8-ran-twice.txt');
+    const t0 = Number(ranTwice[1]!.slice(0, ranTwice[1]!.indexOf(' ')));
+    // Another app: the three-job capture moved into the same seconds, on db 1, other clients;
+    // and a cache client on db 0 getting and setting its own keys.
+    const other = fixture('laravel8-three-jobs.txt')
+      .filter((l) => l !== '' && l !== 'OK')
+      .map((l, i, all) => {
+        const first = Number(all[0]!.slice(0, all[0]!.indexOf(' ')));
+        const t = (Number(l.slice(0, l.indexOf(' '))) - first + t0 + 0.5).toFixed(6);
+        return `${t}${l
+          .slice(l.indexOf(' '))
+          .replace('[0 ', '[1 ')
+          .replace(/127\.0\.0\.1:(\d+)/, '10.0.0.7:$1')
+          .replace('"SELECT" "0"', '"SELECT" "1"')}`;
+      });
+    const cache = [0.2, 1.2, 4.2].flatMap((d) => [
+      `${(t0 + d).toFixed(6)} [0 10.0.0.9:4000] "GET" "laravel_cache:settings"`,
+      `${(t0 + d + 0.001).toFixed(6)} [0 10.0.0.9:4000] "SET" "laravel_cache:settings" "{}" "EX" "60"`,
+    ]);
+    const shared = merge(merge(ranTwice, other).slice(1), cache);
+    const { config, timeline, findings } = explain(shared);
+    expect(config.dbs.map((d) => d.value)).toEqual([0, 1]);
+    expect(config.connections.map((c) => c.role).sort()).toEqual(
+      ['dispatcher', 'dispatcher', 'other', 'worker', 'worker', 'worker'].sort(),
+    );
+    // The app on db 1 is three quiet jobs; the findings are the ran-twice app's alone.
+    expect(timeline.jobs.map((j) => j.label)).toEqual([
+      'ProbeJob#1',
+      'SendInvoice#1',
+      'SendInvoice#2',
+      'SendInvoice#3',
+    ]);
+    // Workers are numbered as they first appear: the db-1 app's worker (at +0.6 s) is worker-2, so
+    // the ran-twice app's second worker is worker-3; its findings are otherwise the same, same lines.
+    const alone = story(ranTwice).findings;
+    expect(findings.map((f) => f.title)).toEqual(alone.map((f) => f.title.replaceAll('worker-2', 'worker-3')));
+    expect(timeline.steps.filter((s) => s.title.startsWith('other traffic')).map((s) => s.title)).toEqual([
+      'other traffic: 2 commands (GET, SET)',
+      'other traffic: 2 commands (GET, SET)',
+      'other traffic: 2 commands (GET, SET)',
+    ]);
+  });
+});
+
 describe('whole captures cut, spliced and salted', () => {
   const pool = [
     ...fixture('laravel8-ran-twice.txt'),

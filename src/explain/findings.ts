@@ -204,11 +204,11 @@ export class FindingRules {
     for (const { h, del } of this.lastAttemptDeletes.values())
       if (!this.alive(del.actor, del.line))
         out.push({
-          title: `${del.actor} deleted ${del.label} ${seconds(del.t - h.t)} into attempt ${h.attempts} of ${h.maxTries} and was never heard from again: its timeout (about ${seconds(del.t - h.t)}) failed the job with MaxAttemptsExceededException (markJobAsFailedIfWillExceedMaxAttempts) and killed the worker`,
+          title: `${del.actor} deleted ${del.label} ${seconds(del.t - h.t)} into attempt ${h.attempts} of ${h.maxTries} and was never heard from again: its timeout (about ${seconds(del.t - h.t)}) failed the job with MaxAttemptsExceededException (TimeoutExceededException from Laravel 10.10; markJobAsFailedIfWillExceedMaxAttempts) and killed the worker`,
           lines: [h.line, del.line],
           failed: {
             line: del.line,
-            how: "failed by its worker's timeout with MaxAttemptsExceededException (markJobAsFailedIfWillExceedMaxAttempts)",
+            how: "failed by its worker's timeout with MaxAttemptsExceededException (TimeoutExceededException from Laravel 10.10; markJobAsFailedIfWillExceedMaxAttempts)",
           },
         });
     for (const [, list] of this.held)

@@ -2,7 +2,11 @@
 // the pipeline backwards"): which of Laravel's Lua scripts an EVAL sends, compared with every
 // profile's text byte for byte (so the profiles whose scripts match are the version range), what
 // queue operation a command is, and the prefix, queue and kind of a queue key. Pure.
-import type { ScriptName } from '../sim/lua.ts';
+import type { LuaScript, ScriptName } from '../sim/lua.ts';
+import { later1245, migrateExpiredJobs923 } from '../sim/profiles/scripts-12.ts';
+import { migrateExpiredJobs53, pop53, release53, size53 } from '../sim/profiles/scripts-5.3.ts';
+import { migrateExpiredJobs54, pop54, release54 } from '../sim/profiles/scripts-5.4.ts';
+import { clear89, migrateExpiredJobs58, pop58, push58 } from '../sim/profiles/scripts-5.8.ts';
 import type { ProfileName } from '../sim/profiles/index.ts';
 import { PROFILE_NAMES, PROFILES, scriptsOf } from '../sim/profiles/index.ts';
 
@@ -12,14 +16,73 @@ export interface KnownScript {
   /** Laravel's method: "LuaScripts::pop()". */
   method: string;
   profiles: ProfileName[];
+  /** The Laravel releases whose RedisQueue EVALs exactly this text. */
+  releases: Releases;
+}
+
+/** A range of Laravel releases, "major.minor" inclusive ("13.x": every 13 release). */
+export interface Releases {
+  from: string;
+  to: string;
+}
+
+/**
+ * Which releases send each text (shared/reference/laravel-versions.md 1.3-1.4: LuaScripts.php at
+ * each tag, and when RedisQueue began to EVAL it). Texts shared between files are one object.
+ */
+const RELEASES = new Map<LuaScript, Releases>([
+  [pop53, { from: '5.3', to: '5.3' }],
+  [release53, { from: '5.3', to: '5.3' }],
+  [migrateExpiredJobs53, { from: '5.3', to: '5.3' }],
+  [size53, { from: '5.3', to: '13.x' }],
+  [pop54, { from: '5.4', to: '5.7' }],
+  [release54, { from: '5.4', to: '13.x' }],
+  [migrateExpiredJobs54, { from: '5.4', to: '5.7' }],
+  [push58, { from: '5.8', to: '13.x' }],
+  [pop58, { from: '5.8', to: '13.x' }],
+  [migrateExpiredJobs58, { from: '5.8', to: '9.22' }],
+  [clear89, { from: '8.9', to: '13.x' }],
+  [migrateExpiredJobs923, { from: '9.23', to: '13.x' }],
+  [later1245, { from: '12.45', to: '13.x' }],
+]);
+
+/** "9.23" as [9, 23]; "13.x" as [13, Infinity]. */
+function release(v: string): [number, number] {
+  const [major, minor] = v.split('.');
+  return [Number(major), minor === 'x' ? Infinity : Number(minor)];
+}
+const before = (a: string, b: string): boolean => {
+  const [x, y] = [release(a), release(b)];
+  return x[0] < y[0] || (x[0] === y[0] && x[1] < y[1]);
+};
+
+/** The releases that send every one of these scripts, or null when none does (or none is given). */
+export function releasesSendingAll(scripts: Iterable<KnownScript>): Releases | null | undefined {
+  let range: Releases | undefined;
+  for (const s of scripts) {
+    const r = s.releases;
+    range =
+      range === undefined
+        ? { ...r }
+        : { from: before(range.from, r.from) ? r.from : range.from, to: before(r.to, range.to) ? r.to : range.to };
+  }
+  if (range === undefined) return undefined;
+  return before(range.to, range.from) ? null : range;
+}
+
+/** "5.3", "5.8 to 9.22", "9.23 to 13.x". */
+export function releasesName(r: Releases): string {
+  return r.from === r.to ? r.from : `${r.from} to ${r.to}`;
 }
 
 const KNOWN = new Map<string, KnownScript>();
 for (const profile of PROFILE_NAMES) {
   for (const script of scriptsOf(PROFILES[profile])) {
     const known = KNOWN.get(script.source);
+    const releases = RELEASES.get(script);
+    if (releases === undefined) throw new Error(`no releases known for ${script.method} of profile ${profile}`);
     if (known === undefined)
-      KNOWN.set(script.source, { name: script.name, method: script.method, profiles: [profile] });
+      KNOWN.set(script.source, { name: script.name, method: script.method, profiles: [profile], releases });
     else known.profiles.push(profile);
   }
 }

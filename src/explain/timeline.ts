@@ -16,7 +16,7 @@ import { isRetryAfter } from './configuration.ts';
 import type { Finding, QueueEvent } from './findings.ts';
 import { FindingRules } from './findings.ts';
 import type { Operation, QueueKey, Recognised } from './recognise.ts';
-import { parseQueueKey, recogniseCommand } from './recognise.ts';
+import { parseQueueKey, recogniseCommand, releasesName, releasesSendingAll } from './recognise.ts';
 
 interface Group {
   client: string;
@@ -116,10 +116,9 @@ export class CaptureExplainer {
     this.start = config.span === null ? 0 : Math.floor(Number(config.span.first));
     this.keepSteps = o.keepSteps ?? false;
     this.onStep = o.onStep;
+    // The profile that models the capture (its releases are in the description's Laravel line).
     const versions =
-      config.scripts.length === 0 || config.profiles.length === 0
-        ? 'unknown'
-        : `Laravel ${joinNames(config.profiles, 'or')}`;
+      config.scripts.length === 0 || config.profiles.length === 0 ? 'unknown' : joinNames(config.profiles, 'or');
     const problems = o.problems ?? [];
     const more = (o.problemCount ?? problems.length) - problems.length;
     this.timeline = {
@@ -301,7 +300,7 @@ export function configurationLines(config: CaptureConfiguration): string[] {
     ...(config.span === null ? [] : [spanLine(config.span)]),
     config.scripts.length === 0
       ? 'Laravel: not told (no script of Laravel in the capture)'
-      : `Laravel: ${config.profiles.length === 0 ? 'no profile sends all these scripts' : joinNames(config.profiles, 'or')} (by the text of ${config.scripts
+      : `Laravel: ${laravelOf(config)} (by the text of ${config.scripts
           .map((s) => `${s.value.method} ${cite(s.lines)}`)
           .join('; ')})`,
     list('key prefix', config.prefixes, (p) => (p === '' ? '(none)' : p)),
@@ -314,6 +313,14 @@ export function configurationLines(config: CaptureConfiguration): string[] {
       : list('retry_after', config.retryAfter, (s) => `${s} s`),
     list('block_for', config.blockFor, (s) => `${s} s`),
   ];
+}
+
+/** "9.23 to 13.x, profile 13": the releases that send every script seen, and the profiles that model them. */
+function laravelOf(config: CaptureConfiguration): string {
+  const releases = releasesSendingAll(config.scripts.map((s) => s.value));
+  if (releases === null || releases === undefined) return 'no Laravel release sends all these scripts together';
+  const profiles = config.profiles.length === 0 ? '' : `, profile ${joinNames(config.profiles, 'or')}`;
+  return `${releasesName(releases)}${profiles}`;
 }
 
 /** When the capture was made, absolute (UTC) and how long; every t+ in the trace counts from its first whole second. */
@@ -373,7 +380,7 @@ function titleOf(
   const r = first?.r;
   const args = first?.entry.line.args ?? [];
   const queue = (k: QueueKey | undefined): string => k?.queue ?? '?';
-  const at = (unix: string | undefined): string => (unix === undefined ? '?' : relTime(Number(unix), start));
+  const at = (unix: string | undefined): string => appTime(unix, start);
   switch (g.kind) {
     case 'dispatch': {
       if (r?.op === 'later') {
@@ -471,6 +478,23 @@ function titleOf(
       return `other traffic: ${g.lines.length} command${g.lines.length === 1 ? '' : 's'} (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', ...' : ''})`;
     }
   }
+}
+
+/**
+ * A time the app sent (a score, a pop's until) relative to the capture's start, or, when it is
+ * more than 30 days off MONITOR's clock (a simulated clock, a skewed host), as the date it names.
+ */
+function appTime(unix: string | undefined, start: number): string {
+  const t = Number(unix);
+  if (unix === undefined || !Number.isFinite(t)) return '?';
+  if (Math.abs(t - start) <= 30 * 86_400) return relTime(t, start);
+  const d = new Date(t * 1000);
+  return Number.isNaN(d.getTime())
+    ? unix
+    : `${d
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.000Z$|Z$/, '')} UTC (the app's clock, not Redis')`;
 }
 
 function parseQueueKeyKind(key: string | undefined): string | undefined {

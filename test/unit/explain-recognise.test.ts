@@ -9,7 +9,14 @@ import { describe, expect, it } from 'vitest';
 import type { CapturedLine } from '../../src/explain/capture.ts';
 import { captureEntry, captureLines, isProblem, readCapture } from '../../src/explain/capture.ts';
 import type { KnownScript } from '../../src/explain/recognise.ts';
-import { parseQueueKey, profilesSendingAll, recogniseCommand, recogniseScript } from '../../src/explain/recognise.ts';
+import {
+  parseQueueKey,
+  profilesSendingAll,
+  recogniseCommand,
+  recogniseScript,
+  releasesName,
+  releasesSendingAll,
+} from '../../src/explain/recognise.ts';
 import { PROFILES } from '../../src/sim/profiles/index.ts';
 
 const SEED_003 = new URL('../fixtures/seed-003-capture.txt', import.meta.url).pathname;
@@ -126,5 +133,31 @@ describe('robust to real captures', () => {
         recogniseCommand(args, client);
       }),
     );
+  });
+});
+
+describe('releasesSendingAll', () => {
+  const known = (text: string) => recogniseScript(text)!;
+  const s8 = PROFILES['8'].scripts;
+  const s13 = PROFILES['13'].scripts;
+  it('is the releases every script seen is sent by (laravel-versions.md 1.3-1.4), or none', () => {
+    // 8.x's push and pop are sent from 5.8 on; its migrate until 9.22.
+    expect(releasesSendingAll([known(s8.push!.source), known(s8.pop!.source)])).toEqual({ from: '5.8', to: '13.x' });
+    expect(releasesSendingAll([known(s8.pop!.source), known(s8.migrateExpiredJobs!.source)])).toEqual({
+      from: '5.8',
+      to: '9.22',
+    });
+    expect(releasesSendingAll([known(s13.migrateExpiredJobs!.source), known(s13.later!.source)])).toEqual({
+      from: '12.45',
+      to: '13.x',
+    });
+    // Two migrate texts never sent by one release.
+    expect(
+      releasesSendingAll([known(s8.migrateExpiredJobs!.source), known(s13.migrateExpiredJobs!.source)]),
+    ).toBeNull();
+    expect(releasesSendingAll([known(PROFILES['5.3'].scripts.pop!.source)])).toEqual({ from: '5.3', to: '5.3' });
+    expect(releasesSendingAll([])).toBeUndefined();
+    expect(releasesName({ from: '9.23', to: '13.x' })).toBe('9.23 to 13.x');
+    expect(releasesName({ from: '5.3', to: '5.3' })).toBe('5.3');
   });
 });

@@ -76,6 +76,32 @@ describe('the same capture as other servers and clients print it', () => {
   });
 });
 
+describe('captures of the Laravel releases after 8', () => {
+  it("reads a 9.23-13.x app (the migrate script's 'limit', ARGV[2] -1) as the same story, under profile 13", () => {
+    const original = fixture('laravel8-ran-twice.txt');
+    // RedisQueue::migrateExpiredJobs since 9.23 (PR #43310): the script reads at most ARGV[2]
+    // members, and the skeleton's migration_batch_size (unset) sends -1.
+    const newer = original.map((l) =>
+      l.includes('"EVAL" "-- Get all of the jobs with an expired')
+        ? l
+            .replace(
+              "redis.call('zrangebyscore', KEYS[1], '-inf', ARGV[1])",
+              "redis.call('zrangebyscore', KEYS[1], '-inf', ARGV[1], 'limit', 0, ARGV[2])",
+            )
+            .replace(/"(\d+)"$/, '"$1" "-1"')
+        : l.replace(/^(\S+ \[0 lua\] "zrangebyscore" .* "\d+")$/, '$1 "limit" "0" "-1"'),
+    );
+    expect(newer).not.toEqual(original);
+    const before = explain(original);
+    const after = explain(newer);
+    expect(after.config.profiles).toEqual(['13']);
+    expect(after.timeline.scenario.description).toMatch(/^Laravel: 9\.23 to 13\.x, profile 13 \(by the text of /m);
+    expect(before.timeline.scenario.description).toMatch(/^Laravel: 5\.8 to 9\.22, profile 8 \(by the text of /m);
+    expect(after.timeline.steps.map((s) => s.title)).toEqual(before.timeline.steps.map((s) => s.title));
+    expect(after.findings).toEqual(before.findings);
+  });
+});
+
 describe('a capture of a shared Redis', () => {
   /** A capture's lines as blocks (a command and the script lines after it), each with its time. */
   const blocks = (raw: string[]): Array<{ t: number; lines: string[] }> => {

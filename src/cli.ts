@@ -121,7 +121,7 @@ function program(setExit: (code: number) => void): Command {
   cmd
     .command('explain')
     .description(
-      "read a redis-cli monitor capture of your own app (a file, or - for stdin) and print it as lqsim's trace: versions, prefix, retry_after, and each Laravel call by actor",
+      "read a redis-cli monitor capture of your own app (a file, or - for stdin) and print it as lqsim's trace: versions, prefix, retry_after, each Laravel call by actor, each job's life, and findings (a job run twice, a killed worker, timeout >= retry_after, ...)",
     )
     .argument('<capture>', 'the capture file, or - for standard input')
     .option(

@@ -44,7 +44,7 @@ export async function explainCommand(
 ): Promise<number> {
   if (capture !== '-' && !(existsSync(capture) && statSync(capture).isFile()))
     throw new UsageError(
-      `explain: no such file: ${terminalSafe(capture)} (a redis-cli monitor capture, or - for stdin)`,
+      `explain: ${existsSync(capture) ? 'not a file' : 'no such file'}: ${terminalSafe(capture)} (a redis-cli monitor capture, or - for stdin)`,
     );
   if (o.tui === true && capture === '-')
     throw new UsageError('explain --tui: the keyboard is standard input; give the capture as a file');

@@ -39,8 +39,9 @@ export interface CaptureConfiguration {
   /** Seconds, one value per distinct figure seen (a config change, or two connections). */
   retryAfter: Array<Evidence<number>>;
   /**
-   * Pops whose `now + retry_after` is not within (0, 30 days] of MONITOR's time: the worker's
-   * clock is not Redis' (a simulation such as lqsim's own runs, or a skewed host), in seconds.
+   * How far the workers' clock (the `now` their migrate scripts carry) is from Redis' (MONITOR's
+   * time), in seconds, where more than a second: a simulation such as lqsim's own runs, or a
+   * skewed host. Times the app sent are then not comparable with MONITOR's.
    */
   clockApart: Array<Evidence<number>>;
   blockFor: Array<Evidence<number>>;
@@ -64,10 +65,13 @@ const CITED = 5;
 
 class Tally<T> {
   private readonly seen = new Map<T, number[]>();
+  /** @param maxValues the distinct values kept (the first ones seen); the rest are not. */
+  constructor(private readonly maxValues = Infinity) {}
   add(value: T, line: number): void {
     const lines = this.seen.get(value);
-    if (lines === undefined) this.seen.set(value, [line]);
-    else if (lines.length < CITED) lines.push(line);
+    if (lines === undefined) {
+      if (this.seen.size < this.maxValues) this.seen.set(value, [line]);
+    } else if (lines.length < CITED) lines.push(line);
   }
   list(): Array<Evidence<T>> {
     return [...this.seen].map(([value, lines]) => ({ value, lines }));
@@ -100,11 +104,14 @@ export class ConfigurationReader {
   private readonly dbs = new Tally<number>();
   private readonly queues = new Tally<string>();
   private readonly retryAfter = new Tally<number>();
-  private readonly clockApart = new Tally<number>();
+  // One value per poll on a simulated clock: the first few tell it.
+  private readonly clockApart = new Tally<number>(3);
   private readonly blockFor = new Tally<number>();
   private readonly connections = new Map<string, Connection>();
   private span: CaptureConfiguration['span'] = null;
   private commands = 0;
+  /** Each connection's `now` from the migrate script it sent last, until its next other command. */
+  private readonly pollNow = new Map<string, number>();
 
   add({ lineNo, line }: CapturedLine): void {
     this.commands++;
@@ -134,21 +141,29 @@ export class ConfigurationReader {
       if (cited === undefined) this.scripts.set(r.script, [lineNo]);
       else if (cited.length < CITED) cited.push(lineNo);
     }
-    // RedisQueue::pop → retrieveNextJob: the pop script's ARGV[1] is availableAt($this->retryAfter),
-    // the worker's now (a whole second) plus retry_after. The time MONITOR printed is that now,
-    // to the microsecond, so the whole seconds of both give retry_after.
-    if (r.op === 'pop') {
-      const numKeys = Number(line.args[2]);
-      const until = Number(line.args[3 + numKeys]);
-      const now = Math.floor(Number(line.time));
-      // Only a clock that is Redis' reads true: a pop dated before MONITOR's time, or years off
-      // (a simulated clock, a PHP host with a skewed clock), is kept apart, not read as retry_after.
-      if (Number.isInteger(until) && Number.isFinite(now)) {
-        const seconds = until - now;
-        if (isRetryAfter(seconds)) this.retryAfter.add(seconds, lineNo);
-        else this.clockApart.add(seconds, lineNo);
+    // RedisQueue::pop → migrate, then retrieveNextJob: each migrate script's ARGV[1] is the
+    // worker's now (currentTime(), a whole second), and the pop script's ARGV[1] (5.6-5.7 with
+    // block_for: PHP's ZADD score) availableAt($this->retryAfter), that now plus retry_after. The
+    // worker's own clock, so it reads true on any clock; without a migrate before the pop (a
+    // capture that begins mid-poll), MONITOR's time stands for now when it is within reach.
+    const script = r.op === 'migrate delayed' || r.op === 'migrate reserved';
+    if (script) {
+      const now = Number(line.args[3 + Number(line.args[2])]);
+      if (Number.isInteger(now)) {
+        this.pollNow.set(line.client, now);
+        const apart = now - Math.floor(Number(line.time));
+        if (Math.abs(apart) > 1) this.clockApart.add(apart, lineNo);
       }
     }
+    if (r.op === 'pop' || r.op === 'reserve') {
+      const until = Number(r.op === 'pop' ? line.args[3 + Number(line.args[2])] : line.args[2]);
+      const now = this.pollNow.get(line.client);
+      if (Number.isInteger(until)) {
+        const seconds = until - (now ?? Math.floor(Number(line.time)));
+        if (now !== undefined ? seconds >= 0 : isRetryAfter(seconds)) this.retryAfter.add(seconds, lineNo);
+      }
+    }
+    if (!script) this.pollNow.delete(line.client);
     // ...and with block_for, BLPOP's timeout is block_for itself.
     if (r.op === 'block') {
       const timeout = Number(line.args.at(-1));

@@ -306,12 +306,17 @@ export function configurationLines(config: CaptureConfiguration): string[] {
     list('key prefix', config.prefixes, (p) => (p === '' ? '(none)' : p)),
     list('db', config.dbs, String),
     list('queues', config.queues, (q) => q),
-    config.retryAfter.length === 0 && config.clockApart.length > 0
-      ? `retry_after: not readable: the pops' times are ${config.clockApart
-          .map((c) => `${c.value} s (${cite(c.lines)})`)
-          .join('; ')} off MONITOR's, so the workers' clock is not Redis' (a simulation, or a skewed host)`
-      : list('retry_after', config.retryAfter, (s) => `${s} s`),
+    list('retry_after', config.retryAfter, (s) => `${s} s`),
     list('block_for', config.blockFor, (s) => `${s} s`),
+    ...(config.clockApart.length === 0
+      ? []
+      : [
+          `app clock: ${config.clockApart
+            .map((c) => `${Math.abs(c.value)} s ${c.value < 0 ? 'behind' : 'ahead of'} Redis' (${cite(c.lines)})`)
+            .join(
+              '; ',
+            )}: a simulated clock or a skewed host, so the times the app sent are shown as the dates they name and no timing is read against MONITOR's`,
+        ]),
   ];
 }
 

@@ -237,6 +237,36 @@ describe('lqsim explain <capture>', () => {
     });
   });
 
+  it("explains the conformance probe's captures of real 8.83 (a virtual clock): retry_after off the workers' own clock", async () => {
+    // conformance/laravel/probe.sh: real Laravel 8.83, its clock set by Carbon::setTestNow, so the
+    // times it sends are years from MONITOR's; each case is labelled there with what it does.
+    const probe = (c: string) =>
+      lqsim(['explain', new URL(`../../conformance/laravel/captures/case-${c}.monitor.txt`, import.meta.url).pathname]);
+    const d = await probe('d'); // job throws, tries=3 backoff=[5,10] on the job: released twice
+    expect(d.code).toBe(0);
+    expect(d.stderr).toBe('');
+    const flat = d.stdout.replace(/\s+/g, ' ');
+    expect(flat).toContain('retry_after: 90 s (lines 13, 29)');
+    expect(flat).toMatch(/app clock: \d+ s behind Redis' \(lines 9, 11\)/);
+    expect(flat).toContain(
+      "release: ProbeRetryJob#1 back to default:delayed until 2023-11-14 22:13:25 UTC (the app's clock, not Redis')",
+    );
+    // The second release: backoff 10 after the pop of attempt 2 at 22:13:25.
+    expect(flat).toContain(
+      "release: ProbeRetryJob#1 back to default:delayed until 2023-11-14 22:13:35 UTC (the app's clock, not Redis')",
+    );
+    // queue config retry_after => null: RedisConnector's 60.
+    expect((await probe('r')).stdout).toMatch(/^retry_after: 60 s \(line 13\)$/m);
+    // block_for 5 on an empty queue: BLPOP on :notify for 5 s.
+    expect((await probe('f1')).stdout).toMatch(/^block_for: 5 s \(line 10\)$/m);
+    // A worker SIGKILLed under --tries=1, the job re-popped after retry_after and failed at once.
+    const h3 = await probe('h3');
+    expect(h3.stdout).toMatch(/- worker-1 popped ProbeJob#1 \(attempt 1\) and was never heard from again/);
+    expect(h3.stdout).toMatch(
+      /- ProbeJob#1 deleted \d+ ms after worker-2 reserved it \(attempt 2\) from killed worker-1/,
+    );
+  });
+
   it("reads lqsim's own ndjson too: a run's commands on its virtual clock, retry_after and all", async () => {
     const { spawnSync } = await import('node:child_process');
     const { LQSIM_BIN, lqsimEnv } = await import('../helpers/cli.ts');

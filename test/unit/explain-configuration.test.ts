@@ -86,8 +86,19 @@ describe('a Laravel 8 capture among other traffic', () => {
     expect(config.blockFor).toEqual([{ value: 5, lines: [5] }]);
   });
 
-  it("does not read retry_after off a pop dated by another clock than Redis's", () => {
-    const skewed = line('1700000003.250000', '10.0.0.7:6003', [
+  it("reads retry_after off the worker's own clock, and says how far it is from Redis'", () => {
+    // A worker whose clock is 100,000,093 s behind Redis': its migrate carries its now
+    // (1599999910), its pop now + 90; MONITOR dates both 1700000003.
+    const migrate = line('1700000003.200000', '10.0.0.7:6003', [
+      'EVAL',
+      l8.migrateExpiredJobs!.source,
+      '3',
+      `${q}:delayed`,
+      q,
+      `${q}:notify`,
+      '1599999910',
+    ]);
+    const pop = line('1700000003.250000', '10.0.0.7:6003', [
       'EVAL',
       l8.pop!.source,
       '3',
@@ -96,9 +107,13 @@ describe('a Laravel 8 capture among other traffic', () => {
       `${q}:notify`,
       '1600000000',
     ]);
-    const c = captureConfiguration(captured(skewed));
-    expect(c.retryAfter).toEqual([]);
-    expect(c.clockApart).toEqual([{ value: -100000003, lines: [1] }]);
+    const c = captureConfiguration(captured(`${migrate}\n${pop}`));
+    expect(c.retryAfter).toEqual([{ value: 90, lines: [2] }]);
+    expect(c.clockApart).toEqual([{ value: -100000093, lines: [1] }]);
+    // The same pop without the migrate before it: MONITOR's time cannot stand for the worker's now.
+    const alone = captureConfiguration(captured(pop));
+    expect(alone.retryAfter).toEqual([]);
+    expect(alone.clockApart).toEqual([]);
   });
 
   it('keeps the cache client as other traffic, apart from the dispatcher and the worker', () => {

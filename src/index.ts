@@ -50,6 +50,15 @@ export { renderDiff } from './trace/render-diff.ts';
 export { formatGolden, parseGolden } from './trace/golden-text.ts';
 export { writeGoldenFile } from './trace/golden-file.ts';
 export { registerTraceResolver, resolveTrace, TraceSourceError } from './trace/source.ts';
+export { explainCapture } from './explain/index.ts';
+export type {
+  CaptureConfiguration,
+  Explained,
+  ExplainedCapture,
+  Finding,
+  JobLife,
+  LifeEvent,
+} from './explain/index.ts';
 export type { ResolvedTrace, SourceContext, TraceResolver } from './trace/source.ts';
 // resolveTrace() runs scenario operands: this registers that source (scenario:, and operands
 // without a prefix that are no golden or ndjson file).

@@ -1,0 +1,38 @@
+// `lqsim explain` as a library call: a capture's text (or its lines) explained whole, for a test
+// suite or a tool that holds the capture already. The CLI streams large files instead
+// (src/cli/explain.ts); both read with the same parts.
+import type { CaptureProblem, CapturedLine } from './capture.ts';
+import { captureEntry, isProblem } from './capture.ts';
+import type { CaptureConfiguration } from './configuration.ts';
+import { ConfigurationReader } from './configuration.ts';
+import type { Explained } from './timeline.ts';
+import { CaptureExplainer } from './timeline.ts';
+
+export interface ExplainedCapture extends Explained {
+  configuration: CaptureConfiguration;
+  /** Lines that are not MONITOR's (nor lqsim's ndjson), by number. */
+  problems: CaptureProblem[];
+}
+
+/** Explains a `redis-cli monitor` capture (or lqsim's ndjson) given as text or as its lines. */
+export function explainCapture(capture: string | readonly string[], o: { file?: string } = {}): ExplainedCapture {
+  const raw = typeof capture === 'string' ? capture.split(/\r?\n/) : capture;
+  const lines: CapturedLine[] = [];
+  const problems: CaptureProblem[] = [];
+  raw.forEach((text, i) => {
+    const entry = captureEntry(text.replace(/\r$/, ''), i + 1);
+    if (entry === null) return;
+    if (isProblem(entry)) problems.push(entry);
+    else lines.push(entry);
+  });
+  const reader = new ConfigurationReader();
+  for (const l of lines) reader.add(l);
+  const configuration = reader.result();
+  const explainer = new CaptureExplainer(configuration, { file: o.file ?? 'capture', problems, keepSteps: true });
+  for (const l of lines) explainer.add(l);
+  return { ...explainer.finish(), configuration, problems };
+}
+
+export type { CaptureConfiguration } from './configuration.ts';
+export type { Finding } from './findings.ts';
+export type { Explained, JobLife, LifeEvent } from './timeline.ts';

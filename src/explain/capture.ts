@@ -47,6 +47,9 @@ export function captureEntry(raw: string, lineNo: number): CaptureEntry | null {
   }
 }
 
+/** The client of a line of lqsim's ndjson: `lqsim:<actor>:<process>` (MONITOR's are addresses). */
+export const NDJSON_CLIENT = 'lqsim:';
+
 /**
  * A line of lqsim's ndjson (src/output/ndjson.ts) as the MONITOR line it stands for: each actor's
  * process is a connection ("worker-1:2"), `t` (the virtual clock Laravel's commands carry) the time.
@@ -72,7 +75,7 @@ function ndjsonEntry(raw: string, lineNo: number): CaptureEntry {
   const line: MonitorLine = {
     time: t.toFixed(6),
     db,
-    client: source === 'lua' ? 'lua' : `${actor}:${process}`,
+    client: source === 'lua' ? 'lua' : `${NDJSON_CLIENT}${actor}:${process}`,
     args: args as string[],
   };
   if (Array.isArray(binaryArgs) && binaryArgs.every((i) => typeof i === 'number'))

@@ -11,6 +11,7 @@ import type { JobInstance, Step, Timeline, TraceCommand } from '../scenarios/tim
 import type { StepKind } from '../sim/state.ts';
 import { joinNames } from '../sim/profiles/index.ts';
 import type { CaptureProblem, CapturedLine } from './capture.ts';
+import { NDJSON_CLIENT } from './capture.ts';
 import type { CaptureConfiguration, Role } from './configuration.ts';
 import { isRetryAfter } from './configuration.ts';
 import type { Finding, QueueEvent } from './findings.ts';
@@ -345,6 +346,15 @@ function actorNames(config: CaptureConfiguration): Map<string, string> {
   const names = new Map<string, string>();
   const word: Record<Role, string> = { dispatcher: 'dispatcher', worker: 'worker', both: 'app', other: 'other' };
   for (const c of config.connections) {
+    // lqsim's own ndjson names its actors: worker-1, and its restarted process "worker-1 (process 2)".
+    if (c.client.startsWith(NDJSON_CLIENT)) {
+      const [actor, process] = [
+        c.client.slice(NDJSON_CLIENT.length, c.client.lastIndexOf(':')),
+        c.client.slice(c.client.lastIndexOf(':') + 1),
+      ];
+      names.set(c.client, process === '1' ? actor : `${actor} (process ${process})`);
+      continue;
+    }
     const n = (counts.get(c.role) ?? 0) + 1;
     counts.set(c.role, n);
     names.set(c.client, `${word[c.role]}-${n}`);

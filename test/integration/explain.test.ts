@@ -288,6 +288,22 @@ describe('lqsim explain <capture>', () => {
     expect(r.stdout).toMatch(
       /worker-1 finished GenerateReport#1 \(attempt 1\) 45 s after its pop, past its reservation \(retry_after 30 s\)/,
     );
+    // Its actors keep their names; a restarted process is that actor's, by number.
+    const killed = spawnSync(process.execPath, [LQSIM_BIN, 'run', 'killed-mid-job', '-f', 'ndjson'], {
+      env: lqsimEnv(),
+      encoding: 'utf8',
+    });
+    const k = spawnSync(process.execPath, [LQSIM_BIN, 'explain', '-'], {
+      input: killed.stdout,
+      env: lqsimEnv(),
+      encoding: 'utf8',
+    });
+    expect(k.stdout).toMatch(
+      /^#10 +t\+600s +worker-1 \(process 2\) +pop: reserved ImportCsv#1 \(attempts 2\) until t\+1200s$/m,
+    );
+    expect(k.stdout).toMatch(
+      /- worker-1 popped ImportCsv#1 \(attempt 1\) and was never heard from again: .* then worker-1 \(process 2\) reserved it \(attempt 2\)/,
+    );
     const last = run.stdout.trimEnd().split('\n').length + 1;
     expect(r.stderr).toContain(`lqsim: stdin:${last}: not an ndjson command: needs t, db, actor, process, source`);
   });

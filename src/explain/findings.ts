@@ -24,7 +24,16 @@ export type QueueEvent =
       /** The payload's maxTries (8.x; null when the job sets none, or older payloads). */
       maxTries: number | null;
     }
-  | { kind: 'delete' | 'release'; job: string; label: string; actor: string; line: number; t: number }
+  | {
+      kind: 'delete' | 'release';
+      job: string;
+      label: string;
+      actor: string;
+      line: number;
+      t: number;
+      /** The attempts of the copy it names (the reserved copy its worker holds). */
+      attempts?: number | null;
+    }
   | { kind: 'migrate'; moved: number; line: number; from: string }
   | { kind: 'block-ready'; actor: string; line: number; key: string };
 
@@ -83,8 +92,15 @@ export class FindingRules {
   private readonly overTries = new Map<string, Reserve>();
   private blpopSaid = false;
 
-  /** @param everyoneAlive with no record of who was seen when (bare events), count every actor as heard from later. */
-  constructor(private readonly everyoneAlive = false) {}
+  /**
+   * @param everyoneAlive with no record of who was seen when (bare events), count every actor as heard from later.
+   * @param shared actors that are many connections MONITOR cannot tell apart (a unix socket's):
+   *   their silence and their identity prove nothing.
+   */
+  constructor(
+    private readonly everyoneAlive = false,
+    private readonly shared: ReadonlySet<string> = new Set(),
+  ) {}
 
   /** An actor sent a command on this line. */
   seen(actor: string, line: number): void {
@@ -112,7 +128,10 @@ export class FindingRules {
       case 'delete':
       case 'release': {
         const list = this.held.get(e.job) ?? [];
-        const mine = list.findIndex((h) => h.actor === e.actor);
+        // The reservation whose copy it names (its attempts), else the one its actor took.
+        const byCopy =
+          e.attempts === undefined || e.attempts === null ? -1 : list.findIndex((h) => h.attempts === e.attempts);
+        const mine = byCopy >= 0 ? byCopy : list.findIndex((h) => h.actor === e.actor);
         const h = mine >= 0 ? list.splice(mine, 1)[0]! : undefined;
         if (list.length === 0) this.held.delete(e.job);
         const key = `${e.job}@${e.actor}`;
@@ -176,7 +195,14 @@ export class FindingRules {
   /** Every finding, in the order of the lines they rest on, now that who fell silent is known. */
   finish(): Finding[] {
     const out = [...this.out];
-    for (const { h, e } of this.pairs)
+    for (const { h, e } of this.pairs) {
+      if (this.shared.has(h.actor)) {
+        out.push({
+          title: `${e.label} reserved again${attemptsOf(e)} while its reservation${attemptsOf(h)} had not been deleted or released: retry_after gave it to another pop (its connections share one address on the unix socket, so whether the first worker still ran it or was killed cannot be told)`,
+          lines: [h.line, e.line],
+        });
+        continue;
+      }
       out.push(
         this.alive(h.actor, h.line)
           ? {
@@ -188,9 +214,10 @@ export class FindingRules {
               lines: [h.line, e.line],
             },
       );
+    }
     // No $tries in the payload: the worker's --tries decides, and MONITOR does not show it.
     for (const { from, to, del } of this.quickDeletes)
-      if (!this.alive(from.actor, from.line))
+      if (!this.shared.has(from.actor) && !this.alive(from.actor, from.line))
         out.push({
           title: `${del.label} deleted ${Math.round((del.t - to.t) * 1000)} ms after ${del.actor} reserved it${attemptsOf(to)} from killed ${from.actor}: with --tries below ${to.attempts ?? 2} (queue:work's default is 1) that is MaxAttemptsExceededException, the job failed without running (markJobAsFailedIfAlreadyExceedsMaxAttempts); with more tries it ran and succeeded at once`,
           lines: [to.line, del.line],
@@ -202,7 +229,7 @@ export class FindingRules {
     // The last attempt deleted some time into it by a worker that then fell silent: the worker's
     // timeout (Worker::registerTimeoutHandler) failed the job, then killed the worker.
     for (const { h, del } of this.lastAttemptDeletes.values())
-      if (!this.alive(del.actor, del.line))
+      if (!this.shared.has(del.actor) && !this.alive(del.actor, del.line))
         out.push({
           title: `${del.actor} deleted ${del.label} ${seconds(del.t - h.t)} into attempt ${h.attempts} of ${h.maxTries} and was never heard from again: its timeout (about ${seconds(del.t - h.t)}) failed the job with MaxAttemptsExceededException (TimeoutExceededException from Laravel 10.10; markJobAsFailedIfWillExceedMaxAttempts) and killed the worker`,
           lines: [h.line, del.line],
@@ -215,9 +242,11 @@ export class FindingRules {
       for (const h of list) {
         if (this.paired.has(h)) continue; // said with the reservation that took the job
         out.push({
-          title: this.alive(h.actor, h.line)
-            ? `${h.actor} popped ${h.label}${attemptsOf(h)} and never sent its delete or release, though it sent other commands after`
-            : `${h.actor} popped ${h.label}${attemptsOf(h)} and was never heard from again: killed mid-job, or the capture ended while it ran`,
+          title: this.shared.has(h.actor)
+            ? `${h.label}${attemptsOf(h)} was popped and no delete or release of it follows: its worker was killed, or the capture ended while it ran`
+            : this.alive(h.actor, h.line)
+              ? `${h.actor} popped ${h.label}${attemptsOf(h)} and never sent its delete or release, though it sent other commands after`
+              : `${h.actor} popped ${h.label}${attemptsOf(h)} and was never heard from again: killed mid-job, or the capture ended while it ran`,
           lines: [h.line],
         });
       }

@@ -92,7 +92,7 @@ export class CaptureExplainer {
   readonly timeline: Timeline;
   private readonly actors: Map<string, string>;
   private readonly start: number;
-  private readonly rules = new FindingRules();
+  private readonly rules: FindingRules;
   private readonly jobs = new Map<string, JobInstance>();
   private readonly perClass = new Map<string, number>();
   private readonly keepSteps: boolean;
@@ -114,6 +114,11 @@ export class CaptureExplainer {
     },
   ) {
     this.actors = actorNames(config);
+    // Every connection over a unix socket has one address in MONITOR: one actor for many processes.
+    this.rules = new FindingRules(
+      false,
+      new Set(config.connections.filter((c) => c.client.startsWith('unix:')).map((c) => this.actors.get(c.client)!)),
+    );
     this.start = config.span === null ? 0 : Math.floor(Number(config.span.first));
     this.keepSteps = o.keepSteps ?? false;
     this.onStep = o.onStep;
@@ -309,6 +314,7 @@ export function configurationLines(config: CaptureConfiguration): string[] {
     list('queues', config.queues, (q) => q),
     list('retry_after', config.retryAfter, (s) => `${s} s`),
     list('block_for', config.blockFor, (s) => `${s} s`),
+    ...unixLine(config),
     ...(config.clockApart.length === 0
       ? []
       : [
@@ -318,6 +324,15 @@ export function configurationLines(config: CaptureConfiguration): string[] {
               '; ',
             )}: a simulated clock or a skewed host, so the times the app sent are shown as the dates they name and no timing is read against MONITOR's`,
         ]),
+  ];
+}
+
+/** Connections over a unix socket: MONITOR gives them all the socket's path, so they are one to it. */
+function unixLine(config: CaptureConfiguration): string[] {
+  const unix = config.connections.filter((c) => c.client.startsWith('unix:'));
+  if (unix.length === 0) return [];
+  return [
+    `unix socket: ${unix.map((c) => `${c.client} (from line ${c.firstLine})`).join('; ')}: MONITOR shows every connection over a socket as its path, so the processes behind it (web requests, workers) are one actor here, and no finding rests on a worker's silence or identity there`,
   ];
 }
 
@@ -465,6 +480,7 @@ function titleOf(
           actor,
           line: first.entry.lineNo,
           t: Number(first.entry.line.time),
+          attempts: describePayload(args[2]!, new Map())?.attempts ?? null,
         });
       return `delete: ${job?.label ?? 'a job'} (ZREM of its reserved copy)`;
     }
@@ -481,6 +497,7 @@ function titleOf(
           actor,
           line: first.entry.lineNo,
           t: Number(first.entry.line.time),
+          attempts: describePayload(payload!, new Map())?.attempts ?? null,
         });
       return `release: ${job?.label ?? 'a job'} back to ${queue(r?.key)}:delayed until ${at(until)}`;
     }

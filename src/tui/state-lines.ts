@@ -89,7 +89,12 @@ function queueLines(
 ): Line[] {
   const name = terminalSafe(q.keys.ready);
   const empty = q.sizes.ready === 0 && q.sizes.delayed === 0 && q.sizes.reserved === 0;
-  if (empty) return [[seg(name, 'heading'), seg('  empty', 'dim')]];
+  // A prefixed key ("laravel_database_queues:default") may fill a narrow pane: "empty" goes under it
+  // then, rather than being wrapped into the middle of the name.
+  if (empty)
+    return displayWidth(name) + '  empty'.length <= width
+      ? [[seg(name, 'heading'), seg('  empty', 'dim')]]
+      : [[seg(name, 'heading')], [seg('  empty', 'dim')]];
   const out: Line[] = [[seg(name, 'heading')]];
   const keys: Array<[string, number, Line[]]> = [
     ['ready', q.sizes.ready, listEntries(q.ready, q.sizes.ready, limit)],

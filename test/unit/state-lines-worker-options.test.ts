@@ -79,3 +79,32 @@ describe('the state pane and the worker options', () => {
     expect(lines).toContain('    ApiDown: still down');
   });
 });
+
+describe('the state pane and a long key', () => {
+  const q = (ready: string) => ({
+    t: 1_700_000_000,
+    queues: [
+      {
+        name: 'default',
+        keys: { ready, delayed: `${ready}:delayed`, reserved: `${ready}:reserved` },
+        sizes: { ready: 0, delayed: 0, reserved: 0 },
+        ready: [],
+        delayed: [],
+        reserved: [],
+      },
+    ],
+    workers: [],
+    failed: [],
+    executions: {},
+  });
+  const ctx = { start: 1_700_000_000 };
+
+  it('says an empty queue beside its key where it fits, and under it where it does not', () => {
+    expect(stateLines(q('queues:default'), ctx, 31, 'full').map(text)).toEqual(['queues:default  empty']);
+    // 31 columns: the 8.x skeleton's prefixed key alone is 31 wide.
+    expect(stateLines(q('laravel_database_queues:default'), ctx, 31, 'full').map(text)).toEqual([
+      'laravel_database_queues:default',
+      '  empty',
+    ]);
+  });
+});

@@ -450,6 +450,31 @@ describe('every shipped scenario, its own run fed back in', () => {
         entry.name,
       ).toBe(false);
       expect(explained.steps.flatMap((s) => s.commands).length, entry.name).toBe(lines.length);
+      // Matched step for step: every step of the run begins a step of the explanation, which may
+      // split one further (a request that dispatches many jobs is one step of the scenario and a
+      // push per job in the capture), never join two, and keeps each within one connection.
+      const starts = (steps: Array<{ commands: unknown[] }>): number[] => {
+        const out: number[] = [];
+        let i = 0;
+        for (const step of steps) {
+          if (step.commands.length > 0) out.push(i);
+          i += step.commands.length;
+        }
+        return out;
+      };
+      const explainedStarts = new Set(starts(explained.steps));
+      for (const start of starts(timeline.steps))
+        expect(explainedStarts.has(start), `${entry.name}: command ${start}`).toBe(true);
+      const original = timeline.steps.flatMap((step) => step.commands);
+      let at = 0;
+      for (const step of explained.steps) {
+        const senders = original
+          .slice(at, at + step.commands.length)
+          .filter((c) => c.source === 'client')
+          .map((c) => `${c.actor}:${c.process}`);
+        expect(new Set(senders).size, `${entry.name}: ${step.title}`).toBe(1);
+        at += step.commands.length;
+      }
     }
   }, 120_000);
 });

@@ -126,7 +126,7 @@ async function explainFile(file: string, source: string, format: (typeof EXPLAIN
 
     // Pass 2: the steps, printed as they end (text, ndjson) or kept for a whole document.
     const chalk = makeChalk(format === 'text' ? colourLevel(process.stdout, process.env) : 0);
-    const opts = { chalk, full: false, width: process.stdout.columns || 100 };
+    const opts = { chalk, full: false, width: process.stdout.columns || 100, clock: true };
     const whole = format === 'json' || format === 'markdown';
     const explainer = new CaptureExplainer(config, {
       file: source,

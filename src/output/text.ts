@@ -14,6 +14,11 @@ export interface TextOptions {
   full?: boolean;
   /** Columns to wrap notes and messages to (default 80). Command lines are never wrapped. */
   width?: number;
+  /**
+   * Each step's wall-clock time too (UTC, to the millisecond) before its t+: a capture's steps
+   * happened at real times (lqsim explain); a scenario's are virtual and show t+ only.
+   */
+  clock?: boolean;
 }
 
 const DEFAULT_WIDTH = 80;
@@ -61,6 +66,7 @@ export function renderStepText(step: Step, timeline: Timeline, opts: TextOptions
   const title = terminalSafe(step.title);
   let out =
     chalk.dim(column(`#${step.index}`, INDEX_COLUMN)) +
+    (opts.clock === true ? chalk.dim(`${clockTime(step.t)} `) : '') +
     chalk.dim(column(relTime(step.t, timeline.start), TIME_COLUMN)) +
     actorColour(chalk, step.actor, step)(column(terminalSafe(step.actor), actorColumn)) +
     (FAILURE_KINDS.has(step.kind) ? chalk.red(title) : title) +
@@ -117,6 +123,12 @@ export function renderTextFooter(timeline: Timeline, opts: TextOptions): string 
     out += chalk.bold.red('error: ') + chalk.red(first) + '\n' + rest.map((l) => `       ${chalk.red(l)}\n`).join('');
   }
   return out;
+}
+
+/** "01:37:59.166" (UTC), or the seconds as given where they name no date. */
+function clockTime(t: number): string {
+  const d = new Date(Math.round(t * 1000)); // to the millisecond, as t+ is
+  return Number.isNaN(d.getTime()) ? String(t) : d.toISOString().slice(11, 23);
 }
 
 function commandLine(cmd: TraceCommand, step: Step, labels: Map<string, string>, opts: TextOptions): string {

@@ -38,9 +38,10 @@ describe('lqsim explain <capture>', () => {
       .filter((l) => /^#\d/.test(l))
       .map((l) => l.replace(/\s+/g, ' '));
     expect(titles).toEqual([
-      '#0 t+0.491s dispatcher-1 later: DelayTestJob#1 onto default:delayed until t+60s',
-      '#1 t+61.958s worker-1 pop: reserved DelayTestJob#1 (attempts 2) until t+71s',
-      '#2 t+61.963s worker-1 delete: DelayTestJob#1 (ZREM of its reserved copy)',
+      // Each step's wall-clock time (UTC; the capture began at 1489802272.491060), then t+.
+      '#0 01:57:52.491 t+0.491s dispatcher-1 later: DelayTestJob#1 onto default:delayed until t+60s',
+      '#1 01:58:53.958 t+61.958s worker-1 pop: reserved DelayTestJob#1 (attempts 2) until t+71s',
+      '#2 01:58:53.963 t+61.963s worker-1 delete: DelayTestJob#1 (ZREM of its reserved copy)',
     ]);
   });
 
@@ -58,7 +59,7 @@ describe('lqsim explain <capture>', () => {
     const titles = r.stdout
       .split('\n')
       .filter((l) => /^#\d/.test(l))
-      .map((l) => l.replace(/^#\d+\s+\S+\s+/, '').replace(/\s+/g, ' '));
+      .map((l) => l.replace(/^#\d+\s+\S+\s+\S+\s+/, '').replace(/\s+/g, ' '));
     // RedisQueue::push x3 from one process; the worker: pop (migrates + pop script) and delete per
     // job, then one pop that finds nothing before --stop-when-empty ends it.
     expect(titles).toEqual([
@@ -299,7 +300,7 @@ describe('lqsim explain <capture>', () => {
       encoding: 'utf8',
     });
     expect(k.stdout).toMatch(
-      /^#10 +t\+600s +worker-1 \(process 2\) +pop: reserved ImportCsv#1 \(attempts 2\) until t\+1200s$/m,
+      /^#10 +22:23:20\.000 t\+600s +worker-1 \(process 2\) +pop: reserved ImportCsv#1 \(attempts 2\) until t\+1200s$/m,
     );
     expect(k.stdout).toMatch(
       /- worker-1 popped ImportCsv#1 \(attempt 1\) and was never heard from again: .* then worker-1 \(process 2\) reserved it \(attempt 2\)/,

@@ -167,11 +167,13 @@ export class CaptureExplainer {
     }
     const kind: Group['kind'] = r === undefined ? 'other' : (KIND[r.op] ?? 'other');
     const current = this.current;
+    // Other traffic is summarised: a run of it is one step, whichever clients sent it.
     const joins =
       current !== undefined &&
-      current.client === client &&
       this.selectPending.length === 0 &&
-      (kind === 'other' ? current.kind === 'other' : current.kind !== 'other' && !STARTS.has(r!.op));
+      (kind === 'other'
+        ? current.kind === 'other'
+        : current.client === client && current.kind !== 'other' && !STARTS.has(r!.op));
     if (!joins) {
       this.close();
       this.current = { client, kind, lines: [] };
@@ -203,7 +205,7 @@ export class CaptureExplainer {
     const commands: TraceCommand[] = g.lines.map(({ entry, r }) => ({
       step: index,
       t,
-      actor,
+      actor: entry.line.client === 'lua' ? actor : (this.actors.get(entry.line.client) ?? entry.line.client),
       process: 1,
       source: entry.line.client === 'lua' ? 'lua' : 'client',
       db: entry.line.db,
@@ -213,7 +215,9 @@ export class CaptureExplainer {
       ...operationOf(entry, r),
       time: entry.line.time,
     }));
-    const title = titleOf(g, t, this.start, this.jobOf, actor, (e) => this.rules.add(e), this.lifeEvent);
+    let title = titleOf(g, t, this.start, this.jobOf, actor, (e) => this.rules.add(e), this.lifeEvent);
+    const senders = [...new Set(commands.filter((c) => c.source === 'client').map((c) => c.actor))];
+    if (senders.length > 1) title += ` from ${senders.slice(0, 3).join(', ')}${senders.length > 3 ? ', ...' : ''}`;
     const step: Step = {
       index,
       t,

@@ -186,6 +186,24 @@ describe('a capture of a shared Redis', () => {
   });
 });
 
+describe('traffic that is not the queue', () => {
+  it('is summarised: a run of it is one step, whoever sent it, each command naming its sender', () => {
+    const { timeline } = explain([
+      '1700000000.000001 [0 10.0.0.9:4000] "GET" "laravel_cache:a"',
+      '1700000000.000002 [0 10.0.0.8:4100] "SET" "laravel_session:x" "1"',
+      '1700000000.000003 [0 10.0.0.9:4000] "GET" "laravel_cache:b"',
+      '1700000000.000004 [0 10.0.0.5:4001] "RPUSH" "queues:default" "{\\"uuid\\":\\"u1\\",\\"job\\":\\"x\\",\\"attempts\\":0}"',
+      '1700000000.000005 [0 10.0.0.8:4100] "DEL" "laravel_session:x"',
+    ]);
+    expect(timeline.steps.map((s) => [s.actor, s.title])).toEqual([
+      ['other-1', 'other traffic: 3 commands (GET, SET) from other-1, other-2'],
+      ['dispatcher-1', 'push: x#1 onto default'], // the class from the payload's job, having no displayName
+      ['other-2', 'other traffic: 1 command (DEL)'],
+    ]);
+    expect(timeline.steps[0]!.commands.map((c) => c.actor)).toEqual(['other-1', 'other-2', 'other-1']);
+  });
+});
+
 describe('whole captures cut, spliced and salted', () => {
   const pool = [
     ...fixture('laravel8-ran-twice.txt'),

@@ -29,7 +29,10 @@ export function renderMarkdown(timeline: Timeline): string {
   const { scenario } = timeline;
   const out: string[] = [`# ${escapeMarkdown(scenario.name)}: ${escapeMarkdown(scenario.title)}`, ''];
   out.push(`Laravel ${escapeMarkdown(timeline.profile)} profile, ${escapeMarkdown(timeline.server.describe)}.`, '');
-  if (scenario.description?.trim()) out.push(escapeMarkdown(scenario.description.trim().replace(/\s*\n\s*/g, ' ')), '');
+  // Its paragraphs kept (a capture's configuration is one per figure), each one line.
+  if (scenario.description?.trim())
+    for (const p of scenario.description.trim().split(/\n\s*\n/))
+      out.push(escapeMarkdown(p.trim().replace(/\s*\n\s*/g, ' ')), '');
   for (const step of timeline.steps) out.push(...stepSection(step, timeline.start, labels));
   out.push('## Result', '');
   out.push(

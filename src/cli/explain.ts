@@ -147,21 +147,21 @@ async function explainFile(file: string, source: string, format: (typeof EXPLAIN
         if (++n % 4096 === 0) progress.update(2, bytesRead());
       }
     }
-    const { timeline, findings, lives } = explainer.finish();
+    const { timeline, findings, lives, quietLives } = explainer.finish();
     progress.stop();
     if (format === 'json') {
       // The timeline as `lqsim run --format json` writes one, with each job's life and the findings beside its steps.
       out(renderJson(Object.assign({}, timeline, { lives, findings })));
     } else if (format === 'markdown') {
       out(renderMarkdown(timeline));
-      out(renderLivesMarkdown(lives, timeline.start));
+      out(renderLivesMarkdown(lives, timeline.start, quietLives));
       out(`\n## Findings\n\n`);
       if (findings.length === 0) out('None.\n');
       for (const f of findings)
         out(`- ${escapeMarkdown(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);
     } else if (format === 'text') {
       out(renderTextFooter(timeline, opts));
-      out(renderLivesText(lives, timeline.start, chalk));
+      out(renderLivesText(lives, timeline.start, chalk, quietLives));
       out(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
       for (const f of findings)
         out(`  - ${terminalSafe(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);

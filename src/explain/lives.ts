@@ -20,37 +20,38 @@ export function eventful(life: JobLife): boolean {
   );
 }
 
-/** The lives to print, and how many are left out. */
-export function livesShown(lives: readonly JobLife[]): { shown: JobLife[]; quiet: number; more: number } {
-  if (lives.length <= LIVES_SHOWN) return { shown: [...lives], quiet: 0, more: 0 };
+/** The lives to print, and how many are left out (`counted`: quiet lives not kept at all). */
+export function livesShown(lives: readonly JobLife[], counted = 0): { shown: JobLife[]; quiet: number; more: number } {
+  if (lives.length + counted <= LIVES_SHOWN) return { shown: [...lives], quiet: 0, more: 0 };
   const loud = lives.filter(eventful);
   const shown = loud.slice(0, LIVES_SHOWN);
-  return { shown, quiet: lives.length - loud.length, more: loud.length - shown.length };
+  return { shown, quiet: counted + lives.length - loud.length, more: loud.length - shown.length };
 }
 
-export function renderLivesText(lives: readonly JobLife[], start: number, chalk: ChalkInstance): string {
-  if (lives.length === 0) return '';
-  const { shown, quiet, more } = livesShown(lives);
+export function renderLivesText(lives: readonly JobLife[], start: number, chalk: ChalkInstance, counted = 0): string {
+  if (lives.length + counted === 0) return '';
+  const { shown, quiet, more } = livesShown(lives, counted);
   let out = `\n${chalk.bold("jobs' lives:")}\n`;
   for (const life of shown) {
     out += `  ${terminalSafe(life.job)}\n`;
     for (const e of life.events)
       out += `    ${chalk.dim(`${relTime(e.t, start).padEnd(10)} line ${String(e.line).padEnd(6)}`)} ${terminalSafe(e.what)}\n`;
   }
-  if (quiet > 0) out += chalk.dim(`  ${quiet} more pushed, reserved once and deleted\n`);
+  if (quiet > 0)
+    out += chalk.dim(`  ${quiet}${shown.length === 0 ? ' jobs' : ' more'} pushed, reserved once and deleted\n`);
   if (more > 0) out += chalk.dim(`  ... and ${more} more with more to say (--format json has every life)\n`);
   return out;
 }
 
-export function renderLivesMarkdown(lives: readonly JobLife[], start: number): string {
-  if (lives.length === 0) return '';
-  const { shown, quiet, more } = livesShown(lives);
+export function renderLivesMarkdown(lives: readonly JobLife[], start: number, counted = 0): string {
+  if (lives.length + counted === 0) return '';
+  const { shown, quiet, more } = livesShown(lives, counted);
   let out = `\n## Jobs\n`;
   for (const life of shown) {
     out += `\n### ${escapeMarkdown(life.job)}\n\n`;
     for (const e of life.events) out += `- ${relTime(e.t, start)}, line ${e.line}: ${escapeMarkdown(e.what)}\n`;
   }
-  if (quiet > 0) out += `\n${quiet} more pushed, reserved once and deleted.\n`;
+  if (quiet > 0) out += `\n${quiet}${shown.length === 0 ? ' jobs' : ' more'} pushed, reserved once and deleted.\n`;
   if (more > 0) out += `\n... and ${more} more with more to say (\`--format json\` has every life).\n`;
   return out;
 }

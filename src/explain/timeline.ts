@@ -16,6 +16,7 @@ import type { CaptureConfiguration, Role } from './configuration.ts';
 import { isRetryAfter } from './configuration.ts';
 import type { Finding, QueueEvent } from './findings.ts';
 import { FindingRules } from './findings.ts';
+import { eventful, LIVES_SHOWN } from './lives.ts';
 import type { Operation, QueueKey, Recognised } from './recognise.ts';
 import { parseQueueKey, recogniseCommand, releasesName, releasesSendingAll } from './recognise.ts';
 
@@ -56,6 +57,8 @@ export interface Explained {
   findings: Finding[];
   /** Each job's life as the capture shows it. */
   lives: JobLife[];
+  /** Quiet lives (pushed, reserved once, deleted) counted instead of kept (a long capture's text). */
+  quietLives: number;
 }
 
 /** One thing that happened to a job: the capture line, MONITOR's time (seconds), what. */
@@ -109,6 +112,8 @@ export class CaptureExplainer {
       /** How many lines were not MONITOR's in all (problems may hold only the first). */
       problemCount?: number;
       keepSteps?: boolean;
+      /** Every job's life kept (default: when the steps are); else a long capture's quiet ones are counted. */
+      allLives?: boolean;
       /** Each step once it has ended, with the first and last capture line it holds. */
       onStep?: (step: Step, lines: { first: number; last: number }) => void;
     },
@@ -121,6 +126,7 @@ export class CaptureExplainer {
     );
     this.start = config.span === null ? 0 : Math.floor(Number(config.span.first));
     this.keepSteps = o.keepSteps ?? false;
+    this.allLives = o.allLives ?? this.keepSteps;
     this.onStep = o.onStep;
     // The profile that models the capture (its releases are in the description's Laravel line).
     const versions =
@@ -191,7 +197,7 @@ export class CaptureExplainer {
     }
     this.selectPending = [];
     const findings = this.rules.finish();
-    return { timeline: this.timeline, findings, lives: this.jobLives(findings) };
+    return { timeline: this.timeline, findings, lives: this.jobLives(findings), quietLives: this.quietLives };
   }
 
   /** The group being built becomes a step. */
@@ -241,6 +247,9 @@ export class CaptureExplainer {
 
   /** What happened to each job, by job id, in order. */
   private readonly lives = new Map<string, LifeEvent[]>();
+  /** Keep every job's life (json, the library), or count the quiet ones of a long capture. */
+  private readonly allLives: boolean;
+  private quietLives = 0;
   /** The attempts of the copy each job has in :reserved (a ZREM of another copy removes nothing). */
   private readonly reservedCopy = new Map<string, number | null>();
 
@@ -258,14 +267,29 @@ export class CaptureExplainer {
       else this.reservedCopy.delete(job.id);
     }
     events.push({ line: at.lineNo, t: Number(at.line.time), what: said });
+    // A long capture's quiet lives (pushed, reserved once, deleted) are counted, not kept, unless
+    // every life is asked for: the text names them by count. A last attempt's delete may yet be
+    // read as a timeout's failure, so it is kept.
+    if (
+      !this.allLives &&
+      what.startsWith('deleted') &&
+      this.jobs.size > LIVES_SHOWN &&
+      !eventful({ job: job.label, events }) &&
+      !lastAttempt(payload)
+    ) {
+      this.lives.delete(job.id);
+      this.quietLives++;
+    }
   };
 
   /** Each job's life, in the order the jobs appeared; a failure read by a finding's rule is said at its delete. */
   private jobLives(findings: readonly Finding[]): JobLife[] {
     const failedAt = new Map<number, string>();
     for (const f of findings) if (f.failed !== undefined) failedAt.set(f.failed.line, f.failed.how);
-    return this.timeline.jobs.map((job) => {
-      const events = (this.lives.get(job.id) ?? []).map((e) => {
+    return this.timeline.jobs.flatMap((job) => {
+      const kept = this.lives.get(job.id);
+      if (kept === undefined) return []; // a quiet life, counted
+      const events = kept.map((e) => {
         const how = failedAt.get(e.line);
         return how === undefined ? e : { ...e, what: `${e.what}: ${how}` };
       });
@@ -535,6 +559,14 @@ function appTime(unix: string | undefined, start: number): string {
 
 function parseQueueKeyKind(key: string | undefined): string | undefined {
   return key === undefined ? undefined : parseQueueKey(key)?.kind;
+}
+
+/** Whether a payload is a job's last attempt by its own $tries (a timeout may yet fail it). */
+function lastAttempt(raw: string | undefined): boolean {
+  if (raw === undefined) return false;
+  const max = payloadMaxTries(raw);
+  const attempts = describePayload(raw, new Map())?.attempts ?? null;
+  return max !== null && attempts !== null && attempts >= max;
 }
 
 /** The payload's maxTries (null when unset or absent). */

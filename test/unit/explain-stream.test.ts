@@ -125,3 +125,35 @@ describe("jobs' lives printed", () => {
     expect(eventful(quiet(1))).toBe(false);
   });
 });
+
+describe('a long capture in text', () => {
+  it("counts its quiet lives instead of keeping them, and keeps the eventful ones and every life in json's", () => {
+    // 30 copies of the three-job capture (each a second apart, fresh uuids): 90 quiet jobs.
+    const base = readFileSync(new URL('../fixtures/explain/laravel8-three-jobs.txt', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '' && l !== 'OK');
+    const raw = Array.from({ length: 30 }, (_, copy) =>
+      base.map((l) =>
+        l.replace(/[0-9a-f]{8}-[0-9a-f]{4}-/g, (u) => `${copy.toString(16).padStart(8, '0')}-${u.slice(9)}`),
+      ),
+    ).flat();
+    const lines = raw
+      .map((l, i) => captureEntry(l, i + 1))
+      .filter((e): e is CapturedLine => e !== null && !isProblem(e));
+    const config = captureConfiguration(lines);
+    const text = new CaptureExplainer(config, { file: 'x' });
+    const json = new CaptureExplainer(config, { file: 'x', keepSteps: true });
+    for (const l of lines) {
+      text.add(l);
+      json.add(l);
+    }
+    const t = text.finish();
+    const j = json.finish();
+    expect(j.lives).toHaveLength(90);
+    expect(j.quietLives).toBe(0);
+    // Counting begins at the first delete made while more than 20 jobs are known: each copy pushes
+    // its three jobs before working them, so job 21 is known when job 19 is deleted; 18 kept, 72 counted.
+    expect([t.lives.length, t.quietLives]).toEqual([18, 72]);
+    expect(livesShown(t.lives, t.quietLives)).toEqual({ shown: [], quiet: 90, more: 0 });
+  });
+});

@@ -172,7 +172,7 @@ export class ConfigurationReader {
   }
 
   result(): CaptureConfiguration {
-    for (const c of this.connections.values()) c.role = roleOf(c.operations);
+    for (const c of this.connections.values()) c.role = roleOf(c.operations, c.client);
     return {
       profiles: profilesSendingAll(this.scripts.keys()),
       scripts: [...this.scripts].map(([script, cited]) => ({ value: script, lines: cited })),
@@ -189,10 +189,15 @@ export class ConfigurationReader {
   }
 }
 
-/** A dispatcher pushes; a worker migrates, pops, deletes, releases; a connection doing both is both. */
-function roleOf(ops: Connection['operations']): Role {
+/**
+ * A dispatcher pushes; a worker migrates, pops, deletes, releases, and may push too (a chain's
+ * next job, a job that dispatches others). Only a unix socket's one address, behind which web
+ * requests and workers are alike, is both.
+ */
+function roleOf(ops: Connection['operations'], client: string): Role {
   const has = (set: ReadonlySet<Operation>) => Object.keys(ops).some((op) => set.has(op as Operation));
   const dispatches = has(DISPATCHING);
   const works = has(WORKING);
-  return dispatches && works ? 'both' : dispatches ? 'dispatcher' : works ? 'worker' : 'other';
+  if (works) return dispatches && client.startsWith('unix:') ? 'both' : 'worker';
+  return dispatches ? 'dispatcher' : 'other';
 }

@@ -124,3 +124,25 @@ describe('a Laravel 8 capture among other traffic', () => {
     ]);
   });
 });
+
+describe('connection roles', () => {
+  const l8 = PROFILES['8'].scripts;
+  const q = 'queues:default';
+  const line = (client: string, args: string[]) =>
+    formatMonitorLine({ time: '1700000000.000000', db: 0, client, args });
+  const roles = (client: string) =>
+    captureConfiguration(
+      captured(
+        [
+          line(client, ['EVAL', l8.pop!.source, '3', q, `${q}:reserved`, `${q}:notify`, '1700000090']),
+          // handle() dispatches another job (or a chain pushes its next link) from the worker's connection.
+          line(client, ['EVAL', l8.push!.source, '2', q, `${q}:notify`, '{"uuid":"u2","job":"x","attempts":0}']),
+        ].join('\n'),
+      ),
+    ).connections.map((c) => c.role);
+
+  it('a worker that also pushes is a worker; only a unix socket, where all connections are one, is both', () => {
+    expect(roles('10.0.0.7:6003')).toEqual(['worker']);
+    expect(roles('unix:/run/redis.sock')).toEqual(['both']);
+  });
+});

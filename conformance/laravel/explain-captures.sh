@@ -74,28 +74,23 @@ wait "$A" "$B"
 end
 
 # A worker SIGKILLed (a deploy, the OOM killer) while its job runs: the job stays reserved until
-# retry_after (2 s) ends, then another worker runs it (attempt 2, --tries=3).
-begin killed-worker
-RETRY_AFTER=2 php_ dispatch "$PORT" ProbeJob 1
-PROBE_BEHAVIOUR=run:30 RETRY_AFTER=2 bg work "$PORT" 60 3 1; A=$BG
-wait_handle 1
-kill -9 "$A"; wait "$A" 2>/dev/null || true   # 137
-sleep 2.5
-PROBE_BEHAVIOUR=succeed RETRY_AFTER=2 bg work "$PORT" 60 3 1; B=$BG
-wait "$B"
-end
-
-# The same kill with queue:work's default --tries=1: the next worker reserves attempt 2 and fails
-# it at once with MaxAttemptsExceededException, without running it.
-begin max-attempts
-RETRY_AFTER=2 php_ dispatch "$PORT" ProbeJob 1
-PROBE_BEHAVIOUR=run:30 RETRY_AFTER=2 bg work "$PORT" 60 1 1; A=$BG
-wait_handle 1
-kill -9 "$A"; wait "$A" 2>/dev/null || true   # 137
-sleep 2.5
-PROBE_BEHAVIOUR=succeed RETRY_AFTER=2 bg work "$PORT" 60 1 1; B=$BG
-wait "$B"
-end
+# retry_after (2 s) ends, then another worker with the same --tries reserves it (attempt 2).
+killed_then_taken() {          # FLOW TRIES
+  begin "$1"
+  RETRY_AFTER=2 php_ dispatch "$PORT" ProbeJob 1
+  PROBE_BEHAVIOUR=run:30 RETRY_AFTER=2 bg work "$PORT" 60 "$2" 1; A=$BG
+  wait_handle 1
+  kill -9 "$A"; wait "$A" 2>/dev/null || true   # 137
+  sleep 2.5
+  PROBE_BEHAVIOUR=succeed RETRY_AFTER=2 bg work "$PORT" 60 "$2" 1; B=$BG
+  wait "$B"
+  end
+}
+# --tries=3: attempt 2 runs and succeeds.
+killed_then_taken killed-worker 3
+# queue:work's default --tries=1: attempt 2 fails at once with MaxAttemptsExceededException,
+# without running.
+killed_then_taken max-attempts 1
 
 # timeout (2) shorter than retry_after (4), as the docs ask: the worker's SIGALRM kills it mid-job
 # (attempt 1 of $tries = 2), the next worker reserves it when retry_after ends, times out again,

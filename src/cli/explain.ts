@@ -19,7 +19,7 @@ import type { CaptureConfiguration } from '../explain/configuration.ts';
 import type { Finding } from '../explain/findings.ts';
 import type { Progress } from '../explain/progress.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
-import { isProblem, openCapture, readCapture } from '../explain/capture.ts';
+import { forEachEntry, isProblem } from '../explain/capture.ts';
 import { ConfigurationReader } from '../explain/configuration.ts';
 import { renderLivesMarkdown, renderLivesText } from '../explain/lives.ts';
 import { startProgress } from '../explain/progress.ts';
@@ -91,16 +91,15 @@ async function readConfiguration(
   const reader = new ConfigurationReader();
   const problems: CaptureProblem[] = [];
   let problemCount = 0;
-  const { lines, bytesRead } = openCapture(file);
-  let n = 0;
-  for await (const entry of readCapture(lines)) {
-    if (isProblem(entry)) {
-      problemCount++;
-      if (problems.length < NAMED_PROBLEMS) problems.push(entry);
-    } else reader.add(entry);
-    if (++n % 4096 === 0) progress.update(1, bytesRead());
-  }
-  progress.update(1, statSync(file).size);
+  await forEachEntry(
+    file,
+    (entry) => {
+      if (!isProblem(entry)) reader.add(entry);
+      else if (problemCount++ < NAMED_PROBLEMS) problems.push(entry);
+    },
+    (bytes) => progress.update(1, bytes),
+  );
+  progress.update(1, Infinity); // the whole file
   if (progress.passes === 1) progress.stop();
   for (const p of problems) err(`lqsim: ${terminalSafe(source)}:${p.lineNo}: ${terminalSafe(p.problem)}\n`);
   if (problemCount > problems.length)
@@ -108,6 +107,17 @@ async function readConfiguration(
   const config = reader.result();
   if (config.commands === 0) throw new UsageError(`explain: ${terminalSafe(source)} holds no MONITOR line`);
   return { config, problems, problemCount };
+}
+
+/** Pass 2: the capture's commands into the explainer. */
+function feed(file: string, explainer: CaptureExplainer, progress: Progress): Promise<void> {
+  return forEachEntry(
+    file,
+    (entry) => {
+      if (!isProblem(entry)) explainer.add(entry);
+    },
+    (bytes) => progress.update(2, bytes),
+  );
 }
 
 /** The progress bar, on a terminal's stderr, over one pass when the trace goes to that terminal. */
@@ -139,14 +149,7 @@ async function explainFile(file: string, source: string, format: (typeof EXPLAIN
       },
     });
     if (format === 'text') out(renderTextHeader(explainer.timeline, opts));
-    {
-      const { lines, bytesRead } = openCapture(file);
-      let n = 0;
-      for await (const entry of readCapture(lines)) {
-        if (!isProblem(entry)) explainer.add(entry);
-        if (++n % 4096 === 0) progress.update(2, bytesRead());
-      }
-    }
+    await feed(file, explainer, progress);
     const { timeline, findings, lives, quietLives } = explainer.finish();
     progress.stop();
     if (format === 'json') {
@@ -182,12 +185,7 @@ async function explainInTui(file: string, source: string): Promise<number> {
   try {
     const read = await readConfiguration(file, source, progress);
     const explainer = new CaptureExplainer(read.config, { file: source });
-    const { lines, bytesRead } = openCapture(file);
-    let n = 0;
-    for await (const entry of readCapture(lines)) {
-      if (!isProblem(entry)) explainer.add(entry);
-      if (++n % 4096 === 0) progress.update(2, bytesRead());
-    }
+    await feed(file, explainer, progress);
     const { timeline, findings } = explainer.finish();
     prepared = { ...read, findings, timeline };
   } finally {
@@ -203,14 +201,7 @@ async function explainInTui(file: string, source: string): Promise<number> {
       run: (server, onStep) => replayCapture({ ...prepared, file, source, url: server.url, onStep }),
     },
     // A private redis-server whatever REDIS_URL says: the replay writes the capture's keys.
-    withRedis: async (fn, log) => {
-      const { acquireRedis } = await import('../redis/server.ts');
-      const server = await acquireRedis({ log, env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
-      try {
-        return await fn(server);
-      } finally {
-        await server.stop();
-      }
-    },
+    withRedis: async (fn, log) =>
+      (await import('./shared.ts')).withRedis(fn, log, { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' }),
   });
 }

@@ -15,8 +15,10 @@ import { err, UsageError } from './args.ts';
 export async function withRedis<T>(
   fn: (server: RedisServer) => Promise<T>,
   log: (message: string) => void = (m) => err(`lqsim: ${m}\n`),
+  /** The environment that decides which Redis (LQSIM_REDIS, REDIS_URL); the process's by default. */
+  env?: NodeJS.ProcessEnv,
 ): Promise<T> {
-  const server = await acquireRedis({ log });
+  const server = await acquireRedis({ log, ...(env === undefined ? {} : { env }) });
   try {
     return await fn(server);
   } finally {

@@ -1,6 +1,6 @@
 // Reading a MONITOR capture from someone's own app (`redis-cli monitor > capture.txt`, Redis
-// 6.2-7.x or Valkey), or lqsim's own ndjson (`lqsim run --format ndjson`): line by line from a stream, so a capture of any size is held one line at a
-// time. Nothing in it is trusted: a line that is not MONITOR's (truncated by a killed redis-cli,
+// 6.2-7.x or Valkey), or lqsim's own ndjson (`lqsim run --format ndjson`): line by line from a
+// file, so a capture of any size is held one line at a time. Nothing in it is trusted: a line that is not MONITOR's (truncated by a killed redis-cli,
 // cut by `head`, edited) becomes a problem naming its line number, never a crash.
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -83,14 +83,20 @@ function ndjsonEntry(raw: string, lineNo: number): CaptureEntry {
   return { lineNo, line };
 }
 
-/** The lines of a file, or of standard input for "-", as a stream (CRLF too). */
-export function captureLines(source: string, stdin: NodeJS.ReadableStream = process.stdin): AsyncIterable<string> {
-  const input = source === '-' ? stdin : createReadStream(source);
-  return createInterface({ input, crlfDelay: Infinity });
-}
-
-/** A capture file's lines, and how many of its bytes have been read so far (for a progress bar). */
-export function openCapture(file: string): { lines: AsyncIterable<string>; bytesRead: () => number } {
+/**
+ * One pass over a capture file: each entry in order (awaited when `each` returns a promise), and
+ * every 4,096 lines how many of the file's bytes have been read (for a progress bar).
+ */
+export async function forEachEntry(
+  file: string,
+  each: (entry: CaptureEntry) => void | Promise<void>,
+  progress?: (bytesRead: number) => void,
+): Promise<void> {
   const input = createReadStream(file, { highWaterMark: 1 << 16 });
-  return { lines: createInterface({ input, crlfDelay: Infinity }), bytesRead: () => input.bytesRead };
+  let n = 0;
+  for await (const entry of readCapture(createInterface({ input, crlfDelay: Infinity }))) {
+    const pending = each(entry);
+    if (pending !== undefined) await pending;
+    if (progress !== undefined && ++n % 4096 === 0) progress(input.bytesRead);
+  }
 }

@@ -4,9 +4,9 @@
 import type { CaptureProblem, CapturedLine } from './capture.ts';
 import { captureEntry, isProblem } from './capture.ts';
 import type { CaptureConfiguration } from './configuration.ts';
-import { ConfigurationReader } from './configuration.ts';
+import { captureConfiguration } from './configuration.ts';
 import type { Explained } from './timeline.ts';
-import { CaptureExplainer } from './timeline.ts';
+import { captureTimeline } from './timeline.ts';
 
 export interface ExplainedCapture extends Explained {
   configuration: CaptureConfiguration;
@@ -25,12 +25,8 @@ export function explainCapture(capture: string | readonly string[], o: { file?: 
     if (isProblem(entry)) problems.push(entry);
     else lines.push(entry);
   });
-  const reader = new ConfigurationReader();
-  for (const l of lines) reader.add(l);
-  const configuration = reader.result();
-  const explainer = new CaptureExplainer(configuration, { file: o.file ?? 'capture', problems, keepSteps: true });
-  for (const l of lines) explainer.add(l);
-  return { ...explainer.finish(), configuration, problems };
+  const configuration = captureConfiguration(lines);
+  return { ...captureTimeline(lines, configuration, { file: o.file ?? 'capture', problems }), configuration, problems };
 }
 
 export type { CaptureConfiguration } from './configuration.ts';

@@ -1,6 +1,6 @@
 // Each job's life in a capture, as `lqsim explain` prints it after the trace: every job when there
-// are few, else the ones with something to say (reserved more than once, released, failed, a ZREM
-// that removed nothing, never finished), so a capture of 40,000 quiet jobs prints what matters.
+// are few, else the eventful ones (reserved more than once, released, failed, a ZREM that removed
+// nothing, never finished: JobLife.eventful), so a capture of 40,000 quiet jobs prints what matters.
 import type { ChalkInstance } from 'chalk';
 import { relTime } from '../output/describe.ts';
 import { escapeMarkdown } from '../output/markdown.ts';
@@ -10,20 +10,10 @@ import type { JobLife } from './timeline.ts';
 /** Up to this many jobs, every life is printed; beyond, only the eventful ones, this many at most. */
 export const LIVES_SHOWN = 20;
 
-/** Whether a job's life is more than pushed, reserved once, deleted. */
-export function eventful(life: JobLife): boolean {
-  const reserved = life.events.filter((e) => e.what.startsWith('reserved')).length;
-  return (
-    reserved !== 1 ||
-    !life.events.some((e) => e.what.startsWith('deleted')) ||
-    life.events.some((e) => e.what.startsWith('released') || / removes nothing|failed/.test(e.what))
-  );
-}
-
 /** The lives to print, and how many are left out (`counted`: quiet lives not kept at all). */
 export function livesShown(lives: readonly JobLife[], counted = 0): { shown: JobLife[]; quiet: number; more: number } {
   if (lives.length + counted <= LIVES_SHOWN) return { shown: [...lives], quiet: 0, more: 0 };
-  const loud = lives.filter(eventful);
+  const loud = lives.filter((l) => l.eventful);
   const shown = loud.slice(0, LIVES_SHOWN);
   return { shown, quiet: counted + lives.length - loud.length, more: loud.length - shown.length };
 }

@@ -8,9 +8,8 @@
 // in the step's note. Findings (read in a pass before) are the notes of the steps they cite last.
 import type { Finding } from './findings.ts';
 import type { CaptureProblem } from './capture.ts';
-import { isProblem, openCapture, readCapture } from './capture.ts';
+import { forEachEntry, isProblem } from './capture.ts';
 import type { CaptureConfiguration } from './configuration.ts';
-import { recogniseCommand } from './recognise.ts';
 import { CaptureExplainer } from './timeline.ts';
 import type { Client } from '../redis/connections.ts';
 import { newClient } from '../redis/connections.ts';
@@ -73,12 +72,11 @@ export async function replayCapture(o: ReplayOptions): Promise<Timeline> {
         await o.onStep(step, timeline, { mayHold: true });
       }
     };
-    const { lines } = openCapture(o.file);
-    for await (const entry of readCapture(lines)) {
-      if (isProblem(entry)) continue;
+    await forEachEntry(o.file, async (entry) => {
+      if (isProblem(entry)) return;
       explainer.add(entry);
       await flush();
-    }
+    });
     explainer.finish();
     await flush();
     return timeline;
@@ -96,7 +94,8 @@ class Replayer {
   private readonly sender: Client;
   private readonly readers = new Map<number, Client>();
   private db = 0;
-  private readonly queues: Array<{ db: number; keys: QueueKeys }>;
+  /** The queues to read back, by db. */
+  private readonly queues = new Map<number, QueueKeys[]>();
   private readonly notify: boolean;
 
   constructor(
@@ -107,19 +106,18 @@ class Replayer {
     this.sender = newClient(url);
     const dbs = config.dbs.length === 0 ? [0] : config.dbs.map((d) => d.value);
     const prefixes = config.prefixes.length === 0 ? [''] : config.prefixes.map((p) => p.value);
-    this.queues = dbs.flatMap((db) =>
-      prefixes.flatMap((prefix) =>
-        config.queues.map((q) => ({
-          db,
-          keys: {
+    for (const db of dbs)
+      this.queues.set(
+        db,
+        prefixes.flatMap((prefix) =>
+          config.queues.map((q) => ({
             ...queueKeys(q.value, prefix),
             name: [dbs.length > 1 ? `db ${db}` : '', prefixes.length > 1 ? prefix : '', q.value]
               .filter((x) => x !== '')
               .join(' '),
-          },
-        })),
-      ),
-    );
+          })),
+        ),
+      );
     // 5.8 on: the :notify list is part of the queue.
     this.notify = config.profiles.some((p) => PROFILES[p].queue.notify);
   }
@@ -134,18 +132,18 @@ class Replayer {
     const commands = step.commands;
     for (let i = 0; i < commands.length; i++) {
       const c = commands[i]!;
-      if (c.source !== 'client') continue;
-      const r = recogniseCommand(c.args, 'client');
-      if (r === undefined || r.op === 'select') continue;
+      // The operation the trace labelled it with: Laravel's queue commands only (no SELECT: the db is ours).
+      const op = c.operation;
+      if (c.source !== 'client' || op === undefined) continue;
       if (c.db !== this.db) {
         await this.sender.sendCommand(['SELECT', String(c.db)]);
         this.db = c.db;
       }
       const args = c.args.map((a, j) => (c.binaryArgs?.includes(j) ? Buffer.from(a, 'latin1') : Buffer.from(a)));
       // BLPOP would wait on an empty list: LPOP takes what it took, and takes nothing at once.
-      if (r.op === 'block') args.splice(0, args.length, Buffer.from('LPOP'), args[1]!);
+      if (op === 'block') args.splice(0, args.length, Buffer.from('LPOP'), args[1]!);
       const reply = await this.sender.sendCommand(args);
-      if (r.op === 'pop') {
+      if (op === 'pop') {
         // The capture's own answer: its script ZADDed to :reserved iff it got a job.
         let got = false;
         for (let j = i + 1; j < commands.length && commands[j]!.source === 'lua'; j++)
@@ -162,10 +160,8 @@ class Replayer {
 
   /** The queues as Redis holds them now. */
   async snapshot() {
-    const byDb = new Map<number, QueueKeys[]>();
-    for (const q of this.queues) byDb.set(q.db, [...(byDb.get(q.db) ?? []), q.keys]);
     const states = [];
-    for (const [db, keys] of byDb)
+    for (const [db, keys] of this.queues)
       states.push(...(await snapshotQueues(await this.reader(db), keys, this.labels, this.notify)));
     return states;
   }

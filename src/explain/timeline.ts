@@ -6,7 +6,7 @@
 // whether a pop got a job is read from what the pop script ran (its ZADD to :reserved).
 // The state of each step is empty here: rebuilding it means replaying the capture.
 import { basename } from 'node:path';
-import { describePayload, relTime } from '../output/describe.ts';
+import { describePayload, relTime, utcTime } from '../output/describe.ts';
 import type { JobInstance, Step, Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import type { StepKind } from '../sim/state.ts';
 import { joinNames } from '../sim/profiles/index.ts';
@@ -16,7 +16,7 @@ import type { CaptureConfiguration, Role } from './configuration.ts';
 import { isRetryAfter } from './configuration.ts';
 import type { Finding, QueueEvent } from './findings.ts';
 import { FindingRules } from './findings.ts';
-import { eventful, LIVES_SHOWN } from './lives.ts';
+import { LIVES_SHOWN } from './lives.ts';
 import type { Operation, QueueKey, Recognised } from './recognise.ts';
 import { parseQueueKey, recogniseCommand, releasesName, releasesSendingAll } from './recognise.ts';
 
@@ -71,6 +71,26 @@ export interface LifeEvent {
 export interface JobLife {
   job: string;
   events: LifeEvent[];
+  /** More than pushed, reserved once, deleted: reserved again, released, failed, a ZREM that removed nothing, unfinished. */
+  eventful: boolean;
+}
+
+/** What the trace reads of a job payload, parsed once: its id (uuid, else 5.x's id), attempts, $tries. */
+interface PayloadFacts {
+  id: string | undefined;
+  attempts: number | null;
+  maxTries: number | null;
+}
+
+type LifeKind = 'push' | 'reserve' | 'due' | 'expired' | 'release' | 'delete';
+
+/** A job's life so far, with what decides whether it is worth printing. */
+interface LifeRecord {
+  events: LifeEvent[];
+  reserves: number;
+  deleted: boolean;
+  /** Released, or a ZREM of a copy :reserved no longer holds. */
+  unusual: boolean;
 }
 
 /** The whole capture at once (tests, the library); the CLI streams with CaptureExplainer. */
@@ -240,42 +260,56 @@ export class CaptureExplainer {
 
   /** The label of the job a payload belongs to (as the trace names it), and its attempts: for the state pane. */
   labelOfPayload(raw: string): { job: string | null; attempts: number | null } {
-    const id = payloadId(raw);
-    const job = id === undefined ? null : (this.jobs.get(id)?.label ?? null);
-    return { job, attempts: describePayload(raw, new Map())?.attempts ?? null };
+    const facts = payloadFacts(raw);
+    const job = facts?.id === undefined ? null : (this.jobs.get(facts.id)?.label ?? null);
+    return { job, attempts: facts?.attempts ?? null };
   }
 
   /** What happened to each job, by job id, in order. */
-  private readonly lives = new Map<string, LifeEvent[]>();
+  private readonly lives = new Map<string, LifeRecord>();
   /** Keep every job's life (json, the library), or count the quiet ones of a long capture. */
   private readonly allLives: boolean;
   private quietLives = 0;
   /** The attempts of the copy each job has in :reserved (a ZREM of another copy removes nothing). */
   private readonly reservedCopy = new Map<string, number | null>();
 
-  private readonly lifeEvent = (job: JobInstance, at: CapturedLine, what: string, payload?: string): void => {
-    let events = this.lives.get(job.id);
-    if (events === undefined) this.lives.set(job.id, (events = []));
-    const attempts = payload === undefined ? null : (describePayload(payload, new Map())?.attempts ?? null);
+  private readonly lifeEvent = (
+    job: JobInstance,
+    at: CapturedLine,
+    kind: LifeKind,
+    what: string,
+    copy?: PayloadFacts,
+  ): void => {
+    let life = this.lives.get(job.id);
+    if (life === undefined)
+      this.lives.set(job.id, (life = { events: [], reserves: 0, deleted: false, unusual: false }));
+    const attempts = copy?.attempts ?? null;
     let said = what;
-    if (what.startsWith('reserved')) this.reservedCopy.set(job.id, attempts);
-    else if (what.startsWith('moved back') && what.includes(':reserved')) this.reservedCopy.delete(job.id);
-    else if (what.startsWith('deleted') || what.startsWith('released')) {
-      if (!this.reservedCopy.has(job.id)) said += ' (no copy of it is in :reserved now: the ZREM removes nothing)';
-      else if (this.reservedCopy.get(job.id) !== attempts)
+    if (kind === 'reserve') {
+      life.reserves++;
+      this.reservedCopy.set(job.id, attempts);
+    } else if (kind === 'expired') this.reservedCopy.delete(job.id);
+    else if (kind === 'delete' || kind === 'release') {
+      if (kind === 'delete') life.deleted = true;
+      else life.unusual = true;
+      if (!this.reservedCopy.has(job.id)) {
+        said += ' (no copy of it is in :reserved now: the ZREM removes nothing)';
+        life.unusual = true;
+      } else if (this.reservedCopy.get(job.id) !== attempts) {
         said += ` (attempt ${attempts ?? '?'}'s copy; :reserved holds attempt ${this.reservedCopy.get(job.id) ?? '?'}'s, so the ZREM removes nothing)`;
-      else this.reservedCopy.delete(job.id);
+        life.unusual = true;
+      } else this.reservedCopy.delete(job.id);
     }
-    events.push({ line: at.lineNo, t: Number(at.line.time), what: said });
+    life.events.push({ line: at.lineNo, t: Number(at.line.time), what: said });
     // A long capture's quiet lives (pushed, reserved once, deleted) are counted, not kept, unless
     // every life is asked for: the text names them by count. A last attempt's delete may yet be
     // read as a timeout's failure, so it is kept.
     if (
       !this.allLives &&
-      what.startsWith('deleted') &&
+      kind === 'delete' &&
       this.jobs.size > LIVES_SHOWN &&
-      !eventful({ job: job.label, events }) &&
-      !lastAttempt(payload)
+      !eventful(life, false) &&
+      !(copy !== undefined && isLastAttempt(copy))
     ) {
       this.lives.delete(job.id);
       this.quietLives++;
@@ -287,19 +321,27 @@ export class CaptureExplainer {
     const failedAt = new Map<number, string>();
     for (const f of findings) if (f.failed !== undefined) failedAt.set(f.failed.line, f.failed.how);
     return this.timeline.jobs.flatMap((job) => {
-      const kept = this.lives.get(job.id);
-      if (kept === undefined) return []; // a quiet life, counted
-      const events = kept.map((e) => {
+      const life = this.lives.get(job.id);
+      if (life === undefined) return []; // a quiet life, counted
+      let failed = false;
+      const events = life.events.map((e) => {
         const how = failedAt.get(e.line);
-        return how === undefined ? e : { ...e, what: `${e.what}: ${how}` };
+        if (how === undefined) return e;
+        failed = true;
+        if (!how.startsWith('if ')) job.outcome = 'failed';
+        return { ...e, what: `${e.what}: ${how}` };
       });
-      if (events.some((e) => failedAt.has(e.line) && !failedAt.get(e.line)!.startsWith('if '))) job.outcome = 'failed';
-      return { job: job.label, events };
+      return { job: job.label, events, eventful: eventful(life, failed) };
     });
   }
 
-  private readonly jobOf = (raw: string, t: number, queue: string): JobInstance | undefined => {
-    const id = payloadId(raw);
+  private readonly jobOf = (
+    raw: string,
+    t: number,
+    queue: string,
+    facts = payloadFacts(raw),
+  ): JobInstance | undefined => {
+    const id = facts?.id;
     if (id === undefined) return undefined;
     let job = this.jobs.get(id);
     if (job === undefined) {
@@ -377,8 +419,8 @@ function spanLine(span: { first: string; last: string }): string {
   const first = Number(span.first);
   const last = Number(span.last);
   const utc = (s: number): string => {
-    const d = new Date(s * 1000);
-    return Number.isNaN(d.getTime()) ? String(s) : `${d.toISOString().replace('T', ' ').replace('Z', '')} UTC`;
+    const when = utcTime(s);
+    return when === null ? String(s) : `${when} UTC`;
   };
   return `captured: ${utc(first)} to ${utc(last)} (${(last - first).toFixed(3)} s); t+0s is ${utc(Math.floor(first))}`;
 }
@@ -409,10 +451,10 @@ function titleOf(
   g: Group,
   t: number,
   start: number,
-  jobOf: (raw: string, t: number, queue: string) => JobInstance | undefined,
+  jobOf: (raw: string, t: number, queue: string, facts?: PayloadFacts) => JobInstance | undefined,
   actor: string,
   event: (e: QueueEvent) => void,
-  life: (job: JobInstance, at: CapturedLine, what: string, payload?: string) => void,
+  life: (job: JobInstance, at: CapturedLine, kind: LifeKind, what: string, copy?: PayloadFacts) => void,
 ): string {
   // What the findings are read from: every migrate's count, a BLPOP on the ready list.
   for (let i = 0; i < g.lines.length; i++) {
@@ -429,7 +471,13 @@ function titleOf(
       moved += a.length - 2;
       for (const payload of a.slice(2)) {
         const job = jobOf(payload, t, r.key?.queue ?? '?');
-        if (job !== undefined) life(job, l, `moved back onto ${job.queue} by ${actor}'s migrate (from ${from})`);
+        if (job !== undefined)
+          life(
+            job,
+            l,
+            r.op === 'migrate reserved' ? 'expired' : 'due',
+            `moved back onto ${job.queue} by ${actor}'s migrate (from ${from})`,
+          );
       }
     }
     event({ kind: 'migrate', moved, line: entry.lineNo, from: entry.line.args[3] ?? '?' });
@@ -445,12 +493,13 @@ function titleOf(
         const [score, payload] = r.script ? [args[4], args[5]] : [args[2], args[3]];
         const job = payload === undefined ? undefined : jobOf(payload, t, queue(r.key));
         if (job !== undefined && first !== undefined)
-          life(job, first.entry, `pushed onto ${queue(r.key)}:delayed until ${at(score)} by ${actor}`);
+          life(job, first.entry, 'push', `pushed onto ${queue(r.key)}:delayed until ${at(score)} by ${actor}`);
         return `later: ${job?.label ?? 'a job'} onto ${queue(r.key)}:delayed until ${at(score)}`;
       }
       const payload = r?.script ? args[5] : args[2];
       const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key));
-      if (job !== undefined && first !== undefined) life(job, first.entry, `pushed onto ${queue(r?.key)} by ${actor}`);
+      if (job !== undefined && first !== undefined)
+        life(job, first.entry, 'push', `pushed onto ${queue(r?.key)} by ${actor}`);
       return `push: ${job?.label ?? 'a job'} onto ${queue(r?.key)}`;
     }
     case 'pop': {
@@ -467,18 +516,18 @@ function titleOf(
           : `pop: no job on ${onQueue}; blocked in BLPOP up to ${blocked.entry.line.args.at(-1)} s`;
       }
       const [, , score, payload] = reserve.entry.line.args;
-      const job = payload === undefined ? undefined : jobOf(payload, t, onQueue);
-      const attempts = payload === undefined ? null : (describePayload(payload, new Map())?.attempts ?? null);
+      const facts = payload === undefined ? undefined : payloadFacts(payload);
+      const job = payload === undefined ? undefined : jobOf(payload, t, onQueue, facts);
+      const attempts = facts?.attempts ?? null;
       if (job !== undefined) {
         job.executions++;
         life(
           job,
           reserve.entry,
+          'reserve',
           `reserved by ${actor}${attempts === null ? '' : ` for attempt ${attempts}`} until ${at(score)}`,
-          payload,
+          facts,
         );
-      }
-      if (job !== undefined) {
         const popped = Number(reserve.entry.line.time);
         const until = score === undefined || !Number.isFinite(Number(score)) ? null : Number(score);
         event({
@@ -491,16 +540,17 @@ function titleOf(
           until,
           redisClock: until !== null && isRetryAfter(until - Math.floor(popped)),
           attempts,
-          maxTries: payload === undefined ? null : payloadMaxTries(payload),
+          maxTries: facts?.maxTries ?? null,
         });
       }
       return `pop: reserved ${job?.label ?? 'a job'}${attempts === null ? '' : ` (attempts ${attempts})`} until ${at(score)}`;
     }
     case 'delete': {
-      const job = args[2] === undefined ? undefined : jobOf(args[2], t, queue(r?.key));
+      const facts = args[2] === undefined ? undefined : payloadFacts(args[2]);
+      const job = args[2] === undefined ? undefined : jobOf(args[2], t, queue(r?.key), facts);
       if (job !== undefined) job.outcome = 'deleted';
-      if (job !== undefined && first !== undefined) life(job, first.entry, `deleted by ${actor}`, args[2]);
-      if (job !== undefined && first !== undefined)
+      if (job !== undefined && first !== undefined) {
+        life(job, first.entry, 'delete', `deleted by ${actor}`, facts);
         event({
           kind: 'delete',
           job: job.id,
@@ -508,16 +558,17 @@ function titleOf(
           actor,
           line: first.entry.lineNo,
           t: Number(first.entry.line.time),
-          attempts: describePayload(args[2]!, new Map())?.attempts ?? null,
+          attempts: facts?.attempts ?? null,
         });
+      }
       return `delete: ${job?.label ?? 'a job'} (ZREM of its reserved copy)`;
     }
     case 'release': {
       const [payload, until] = [args[5], args[6]];
-      const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key));
-      if (job !== undefined && first !== undefined)
-        life(job, first.entry, `released by ${actor} to ${queue(r?.key)}:delayed until ${at(until)}`, payload);
-      if (job !== undefined && first !== undefined)
+      const facts = payload === undefined ? undefined : payloadFacts(payload);
+      const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key), facts);
+      if (job !== undefined && first !== undefined) {
+        life(job, first.entry, 'release', `released by ${actor} to ${queue(r?.key)}:delayed until ${at(until)}`, facts);
         event({
           kind: 'release',
           job: job.id,
@@ -525,8 +576,9 @@ function titleOf(
           actor,
           line: first.entry.lineNo,
           t: Number(first.entry.line.time),
-          attempts: describePayload(payload!, new Map())?.attempts ?? null,
+          attempts: facts?.attempts ?? null,
         });
+      }
       return `release: ${job?.label ?? 'a job'} back to ${queue(r?.key)}:delayed until ${at(until)}`;
     }
     case 'size':
@@ -548,46 +600,38 @@ function appTime(unix: string | undefined, start: number): string {
   const t = Number(unix);
   if (unix === undefined || !Number.isFinite(t)) return '?';
   if (Math.abs(t - start) <= 30 * 86_400) return relTime(t, start);
-  const d = new Date(t * 1000);
-  return Number.isNaN(d.getTime())
-    ? unix
-    : `${d
-        .toISOString()
-        .replace('T', ' ')
-        .replace(/\.000Z$|Z$/, '')} UTC (the app's clock, not Redis')`;
+  const when = utcTime(t);
+  return when === null ? unix : `${when.replace(/\.000$/, '')} UTC (the app's clock, not Redis')`;
 }
 
 function parseQueueKeyKind(key: string | undefined): string | undefined {
   return key === undefined ? undefined : parseQueueKey(key)?.kind;
 }
 
-/** Whether a payload is a job's last attempt by its own $tries (a timeout may yet fail it). */
-function lastAttempt(raw: string | undefined): boolean {
-  if (raw === undefined) return false;
-  const max = payloadMaxTries(raw);
-  const attempts = describePayload(raw, new Map())?.attempts ?? null;
-  return max !== null && attempts !== null && attempts >= max;
-}
-
-/** The payload's maxTries (null when unset or absent). */
-function payloadMaxTries(raw: string): number | null {
-  try {
-    const p = JSON.parse(raw) as Record<string, unknown>;
-    return typeof p.maxTries === 'number' ? p.maxTries : null;
-  } catch {
-    return null;
-  }
-}
-
-/** A job payload's uuid (5.x: id), the key that follows it through the queues. */
-function payloadId(raw: string): string | undefined {
+/** A payload's id, attempts and $tries, from one parse (undefined for what is no JSON object). */
+function payloadFacts(raw: string): PayloadFacts | undefined {
   if (raw[0] !== '{') return undefined;
+  let p: Record<string, unknown>;
   try {
-    const p = JSON.parse(raw) as Record<string, unknown>;
-    return typeof p.uuid === 'string' ? p.uuid : typeof p.id === 'string' ? p.id : undefined;
+    p = JSON.parse(raw) as Record<string, unknown>;
   } catch {
     return undefined;
   }
+  return {
+    id: typeof p.uuid === 'string' ? p.uuid : typeof p.id === 'string' ? p.id : undefined,
+    attempts: typeof p.attempts === 'number' && Number.isFinite(p.attempts) ? p.attempts : null,
+    maxTries: typeof p.maxTries === 'number' ? p.maxTries : null,
+  };
+}
+
+/** The job's last attempt by its own $tries (a timeout may yet fail it). */
+function isLastAttempt(f: PayloadFacts): boolean {
+  return f.maxTries !== null && f.attempts !== null && f.attempts >= f.maxTries;
+}
+
+/** Whether a life is worth printing in a long capture: more than pushed, reserved once, deleted. */
+function eventful(life: LifeRecord, failed: boolean): boolean {
+  return life.reserves !== 1 || !life.deleted || life.unusual || failed;
 }
 
 /** The operation a captured command carries out, as the trace labels it; a script's own commands only on :notify. */

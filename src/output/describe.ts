@@ -125,6 +125,21 @@ export function relTime(t: number, start: number): string {
   return relativeTime(t, start);
 }
 
+/**
+ * A wall-clock instant (unix seconds) as "2026-11-25 01:37:59.052", UTC, to the millisecond as
+ * t+ is; null for seconds that name no date.
+ */
+export function utcTime(t: number): string | null {
+  const d = new Date(Math.round(t * 1000));
+  return Number.isNaN(d.getTime()) ? null : d.toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** "Laravel 8" for a profile name ("8"); a profile that already says Laravel as it is. */
+export function laravelProfile(profile: string): string {
+  const safe = terminalSafe(profile);
+  return /^laravel\b/i.test(safe) ? safe : `Laravel ${safe}`;
+}
+
 /** `1 succeeded, 2 failed`: the jobs by outcome, in a fixed order. */
 export function outcomeCounts(jobs: readonly JobInstance[]): string {
   const counts = new Map<string, number>();

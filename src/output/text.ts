@@ -4,7 +4,7 @@
 import type { ChalkInstance } from 'chalk';
 import { actorColour as actorColourName } from './actor-colour.ts';
 import type { JobInstance, Step, Timeline, TraceCommand } from '../scenarios/timeline.ts';
-import { fullArgs, jobLabels, outcomeCounts, relTime, summarizeArgs } from './describe.ts';
+import { fullArgs, jobLabels, laravelProfile, outcomeCounts, relTime, summarizeArgs, utcTime } from './describe.ts';
 import { terminalSafe } from './terminal-safe.ts';
 import { displayWidth, wrap } from './wrap.ts';
 
@@ -45,9 +45,8 @@ export function renderText(timeline: Timeline, opts: TextOptions): string {
 export function renderTextHeader(timeline: Timeline, opts: TextOptions): string {
   const { chalk } = opts;
   const { scenario, server } = timeline;
-  const profile = terminalSafe(timeline.profile);
   let out = `${chalk.bold(terminalSafe(scenario.name))}: ${terminalSafe(scenario.title)}\n`;
-  out += `${/^laravel\b/i.test(profile) ? profile : `Laravel ${profile}`} profile, ${terminalSafe(server.describe)}\n`;
+  out += `${laravelProfile(timeline.profile)} profile, ${terminalSafe(server.describe)}\n`;
   if (scenario.description !== undefined && scenario.description.trim() !== '') {
     for (const line of paragraphs(scenario.description, textWidth(opts))) out += `${chalk.dim(line)}\n`;
   }
@@ -127,8 +126,7 @@ export function renderTextFooter(timeline: Timeline, opts: TextOptions): string 
 
 /** "01:37:59.166" (UTC), or the seconds as given where they name no date. */
 function clockTime(t: number): string {
-  const d = new Date(Math.round(t * 1000)); // to the millisecond, as t+ is
-  return Number.isNaN(d.getTime()) ? String(t) : d.toISOString().slice(11, 23);
+  return utcTime(t)?.slice(11) ?? String(t);
 }
 
 function commandLine(cmd: TraceCommand, step: Step, labels: Map<string, string>, opts: TextOptions): string {

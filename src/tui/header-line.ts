@@ -1,5 +1,6 @@
 // The top bar as one line: the scenario, the step shown and the virtual clock on the left, what
 // the run is doing on the right; optional parts go first when the terminal is narrow. Pure.
+import { laravelProfile } from '../output/describe.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { SessionStatus } from './live-session.ts';
 import type { Line, Segment } from './segments.ts';
@@ -59,10 +60,4 @@ export function headerLine(h: HeaderInfo, width: number): Line {
     if (gap >= 2) return [...left!, seg(' '.repeat(gap)), ...right!];
   }
   return [...where, seg(' '), status[0]!];
-}
-
-/** "Laravel 8" for a profile name ("8"); a profile already saying Laravel (a capture's "Laravel 5.8 or 6") as it is. */
-export function laravelProfile(profile: string): string {
-  const safe = terminalSafe(profile);
-  return /^laravel\b/i.test(safe) ? safe : `Laravel ${safe}`;
 }

@@ -1,6 +1,6 @@
 // The scenario's premise, read before step #0 (and again on P): its title and description, wrapped
 // to the screen, and how to start. Pure.
-import { laravelProfile } from './header-line.ts';
+import { laravelProfile } from '../output/describe.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { wrap } from '../output/wrap.ts';
 import type { Timeline } from '../scenarios/timeline.ts';

@@ -117,24 +117,26 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
     );
     return openLab(input, `${name} (lab)`, step + 1);
   };
-  const open = (file: string, name: string): LiveSession => {
-    const session = new LiveSession(async (onStep) => {
-      const { spec } = await loadScenarioFile(file);
-      return run(spec, { laravel: o.laravel, file, onStep });
-    });
+  /** A live session over `play`, started now (a scenario's run, or a capture's replay). */
+  const live = (name: string, play: (onStep: OnStep) => Promise<Timeline>): LiveSession => {
+    const session = new LiveSession(play);
     sessions.push({ name, session });
     session.start().catch(() => undefined); // its error is shown in the UI and summed up below
     return session;
   };
+  const open = (file: string, name: string): LiveSession =>
+    live(name, async (onStep) => {
+      const { spec } = await loadScenarioFile(file);
+      return run(spec, { laravel: o.laravel, file, onStep });
+    });
   const replay = o.replay;
   const first =
     replay !== undefined
-      ? (() => {
-          const session = new LiveSession(async (onStep) => replay.run(await server, onStep));
-          sessions.push({ name: replay.name, session });
-          session.start().catch(() => undefined); // its error is shown in the UI and summed up below
-          return { source: session, scenario: replay.name, premise: replay.premise };
-        })()
+      ? {
+          source: live(replay.name, async (onStep) => replay.run(await server, onStep)),
+          scenario: replay.name,
+          premise: replay.premise,
+        }
       : labInput !== null
         ? { source: await openLab(labInput, o.scenario ?? 'lab'), scenario: o.scenario ?? 'lab', lab: true }
         : named === null || premise === null

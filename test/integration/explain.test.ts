@@ -16,6 +16,7 @@ import { acquireRedis } from '../../src/redis/server.ts';
 import { listScenarios } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
+import type { Timeline } from '../../src/scenarios/timeline.ts';
 import { lqsim } from '../helpers/cli.ts';
 
 const SEED_003 = new URL('../fixtures/seed-003-capture.txt', import.meta.url).pathname;
@@ -145,6 +146,8 @@ describe('lqsim explain <capture>', () => {
             }),
             expect.objectContaining({ line: 34, what: 'deleted by worker-2' }),
           ],
+          // Reserved twice, and a ZREM that removed nothing.
+          eventful: true,
         },
       ]);
       // Every command of the push and of worker-1's poll, with its operation (SELECT: none).
@@ -365,10 +368,8 @@ describe('every shipped scenario, its own run fed back in', () => {
   });
   afterAll(async () => server?.stop());
 
-  /** A scenario's own run as MONITOR lines, each actor's process its own connection. */
-  async function capturedRun(name: string): Promise<{ lines: CapturedLine[]; profile: string; count: number }> {
-    const { resolveScenario } = await import('../../src/scenarios/catalog.ts');
-    const file = await resolveScenario(name);
+  /** A scenario file's own run, and its commands as MONITOR lines, each actor's process its own connection. */
+  async function captured(file: string): Promise<{ timeline: Timeline; lines: CapturedLine[]; count: number }> {
     const { spec } = await loadScenarioFile(file);
     const timeline = await runScenario(spec, { redis: server, file });
     const addr = new Map<string, string>();
@@ -390,8 +391,10 @@ describe('every shipped scenario, its own run fed back in', () => {
       .split('\n')
       .map((raw, i) => captureEntry(raw, i + 1))
       .filter((e): e is CapturedLine => e !== null && !isProblem(e));
-    return { lines, profile: timeline.profile, count: text.split('\n').length };
+    return { timeline, lines, count: text.split('\n').length };
   }
+  const capturedRun = async (name: string) =>
+    captured(await (await import('../../src/scenarios/catalog.ts')).resolveScenario(name));
 
   it('points out what each teaching scenario is about, from its commands alone', async () => {
     const found = async (name: string): Promise<string[]> => {
@@ -418,29 +421,8 @@ describe('every shipped scenario, its own run fed back in', () => {
 
   it('is Laravel queue traffic throughout, under a version range holding its own profile', async () => {
     for (const entry of await listScenarios()) {
-      const { spec } = await loadScenarioFile(entry.file);
-      const timeline = await runScenario(spec, { redis: server, file: entry.file });
-      // Each actor's process is its own connection, as in MONITOR.
-      const addr = new Map<string, string>();
-      const text = timeline.steps
-        .flatMap((s) => s.commands)
-        .map((c) => {
-          const key = `${c.actor}:${c.process}`;
-          if (!addr.has(key)) addr.set(key, `10.0.0.1:${5000 + addr.size}`);
-          return formatMonitorLine({
-            time: c.time,
-            db: c.db,
-            client: c.source === 'lua' ? 'lua' : addr.get(key)!,
-            args: c.args,
-            ...(c.binaryArgs ? { binaryArgs: c.binaryArgs } : {}),
-          });
-        })
-        .join('\n');
-      const lines = text
-        .split('\n')
-        .map((raw, i) => captureEntry(raw, i + 1))
-        .filter((e): e is CapturedLine => e !== null && !isProblem(e));
-      expect(lines.length, entry.name).toBe(text.split('\n').length);
+      const { timeline, lines, count } = await captured(entry.file);
+      expect(lines.length, entry.name).toBe(count);
       for (const l of lines)
         expect(recogniseCommand(l.line.args, l.line.client), `${entry.name}: ${l.line.args[0]}`).toBeDefined();
       const config = captureConfiguration(lines);

@@ -69,8 +69,7 @@ describe('lqsim explain --tui', () => {
       stdin.write(KEYS.right);
     }
     // Step #2: worker-2 reserved attempt 2 while worker-1 ran attempt 1; Redis holds attempt 2.
-    const frame = await waitForFrame(all, (f) => f.includes('worker-2 pop: reserved ProbeJob#1 (attempts 2)'));
-    expect(frame).toBeDefined();
+    await waitForFrame(all, (f) => f.includes('worker-2 pop: reserved ProbeJob#1 (attempts 2)'));
     // The state pane's reserved entry (Redis' own, replayed) and the step's finding.
     await waitForFrame(all, (f) => f.includes('ProbeJob#1 attempts 2') && f.includes('finding: ProbeJob#1'));
     stdin.write('q');

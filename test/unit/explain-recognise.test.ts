@@ -1,13 +1,14 @@
 // lqsim explain's first layer (src/explain): reading a real capture line by line and naming what
 // Laravel did in it. Expected operations are derived by hand from Laravel's RedisQueue of each
 // version (see ../shared/reference/laravel-versions.md), not from the tool's output.
-import { createReadStream } from 'node:fs';
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CapturedLine } from '../../src/explain/capture.ts';
-import { captureEntry, captureLines, isProblem, readCapture } from '../../src/explain/capture.ts';
+import type { CaptureEntry, CapturedLine } from '../../src/explain/capture.ts';
+import { captureEntry, forEachEntry, isProblem, readCapture } from '../../src/explain/capture.ts';
 import type { KnownScript } from '../../src/explain/recognise.ts';
 import {
   parseQueueKey,
@@ -112,7 +113,12 @@ describe('robust to real captures', () => {
       '',
       '1489802333.963223 [0 127.0.0.1:63792] "ZREM" "queues:default:reserved" "x"\r',
     ].join('\n');
-    const entries = await all(readCapture(captureLines('-', Readable.from([text]))));
+    // Read as the CLI reads a capture file (CRLF too).
+    const dir = mkdtempSync(join(tmpdir(), 'capture-'));
+    writeFileSync(join(dir, 'capture.txt'), text);
+    const entries: CaptureEntry[] = [];
+    await forEachEntry(join(dir, 'capture.txt'), (e) => void entries.push(e));
+    rmSync(dir, { recursive: true });
     expect(entries.map((e) => (isProblem(e) ? `problem ${e.lineNo}` : `line ${e.lineNo}`))).toEqual([
       'line 2',
       'problem 3',

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { CapturedLine } from '../../src/explain/capture.ts';
 import { captureEntry, isProblem } from '../../src/explain/capture.ts';
 import { captureConfiguration } from '../../src/explain/configuration.ts';
-import { eventful, livesShown } from '../../src/explain/lives.ts';
+import { explainCapture } from '../../src/explain/index.ts';
+import { livesShown } from '../../src/explain/lives.ts';
 import { startProgress } from '../../src/explain/progress.ts';
 import type { Step } from '../../src/scenarios/timeline.ts';
 import type { JobLife } from '../../src/explain/timeline.ts';
@@ -89,16 +90,17 @@ describe('startProgress', () => {
 });
 
 describe("jobs' lives printed", () => {
-  const life = (n: number, whats: string[]): JobLife => ({
+  const life = (n: number, whats: string[], eventful = true): JobLife => ({
     job: `Job#${n}`,
     events: whats.map((what, i) => ({ line: n * 10 + i, t: 1000 + i, what })),
+    eventful,
   });
   const quiet = (n: number) =>
-    life(n, [
-      'pushed onto default by dispatcher-1',
-      'reserved by worker-1 for attempt 1 until t+90s',
-      'deleted by worker-1',
-    ]);
+    life(
+      n,
+      ['pushed onto default by dispatcher-1', 'reserved by worker-1 for attempt 1 until t+90s', 'deleted by worker-1'],
+      false,
+    );
 
   it('prints every life when there are few', () => {
     const lives = [quiet(1), quiet(2)];
@@ -122,7 +124,6 @@ describe("jobs' lives printed", () => {
     const { shown, quiet: q, more } = livesShown(lives);
     expect(shown.map((l) => l.job)).toEqual(['Job#8', 'Job#10', 'Job#12']);
     expect([q, more]).toEqual([27, 0]);
-    expect(eventful(quiet(1))).toBe(false);
   });
 });
 
@@ -150,10 +151,30 @@ describe('a long capture in text', () => {
     const t = text.finish();
     const j = json.finish();
     expect(j.lives).toHaveLength(90);
+    // Each pushed, reserved once and deleted (the three-job capture's story): none eventful.
+    expect(j.lives.filter((l) => l.eventful)).toEqual([]);
     expect(j.quietLives).toBe(0);
     // Counting begins at the first delete made while more than 20 jobs are known: each copy pushes
     // its three jobs before working them, so job 21 is known when job 19 is deleted; 18 kept, 72 counted.
     expect([t.lives.length, t.quietLives]).toEqual([18, 72]);
     expect(livesShown(t.lives, t.quietLives)).toEqual({ shown: [], quiet: 90, more: 0 });
+  });
+});
+
+describe('a life reserved once and deleted', () => {
+  it('is eventful when its ZREM removed nothing: the copy had been moved back to the queue', () => {
+    // ran-twice without worker-2's pop (lines 23-26) and what came after worker-1's poll (34 on):
+    // worker-1 reserves (13), worker-2's migrate moves the expired copy back (21), worker-1's ZREM
+    // (27) finds no copy in :reserved, and the job waits in the queue to run again.
+    const all = readFileSync(new URL('../fixtures/explain/laravel8-ran-twice.txt', import.meta.url), 'utf8').split(
+      '\n',
+    );
+    const cut = all.map((l, i) => ((i + 1 >= 23 && i + 1 <= 26) || i + 1 >= 34 ? '' : l));
+    const { lives } = explainCapture(cut);
+    expect(lives).toHaveLength(1);
+    expect(lives[0]!.events.at(-1)!.what).toBe(
+      'deleted by worker-1 (no copy of it is in :reserved now: the ZREM removes nothing)',
+    );
+    expect(lives[0]!.eventful).toBe(true);
   });
 });

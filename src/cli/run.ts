@@ -81,7 +81,7 @@ export async function runCommand(
   flush(); // the commands of a step the run ended in
   // After Ctrl-C the server is stopped under the run; its errors are ours, not the user's.
   if (isShuttingDown()) return 1;
-  // Where it ran, not what Laravel did: on stderr, beside "Using REDIS_URL ...", never in the trace.
+  // Where it ran, not what Laravel did: on stderr, beside "using REDIS_URL ...", never in the trace.
   for (const n of timeline.notices ?? []) err(`lqsim: note: ${terminalSafe(n)}\n`);
   if (o.format === 'text') out(renderTextFooter(timeline, textOpts));
   else if (isExportFormat(o.format)) writeExport(o.format, timeline);

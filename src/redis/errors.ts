@@ -35,6 +35,35 @@ export class LocalRedisError extends Error {
   }
 }
 
+/** REDIS_URL cannot name a server lqsim can trace (not a URL, a unix socket): bad input, exit 2. */
+export class RedisUrlError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedisUrlError';
+  }
+}
+
+/**
+ * REDIS_URL's server was reached but the connection could not be used (a TLS handshake that
+ * failed): one line with the reason, no install hints, since a server is there.
+ */
+export class RedisConnectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RedisConnectError';
+  }
+}
+
+/**
+ * The server's refusal of a login (a wrong password, none where one is needed, one where none is
+ * set), or null for any other error. Any connection can meet it, not only the first: the MONITOR
+ * connection, an actor's, after the user's password changed.
+ */
+export function loginDenial(e: unknown): string | null {
+  const message = e instanceof Error ? e.message : String(e);
+  return /\b(WRONGPASS|NOAUTH)\b|\bERR (AUTH|HELLO|Client sent AUTH)\b/.test(message) ? oneLine(message) : null;
+}
+
 /** The server works but will not let the tool do what a faithful trace needs (ACL, version). */
 export class RedisRefusedError extends Error {
   constructor(reason: string) {
@@ -64,7 +93,14 @@ const CONNECTION_LOST =
 /** One line for an error that ended a run: a dropped connection says that Redis was lost. */
 export function describeRunFailure(e: unknown): string {
   const message = e instanceof Error ? e.message : String(e);
+  const denied = loginDenial(e);
+  if (denied !== null)
+    return `the server turned a connection's login down (${denied}); check the user and password in REDIS_URL`;
   return CONNECTION_LOST.test(message)
     ? `lost the connection to Redis (server gone or network down): ${message}`
     : message;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }

@@ -5,11 +5,12 @@
 //   3. the local redis-server binary (skipped by LQSIM_REDIS=docker).
 // testcontainers is an optional dependency and heavy (~350 ms to import), so it is loaded
 // only on the Docker path.
+import { connect } from 'node:net';
 import { createClient } from 'redis';
 import { registerCleanup } from '../cleanup.ts';
 import { dockerEngineConfigured } from './docker-hint.ts';
-import { RedisRefusedError, RedisUnavailableError } from './errors.ts';
-import { parseRedisUrl } from './url.ts';
+import { loginDenial, RedisConnectError, RedisRefusedError, RedisUnavailableError } from './errors.ts';
+import { parseRedisUrl, redactUrl } from './url.ts';
 import { redisServerBinary, startLocalRedisServer } from './local-server.ts';
 
 export type RedisServerKind = 'external' | 'docker' | 'local-binary';
@@ -72,30 +73,15 @@ export async function acquireRedis(opts: AcquireRedisOptions = {}): Promise<Redi
 
 async function external(rawUrl: string, log: (msg: string) => void): Promise<RedisServer> {
   const shown = redactUrl(rawUrl);
-  let host: string;
-  let port: number;
-  try {
-    ({ host, port } = parseRedisUrl(rawUrl));
-  } catch {
-    throw new RedisUnavailableError([`REDIS_URL=${shown}: not a valid URL`], 'REDIS_URL is not usable.');
-  }
+  // Bad input (not a URL, a unix socket) is refused before any connection: RedisUrlError.
+  const { host, port, plain } = parseRedisUrl(rawUrl);
   let version: string;
   try {
     version = await serverVersion(rawUrl);
   } catch (err) {
-    // The server answered but turned the login or the first command down: no install hints then.
-    const denied = /\b(WRONGPASS|NOAUTH|NOPERM)\b.*/.exec(reason(err))?.[0];
-    if (denied !== undefined) {
-      throw new RedisRefusedError(
-        /^NOPERM/.test(denied)
-          ? `REDIS_URL=${shown}: the user may not run what lqsim asks first (${denied}); see "How Redis is obtained" for what a run needs`
-          : `REDIS_URL=${shown}: the server turned the login down (${denied}); check the user and password in the URL`,
-      );
-    }
-    // The user named this server; falling back to another one would be a surprise.
-    throw new RedisUnavailableError([`REDIS_URL=${shown}: ${reason(err)}`], 'REDIS_URL is not reachable.');
+    throw await externalFailure(err, shown, host, port, plain);
   }
-  log(`Using REDIS_URL ${shown} (Redis ${version})`);
+  log(`using REDIS_URL ${shown} (Redis ${version})`);
   return {
     kind: 'external',
     url: rawUrl,
@@ -108,6 +94,63 @@ async function external(rawUrl: string, log: (msg: string) => void): Promise<Red
   };
 }
 
+/** Why REDIS_URL's first connection failed, in the words that fit: no install hints where a server answered. */
+async function externalFailure(
+  err: unknown,
+  shown: string,
+  host: string,
+  port: number,
+  plain: boolean,
+): Promise<Error> {
+  // The server answered but turned the login or the first command down.
+  const login = loginDenial(err);
+  if (login !== null)
+    return new RedisRefusedError(
+      `REDIS_URL=${shown}: the server turned the login down (${login}); check the user and password in the URL`,
+    );
+  const denied = /\bNOPERM\b.*/.exec(reason(err))?.[0];
+  if (denied !== undefined)
+    return new RedisRefusedError(
+      `REDIS_URL=${shown}: the user may not run what lqsim asks first (${denied}); see "How Redis is obtained" for what a run needs`,
+    );
+  if (!plain) {
+    const tls = await tlsFailure(err, host, port);
+    if (tls !== null) return new RedisConnectError(`REDIS_URL=${shown}: ${tls}`);
+  }
+  // The user named this server; falling back to another one would be a surprise.
+  return new RedisUnavailableError([`REDIS_URL=${shown}: ${reason(err)}`], 'REDIS_URL is not reachable.');
+}
+
+/**
+ * For rediss://: a plaintext Redis never answers a TLS hello (it waits for the end of a line that
+ * never comes), so the connect times out; a PING in plain text tells that server apart.
+ */
+async function tlsFailure(err: unknown, host: string, port: number): Promise<string | null> {
+  const message = reason(err);
+  const tlsError = /SSL|TLS|EPROTO|wrong version number|certificate|handshake/i.test(message);
+  if (!tlsError && !message.startsWith('no answer within')) return null;
+  if (await answersPlainPing(host, port))
+    return `the server does not speak TLS (it answered a plain-text PING); use redis:// instead of rediss://`;
+  return tlsError
+    ? `the TLS handshake failed (${message})`
+    : `the TLS handshake got no answer within ${VERSION_TIMEOUT_MS} ms`;
+}
+
+function answersPlainPing(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (answered: boolean): void => {
+      socket.destroy();
+      resolve(answered);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('PING\r\n'));
+    // +PONG, or -NOAUTH from a server with a password: either way, plain RESP.
+    socket.on('data', (d: Buffer) => done(d[0] === 0x2b || d[0] === 0x2d));
+  });
+}
+
 async function docker(probeTimeoutMs: number, log: (msg: string) => void): Promise<RedisServer> {
   // A socket that accepts and never answers would hang the probe, hence the timeout.
   await withTimeout(
@@ -118,7 +161,7 @@ async function docker(probeTimeoutMs: number, log: (msg: string) => void): Promi
     probeTimeoutMs,
     `no container runtime answered within ${probeTimeoutMs} ms`,
   );
-  log(`Starting ${DOCKER_IMAGE} with testcontainers (the first run pulls the image)`);
+  log(`starting ${DOCKER_IMAGE} with testcontainers (the first run pulls the image)`);
   const { RedisContainer } = await import('@testcontainers/redis');
   const container = await new RedisContainer(DOCKER_IMAGE).start();
   let stopped: Promise<void> | undefined;
@@ -135,7 +178,7 @@ async function docker(probeTimeoutMs: number, log: (msg: string) => void): Promi
     const port = container.getPort();
     const version = await serverVersion(url);
     const describe = (): string => `testcontainers ${DOCKER_IMAGE} (Redis ${version}) on ${host}:${port}`;
-    log(`Using ${describe()}`);
+    log(`using ${describe()}`);
     return { kind: 'docker', url, host, port, version, owned: true, describe, stop };
   } catch (err) {
     await stop();
@@ -149,7 +192,7 @@ async function localBinary(env: NodeJS.ProcessEnv, log: (msg: string) => void): 
   try {
     const version = await serverVersion(url);
     const describe = (): string => `local redis-server ${version} on ${local.host}:${local.port} (pid ${local.pid})`;
-    log(`Using ${describe()}`);
+    log(`using ${describe()}`);
     return {
       kind: 'local-binary',
       url,
@@ -198,17 +241,6 @@ function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> 
     timer = setTimeout(() => reject(new Error(message)), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Hides a password in a URL before it is logged or shown. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, '//***@');
-  }
 }
 
 function reason(err: unknown): string {

@@ -12,7 +12,7 @@ import { Tmux, tmuxAvailable } from '../../scripts/tmux.ts';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(repoRoot, 'bin', 'lqsim.js');
 const scratch = mkdtempSync(join(tmpdir(), 'lqsim-tui-e2e-'));
-const ANNOUNCE = /Using local redis-server \S+ on 127\.0\.0\.1:\d+ \(pid (\d+)\)/;
+const ANNOUNCE = /using local redis-server \S+ on 127\.0\.0\.1:\d+ \(pid (\d+)\)/;
 
 /** The real-terminal environment: no CI variables (Ink would draw only its last frame), colours on. */
 function terminalEnv(): NodeJS.ProcessEnv {

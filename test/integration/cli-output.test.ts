@@ -60,7 +60,7 @@ describe('lqsim run (text)', () => {
     const plain = await lqsim(['run', 'success']);
     expect(plain.stdout).not.toContain('\x1b');
     expect(plain.stdout).toContain('ZREM queues:default:reserved ‹ResizeImage#1 attempts:1›');
-    expect(plain.stderr).toMatch(/Using local redis-server \d+\.\d+\.\d+ on 127\.0\.0\.1:\d+/);
+    expect(plain.stderr).toMatch(/using local redis-server \d+\.\d+\.\d+ on 127\.0\.0\.1:\d+/);
     const coloured = await lqsim(['run', 'success'], { env: { FORCE_COLOR: '1' } });
     expect(coloured.stdout).toContain('\x1b[');
     const noColor = await lqsim(['run', 'success'], { env: { FORCE_COLOR: '1', NO_COLOR: '1' } });

@@ -14,7 +14,7 @@ const cli = join(repoRoot, 'bin', 'lqsim.js');
 const SCENARIO = 'timeout-max-attempts';
 // local-server.ts: mkdtempSync(join(tmpdir(), 'lqsim-redis-')).
 const DIR_PREFIX = 'lqsim-redis-';
-const ANNOUNCE = /^lqsim: Using local redis-server \S+ on 127\.0\.0\.1:\d+ \(pid (\d+)\)$/m;
+const ANNOUNCE = /^lqsim: using local redis-server \S+ on 127\.0\.0\.1:\d+ \(pid (\d+)\)$/m;
 const STARTUP_MS = 20_000;
 const EXIT_MS = 5_000;
 const GONE_MS = 3_000;

@@ -42,7 +42,7 @@ describe('the redis-server is killed (SIGKILL) mid-run', () => {
       expect(stdout).toMatch(/^#0 /m);
       expect(stdout).not.toMatch(/^#9 /m);
       const lines = stderr.trimEnd().split('\n');
-      expect(lines[0]).toMatch(/^lqsim: Using local redis-server/);
+      expect(lines[0]).toMatch(/^lqsim: using local redis-server/);
       expect(lines.slice(1)).toEqual([
         expect.stringMatching(
           /^lqsim: run ended early after \d+ steps: lost the connection to Redis \(server gone or network down\): /,

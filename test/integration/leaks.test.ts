@@ -75,7 +75,7 @@ interface Outcome {
   exitedWithinMs: number;
 }
 
-const ANNOUNCED = /^lqsim: Using local redis-server /m;
+const ANNOUNCED = /^lqsim: using local redis-server /m;
 
 /**
  * One CLI, killed by a random signal: a third of the time at a random point of its start (the

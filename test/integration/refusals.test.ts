@@ -150,7 +150,7 @@ describe('ACL users that may not do what a run needs', () => {
     const code = await new Promise<number | null>((r) => child.on('close', r));
     expect(code).toBe(1);
     const lines = stderr.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^lqsim: Using REDIS_URL /);
+    expect(lines[0]).toMatch(/^lqsim: using REDIS_URL /);
     expect(lines.slice(1)).toEqual([
       expect.stringMatching(/^lqsim: .*refusing to run: this server's user may not run MONITOR/),
     ]);

@@ -193,7 +193,7 @@ describe.skipIf(dockerConfigured)('acquireRedis without a Docker engine', () => 
     const server = await acquireRedis({ env: cleanEnv(), log: (m) => logs.push(m) });
     started.push(server);
     expect(server.kind).toBe('local-binary');
-    expect(logs).toEqual([expect.stringMatching(/^Using local redis-server /)]);
+    expect(logs).toEqual([expect.stringMatching(/^using local redis-server /)]);
   });
 
   it('with LQSIM_REDIS=docker, says that testcontainers was tried and nothing else', async () => {

@@ -1,0 +1,109 @@
+// Each way a REDIS_URL can fail gets its own reason, in one line: a URL that is not one is bad input
+// (exit 2, like a bad scenario); a unix socket is refused up front (MONITOR cannot tell its clients
+// apart); a login turned down is never "not reachable" with install hints, on whichever connection
+// it happens; rediss:// to a plaintext server says so instead of timing out.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { lqsim } from '../helpers/cli.ts';
+import { describeRunFailure, loginDenial, RedisUrlError } from '../../src/redis/errors.ts';
+import type { RedisServer } from '../../src/redis/server.ts';
+import { acquireRedis } from '../../src/redis/server.ts';
+import { parseRedisUrl } from '../../src/redis/url.ts';
+import { resolveScenario } from '../../src/scenarios/catalog.ts';
+import { loadScenarioFile } from '../../src/scenarios/load.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
+
+let server: RedisServer;
+let admin: ReturnType<typeof createClient>;
+beforeAll(async () => {
+  server = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
+  admin = createClient({ socket: { host: server.host, port: server.port } });
+  admin.on('error', () => undefined);
+  await admin.connect();
+});
+afterAll(async () => {
+  admin.destroy();
+  await server.stop();
+});
+
+const INSTALL_HINTS = /apt-get|brew install|not reachable/;
+
+describe('REDIS_URL that cannot name a traceable server: bad input, exit 2, one line', () => {
+  it.each([
+    ['nonsense', /^lqsim: REDIS_URL=nonsense: expected redis:\/\/\[user:password@\]host/],
+    ['http://127.0.0.1:6379', /^lqsim: REDIS_URL=http:\/\/127\.0\.0\.1:6379: expected redis:\/\//],
+    ['redis://127.0.0.1:notaport', /^lqsim: REDIS_URL=redis:\/\/127\.0\.0\.1:notaport: not a valid URL/],
+    ['redis://u:a/b@127.0.0.1', /^lqsim: REDIS_URL=redis:\/\/u:\*\*\*@127\.0\.0\.1: not a valid URL.*percent-encoded/],
+  ])('%s', async (url, message) => {
+    const r = await lqsim(['run', 'dispatch'], { env: { REDIS_URL: url } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toBe('');
+  });
+
+  it.each(['unix:///tmp/redis.sock', 'redis+socket:///var/run/redis.sock', 'UNIX:///tmp/redis.sock'])(
+    'a unix socket, %s, refused before connecting: it says why and what to use',
+    async (url) => {
+      expect(() => parseRedisUrl(url)).toThrow(RedisUrlError);
+      const r = await lqsim(['run', 'dispatch'], { env: { REDIS_URL: url } });
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim()).toMatch(
+        /^lqsim: REDIS_URL=\S+: a unix socket cannot be traced \(MONITOR shows every client on it at one address, so lqsim cannot tell the actors apart\); use a TCP URL, redis:\/\/host:port$/,
+      );
+    },
+  );
+});
+
+describe('a login turned down is said so, on every connection', () => {
+  it('a password sent to a server that has none: the login, not reachability', async () => {
+    const r = await lqsim(['run', 'dispatch'], { env: { REDIS_URL: `redis://:pw@127.0.0.1:${server.port}` } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toMatch(
+      /^lqsim: refusing to run: REDIS_URL=redis:\/\/:\*\*\*@127\.0\.0\.1:\d+: the server turned the login down \(ERR AUTH .*\); check the user and password in the URL$/,
+    );
+    expect(r.stderr).not.toMatch(INSTALL_HINTS);
+  });
+
+  it('a wrong password', async () => {
+    await admin.sendCommand(['ACL', 'SETUSER', 'locked', 'on', '>right', '~*', '&*', '+@all']);
+    const wrong = await lqsim(['run', 'dispatch'], {
+      env: { REDIS_URL: `redis://locked:wrong@127.0.0.1:${server.port}` },
+    });
+    expect(wrong.stderr).toMatch(/the server turned the login down \(WRONGPASS /);
+    expect(wrong.stderr).not.toMatch(INSTALL_HINTS);
+  });
+
+  it("a login refused after the first connection (the password changed): the run's error says so", async () => {
+    await admin.sendCommand(['ACL', 'SETUSER', 'rotating', 'on', '>before', '~*', '&*', '+@all']);
+    const s = await acquireRedis({ env: { REDIS_URL: `redis://rotating:before@127.0.0.1:${server.port}` } });
+    // The run's own connections (the observer, MONITOR, each actor's) log in after this.
+    await admin.sendCommand(['ACL', 'SETUSER', 'rotating', 'resetpass', '>after']);
+    const t = await runScenario((await loadScenarioFile(await resolveScenario('dispatch'))).spec, { redis: s });
+    expect(t.error).toMatch(
+      /^the server turned a connection's login down \(WRONGPASS .*\); check the user and password in REDIS_URL$/,
+    );
+    expect(t.error).not.toMatch(/lost the connection|not reachable/);
+  });
+
+  it('the MONITOR connection and an actor connection meet the same words', () => {
+    const wrongpass = 'WRONGPASS invalid username-password pair or user is disabled.';
+    expect(describeRunFailure(new Error(`MONITOR connection failed: ${wrongpass}`))).toBe(
+      `the server turned a connection's login down (MONITOR connection failed: ${wrongpass}); check the user and password in REDIS_URL`,
+    );
+    expect(loginDenial(new Error('NOAUTH Authentication required.'))).toBe('NOAUTH Authentication required.');
+    // Not a login: a lost connection stays a lost connection.
+    expect(loginDenial(new Error('Socket closed unexpectedly'))).toBeNull();
+    expect(describeRunFailure(new Error('Socket closed unexpectedly'))).toMatch(/^lost the connection/);
+  });
+});
+
+describe('rediss:// to a server that does not speak TLS', () => {
+  it('says the server does not speak TLS and to use redis://, not "no answer within 3000 ms"', async () => {
+    const r = await lqsim(['run', 'dispatch'], { env: { REDIS_URL: `rediss://127.0.0.1:${server.port}` } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      `lqsim: REDIS_URL=rediss://127.0.0.1:${server.port}: the server does not speak TLS (it answered a plain-text PING); use redis:// instead of rediss://`,
+    );
+  });
+});

@@ -1,5 +1,5 @@
 // The shipped scenarios: `lqsim list` shows them, `lqsim run <name>` finds one by name.
-import { readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { isFile } from '../files.ts';
 import { basename, join } from 'node:path';
 import { PACKAGE_ROOT } from '../package-root.ts';
@@ -89,6 +89,15 @@ export async function resolveScenario(nameOrPath: string, dir: string = SCENARIO
     const file = join(dir, `${name}${EXTENSION}`);
     if (await isFile(file)) return file;
   }
+  // Something is there that is no regular file (a directory, a FIFO, /dev/zero, a symlink loop):
+  // the loader says which, instead of "no such file".
+  if (
+    await lstat(nameOrPath).then(
+      () => true,
+      () => false,
+    )
+  )
+    return nameOrPath;
   let known: string[] = [];
   try {
     known = (await scenarioFiles(dir)).map((f) => basename(f, EXTENSION));

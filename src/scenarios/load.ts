@@ -1,6 +1,5 @@
 // Reads a scenario file: YAML → zod (schema.ts) → cross-reference checks. Every failure is a
 // ScenarioError pointing at the offending text, so an author can jump straight to it.
-import { readFile } from 'node:fs/promises';
 import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parse, parseDocument, visit } from 'yaml';
 import type { Document, YAMLError } from 'yaml';
 import { Scenario, type ScenarioInput, type ScenarioSpec } from './schema.ts';
@@ -11,6 +10,16 @@ import type { CheckContext } from './entries/index.ts';
 import { kindOf } from './entries/index.ts';
 import { versionProblems, workerOptionProblems } from './option-checks.ts';
 import { getProfile } from '../sim/profiles/index.ts';
+import {
+  MAX_FILE_BYTES,
+  MAX_JOBS,
+  MAX_NESTING,
+  MAX_TIMELINE_ENTRIES,
+  MAX_WORKERS,
+  nestingTooDeep,
+  sizeText,
+} from './limits.ts';
+import { readScenarioSource } from './read-source.ts';
 
 export interface LoadedScenario {
   spec: ScenarioSpec;
@@ -24,18 +33,14 @@ const MAX_ALIAS_COUNT = 100;
 const MAX_TOTAL_DISPATCHES = 100_000;
 
 export async function loadScenarioFile(file: string): Promise<LoadedScenario> {
-  let source: string;
-  try {
-    source = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new ScenarioError(file, 0, 0, '', `cannot read: ${describeFsError(err)}`);
-  }
-  return parseScenario(source, file);
+  return parseScenario(await readScenarioSource(file), file);
 }
 
 /** A scenario file as written, not validated (the lab keeps a person's own file's shape). */
 export async function readScenarioInput(file: string): Promise<ScenarioInput> {
-  return parse(await readFile(file, 'utf8')) as ScenarioInput;
+  const source = await readScenarioSource(file);
+  checkNesting(source, file);
+  return parse(source) as ScenarioInput;
 }
 
 export function parseScenario(source: string, file: string): LoadedScenario {
@@ -60,6 +65,17 @@ export function scenarioErrorAt(loaded: LoadedScenario, path: Path, detail: stri
 // YAML
 
 function parseYaml(source: string, file: string): { data: unknown; locator: Locator } {
+  // Text given in code (not read from a file) meets the file's limits too.
+  if (source.length > MAX_FILE_BYTES && Buffer.byteLength(source) > MAX_FILE_BYTES) {
+    throw new ScenarioError(
+      file,
+      0,
+      0,
+      '',
+      `the scenario is ${sizeText(Buffer.byteLength(source))}; a scenario file may be at most ${sizeText(MAX_FILE_BYTES)}`,
+    );
+  }
+  checkNesting(source, file);
   const lineCounter = new LineCounter();
   const doc = parseDocument(source, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const locator = new Locator(file, source, doc, lineCounter);
@@ -86,6 +102,18 @@ function parseYaml(source: string, file: string): { data: unknown; locator: Loca
       '',
       `expected a mapping with name, title, timeline and (usually) jobs at the top level, got ${got}`,
     );
+  }
+  // Before the document becomes JS objects and meets zod, which is where a big file's memory goes.
+  for (const [key, max, what] of [
+    ['timeline', MAX_TIMELINE_ENTRIES, 'entries'],
+    ['jobs', MAX_JOBS, 'jobs'],
+    ['workers', MAX_WORKERS, 'workers'],
+  ] as const) {
+    const node: unknown = top.get(key, true);
+    if ((isSeq(node) || isMap(node)) && node.items.length > max) {
+      const { line, col } = locator.offset(node.range?.[0] ?? 0);
+      throw new ScenarioError(file, line, col, key, `${node.items.length} ${what}; a scenario may have at most ${max}`);
+    }
   }
   // A list or mapping as a key (`? [a, b]`) has no JS object form (yaml would stringify it).
   let complexKey: number | undefined;
@@ -265,12 +293,18 @@ function rangeStart(node: unknown): number | undefined {
   return Array.isArray(range) && typeof range[0] === 'number' ? range[0] : undefined;
 }
 
-function describeFsError(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  const code = (err as NodeJS.ErrnoException).code;
-  // "ENOENT: no such file or directory, open 'x'" → "no such file or directory (ENOENT)"
-  const m = /^([A-Z0-9_]+): ([^,]+)/.exec(err.message);
-  return oneLine(m ? `${m[2]} (${m[1]})` : code ? `${err.message} (${code})` : err.message);
+/** Nesting deeper than MAX_NESTING would overflow the parser's stack ("Maximum call stack size exceeded"). */
+function checkNesting(source: string, file: string): void {
+  const deep = nestingTooDeep(source);
+  if (deep !== null) {
+    throw new ScenarioError(
+      file,
+      deep.line,
+      deep.col,
+      '',
+      `lists and mappings nest too deep here (more than ${MAX_NESTING} levels)`,
+    );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ import { out } from './args.ts';
 export async function listCommand(): Promise<number> {
   const entries = await shippedScenarios();
   const width = Math.max(...entries.map((e) => e.name.length));
-  for (const e of entries) out(`${e.name.padEnd(width)}  [${e.laravel}]  ${e.title}\n`);
+  // [8] is shorter than [5.7]: the titles line up all the same.
+  const profileWidth = Math.max(...entries.map((e) => e.laravel.length)) + 2;
+  for (const e of entries) out(`${e.name.padEnd(width)}  ${`[${e.laravel}]`.padEnd(profileWidth)}  ${e.title}\n`);
   return 0;
 }

@@ -68,6 +68,9 @@ export async function newScenario(target: string): Promise<string> {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new UsageError(`new: ${file} already exists; not overwriting it`);
+    // Never creates folders: a mistyped path should not leave a tree behind.
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new UsageError(`new: no directory ${dirname(file)} to write ${basename(file)} in; create it first`);
     throw new UsageError(`new: cannot write ${file} (${code ?? (e instanceof Error ? e.message : String(e))})`);
   }
   return file;

@@ -15,7 +15,7 @@ import { colourLevel, makeChalk } from '../output/colour.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from '../output/text.ts';
 import { isShuttingDown } from '../cleanup.ts';
 import { resolveScenario } from '../scenarios/catalog.ts';
-import { loadScenarioFile } from '../scenarios/load.ts';
+import { checkProfileOverride, loadScenarioFile } from '../scenarios/load.ts';
 import { runScenario } from '../scenarios/runner.ts';
 import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
 
@@ -27,6 +27,7 @@ export async function runCommand(
   if (o.golden !== undefined) checkGoldenTarget(o.golden);
   const file = await resolveScenario(scenario);
   const loaded = await loadScenarioFile(file);
+  checkProfileOverride(loaded, o.laravel); // before a Redis is started for nothing
   const chalk = makeChalk(o.format === 'text' ? colourLevel(process.stdout, process.env) : 0);
   const textOpts = { chalk, full: o.full ?? false, width: process.stdout.columns || 100 };
   // Text and ndjson print each step as it comes and show no queue entries: the run keeps no step
@@ -45,8 +46,10 @@ export async function runCommand(
     if (batch !== '') out(batch);
     batch = '';
   };
+  // The runner streams commands only when unpaced (a paced step waits for its lines, and then its
+  // commands come with the step): a paced ndjson run prints each step's commands from onStep.
   const onCommand =
-    streaming && o.format === 'ndjson'
+    streaming && o.format === 'ndjson' && o.pace === undefined
       ? (cmd: TraceCommand): void => {
           batch += commandToJson(cmd) + '\n';
           if (batch.length >= 1 << 16) flush();

@@ -50,8 +50,8 @@ export async function labCommand(scenario: string | undefined, o: { laravel?: st
   // A scenario that does not load is the first thing to say, terminal or not.
   if (scenario !== undefined) {
     const { resolveScenario } = await import('../scenarios/catalog.ts');
-    const { loadScenarioFile } = await import('../scenarios/load.ts');
-    await loadScenarioFile(await resolveScenario(scenario));
+    const { checkProfileOverride, loadScenarioFile } = await import('../scenarios/load.ts');
+    checkProfileOverride(await loadScenarioFile(await resolveScenario(scenario)), o.laravel);
   }
   const unavailable = tuiUnavailable(process.env);
   if (unavailable !== null)

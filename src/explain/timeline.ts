@@ -149,8 +149,13 @@ export class CaptureExplainer {
     this.allLives = o.allLives ?? this.keepSteps;
     this.onStep = o.onStep;
     // The profile that models the capture (its releases are in the description's Laravel line).
+    // Without a script (a capture of dispatches only) the version cannot be told: said as a sentence.
     const versions =
-      config.scripts.length === 0 || config.profiles.length === 0 ? 'unknown' : joinNames(config.profiles, 'or');
+      config.scripts.length === 0
+        ? 'Laravel version not told by this capture (no script)'
+        : config.profiles.length === 0
+          ? "Laravel version not told by this capture (no known version's script)"
+          : joinNames(config.profiles, 'or');
     const problems = o.problems ?? [];
     const more = (o.problemCount ?? problems.length) - problems.length;
     this.timeline = {

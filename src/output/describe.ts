@@ -140,6 +140,16 @@ export function laravelProfile(profile: string): string {
   return /^laravel\b/i.test(safe) ? safe : `Laravel ${safe}`;
 }
 
+/**
+ * "Laravel 8 profile" for a header line; a profile that is a sentence of its own ("Laravel version
+ * not told by this capture (no script)", from lqsim explain) as it is.
+ */
+export function profileLabel(profile: string): string {
+  const named = laravelProfile(profile);
+  // Version names ("8", or explain's "5.3, 5.7 or 8") get " profile"; a sentence stays as it is.
+  return /^laravel [\d.x]+((, | or )[\d.x]+)*$/i.test(named) ? `${named} profile` : named;
+}
+
 /** `1 succeeded, 2 failed`: the jobs by outcome, in a fixed order. */
 export function outcomeCounts(jobs: readonly JobInstance[]): string {
   const counts = new Map<string, number>();

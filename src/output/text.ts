@@ -4,7 +4,7 @@
 import type { ChalkInstance } from 'chalk';
 import { actorColour as actorColourName } from './actor-colour.ts';
 import type { JobInstance, Step, Timeline, TraceCommand } from '../scenarios/timeline.ts';
-import { fullArgs, jobLabels, laravelProfile, outcomeCounts, relTime, summarizeArgs, utcTime } from './describe.ts';
+import { fullArgs, jobLabels, outcomeCounts, profileLabel, relTime, summarizeArgs, utcTime } from './describe.ts';
 import { terminalSafe } from './terminal-safe.ts';
 import { displayWidth, wrap } from './wrap.ts';
 
@@ -46,7 +46,7 @@ export function renderTextHeader(timeline: Timeline, opts: TextOptions): string 
   const { chalk } = opts;
   const { scenario, server } = timeline;
   let out = `${chalk.bold(terminalSafe(scenario.name))}: ${terminalSafe(scenario.title)}\n`;
-  out += `${laravelProfile(timeline.profile)} profile, ${terminalSafe(server.describe)}\n`;
+  out += `${profileLabel(timeline.profile)}, ${terminalSafe(server.describe)}\n`;
   if (scenario.description !== undefined && scenario.description.trim() !== '') {
     for (const line of paragraphs(scenario.description, textWidth(opts))) out += `${chalk.dim(line)}\n`;
   }

@@ -9,7 +9,7 @@ import { DISPATCHER, isQueueName, singleQueue } from './fields.ts';
 import type { CheckContext } from './entries/index.ts';
 import { kindOf } from './entries/index.ts';
 import { versionProblems, workerOptionProblems } from './option-checks.ts';
-import { getProfile } from '../sim/profiles/index.ts';
+import { getProfile, PROFILE_NAMES } from '../sim/profiles/index.ts';
 import {
   MAX_FILE_BYTES,
   MAX_JOBS,
@@ -52,6 +52,19 @@ export function parseScenario(source: string, file: string): LoadedScenario {
   const problems = crossReferenceProblems(result.data);
   if (problems.length > 0) throw parsed.locator.error(problems);
   return { spec: result.data, file, source };
+}
+
+/**
+ * What runScenario refuses under `--laravel <version>` (the overriding version lacks an option or
+ * an entry the scenario uses), in its words, for the CLI to refuse before it starts a Redis.
+ */
+export function checkProfileOverride(loaded: LoadedScenario, laravel: string | undefined): void {
+  if (laravel === undefined || laravel === loaded.spec.laravel) return;
+  const profile = getProfile(laravel);
+  const problem =
+    versionProblems(loaded.spec, profile, `this run is Laravel ${profile.name} (--laravel)`)[0] ??
+    crossReferenceProblems({ ...loaded.spec, laravel: profile.name })[0];
+  if (problem) throw scenarioErrorAt(loaded, problem.path, problem.detail);
 }
 
 /** A ScenarioError for `path` in an already loaded scenario (for checks made by its callers). */
@@ -103,6 +116,7 @@ function parseYaml(source: string, file: string): { data: unknown; locator: Loca
       `expected a mapping with name, title, timeline and (usually) jobs at the top level, got ${got}`,
     );
   }
+  readLaravelNumber(top.get('laravel', true), file, locator);
   // Before the document becomes JS objects and meets zod, which is where a big file's memory goes.
   for (const [key, max, what] of [
     ['timeline', MAX_TIMELINE_ENTRIES, 'entries'],
@@ -147,6 +161,33 @@ function parseYaml(source: string, file: string): { data: unknown; locator: Loca
       : message;
     throw new ScenarioError(file, line, col, '', oneLine(detail));
   }
+}
+
+/**
+ * `laravel: 8` unquoted is a number to YAML, and names a profile as plainly as "8": taken as the
+ * profile written (8, 13, 5.7). A number whose text YAML does not keep (5.10 reads as 5.1, 5.70 as
+ * 5.7, 8.0 as 8) is refused: which version was meant is not certain.
+ */
+function readLaravelNumber(node: unknown, file: string, locator: Locator): void {
+  if (!isScalar(node) || typeof node.value !== 'number' || node.type !== 'PLAIN') return;
+  const written = node.source ?? String(node.value);
+  if ((PROFILE_NAMES as readonly string[]).includes(written)) {
+    node.value = written;
+    return;
+  }
+  const read = String(node.value);
+  if (written === read) return; // 9: a number as written, which zod refuses like any other
+  const { line, col } = locator.offset(node.range?.[0] ?? 0);
+  const named = (PROFILE_NAMES as readonly string[]).includes(read);
+  throw new ScenarioError(
+    file,
+    line,
+    col,
+    'laravel',
+    named
+      ? `YAML reads ${written} as the number ${read}; write "${read}" in quotes if that is the version meant`
+      : `YAML reads ${written} as the number ${read}, which names no profile; write the version in quotes: one of ${PROFILE_NAMES.map((n) => `"${n}"`).join(', ')}`,
+  );
 }
 
 /** Turns paths into positions in the YAML source. */
@@ -236,10 +277,49 @@ class Locator {
       e.code === 'BLOCK_AS_IMPLICIT_KEY' ||
       /Nested mappings are not allowed in compact mappings/.test(e.message)
     ) {
-      // The usual cause: a plain value (a note, a title) that contains ": ".
-      detail = `${e.message}; a value containing ": " must be quoted, e.g. note: "tries 3: no release"`;
+      const item = e.code === 'BLOCK_AS_IMPLICIT_KEY' ? this.misindentedItem(e.pos[0]) : undefined;
+      if (item !== undefined) {
+        // A list item indented otherwise than the one above it: yaml reads it as a key.
+        offset = item.offset;
+        detail = `this list item is indented ${spaces(item.indent)}, the item above it (line ${item.aboveLine}) ${spaces(item.aboveIndent)}: items of one list start in the same column`;
+      } else {
+        // The usual cause: a plain value (a note, a title) that contains ": ".
+        detail = `${e.message}; a value containing ": " must be quoted, e.g. note: "tries 3: no release"`;
+      }
     }
     return { offset, detail };
+  }
+
+  /**
+   * The "- " item on the line of `offset` when the nearest item above it (past its own lines) is in
+   * another column; undefined otherwise.
+   */
+  private misindentedItem(
+    offset: number,
+  ): { offset: number; indent: number; aboveLine: number; aboveIndent: number } | undefined {
+    const lines = this.source.split('\n');
+    let { line } = this.offset(offset);
+    // yaml may point at the blank or comment lines before the item.
+    while (line < lines.length && /^\s*(#|$)/.test(lines[line - 1]!)) line++;
+    const itemAt = (text: string | undefined): number | undefined => {
+      const m = /^( *)-(?: |$)/.exec(text ?? '');
+      return m === null ? undefined : m[1]!.length;
+    };
+    const indent = itemAt(lines[line - 1]);
+    if (indent === undefined) return undefined;
+    for (let above = line - 1; above >= 1; above--) {
+      const text = lines[above - 1]!;
+      if (/^\s*(#|$)/.test(text)) continue;
+      const aboveIndent = itemAt(text);
+      const lead = /^ */.exec(text)![0].length;
+      // A line less indented than this item (a key, the list's parent) ends the search.
+      if (aboveIndent === undefined && lead <= indent) return undefined;
+      if (aboveIndent === undefined) continue;
+      if (aboveIndent === indent) return undefined;
+      const lineStart = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+      return { offset: lineStart + indent, indent, aboveLine: above, aboveIndent };
+    }
+    return undefined;
   }
 
   private keyStartingAt(offset: number): string | undefined {
@@ -285,6 +365,10 @@ class Locator {
     const target = atKey && exact && keyNode !== undefined ? keyNode : node;
     return { offset: rangeStart(target) ?? 0, exact };
   }
+}
+
+function spaces(n: number): string {
+  return n === 1 ? '1 space' : `${n} spaces`;
 }
 
 function rangeStart(node: unknown): number | undefined {

@@ -105,7 +105,12 @@ function walk(schema: z.ZodType, path: Path): { schema: z.ZodType; depth: number
 function unwrap(schema: z.ZodType): z.ZodType {
   let s = schema;
   for (;;) {
-    if (s instanceof z.ZodDefault || s instanceof z.ZodOptional || s instanceof z.ZodNullable)
+    if (
+      s instanceof z.ZodDefault ||
+      s instanceof z.ZodPrefault ||
+      s instanceof z.ZodOptional ||
+      s instanceof z.ZodNullable
+    )
       s = s.unwrap() as z.ZodType;
     // A timeline entry is its object piped into a transform that adds `kind`: the author wrote the object.
     else if (s instanceof z.ZodPipe) s = s.in as z.ZodType;
@@ -124,7 +129,10 @@ function chooseBranch(options: readonly z.ZodType[], value: unknown): z.ZodType 
   const objects = options.filter((o) => unwrap(o) instanceof z.ZodObject);
   if (!isMapping(value)) {
     const scalars = options.filter((o) => !objects.includes(o));
-    return scalars.length === 1 ? scalars[0] : undefined;
+    if (scalars.length === 1) return scalars[0];
+    // A choice of fixed values written as text or as a number (laravel: "8" or 8): the value's type.
+    const fixed = scalars.filter((o) => fixedValues(o)?.some((v) => typeof v === typeof value));
+    return fixed.length === 1 ? fixed[0] : undefined;
   }
   if (objects.length === 0) return undefined;
   const shapeOf = (o: z.ZodType) => (unwrap(o) as z.ZodObject).shape as Record<string, z.ZodType>;
@@ -218,6 +226,14 @@ function describe(issue: Issue, path: Path, leaf: z.ZodType | undefined, value: 
   }
 }
 
+/** The values an enum or a literal allows, or undefined for any other schema. */
+function fixedValues(option: z.ZodType): unknown[] | undefined {
+  const o = unwrap(option);
+  if (o instanceof z.ZodEnum) return o.options;
+  if (o instanceof z.ZodLiteral) return [...o.values];
+  return undefined;
+}
+
 /** "text, a number, true or false or null": what a union accepts, for a value none of its members fits. */
 function alternatives(options: readonly z.ZodType[]): string {
   const kinds = options.map((option) => {
@@ -231,7 +247,11 @@ function alternatives(options: readonly z.ZodType[]): string {
     if (o instanceof z.ZodLiteral) return o.values.size === 1 ? String([...o.values][0]) : 'a fixed value';
     return 'another form';
   });
-  const unique = [...new Set(kinds)];
+  // The same choices as text and as numbers (laravel: "8" or 8) are shown once, as text.
+  const texts = new Set(options.flatMap((o) => (unwrap(o) instanceof z.ZodEnum ? fixedValues(o)!.map(String) : [])));
+  const asText = (o: z.ZodType): boolean =>
+    unwrap(o) instanceof z.ZodLiteral && fixedValues(o)!.every((v) => texts.has(String(v)));
+  const unique = [...new Set(kinds.filter((_k, i) => !asText(options[i]!)))];
   return unique.length <= 1
     ? (unique[0] ?? 'another form')
     : `${unique.slice(0, -1).join(', ')} or ${unique[unique.length - 1]}`;

@@ -1,7 +1,7 @@
 // The scenario format. zod is the single source of truth: the loader validates with it, the
 // JSON Schema shipped for editors is generated from it, and the runner uses its inferred types.
 import { z } from 'zod';
-import type { LaravelProfile } from '../sim/profiles/index.ts';
+import type { LaravelProfile, ProfileName } from '../sim/profiles/index.ts';
 import { byProfile, DEFAULT_PROFILE, joinNames, PROFILE_NAMES, PROFILES } from '../sim/profiles/index.ts';
 import { DEFAULT_EXCEPTION, exceptionClassProblem } from '../sim/exceptions.ts';
 import { name, seconds, virtualTime } from './fields.ts';
@@ -208,8 +208,13 @@ export const Scenario = z
     title: z.string().min(1).describe('one line shown in lqsim list'),
     description: z.string().optional(),
     laravel: z
-      .enum(PROFILE_NAMES)
-      .default(DEFAULT_PROFILE)
+      .union([
+        z.enum(PROFILE_NAMES),
+        // `laravel: 8` unquoted is a number to YAML; the loader refuses one whose text YAML lost (5.10).
+        z.literal(PROFILE_NAMES.map(Number)).transform((n) => String(n) as ProfileName),
+      ])
+      // prefault, not default: the JSON Schema keeps an input default where a transform is inside.
+      .prefault(DEFAULT_PROFILE)
       .describe(`Laravel version profile: ${joinNames(PROFILE_NAMES, 'or')}`),
     start: z.number().int().min(0).max(4_102_444_800).default(1_700_000_000).describe('virtual unix time of t=0'),
     until: virtualTime(

@@ -9,7 +9,7 @@ import { registerFallbackTraceResolver, registerTraceResolver, TraceSourceError 
 import { fromTimeline } from '../trace/trace-like.ts';
 import { isFile } from '../files.ts';
 import { resolveScenario } from './catalog.ts';
-import { loadScenarioFile } from './load.ts';
+import { checkProfileOverride, loadScenarioFile } from './load.ts';
 import { runScenario } from './runner.ts';
 
 /** Runs `<scenario>[@<profile>]` and normalises its timeline. */
@@ -37,6 +37,7 @@ export async function runScenarioTrace(
 ): Promise<ResolvedTrace> {
   const file = await resolveScenario(nameOrFile);
   const loaded = await loadScenarioFile(file);
+  checkProfileOverride(loaded, profile); // before ctx.redis() starts a server for nothing
   const timeline = await runScenario(loaded.spec, { redis: await ctx.redis(), laravel: profile, file });
   if (timeline.error)
     throw new Error(`${nameOrFile}: the run ended early after ${timeline.steps.length} steps: ${timeline.error}`);

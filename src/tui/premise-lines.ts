@@ -1,6 +1,6 @@
 // The scenario's premise, read before step #0 (and again on P): its title and description, wrapped
 // to the screen, and how to start. Pure.
-import { laravelProfile } from '../output/describe.ts';
+import { profileLabel } from '../output/describe.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { wrap } from '../output/wrap.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
@@ -10,7 +10,7 @@ import { seg } from './segments.ts';
 export function premiseLines(scenario: Timeline['scenario'], profile: string, width: number): Line[] {
   const w = Math.max(10, width);
   const out: Line[] = wrap(terminalSafe(scenario.title), w).map((l): Line => [seg(l, 'heading')]);
-  if (profile !== '') out.push([seg(`${laravelProfile(profile)} profile`, 'dim')]);
+  if (profile !== '') out.push([seg(profileLabel(profile), 'dim')]);
   // The YAML's line breaks are the author's wrapping; blank lines are paragraphs.
   const paragraphs = (scenario.description ?? '')
     .replace(/\r\n?/g, '\n')

@@ -16,7 +16,7 @@ export class RedisUnavailableError extends Error {
     message?: string,
   ) {
     const triedText = tried.length > 0 ? `Tried:\n${tried.map((t) => `  - ${t}`).join('\n')}\n` : '';
-    super(`${message ?? 'No Redis server available.'}\n${triedText}${HOW_TO_GET_REDIS}`);
+    super(`${message ?? 'no Redis server available.'}\n${triedText}${HOW_TO_GET_REDIS}`);
     this.name = 'RedisUnavailableError';
   }
 }

@@ -10,7 +10,7 @@ import type { RedisServer } from '../../src/redis/server.ts';
 import { acquireRedis } from '../../src/redis/server.ts';
 import { parseRedisUrl } from '../../src/redis/url.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
-import { loadScenarioFile } from '../../src/scenarios/load.ts';
+import { loadScenarioFile, parseScenario } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 
 let server: RedisServer;
@@ -84,6 +84,25 @@ describe('a login turned down is said so, on every connection', () => {
       /^the server turned a connection's login down \(WRONGPASS .*\); check the user and password in REDIS_URL$/,
     );
     expect(t.error).not.toMatch(/lost the connection|not reachable/);
+  });
+
+  it("a login refused to an actor's connection mid-run (a second web request): the run's error says so", async () => {
+    await admin.sendCommand(['ACL', 'SETUSER', 'midrun', 'on', '>before', '~*', '&*', '+@all']);
+    const s = await acquireRedis({ env: { REDIS_URL: `redis://midrun:before@127.0.0.1:${server.port}` } });
+    const { spec } = parseScenario(
+      'name: two\ntitle: t\njobs:\n  A: { class: App\\Jobs\\A }\ntimeline:\n  - { at: 0, dispatch: A }\n  - { at: 5, dispatch: A }\n',
+      'two.yaml',
+    );
+    // After the first request (its own connection), the password changes; the second request connects anew.
+    const t = await runScenario(spec, {
+      redis: s,
+      onStep: async (step) => {
+        if (step.index === 0) await admin.sendCommand(['ACL', 'SETUSER', 'midrun', 'resetpass', '>after']);
+      },
+    });
+    expect(t.error).toMatch(
+      /^the server turned a connection's login down \(WRONGPASS .*\); check the user and password in REDIS_URL$/,
+    );
   });
 
   it('the MONITOR connection and an actor connection meet the same words', () => {

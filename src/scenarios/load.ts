@@ -264,6 +264,10 @@ class Locator {
     } else if (e.code === 'DUPLICATE_KEY') {
       const key = this.keyStartingAt(e.pos[0]);
       if (key !== undefined) detail = `${e.message}: "${key}" appears twice in this mapping`;
+    } else if (/call stack/i.test(e.message)) {
+      // checkNesting stops what nests too deep before the parser; should anything get past it,
+      // yaml's stack overflow is still said in the file's terms.
+      detail = `lists and mappings nest too deep to read here (keep them under ${MAX_NESTING} levels)`;
     } else if (e.code === 'BAD_INDENT') {
       // yaml points at the start of the line; the misplaced item is after the blanks.
       while (this.source[offset] === ' ') offset++;

@@ -76,6 +76,11 @@ export function nestingTooDeep(source: string, max: number = MAX_NESTING): { lin
       if (c === ' ' || c === '\t') continue;
       if (c === '#' && (j === 0 || text[j - 1] === ' ' || text[j - 1] === '\t')) break;
       const valueStarts = prev === '' || '-?:[{,'.includes(prev);
+      if ((c === '&' || c === '!') && valueStarts) {
+        // An anchor or a tag (&a, !!seq) goes before the value it names: the value still starts after it.
+        while (j + 1 < text.length && !' \t,[]{}'.includes(text[j + 1]!)) j++;
+        continue;
+      }
       if ((c === '"' || c === "'") && valueStarts) quote = c;
       else if ((c === '[' || c === '{') && (flow > 0 || valueStarts)) {
         flow++;

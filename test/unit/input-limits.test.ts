@@ -65,6 +65,15 @@ describe('nesting', () => {
     );
   });
 
+  it('anchors and tags before each [ hide no level', () => {
+    // Each "&a !!seq [" is 10 characters from column 11, so the 64th [, which opens level 65, is at
+    // column 10 + 640. Without the anchor and tag skipped the first [ would not seem to start a value.
+    const source = `name: x\ntitle: t\ntimeline: ${'&a !!seq ['.repeat(2000)}${']'.repeat(2000)}\n`;
+    expect(refusal(source).message).toBe(
+      `big.yaml:3:${10 + 10 * MAX_NESTING}: lists and mappings nest too deep here (more than 64 levels)`,
+    );
+  });
+
   it('deep block nesting too, at the line that goes too deep', () => {
     const lines = Array.from({ length: 200 }, (_, i) => `${' '.repeat(i + 1)}- \n`).join('');
     const e = refusal(`name: x\ntitle: t\ntimeline:\n${lines}`);

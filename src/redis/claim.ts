@@ -43,34 +43,35 @@ const TAKE = `local function call(...)
   end
   return r
 end
+local claim, mark = ARGV[1], ARGV[2]
 local function take()
-  call('select', ARGV[1])
-  if call('exists', KEYS[1]) == 1 then return {0, 'claimed'} end
-  call('exists', KEYS[2])
+  call('select', ARGV[3])
+  if call('exists', claim) == 1 then return {0, 'claimed'} end
+  call('exists', mark)
   local size = call('dbsize')
   local swept = {}
   local dead = ''
   if size > 0 then
-    if call('type', KEYS[2])['ok'] ~= 'string' then return {0, 'data'} end
-    local ok, mark = pcall(cjson.decode, call('get', KEYS[2]))
-    if not ok or type(mark) ~= 'table' or type(mark.keys) ~= 'table' then return {0, 'data'} end
+    if call('type', mark)['ok'] ~= 'string' then return {0, 'data'} end
+    local ok, listed = pcall(cjson.decode, call('get', mark))
+    if not ok or type(listed) ~= 'table' or type(listed.keys) ~= 'table' then return {0, 'data'} end
     local seen = {}
-    for _, k in ipairs(mark.keys) do
-      if type(k) == 'string' and not seen[k] and k ~= KEYS[1] and k ~= KEYS[2] then
+    for _, k in ipairs(listed.keys) do
+      if type(k) == 'string' and not seen[k] and k ~= claim and k ~= mark then
         seen[k] = true
         if call('exists', k) == 1 then swept[#swept + 1] = k end
       end
     end
     if size ~= 1 + #swept then return {0, 'data'} end
     for _, k in ipairs(swept) do call('del', k) end
-    call('del', KEYS[2])
-    dead = tostring(mark.token)
+    call('del', mark)
+    dead = tostring(listed.token)
   end
-  call('get', KEYS[1])
-  call('pexpire', KEYS[1], ARGV[3])
-  call('del', KEYS[1])
-  call('set', KEYS[2], ARGV[4])
-  call('set', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  call('get', claim)
+  call('pexpire', claim, ARGV[5])
+  call('del', claim)
+  call('set', mark, ARGV[6])
+  call('set', claim, ARGV[4], 'PX', ARGV[5])
   return {1, dead, unpack(swept)}
 end
 local ok, res = pcall(take)
@@ -82,20 +83,26 @@ const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('
 return 0`;
 
 /**
- * KEYS: claim, mark, the run's keys; ARGV: token. Deletes the keys, the mark and the claim while
- * the claim is ours, or (claim lost) while the mark still is: never keys of a db someone else has
- * taken since. 1 when deleted, 0 when not ours any more.
+ * ARGV: claim key, mark key, token, the run's keys (no KEYS, as in TAKE). Deletes the keys, the
+ * mark and the claim while the claim is ours, or (claim lost) while the mark still is: never keys
+ * of a db someone else has taken since. A key the server will not delete keeps the mark, which
+ * lists it for a later run. 1 when done, 0 when not ours any more, {-1, key, error} when refused.
  */
-const END = `local mine = redis.call('get', KEYS[1]) == ARGV[1]
+const END = `local claim, mark, token = ARGV[1], ARGV[2], ARGV[3]
+local mine = redis.pcall('get', claim) == token
 if not mine then
-  if redis.call('type', KEYS[2])['ok'] ~= 'string' then return 0 end
-  local ok, mark = pcall(cjson.decode, redis.call('get', KEYS[2]))
-  if not ok or type(mark) ~= 'table' or mark.token ~= ARGV[1] then return 0 end
+  if redis.pcall('type', mark)['ok'] ~= 'string' then return 0 end
+  local ok, listed = pcall(cjson.decode, redis.call('get', mark))
+  if not ok or type(listed) ~= 'table' or listed.token ~= token then return 0 end
 end
-local r = redis.pcall('del', unpack(KEYS, 2))
-if type(r) == 'table' and r.err then return {-1, 'del', r.err} end
-if mine then redis.call('del', KEYS[1]) end
-return 1`;
+local refused = nil
+for i = 4, #ARGV do
+  local r = redis.pcall('del', ARGV[i])
+  if type(r) == 'table' and r.err and refused == nil then refused = {-1, ARGV[i], r.err} end
+end
+if refused == nil then redis.pcall('del', mark) end
+if mine then redis.pcall('del', claim) end
+return refused or 1`;
 
 export interface DbClaim {
   db: number;
@@ -109,9 +116,11 @@ export interface DbClaim {
   lost(): string | null;
   /**
    * Deletes the run's keys, its mark and its claim (if still the run's) and stops the heartbeat;
-   * throws when the server refuses (the keys are then left). Safe to call twice.
+   * throws when the server refuses (the keys are then left). `keys` false: the run wrote none
+   * (refused before its first write), so only the claim and the mark go: a user who may not
+   * touch one of the keys is not refused a DEL of it. Safe to call twice.
    */
-  release(): Promise<void>;
+  release(keys?: boolean): Promise<void>;
 }
 
 export interface ClaimOptions {
@@ -136,7 +145,7 @@ async function take(observer: Sender, db: number, token: string, ttlMs: number, 
   const reply = await observer.sendCommand([
     'EVAL',
     TAKE,
-    '2',
+    '0',
     CLAIM_KEY,
     MARK_KEY,
     String(db),
@@ -240,13 +249,13 @@ function held(observer: Sender, db: number, token: string, ttlMs: number, keys: 
   return {
     db,
     lost: () => lost,
-    async release() {
+    async release(withKeys = true) {
       if (released) return;
       released = true;
       clearInterval(timer);
       await beat;
-      const r = await observer.sendCommand(['EVAL', END, String(2 + keys.length), CLAIM_KEY, MARK_KEY, ...keys, token]);
-      if (Array.isArray(r)) throw new Error(`DEL refused: ${String(r[2])}`);
+      const r = await observer.sendCommand(['EVAL', END, '0', CLAIM_KEY, MARK_KEY, token, ...(withKeys ? keys : [])]);
+      if (Array.isArray(r)) throw new Error(`DEL of ${String(r[1])} refused: ${String(r[2])}`);
       if (Number(r) !== 1)
         throw new Error(
           `the claim on db ${db} was lost before the end and the db is no longer marked as this run's, so its keys were not deleted`,

@@ -23,7 +23,8 @@ export interface ProbePlan {
 }
 
 /**
- * KEYS: the list keys, then the sorted-set keys; ARGV: how many are lists, a throwaway member.
+ * ARGV: how many keys are lists, a throwaway member, the list keys, then the sorted-set keys (not
+ * KEYS: the ACL check of an EVAL's declared keys names no key).
  * Each command is called as the run would (a value pushed is popped, a member added is removed),
  * DEL first so that a refusal later on a key can still remove what was made there.
  * Returns {} or {command, key, error}.
@@ -33,9 +34,10 @@ local v = ARGV[2]
 local onList = {{'del'}, {'rpush', v}, {'llen'}, {'lrange', 0, 0}, {'lpop'}}
 local onZset = {{'del'}, {'zadd', 0, v}, {'zcard'}, {'zrange', 0, 0}, {'zrangebyscore', '-inf', '+inf', 'limit', 0, 1},
   {'zrem', v}, {'zadd', 0, v}, {'zremrangebyrank', 0, 0}}
-for i, key in ipairs(KEYS) do
+for i = 3, #ARGV do
+  local key = ARGV[i]
   local steps = onZset
-  if i <= lists then steps = onList end
+  if i - 2 <= lists then steps = onList end
   for _, s in ipairs(steps) do
     local r = redis.pcall(s[1], key, unpack(s, 2))
     if type(r) == 'table' and r.err then
@@ -52,10 +54,10 @@ export async function probePermissions(observer: Sender, plan: ProbePlan): Promi
   const reply = await observer.sendCommand([
     'EVAL',
     PROBE,
-    String(keys.length),
-    ...keys,
+    '0',
     String(plan.lists.length),
     'lqsim:permission-probe',
+    ...keys,
   ]);
   const r = (Array.isArray(reply) ? reply : []).map(String);
   if (r.length > 0) throw refused(r[0]!, r[1]!, r[2]!);

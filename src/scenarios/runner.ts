@@ -180,6 +180,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   let unregisterCleanup: (() => void) | null = null;
   // On someone else's server: the db this run holds exclusively (claim.ts).
   let claim: DbClaim | null = null;
+  /** The permission probe passed: from here on the run may write its keys. */
+  let probed = false;
   const plan = probePlan(spec, profile, queues);
   try {
     await hub.start();
@@ -196,7 +198,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       });
       claim = held;
       // The claimed db was free: the run's keys in it are its own, to delete at the end.
-      unregisterCleanup = registerCleanup(() => held.release());
+      unregisterCleanup = registerCleanup(() => held.release(probed));
       timeline.notices!.push(...held.notices);
       if (held.moved)
         timeline.notices!.push(
@@ -205,6 +207,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       db = held.db;
       // Before the first write: a user who may not run what the run sends is refused now.
       await probePermissions(hub.observer, plan);
+      probed = true;
     }
     selectDb = profile.worker.selectOnConnect(client, db) ? db : null;
     if (db !== 0 || claim !== null) await hub.observer.sendCommand(['SELECT', String(db)]);
@@ -439,7 +442,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       unregisterCleanup();
       // Sent whatever failed before (claim.ts, afterAhead). A cleanup that fails is never
       // silent: the keys are left on someone else's server (until a later run finds the mark).
-      const failed = await claim.release().then(
+      const failed = await claim.release(probed).then(
         () => null,
         (e: unknown) => (e instanceof Error ? e.message : String(e)),
       );

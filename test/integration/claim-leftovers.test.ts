@@ -43,7 +43,7 @@ const spec = async (name: string) => (await loadScenarioFile(await resolveScenar
 /** Runs a script in `db` from the admin's db 15 (the admin never selects `db` itself). */
 const inDb = async (db: number, body: string, ...args: string[]) =>
   admin.sendCommand(['EVAL', `redis.call('select', ${db}) ${body}`, '0', ...args]);
-const keysIn = async (db: number) => ((await inDb(db, "return redis.call('keys', '*')")) as string[]).sort();
+const keysIn = async (db: number) => ((await inDb(db, "return redis.call('keys', '*')")) as unknown as string[]).sort();
 /** Every key of `db` with its DUMP (type, value and encoding: byte-identical or not). */
 const dumpOf = async (db: number) =>
   inDb(

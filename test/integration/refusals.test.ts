@@ -108,7 +108,7 @@ describe('ACL users that may not do what a run needs', () => {
     });
     await admin.sendCommand(['ACL', 'SETUSER', 'loses-del', '+del']);
     expect(t.error).toMatch(
-      /^the run's keys could not be deleted from db 0 \(DEL refused: ERR The user executing the script can't run this command or subcommand\); they are left there: queues:default, queues:default:delayed, queues:default:reserved/,
+      /^the run's keys could not be deleted from db 0 \(DEL of queues:default refused: ERR The user executing the script can't run this command or subcommand\); they are left there: queues:default, queues:default:delayed, queues:default:reserved/,
     );
     // reserve ends with the job reserved: that key is what was left.
     expect(

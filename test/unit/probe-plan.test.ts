@@ -22,6 +22,12 @@ describe('the permission probe covers what a run sends', () => {
           expect(probed, `${profile.name} ${script.name}: ${command}`).toContain(command!.toLowerCase());
   });
 
+  it('every command listed is one the probe script calls (its steps are Lua, written out)', () => {
+    const source = readFileSync(new URL('../../src/redis/permission-probe.ts', import.meta.url), 'utf8');
+    const script = /const PROBE = `([\s\S]*?)`;/.exec(source)![1]!;
+    for (const command of [...LIST_COMMANDS, ...ZSET_COMMANDS]) expect(script).toContain(`{'${command}'`);
+  });
+
   it('every command the client port and the snapshots send', () => {
     for (const file of ['src/redis/port.ts', 'src/scenarios/snapshot.ts']) {
       const source = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');

@@ -103,6 +103,8 @@ function reachesDb(command: string, args: readonly string[], db: string): boolea
       return args[1] === db;
     case 'FLUSHALL':
       return true;
+    case 'RESET': // back to db 0, as a new connection
+      return db === '0';
     case 'SWAPDB':
       return args[1] === db || args[2] === db;
     case 'MOVE':

@@ -17,7 +17,6 @@ import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import { allKeys } from '../sim/keys.ts';
-import type { MonitorLine } from '../redis/monitor-line.ts';
 import { getProfile, scriptsOf } from '../sim/profiles/index.ts';
 import { Dispatcher } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
@@ -309,7 +308,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       cap.sink = (raw) => {
         if (deferredError !== null || isMonitorOk(raw)) return;
         try {
-          const line: MonitorLine = parseMonitorLine(raw);
+          const line = parseMonitorLine(raw);
           const use = watch?.push(line) ?? null;
           if (use !== null) throw new ForeignUseError([use], db);
           const t = endedAt.get(lineStep) ?? scheduler.currentInstant() ?? spec.start;

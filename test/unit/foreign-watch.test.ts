@@ -40,6 +40,7 @@ describe('ForeignWatch', () => {
     expect(watch(line(0, APP, 'SWAPDB', '3', '0'), line(0, APP, 'SWAPDB', '1', '0'))).toHaveLength(1);
     expect(watch(line(0, APP, 'COPY', 'a', 'b', 'DB', '3'), line(0, APP, 'COPY', 'a', 'b', 'DB', '4'))).toHaveLength(1);
     expect(watch(line(0, APP, 'FLUSHALL'))).toEqual([{ addr: APP, what: 'FLUSHALL' }]);
+    expect(watch(line(5, APP, 'RESET'))).toEqual([]); // to db 0, not the run's db 3
   });
 
   it('lets be what uses no db (every new connection sends it from db 0, where it starts)', () => {

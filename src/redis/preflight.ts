@@ -56,6 +56,12 @@ export async function preflight(observer: Client): Promise<void> {
   const checks: Array<[string[], string]> = [
     [['EVAL', 'return 1', '0'], 'run Lua scripts (EVAL), which Laravel uses to pop, release and migrate jobs'],
     [['CLIENT', 'LIST', 'ID', '0'], 'run CLIENT LIST, which tells which connection sent each command'],
+    // No client has id 0: nothing is unblocked.
+    [
+      ['CLIENT', 'UNBLOCK', '0', 'TIMEOUT'],
+      'run CLIENT UNBLOCK, which ends a BLPOP when the scenario says it times out',
+    ],
+    [['ECHO', 'lqsim'], "run ECHO, which marks in MONITOR where each step's commands end"],
   ];
   for (const [command, what] of checks) {
     try {

@@ -26,6 +26,7 @@ beforeAll(async () => {
   await user('nodelayed', '~lqsim:*', '~queues:default', '~queues:default:reserved');
   await user('noblpop', '~*', '-blpop');
   await user('nozremrangebyrank', '~*', '-zremrangebyrank');
+  await user('noecho', '~*', '-echo');
 });
 afterAll(async () => {
   admin.destroy();
@@ -72,6 +73,12 @@ describe('an ACL user that may not do all a run needs', () => {
       'nozremrangebyrank',
       'success',
       /^refusing to run: this server's user may not run ZREMRANGEBYRANK on queues:default:delayed, which the run sends/,
+    ],
+    [
+      'without ECHO (the step marks; preflight, before the claim)',
+      'noecho',
+      'success',
+      /^refusing to run: this server's user may not run ECHO, which marks in MONITOR where each step's commands end \(NOPERM /,
     ],
   ])(
     '%s: refused before any step, naming the command and the key, nothing left',

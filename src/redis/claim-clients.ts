@@ -17,13 +17,14 @@ export interface OtherClient {
 }
 
 /**
- * The clients of CLIENT LIST `text` that have `db` selected, but those at `own` addresses (this
- * run's) and MONITOR clients (flag O): a monitor runs no command in any db, and every run of lqsim
- * keeps one, each sitting in db 0 where it connected.
+ * The clients of CLIENT LIST `text` that have `db` selected, but the `own` ones (this run's, by
+ * CLIENT ID: over a unix socket every client has one address) and MONITOR clients (flag O): a
+ * monitor runs no command in any db, and every run of lqsim keeps one, sitting in db 0 where it
+ * connected.
  */
 export function othersInDb(text: string, db: number, own: ReadonlySet<string>): OtherClient[] {
   return parseClientList(text)
-    .filter((c) => c.db === String(db) && !own.has(c.addr ?? '') && !(c.flags ?? '').includes('O'))
+    .filter((c) => c.db === String(db) && !own.has(c.id ?? '') && !(c.flags ?? '').includes('O'))
     .map((c) => ({ addr: c.addr ?? '?', name: c.name ?? '', cmd: c.cmd ?? '' }));
 }
 

@@ -126,7 +126,7 @@ export interface DbClaim {
 export interface ClaimOptions {
   /** Every key the run may create (allKeys of its queues): the mark lists them. */
   keys: readonly string[];
-  /** Addresses of this run's own connections (the observer): never "another client". */
+  /** CLIENT IDs of this run's own connections (the observer): never "another client". */
   own: ReadonlySet<string>;
   /**
    * Called once the claim is taken and the observer is on the db, before clients are counted

@@ -192,7 +192,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       // The heartbeat and the end go out whatever a command sent ahead did (afterAhead).
       const held = await claimDatabase(hub.afterAhead, db, hub.runId, {
         keys: plannedKeys(plan),
-        own: new Set([hub.observerAddr]),
+        own: new Set([String(await hub.afterAhead.sendCommand(['CLIENT', 'ID']))]),
         settle: () => monitor.barrier(hub.observer),
       });
       claim = held;

@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { CLAIM_KEY, claimDatabase, MARK_KEY } from '../../src/redis/claim.ts';
-import { clientAddress, newClient } from '../../src/redis/connections.ts';
+import { newClient } from '../../src/redis/connections.ts';
 import type { RedisServer } from '../../src/redis/server.ts';
 import { acquireRedis } from '../../src/redis/server.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
@@ -117,7 +117,7 @@ describe('a db another client is in', () => {
     const observer = newClient(`redis://127.0.0.1:${server.port}`);
     await observer.connect();
     opened.push(observer);
-    const own = new Set([await clientAddress(observer)]);
+    const own = new Set([String(await observer.sendCommand(['CLIENT', 'ID']))]);
     let late: Awaited<ReturnType<typeof clientOn>> | undefined;
     const claim = await claimDatabase(observer, 0, 'abcd1234', {
       keys: ['queues:default'],

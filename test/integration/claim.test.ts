@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { CLAIM_KEY, claimDatabase } from '../../src/redis/claim.ts';
-import { clientAddress, newClient } from '../../src/redis/connections.ts';
+import { newClient } from '../../src/redis/connections.ts';
 import type { RedisServer } from '../../src/redis/server.ts';
 import { acquireRedis } from '../../src/redis/server.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
@@ -136,7 +136,7 @@ describe('claims on a server the tool did not start', () => {
     const observer = newClient(`redis://${owner.host}:${owner.port}`);
     await observer.connect();
     await observer.sendCommand(['FLUSHALL']);
-    const own = new Set([await clientAddress(observer)]);
+    const own = new Set([String(await observer.sendCommand(['CLIENT', 'ID']))]);
     const claim = await claimDatabase(observer, 0, 'abcd1234', { keys: ['queues:default'], own, ttlMs: 300 });
     expect(claim).toMatchObject({ db: 0, moved: false });
     expect(claim.lost()).toBeNull();

@@ -20,7 +20,7 @@ describe('othersInDb', () => {
   });
 
   it("does not count monitors (they run nothing in a db) nor the run's own connections", () => {
-    expect(othersInDb(LIST, 0, new Set(['127.0.0.1:1002']))).toEqual([]);
+    expect(othersInDb(LIST, 0, new Set(['4']))).toEqual([]); // by CLIENT ID
     expect(othersInDb(LIST, 0, new Set())).toEqual([{ addr: '127.0.0.1:1002', name: '', cmd: 'client|list' }]);
   });
 

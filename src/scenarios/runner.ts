@@ -446,7 +446,11 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         (e: unknown) => (e instanceof Error ? e.message : String(e)),
       );
       if (failed !== null) {
-        const left = `the run's keys could not be deleted from db ${db} (${failed}); they are left there: ${plannedKeys(plan).join(', ')} (a later run finds them by its mark ${MARK_KEY} and removes them)`;
+        // A refused DEL keeps the mark, which lists them for a later run (claim.ts).
+        const later = failed.startsWith('DEL ')
+          ? ` (a later run finds them by the mark ${MARK_KEY} and removes them)`
+          : '';
+        const left = `the run's keys could not be deleted from db ${db} (${failed}); they are left there: ${plannedKeys(plan).join(', ')}${later}`;
         if (timeline.error === undefined) timeline.error = left;
         else timeline.warnings.push(left);
       }

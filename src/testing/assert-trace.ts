@@ -9,6 +9,7 @@ import { terminalSafe } from '../output/terminal-safe.ts';
 import type { Step, TraceCommand } from '../scenarios/timeline.ts';
 import { exactInstant, secondsBetween } from '../sim/clock.ts';
 import { findProfile } from '../sim/profiles/index.ts';
+import { dbRule } from '../trace/database.ts';
 import type { CommandSpec, ExpectedStep, ExpectedTrace, TraceOptions, TraceSubject } from './expected.ts';
 import { commandProblems, isStepwise, keep, sameKind, showSpec, toSpec } from './expected.ts';
 import type { MatchContext } from './patterns.ts';
@@ -52,17 +53,34 @@ export function traceMismatch(
     bound: new Map(),
   };
   const labels = jobLabels({ jobs: actual.jobs ?? [] });
-  const show = (cmd: TraceCommand) => `${cmd.source === 'lua' ? '[lua] ' : ''}${summarizeArgs(cmd, labels).join(' ')}`;
+  // On a shared server the claimed db is compared as the scenario's; the diff shows the real command.
+  const rule = dbRule(actual.database, options);
+  const real = new Map<TraceCommand, TraceCommand>();
+  const compared = (commands: readonly TraceCommand[]): TraceCommand[] =>
+    commands
+      .filter((c) => keep(c, options))
+      .flatMap((c) => {
+        const m = rule === null ? c : rule.map(c);
+        if (m !== null && m !== c) real.set(m, c);
+        return m === null ? [] : [m];
+      });
+  const show = (compared: TraceCommand) => {
+    const cmd = real.get(compared) ?? compared;
+    return `${cmd.source === 'lua' ? '[lua] ' : ''}${summarizeArgs(cmd, labels).join(' ')}`;
+  };
   const width = Math.max(10, ...actual.steps.map((s) => s.actor.length));
-  const error = actual.error === undefined ? [] : [`the run ended early: ${terminalSafe(actual.error)}`];
+  const notes = [
+    ...(rule === null ? [] : [rule.note]),
+    ...(actual.error === undefined ? [] : [`the run ended early: ${terminalSafe(actual.error)}`]),
+  ];
 
   if (!isStepwise(expected)) {
-    const got = actual.steps.flatMap((s) => s.commands).filter((c) => keep(c, options));
+    const got = compared(actual.steps.flatMap((s) => s.commands));
     const rows = compareCommands(got, expected.map(toSpec), ctx);
     const differences = rows.filter((r) => r.kind !== 'ok').length;
-    if (differences === 0 && error.length === 0) return null;
+    if (differences === 0 && actual.error === undefined) return null;
     const head = `assertTrace: the Redis commands differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expected.length, 'command')}, got ${got.length})`;
-    return [head, ...error, '', ...renderRows(rows, show, width, actual.start), '', LEGEND].join('\n');
+    return [head, ...notes, '', ...renderRows(rows, show, width, actual.start), '', LEGEND].join('\n');
   }
 
   const lines: string[] = [];
@@ -83,11 +101,7 @@ export function traceMismatch(
       continue;
     }
     const stepProblems = stepHeaderProblems(step, want, actual.start);
-    const rows = compareCommands(
-      step.commands.filter((c) => keep(c, options)),
-      want.commands.map(toSpec),
-      ctx,
-    );
+    const rows = compareCommands(compared(step.commands), want.commands.map(toSpec), ctx);
     const bad = rows.filter((r) => r.kind !== 'ok').length + stepProblems.length;
     differences += bad;
     if (bad === 0) {
@@ -100,9 +114,9 @@ export function traceMismatch(
       ...renderRows(rows, show, width, actual.start).map((l) => `  ${l}`),
     );
   }
-  if (differences === 0 && error.length === 0) return null;
+  if (differences === 0 && actual.error === undefined) return null;
   const head = `assertTrace: the steps differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expected.steps.length, 'step')}, got ${actual.steps.length})`;
-  return [head, ...error, '', ...lines, '', LEGEND].join('\n');
+  return [head, ...notes, '', ...lines, '', LEGEND].join('\n');
 }
 
 const LEGEND =

@@ -5,6 +5,7 @@ import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import { quoteArg } from '../output/terminal-safe.ts';
 import type { Arg, MatchContext } from './patterns.ts';
 import { isArgPattern } from './patterns.ts';
+import type { DbOptions } from '../trace/database.ts';
 
 /** One expected command with who sent it: `lua('lpop', 'queues:default')`, `{ args, actor }`. */
 export interface CommandSpec {
@@ -33,15 +34,19 @@ export interface ExpectedStep {
 /** Every command in order, or step by step. */
 export type ExpectedTrace = readonly ExpectedCommand[] | { steps: readonly ExpectedStep[] };
 
-export interface TraceOptions {
+export interface TraceOptions extends DbOptions {
   /** Compare the commands Lua scripts ran ([lua] lines) too. Default true. */
   lua?: boolean;
   /** Only the commands of this actor (or these actors). */
   actor?: string | readonly string[];
 }
 
-/** What assertTrace() reads: a Timeline (jobs, when present, label payloads in the diff; a run error fails it). */
-export type TraceSubject = Pick<Timeline, 'steps' | 'start' | 'profile'> & Partial<Pick<Timeline, 'jobs' | 'error'>>;
+/**
+ * What assertTrace() reads: a Timeline (jobs, when present, label payloads in the diff; a run
+ * error fails it; database reads a claimed db as the scenario's).
+ */
+export type TraceSubject = Pick<Timeline, 'steps' | 'start' | 'profile'> &
+  Partial<Pick<Timeline, 'jobs' | 'error' | 'database'>>;
 
 export const lua = (...args: Arg[]): CommandSpec => ({ source: 'lua', args });
 export const client = (...args: Arg[]): CommandSpec => ({ source: 'client', args });

@@ -11,7 +11,7 @@ import { exactInstant, secondsBetween } from '../sim/clock.ts';
 import { findProfile } from '../sim/profiles/index.ts';
 import { dbRule } from '../trace/database.ts';
 import type { CommandSpec, ExpectedStep, ExpectedTrace, TraceOptions, TraceSubject } from './expected.ts';
-import { commandProblems, isStepwise, keep, sameKind, showSpec, toSpec } from './expected.ts';
+import { commandProblems, isSkip, isStepwise, keep, sameKind, showSpec, toSpec } from './expected.ts';
 import type { MatchContext } from './patterns.ts';
 
 export type {
@@ -19,6 +19,7 @@ export type {
   ExpectedCommand,
   ExpectedStep,
   ExpectedTrace,
+  SkipSteps,
   TraceOptions,
   TraceSubject,
 } from './expected.ts';
@@ -85,25 +86,44 @@ export function traceMismatch(
 
   const lines: string[] = [];
   let differences = 0;
-  const n = Math.max(expected.steps.length, actual.steps.length);
-  for (let i = 0; i < n; i++) {
-    const want = expected.steps[i];
+  const wanted = expected.steps;
+  const last = wanted.length - 1;
+  wanted.forEach((w, k) => {
+    if (isSkip(w) && w.skip === 'rest' && k !== last)
+      throw new TypeError(
+        `assertTrace: skipSteps() with no count passes over every step left, so it must come last (entry ${k})`,
+      );
+  });
+  const expectedCount = wanted.filter((w) => !isSkip(w)).length;
+  let i = 0; // the trace's step
+  for (const want of wanted) {
+    if (isSkip(want)) {
+      const n = want.skip === 'rest' ? Math.max(0, actual.steps.length - i) : want.skip;
+      const skipped = actual.steps.slice(i, i + n);
+      if (skipped.length > 0)
+        lines.push(
+          `· ${plural(skipped.length, 'step')} skipped (#${i}${skipped.length > 1 ? `–#${i + skipped.length - 1}` : ''})`,
+        );
+      if (skipped.length < n) {
+        differences++;
+        lines.push(`- skipSteps(${n}) expected ${plural(n - skipped.length, 'more step')}, not in the trace`);
+      }
+      i += n;
+      continue;
+    }
     const step = actual.steps[i];
     if (step === undefined) {
       differences++;
-      lines.push(`- step #${i} expected, not in the trace: ${showStep(want!)}`);
+      lines.push(`- step #${i} expected, not in the trace: ${showStep(want)}`);
+      i++;
       continue;
     }
-    const title = `step #${i} ${step.actor} ${relTime(step.t, actual.start)} ${step.kind}: ${terminalSafe(step.title)}`;
-    if (want === undefined) {
-      differences++;
-      lines.push(`+ ${title} (not expected)`);
-      continue;
-    }
+    const title = stepTitle(step, i, actual.start);
     const stepProblems = stepHeaderProblems(step, want, actual.start);
     const rows = compareCommands(compared(step.commands), want.commands.map(toSpec), ctx);
     const bad = rows.filter((r) => r.kind !== 'ok').length + stepProblems.length;
     differences += bad;
+    i++;
     if (bad === 0) {
       lines.push(`✓ ${title} (${plural(rows.length, 'command')})`);
       continue;
@@ -114,10 +134,22 @@ export function traceMismatch(
       ...renderRows(rows, show, width, actual.start).map((l) => `  ${l}`),
     );
   }
+  for (; i < actual.steps.length; i++) {
+    differences++;
+    lines.push(`+ ${stepTitle(actual.steps[i]!, i, actual.start)} (not expected)`);
+  }
   if (differences === 0 && actual.error === undefined) return null;
-  const head = `assertTrace: the steps differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expected.steps.length, 'step')}, got ${actual.steps.length})`;
-  return [head, ...notes, '', ...lines, '', LEGEND].join('\n');
+  const head = `assertTrace: the steps differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expectedCount, 'step')}${expectedCount < wanted.length ? ' and skips' : ''}, got ${actual.steps.length})`;
+  return [head, ...notes, '', ...lines, '', LEGEND, STEP_RULE].join('\n');
 }
+
+function stepTitle(step: Step, i: number, start: number): string {
+  return `step #${i} ${step.actor} ${relTime(step.t, start)} ${step.kind}: ${terminalSafe(step.title)}`;
+}
+
+/** The step-by-step form's rule, under its diff: why a step with no commands still shows. */
+const STEP_RULE =
+  'Step by step, each entry is one step of the trace, in order, steps that sent no command included ({ commands: [] }); skipSteps(n) passes over n steps, skipSteps() last over the rest.';
 
 const LEGEND =
   '✓ matches   ✗ differs (expected form below it)   + in the trace, not expected   - expected, not in the trace';

@@ -7,10 +7,11 @@ export type {
   ExpectedCommand,
   ExpectedStep,
   ExpectedTrace,
+  SkipSteps,
   TraceOptions,
   TraceSubject,
 } from './expected.ts';
-export { client, lua } from './expected.ts';
+export { client, lua, skipSteps } from './expected.ts';
 export { matchers } from './matchers.ts';
 export type { MatcherResult, TraceMatchers } from './matchers.ts';
 export { checkGolden } from './golden.ts';

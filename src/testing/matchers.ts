@@ -3,7 +3,7 @@
 // assertTrace(), checkGolden() or a plain check underneath; the message on failure is the same
 // readable diff. A timeline whose run ended with an error fails every matcher (negated ones too),
 // with that error as its message: what it holds is not what the scenario does.
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import type { DbOptions } from '../trace/database.ts';
@@ -26,7 +26,7 @@ export interface TraceMatchers<R = unknown> {
   /** The job's handle() started exactly `times` times. */
   toHaveExecuted(job: string, times: number): R;
   /**
-   * The run's normalised trace equals the golden file (relative to the test file). A missing file
+   * The run's normalised trace equals the golden file (relative to the working directory). A missing file
    * is written, one that differs is rewritten under `vitest -u` (`jest -u`), never when CI is set.
    */
   toMatchGolden(file: string, options?: DbOptions): R;
@@ -35,8 +35,7 @@ export interface TraceMatchers<R = unknown> {
 /** What the matchers read of the framework's `this` (Vitest's and Jest's MatcherState). */
 interface MatcherContext {
   isNot?: boolean;
-  testPath?: string;
-  /** Vitest's and Jest's SnapshotState: `_updateSnapshot` (all, new, none) and `testFilePath` are read. */
+  /** Vitest's and Jest's SnapshotState: its `_updateSnapshot` (all, new, none) is read. */
   snapshotState?: unknown;
 }
 
@@ -45,7 +44,7 @@ function context(self: unknown): MatcherContext | undefined {
   return typeof self === 'object' && self !== null ? (self as MatcherContext) : undefined;
 }
 
-type SnapshotStateLike = { _updateSnapshot?: unknown; testFilePath?: unknown } | undefined;
+type SnapshotStateLike = { _updateSnapshot?: unknown } | undefined;
 
 function isTimeline(value: unknown): value is TraceSubject {
   return (
@@ -135,10 +134,8 @@ export const matchers = {
     if (bad !== null) return bad;
     if (typeof (received as Partial<Timeline>).scenario !== 'object')
       return { pass: false, message: () => 'toMatchGolden needs a whole Timeline from runScenario()' };
-    // Relative to the test file, as Vitest's file snapshots are; else the working directory.
-    const snapshotFile = (ctx?.snapshotState as SnapshotStateLike)?.testFilePath;
-    const testFile = ctx?.testPath ?? (typeof snapshotFile === 'string' ? snapshotFile : undefined);
-    const path = isAbsolute(file) || testFile === undefined ? file : resolve(dirname(testFile), file);
+    // Relative to the working directory, as `lqsim check --golden` and `lqsim run --golden` read it.
+    const path = resolve(file);
     // `.not.toMatchGolden` asks that the run differs: it never writes the file.
     const update = ctx?.isNot === true ? 'none' : updateMode(ctx);
     const o = goldenOutcome(received as Timeline, path, { ...options, update });

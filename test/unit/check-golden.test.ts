@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkGolden, matchers } from '../../src/testing/index.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import { timelineFixture } from '../fixtures/timeline-fixture.ts';
@@ -97,11 +97,14 @@ describe('checkGolden', () => {
 describe('toMatchGolden', () => {
   const vitestState = (update: 'all' | 'new' | 'none') => ({
     isNot: false,
-    testPath: join(dir, 'some.test.ts'),
     snapshotState: { _updateSnapshot: update },
   });
+  // A relative file is read from the working directory, as `lqsim check --golden` reads it.
+  const cwd = process.cwd();
+  beforeAll(() => process.chdir(dir));
+  afterAll(() => process.chdir(cwd));
 
-  it("resolves the file beside the test file, and follows Vitest's update mode", () => {
+  it("resolves the file from the working directory, and follows Vitest's update mode", () => {
     const missing = matchers.toMatchGolden.call(vitestState('none'), timelineFixture(), 'g.golden');
     expect(missing.pass).toBe(false);
     expect(missing.message()).toContain(`${join(dir, 'g.golden')}: no such golden file`);

@@ -193,6 +193,13 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
           `db ${db} holds other data or another run on this server (REDIS_URL), so the run used the empty db ${held.db}: Laravel's SELECT shows ${held.db}`,
         );
       db = held.db;
+      timeline.database = {
+        scenario: spec.redis.database,
+        used: db,
+        ...(profile.worker.selectOnConnect(client, db) && !profile.worker.selectOnConnect(client, spec.redis.database)
+          ? { extraSelect: true }
+          : {}),
+      };
     }
     selectDb = profile.worker.selectOnConnect(client, db) ? db : null;
     if (db !== 0 || claim !== null) await hub.observer.sendCommand(['SELECT', String(db)]);

@@ -204,6 +204,13 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
           `db ${db} ${held.movedBecause} on this server (REDIS_URL), so the run used the empty db ${held.db}: Laravel's SELECT shows ${held.db}`,
         );
       db = held.db;
+      timeline.database = {
+        scenario: spec.redis.database,
+        used: db,
+        ...(profile.worker.selectOnConnect(client, db) && !profile.worker.selectOnConnect(client, spec.redis.database)
+          ? { extraSelect: true }
+          : {}),
+      };
       // Before the first write: a user who may not run what the run sends is refused now.
       await probePermissions(hub.observer, plan);
       probed = true;

@@ -24,6 +24,7 @@ import { runScenario } from '../src/scenarios/runner.ts';
 import { bigScenario, bigScenarioYaml } from './big-scenario.ts';
 import type { Goal } from './measure.ts';
 import { writeBigCapture } from './big-capture.ts';
+import { packageFigures } from './package-size.ts';
 import { benchmarkPingUs, goalTable, median, parseJobSizes, peakRssMb, ratioGoal, verdict } from './measure.ts';
 import { tuiFirstFrameMs } from './tui-first-frame.ts';
 
@@ -349,6 +350,15 @@ async function main(): Promise<void> {
     target: '≤ 1.3x',
     met: explainLinear <= 1.3,
   });
+
+  // 8. The package a user installs: npm pack of a copy of this clone, installed into a fresh project.
+  line();
+  line(
+    '8. the package: npm pack (target ≤ 2 MB packed, the bound test/integration/package.test.ts checks), then npm install of it',
+  );
+  const pack = packageFigures(root, join(scratch, 'pack'));
+  for (const l of pack.lines) line(`   ${l}`);
+  if (pack.goal !== null) goals.push(pack.goal);
 
   await server.stop();
   rmSync(scratch, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 // command's start-up resolving, reading and evaluating hundreds of small module files; Ink alone is
 // ~430 ms that way (its es-toolkit/compat barrel loads every helper), ~140 ms bundled and tree-shaken.
 // Runs in `prepare` (so `npm install`/`npm ci` in a clone leave a fresh bundle), `npm run build`
-// and `prepack` (with --no-sourcemap).
+// and `prepack` (scripts/build-package.mjs, with --no-sourcemap).
 //
 // The bundle is written beside its final place and renamed over it, so a command started meanwhile
 // runs the old bundle or the new one, never half of one. dist/cli/BUILT_FROM records the newest

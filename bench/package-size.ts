@@ -50,6 +50,9 @@ export function packCopy(root: string, dir: string): PackedPackage {
     env: npmEnv(),
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A build takes ~20 s here; a hung one must not hold a test worker forever (a sync call
+    // blocks Vitest's own timeouts).
+    timeout: 150_000,
   });
   // npm pack --json prints the scripts' output too, before its JSON array.
   const [packed] = JSON.parse(out.slice(out.indexOf('\n[') + 1)) as [

@@ -49,17 +49,22 @@ beforeAll(() => {
       '--prefer-offline',
       '--foreground-scripts',
     ],
-    { cwd: app, env: npmEnv(), encoding: 'utf8', timeout: 170_000 },
+    { cwd: app, env: npmEnv(), encoding: 'utf8', timeout: 150_000 },
   );
   installLog = `${r.stdout}${r.stderr}`;
   expect(r.status, installLog).toBe(0);
-}, 180_000);
+}, 320_000); // each sync step has its own timeout (150 s): Vitest's cannot interrupt them
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** `npx --no <args>` in the app: only what is installed there. */
 function npx(args: string[], env: Record<string, string> = {}) {
-  return spawnSync('npx', ['--no', '--', ...args], { cwd: app, env: npmEnv(lqsimEnv(env)), encoding: 'utf8' });
+  return spawnSync('npx', ['--no', '--', ...args], {
+    cwd: app,
+    env: npmEnv(lqsimEnv(env)),
+    encoding: 'utf8',
+    timeout: 50_000,
+  });
 }
 
 describe('the packed package', () => {

@@ -63,3 +63,18 @@ export function goalTable(goals: readonly Goal[]): string {
   );
   return ['| goal | lqsim | reference | ratio | target | |', '|---|---|---|---|---|---|', ...rows].join('\n');
 }
+
+/**
+ * `--jobs small,big`: two sizes, the second larger (the memory and linearity run is measured
+ * against the first). Throws a one-line usage error for anything else.
+ */
+export function parseJobSizes(text: string): [number, number] {
+  const sizes = text.split(',').map((s) => s.trim());
+  const [small, big] = sizes.map(Number);
+  const whole = (n: number | undefined): n is number => n !== undefined && Number.isSafeInteger(n) && n > 0;
+  if (sizes.length !== 2 || !whole(small) || !whole(big) || big <= small || sizes.some((s) => !/^\d+$/.test(s)))
+    throw new Error(
+      `--jobs takes two job counts, the second larger, as small,big (e.g. --jobs 1000,10000): got "${text}"`,
+    );
+  return [small, big];
+}

@@ -24,7 +24,8 @@ import { runScenario } from '../src/scenarios/runner.ts';
 import { bigScenario, bigScenarioYaml } from './big-scenario.ts';
 import type { Goal } from './measure.ts';
 import { writeBigCapture } from './big-capture.ts';
-import { benchmarkPingUs, goalTable, median, peakRssMb, ratioGoal, verdict } from './measure.ts';
+import { packageFigures } from './package-size.ts';
+import { benchmarkPingUs, goalTable, median, parseJobSizes, peakRssMb, ratioGoal, verdict } from './measure.ts';
 import { tuiFirstFrameMs } from './tui-first-frame.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -35,10 +36,16 @@ const opt = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const quick = args.includes('--quick');
-const [small, big] = (opt('--jobs') ?? (quick ? '1000,10000' : '10000,100000')).split(',').map(Number) as [
-  number,
-  number,
-];
+let small: number;
+let big: number;
+try {
+  // `--jobs` with nothing after it is a usage error too, not the default sizes.
+  const jobs = args.includes('--jobs') ? (opt('--jobs') ?? '') : quick ? '1000,10000' : '10000,100000';
+  [small, big] = parseJobSizes(jobs);
+} catch (e) {
+  process.stderr.write(`bench: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(2);
+}
 const reps = quick ? 3 : 7;
 const toolEnv = { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '', FORCE_COLOR: '0' };
 const scratch = mkdtempSync(join(tmpdir(), 'lqsim-bench-'));
@@ -343,6 +350,15 @@ async function main(): Promise<void> {
     target: '≤ 1.3x',
     met: explainLinear <= 1.3,
   });
+
+  // 8. The package a user installs: npm pack of a copy of this clone, installed into a fresh project.
+  line();
+  line(
+    '8. the package: npm pack (target ≤ 2 MB packed, the bound test/integration/package.test.ts checks), then npm install of it',
+  );
+  const pack = packageFigures(root, join(scratch, 'pack'));
+  for (const l of pack.lines) line(`   ${l}`);
+  if (pack.goal !== null) goals.push(pack.goal);
 
   await server.stop();
   rmSync(scratch, { recursive: true, force: true });

@@ -2,9 +2,10 @@
 // Picks what to run (README "Performance"):
 // - a clone whose bundle was built from the sources as they are (`npm install`/`npm ci` build it,
 //   scripts/build-cli.mjs): dist/cli/lqsim.js, which starts in a fraction of the time;
-// - a clone whose src/ changed since (or that has no bundle): the sources through tsx (a runtime
-//   dependency), so an edit takes effect at once, never hidden behind a stale bundle;
-// - a published package (no src/): its bundle.
+// - a clone whose src/ changed since (or that has no bundle): the sources through tsx (a dev
+//   dependency: only a clone has sources to run), so an edit takes effect at once, never hidden
+//   behind a stale bundle;
+// - a published package (no src/): its bundle, which needs nothing but its dependencies.
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleIsFresh } from './freshness.js';
@@ -17,7 +18,20 @@ if (!existsSync(source)) {
 } else if (process.env.LQSIM_FROM_SOURCE !== '1' && bundleIsFresh(root)) {
   await import(bundle);
 } else {
-  const { register } = await import('tsx/esm/api');
+  const { register } = await import('tsx/esm/api').catch((e) => {
+    if (e?.code !== 'ERR_MODULE_NOT_FOUND') throw e;
+    // Sources without dev dependencies: `npm ci --omit=dev --ignore-scripts` in a clone, a copy of one.
+    const why =
+      process.env.LQSIM_FROM_SOURCE === '1'
+        ? 'LQSIM_FROM_SOURCE=1 asks for the sources'
+        : existsSync(fileURLToPath(bundle))
+          ? 'src/ changed since the CLI bundle (dist/cli) was built'
+          : 'the CLI bundle (dist/cli) is not built';
+    process.stderr.write(
+      `lqsim: ${why}, and tsx, which runs the sources, is not installed (a dev dependency): run npm ci in ${root}\n`,
+    );
+    process.exit(1);
+  });
   // The project's tsconfig, wherever the command is run from: without it tsx would look in the
   // current directory, miss `jsx: react-jsx`, and the TUI would fail with "React is not defined".
   register({ tsconfig: fileURLToPath(new URL('../tsconfig.json', import.meta.url)) });

@@ -4,7 +4,8 @@
 // Why a bundle and not tsc's dist/src/ (README "Performance"): Node 20 spends most of a short
 // command's start-up resolving, reading and evaluating hundreds of small module files; Ink alone is
 // ~430 ms that way (its es-toolkit/compat barrel loads every helper), ~140 ms bundled and tree-shaken.
-// Runs in `prepare` (so `npm install`/`npm ci` in a clone leave a fresh bundle) and `npm run build`.
+// Runs in `prepare` (so `npm install`/`npm ci` in a clone leave a fresh bundle), `npm run build`
+// and `prepack` (scripts/build-package.mjs, with --no-sourcemap).
 //
 // The bundle is written beside its final place and renamed over it, so a command started meanwhile
 // runs the old bundle or the new one, never half of one. dist/cli/BUILT_FROM records the newest
@@ -21,6 +22,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // --out <dir> (tests): elsewhere than dist/cli, which is what bin/lqsim.js runs.
 const outAt = process.argv.indexOf('--out');
 const final = outAt > 0 ? resolve(process.argv[outAt + 1]) : join(root, 'dist', 'cli');
+// --no-sourcemap (prepack): the package's bundle has no maps. They would name src/ and node_modules/
+// files the package does not have, or carry them all (6.8 MB, mostly Ink's, React's and zod's
+// sources, for stack traces only LQSIM_DEBUG prints); identifiers are not minified, so a stack
+// still names its functions. A clone's bundle keeps its maps: there the files they name exist.
+const sourcemap = process.argv.includes('--no-sourcemap') ? false : 'linked';
 const staging = `${final}.${process.pid}.tmp`;
 
 // Taken before esbuild reads anything: a source saved during the build is newer, so not trusted.
@@ -49,7 +55,7 @@ try {
     define: { 'process.env.NODE_ENV': '"production"' },
     minifySyntax: true,
     minifyWhitespace: true,
-    sourcemap: 'linked',
+    sourcemap,
     legalComments: 'external',
     logLevel: 'warning',
   });

@@ -99,7 +99,8 @@ function program(setExit: (code: number) => void): Command {
     .argument('<a>', 'scenario[@profile] | golden file | ndjson file')
     .argument('<b>', 'scenario[@profile] | golden file | ndjson file')
     .option('--all', 'also print the commands of steps that are the same')
-    .action(async (a: string, b: string, o: { all?: boolean }) =>
+    .option('--exact-db', "compare the db a run claimed on a shared server as it is, not as the scenario's")
+    .action(async (a: string, b: string, o: { all?: boolean; exactDb?: boolean }) =>
       setExit(await (await import('./cli/diff.ts')).diffCommand(a, b, o)),
     );
   cmd
@@ -110,12 +111,13 @@ function program(setExit: (code: number) => void): Command {
     .argument('<scenario>', 'scenario name or path')
     .requiredOption('--golden <file>', 'the golden trace to compare with')
     .option('--update', 'rewrite the golden file with this run (refused when CI is set)')
+    .option('--exact-db', "compare the db the run claimed on a shared server as it is, not as the scenario's")
     .option(
       '--laravel <version>',
       `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
       oneOf(PROFILE_NAMES, '--laravel'),
     )
-    .action(async (scenario: string, o: { golden: string; update?: boolean; laravel?: string }) =>
+    .action(async (scenario: string, o: { golden: string; update?: boolean; laravel?: string; exactDb?: boolean }) =>
       setExit(await (await import('./cli/check.ts')).checkCommand(scenario, o)),
     );
   cmd

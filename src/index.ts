@@ -6,6 +6,8 @@ export { RedisUnavailableError } from './redis/errors.ts';
 export { loadScenarioFile, parseScenario } from './scenarios/load.ts';
 export type { LoadedScenario } from './scenarios/load.ts';
 export { listScenarios, resolveScenario, SCENARIOS_DIR } from './scenarios/catalog.ts';
+export type { CatalogEntry } from './scenarios/catalog.ts';
+export { loadScenario } from './scenarios/shipped.ts';
 export { ScenarioError } from './scenarios/errors.ts';
 export { Scenario } from './scenarios/schema.ts';
 export { buildScenario, scenario, ScenarioBuilder } from './scenarios/builder.ts';
@@ -48,7 +50,8 @@ export { diffSummary, diffTraces, isIdentical } from './trace/diff.ts';
 export type { CommandDiff, StepDiff, TraceDiff } from './trace/diff.ts';
 export { renderDiff } from './trace/render-diff.ts';
 export { formatGolden, parseGolden } from './trace/golden-text.ts';
-export { writeGoldenFile } from './trace/golden-file.ts';
+export { GoldenFileError, MAX_GOLDEN_BYTES, readGoldenFile, writeGoldenFile } from './trace/golden-file.ts';
+export type { DbOptions } from './trace/database.ts';
 export { registerTraceResolver, resolveTrace, TraceSourceError } from './trace/source.ts';
 export { explainCapture } from './explain/index.ts';
 export type {

@@ -1,11 +1,12 @@
 // `lqsim check <scenario> --golden <file> [--update]`: runs the scenario and compares its
 // normalised trace with the golden file; exit 1 with the step-aligned diff when it changed.
 // `--update` rewrites the file (atomically), and is refused when CI is set: CI only checks.
+// A run on a shared server is compared in its scenario's db unless `--exact-db` (trace/database.ts).
 import { stat } from 'node:fs/promises';
 import { colourLevel, makeChalk } from '../output/colour.ts';
-import { diffSummary, diffTraces, isIdentical } from '../trace/diff.ts';
+import { diffSummary } from '../trace/diff.ts';
 import { writeGoldenFile } from '../trace/golden-file.ts';
-import { renderDiff } from '../trace/render-diff.ts';
+import { compareGolden, renderGoldenDiff } from '../trace/golden-check.ts';
 import { goldenTrace } from '../trace/source.ts';
 import { runScenarioTrace } from '../scenarios/trace-source.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
@@ -26,7 +27,7 @@ async function exists(file: string): Promise<boolean> {
 
 export async function checkCommand(
   scenario: string,
-  o: { golden: string; update?: boolean; laravel?: string },
+  o: { golden: string; update?: boolean; laravel?: string; exactDb?: boolean },
 ): Promise<number> {
   if (o.update && ciIsSet(process.env))
     throw new UsageError(
@@ -39,34 +40,32 @@ export async function checkCommand(
     );
   }
   const golden = present ? await asUsage(goldenTrace(o.golden)) : undefined;
-  const run = await withLazyRedis((ctx) => runScenarioTrace(scenario, o.laravel, ctx));
+  const run = await withLazyRedis((ctx) =>
+    runScenarioTrace(scenario, o.laravel, { ...ctx, exactDb: o.exactDb ?? false }),
+  );
   if (golden === undefined) {
     await writeGoldenFile(o.golden, run.trace);
     out(`${terminalSafe(o.golden)}: written (${run.trace.steps.length} steps)\n`);
     return 0;
   }
-  const d = diffTraces(golden.trace, run.trace);
-  const [was, now] = [golden.trace.meta.profile, run.trace.meta.profile];
-  if (!isIdentical(d) && was !== undefined && now !== undefined && was !== now) {
-    err(
-      `lqsim: note: ${terminalSafe(o.golden)} was written with Laravel profile ${terminalSafe(was)}, this run used ${terminalSafe(now)} (--laravel)\n`,
-    );
-  }
-  if (isIdentical(d)) {
-    out(`${terminalSafe(o.golden)}: matches ${run.label} (${d.same} steps)\n`);
+  const c = compareGolden(golden.trace, run.trace);
+  if (c.identical) {
+    out(`${terminalSafe(o.golden)}: matches ${run.label} (${c.diff.same} steps)\n`);
     return 0;
   }
+  // Why they may differ, before the diff: another scenario, another profile (--laravel).
+  for (const note of c.notes) err(`lqsim: note: ${terminalSafe(o.golden)}: ${terminalSafe(note)}\n`);
   if (o.update) {
     await writeGoldenFile(o.golden, run.trace);
-    out(`${terminalSafe(o.golden)}: updated from ${run.label}: ${diffSummary(d)}\n`);
+    out(`${terminalSafe(o.golden)}: updated from ${run.label}: ${diffSummary(c.diff)}\n`);
     return 0;
   }
   const chalk = makeChalk(colourLevel(process.stdout, process.env));
-  out(renderDiff(d, { chalk, labels: [`${o.golden} (golden)`, `${run.label} (this run)`] }));
+  out(renderGoldenDiff({ ...c, notes: [] }, [`${o.golden} (golden)`, `${run.label} (this run)`], chalk));
   return 1;
 }
 
-/** `lqsim run <s> --golden <file>`: the run's normalised trace, written atomically. */
+/** `lqsim run <s> --golden <file>`: the run's normalised trace (in the scenario's db), written atomically. */
 export async function writeRunGolden(file: string, timeline: Timeline): Promise<void> {
   const trace = normaliseTrace(fromTimeline(timeline));
   await writeGoldenFile(file, trace);

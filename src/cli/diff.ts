@@ -9,11 +9,12 @@ import { resolveTrace } from '../trace/source.ts';
 import { out } from './args.ts';
 import { asUsage, withLazyRedis } from './shared.ts';
 
-export async function diffCommand(a: string, b: string, o: { all?: boolean }): Promise<number> {
-  const [left, right] = await withLazyRedis(async (ctx) => [
-    await asUsage(resolveTrace(a, ctx)),
-    await asUsage(resolveTrace(b, ctx)),
-  ]);
+export async function diffCommand(a: string, b: string, o: { all?: boolean; exactDb?: boolean }): Promise<number> {
+  const [left, right] = await withLazyRedis(async (lazy) => {
+    // A scenario run on a shared server is compared in its scenario's db unless --exact-db.
+    const ctx = { ...lazy, exactDb: o.exactDb ?? false };
+    return [await asUsage(resolveTrace(a, ctx)), await asUsage(resolveTrace(b, ctx))];
+  });
   const d = diffTraces(left.trace, right.trace);
   const chalk = makeChalk(colourLevel(process.stdout, process.env));
   out(renderDiff(d, { chalk, labels: [left.label, right.label], all: o.all ?? false }));

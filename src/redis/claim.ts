@@ -1,69 +1,235 @@
 // A run on someone else's server (REDIS_URL) holds an exclusive claim on the logical db it writes
 // to, for its whole life. Two runs on one URL (test files in parallel in CI) would otherwise pick
-// the same empty db and corrupt each other's traces. The claim is a key in that db, taken by one
-// script that checks the db is empty and sets the key with an expiry (scripts are atomic, so of two
-// runs looking at one empty db only one gets it; the other finds it no longer empty and moves on).
-// A heartbeat keeps it alive; the end of the run deletes it if it is still ours; a process that
-// dies without deleting it leaves a key that expires by itself. Everything here goes through the
-// observer connection, whose commands are never part of the trace.
-import type { Client } from './connections.ts';
+// the same empty db and corrupt each other's traces, and a db with no keys may still have a client
+// in it (an app's `queue:work` blocked in BLPOP) that would be handed the run's jobs.
+//
+// A db is free when it holds no key and no other client has it selected. The claim is a key in
+// that db (`lqsim:claim`, with an expiry a heartbeat renews) plus a mark (`lqsim:run`, no expiry)
+// naming the run and every key it may create, both set by one script that first checks the db
+// (scripts are atomic: of two runs looking at one db only one gets it). CLIENT cannot run inside
+// a script, so who is in the db is asked with CLIENT LIST just before the script and again just
+// after it (behind a MONITOR barrier, after which the run's watch sees anyone who selects the db);
+// a client found there the second time makes the run give the db back and try the next.
+//
+// A process killed with SIGKILL cannot delete its keys: its claim expires, its mark and keys stay.
+// The claim script takes such a db back when it finds no claim, a mark, and nothing but the mark
+// and keys the mark lists (any other key is someone's data, and the db is never touched), deletes
+// them and says so. The end of the run deletes its keys, its mark and its claim in one script.
+// Everything here goes through the observer connection, whose commands are never traced.
+import type { Sender } from './claim-clients.ts';
+import { clientsInDb, describeClient } from './claim-clients.ts';
 import { RedisRefusedError } from './errors.ts';
 
 export const CLAIM_KEY = 'lqsim:claim';
+/** The persistent mark: `{"token": <run>, "keys": [...]}`, the keys the run may create. */
+export const MARK_KEY = 'lqsim:run';
 /** How long a claim lives without a heartbeat. */
 export const CLAIM_TTL_MS = 30_000;
 /** Logical dbs tried; Redis has 16 unless configured otherwise (SELECT beyond them is an error). */
 const MAX_DBS = 16;
 
-const TAKE = `if redis.call('dbsize') == 0 then
-  redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])
-  return 1
+/**
+ * KEYS: claim, mark; ARGV: db, token, ttl (ms), the new mark. Looks at the db from inside the
+ * script (`select` there changes the script's db only, so the observer selects nothing it does not
+ * take). Returns {1, dead run's token or '', swept keys...}, {0, 'claimed' | 'data'}, or
+ * {-1, command, key, error} for a command the server refused (ACL, out-of-range db, OOM), tried
+ * before anything is written.
+ */
+const TAKE = `local function call(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err then
+    local args = {...}
+    error({args[1], args[2] or '', r.err}, 0)
+  end
+  return r
 end
-return 0`;
+local claim, mark = ARGV[1], ARGV[2]
+local function take()
+  call('select', ARGV[3])
+  if call('exists', claim) == 1 then return {0, 'claimed'} end
+  call('exists', mark)
+  local size = call('dbsize')
+  local swept = {}
+  local dead = ''
+  if size > 0 then
+    if call('type', mark)['ok'] ~= 'string' then return {0, 'data'} end
+    local ok, listed = pcall(cjson.decode, call('get', mark))
+    if not ok or type(listed) ~= 'table' or type(listed.keys) ~= 'table' then return {0, 'data'} end
+    local seen = {}
+    for _, k in ipairs(listed.keys) do
+      if type(k) == 'string' and not seen[k] and k ~= claim and k ~= mark then
+        seen[k] = true
+        if call('exists', k) == 1 then swept[#swept + 1] = k end
+      end
+    end
+    if size ~= 1 + #swept then return {0, 'data'} end
+    for _, k in ipairs(swept) do call('del', k) end
+    call('del', mark)
+    dead = tostring(listed.token)
+  end
+  call('get', claim)
+  call('pexpire', claim, ARGV[5])
+  call('del', claim)
+  call('set', mark, ARGV[6])
+  call('set', claim, ARGV[4], 'PX', ARGV[5])
+  return {1, dead, unpack(swept)}
+end
+local ok, res = pcall(take)
+if ok then return res end
+if type(res) == 'table' then return {-1, tostring(res[1]), tostring(res[2]), tostring(res[3])} end
+return redis.error_reply(tostring(res))`;
+
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
 return 0`;
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
-return 0`;
+
+/**
+ * ARGV: claim key, mark key, token, the run's keys (no KEYS, as in TAKE). Deletes the keys, the
+ * mark and the claim while the claim is ours, or (claim lost) while the mark still is: never keys
+ * of a db someone else has taken since. A key the server will not delete keeps the mark, which
+ * lists it for a later run. 1 when done, 0 when not ours any more, {-1, key, error} when refused.
+ */
+const END = `local claim, mark, token = ARGV[1], ARGV[2], ARGV[3]
+local mine = redis.pcall('get', claim) == token
+if not mine then
+  if redis.pcall('type', mark)['ok'] ~= 'string' then return 0 end
+  local ok, listed = pcall(cjson.decode, redis.call('get', mark))
+  if not ok or type(listed) ~= 'table' or listed.token ~= token then return 0 end
+end
+local refused = nil
+for i = 4, #ARGV do
+  local r = redis.pcall('del', ARGV[i])
+  if type(r) == 'table' and r.err and refused == nil then refused = {-1, ARGV[i], r.err} end
+end
+if refused == nil then redis.pcall('del', mark) end
+if mine then redis.pcall('del', claim) end
+return refused or 1`;
 
 export interface DbClaim {
   db: number;
-  /** The scenario's db was taken (by data or by another run), so the run claimed `db`. */
+  /** The scenario's db was not free (data, another run, another client), so the run claimed `db`. */
   moved: boolean;
+  /** Why the scenario's db was not taken, for the notice ('' when it was). */
+  movedBecause: string;
+  /** What the claim did that the user should know: leftovers of a dead run deleted. */
+  notices: string[];
   /** Set when a heartbeat found the claim gone (expired while the process stalled, or deleted). */
   lost(): string | null;
-  /** Deletes the claim if it is still ours and stops the heartbeat. Safe to call twice. */
-  release(): Promise<void>;
+  /**
+   * Deletes the run's keys, its mark and its claim (if still the run's) and stops the heartbeat;
+   * throws when the server refuses (the keys are then left). `keys` false: the run wrote none
+   * (refused before its first write), so only the claim and the mark go: a user who may not
+   * touch one of the keys is not refused a DEL of it. Safe to call twice.
+   */
+  release(keys?: boolean): Promise<void>;
+}
+
+export interface ClaimOptions {
+  /** Every key the run may create (allKeys of its queues): the mark lists them. */
+  keys: readonly string[];
+  /** CLIENT IDs of this run's own connections (the observer): never "another client". */
+  own: ReadonlySet<string>;
+  /**
+   * Called once the claim is taken and the observer is on the db, before clients are counted
+   * again: a MONITOR barrier, after which the run's watch sees anyone who selects the db.
+   */
+  settle?: () => Promise<unknown>;
+  ttlMs?: number;
+}
+
+type Take =
+  | { taken: true; dead: string; swept: string[] }
+  | { taken: false; why: 'claimed' | 'data' }
+  | { refused: true; command: string; key: string; error: string };
+
+async function take(observer: Sender, db: number, token: string, ttlMs: number, mark: string): Promise<Take> {
+  const reply = await observer.sendCommand([
+    'EVAL',
+    TAKE,
+    '0',
+    CLAIM_KEY,
+    MARK_KEY,
+    String(db),
+    token,
+    String(ttlMs),
+    mark,
+  ]);
+  const r = (Array.isArray(reply) ? reply : []).map(String);
+  if (r[0] === '1') return { taken: true, dead: r[1] ?? '', swept: r.slice(2) };
+  if (r[0] === '-1') return { refused: true, command: r[1] ?? '', key: r[2] ?? '', error: r[3] ?? '' };
+  return { taken: false, why: r[1] === 'claimed' ? 'claimed' : 'data' };
 }
 
 /**
- * Claims the scenario's db if it is empty, else the first empty one; refuses when none is. The
+ * Claims the scenario's db if it is free, else the first free one; refuses when none is. The
  * observer is left on the claimed db. `token` identifies this run (its connections' run id).
  */
 export async function claimDatabase(
-  observer: Client,
+  observer: Sender,
   wanted: number,
   token: string,
-  ttlMs = CLAIM_TTL_MS,
+  opts: ClaimOptions,
 ): Promise<DbClaim> {
+  const ttlMs = opts.ttlMs ?? CLAIM_TTL_MS;
+  const mark = JSON.stringify({ token, keys: opts.keys });
   const order = [wanted, ...Array.from({ length: MAX_DBS }, (_, i) => i).filter((i) => i !== wanted)];
+  const notices: string[] = [];
+  const busy = { data: 0, clients: 0 };
+  let movedBecause = '';
   let tried = 0;
   for (const db of order) {
-    try {
-      await observer.sendCommand(['SELECT', String(db)]);
-    } catch {
-      if (db === wanted) continue; // the scenario's db does not exist here: the others may
-      break; // beyond the server's `databases`
+    const inside = await clientsInDb(observer, db, opts.own);
+    const t = inside.length > 0 ? null : await take(observer, db, token, ttlMs, mark);
+    if (t !== null && 'refused' in t) {
+      if (t.command === 'select' && /out of range/i.test(t.error)) {
+        if (db === wanted) continue; // the scenario's db does not exist here: the others may
+        break; // beyond the server's `databases`
+      }
+      throw refusal(t);
     }
     tried++;
-    if (Number(await observer.sendCommand(['EVAL', TAKE, '1', CLAIM_KEY, token, String(ttlMs)])) === 1)
-      return held(observer, db, db !== wanted, token, ttlMs);
+    if (t !== null && t.taken) {
+      if (t.swept.length > 0 || t.dead !== '')
+        notices.push(
+          `db ${db} held what a run that is gone left behind (run ${t.dead}, killed before its cleanup: ${t.swept.length > 0 ? t.swept.join(', ') : 'no key'} and its mark ${MARK_KEY}); nothing else was there and no client was in it, so they were deleted and the db reused`,
+        );
+      await observer.sendCommand(['SELECT', String(db)]);
+      await opts.settle?.();
+      const late = await clientsInDb(observer, db, opts.own);
+      const claim = held(observer, db, token, ttlMs, opts.keys);
+      if (late.length === 0) {
+        return { ...claim, moved: db !== wanted, movedBecause, notices };
+      }
+      // Someone selected the db between the two looks: it is theirs to use, not ours.
+      await claim.release();
+      inside.push(...late);
+    }
+    if (inside.length > 0) busy.clients++;
+    else busy.data++;
+    if (db === wanted)
+      movedBecause =
+        inside.length > 0
+          ? `has another client in it (${describeClient(inside[0]!)})`
+          : 'holds other data or another run';
   }
+  const why = [
+    busy.data > 0 ? `${busy.data} ${busy.data === 1 ? 'holds' : 'hold'} data or another run's claim` : '',
+    busy.clients > 0
+      ? `${busy.clients} ${busy.clients === 1 ? 'has another client in it' : 'have other clients in them'}`
+      : '',
+  ].filter((s) => s !== '');
   throw new RedisRefusedError(
-    `no empty db on this server (REDIS_URL; ${tried} tried): each run needs a db of its own, so that no other client or run shares its keys. Free one, or use a server of your own`,
+    `no free db on this server (REDIS_URL; ${tried} tried${why.length > 0 ? `: ${why.join(', ')}` : ''}): each run needs a db of its own, with no key and no other client in it, so that no other client or run shares its keys or jobs. Free one, or use a server of your own`,
   );
 }
 
-function held(observer: Client, db: number, moved: boolean, token: string, ttlMs: number): DbClaim {
+function refusal(t: { command: string; key: string; error: string }): RedisRefusedError {
+  const on = t.key === '' ? '' : ` on ${t.key}`;
+  return new RedisRefusedError(
+    `this server's user may not run ${t.command.toUpperCase()}${on}, which a run needs to claim a db (${CLAIM_KEY} and ${MARK_KEY} in the db it takes) and to remove them and its keys at the end (${t.error})`,
+  );
+}
+
+function held(observer: Sender, db: number, token: string, ttlMs: number, keys: readonly string[]) {
   let lost: string | null = null;
   let released = false;
   let beat: Promise<unknown> = Promise.resolve();
@@ -82,14 +248,18 @@ function held(observer: Client, db: number, moved: boolean, token: string, ttlMs
   timer.unref();
   return {
     db,
-    moved,
     lost: () => lost,
-    async release() {
+    async release(withKeys = true) {
       if (released) return;
       released = true;
       clearInterval(timer);
       await beat;
-      await observer.sendCommand(['EVAL', RELEASE, '1', CLAIM_KEY, token]);
+      const r = await observer.sendCommand(['EVAL', END, '0', CLAIM_KEY, MARK_KEY, token, ...(withKeys ? keys : [])]);
+      if (Array.isArray(r)) throw new Error(`DEL of ${String(r[1])} refused: ${String(r[2])}`);
+      if (Number(r) !== 1)
+        throw new Error(
+          `the claim on db ${db} was lost before the end and the db is no longer marked as this run's, so its keys were not deleted`,
+        );
     },
   };
 }

@@ -215,6 +215,8 @@ export class ConnectionHub {
   private readonly ahead = new Map<Client, { unanswered: number; last: Promise<void> }>();
   /** The first command sent ahead that failed: every later send of the run throws it. */
   private aheadFailure: { error: unknown } | null = null;
+  /** The observer's send without othersSettled (see afterAhead). */
+  private readonly observerSend: Client['sendCommand'];
 
   constructor(
     private readonly url: string,
@@ -224,6 +226,7 @@ export class ConnectionHub {
     this.names = new ProcessNames(runId);
     // The observer's barriers, snapshots and CLIENT commands see every command sent ahead done.
     const send = this.observer.sendCommand.bind(this.observer);
+    this.observerSend = send;
     this.observer.sendCommand = ((args, options) => {
       const wait = this.othersSettled(this.observer);
       return wait === undefined ? send(args, options) : wait.then(() => send(args, options));
@@ -277,6 +280,20 @@ export class ConnectionHub {
     }
     return Promise.all(waits).then(() => this.throwIfAheadFailed());
   }
+
+  /**
+   * The observer for a run's end (its cleanup, the claim's heartbeat and release): it sends once
+   * every command sent ahead has been answered, as othersSettled does, but whether or not one of
+   * them failed. That failure is the run's error, reported as such; were it sticky here, the
+   * cleanup would throw it before sending anything and leave the run's keys behind.
+   */
+  readonly afterAhead = {
+    sendCommand: async (args: string[]): Promise<unknown> => {
+      // An entry's `last` never rejects (sendAhead catches), so this waits without throwing.
+      await Promise.all([...this.ahead.values()].map((entry) => entry.last));
+      return this.observerSend(args);
+    },
+  };
 
   private throwIfAheadFailed(): void {
     if (this.aheadFailure !== null) throw this.aheadFailure.error;

@@ -46,7 +46,9 @@ export function aclDenial(e: unknown): string | null {
 /**
  * Refuses (RedisRefusedError) a server that is too old or whose user may not run scripts or the
  * CLIENT commands. MONITOR is checked where it starts (monitor.ts): trying it is the only
- * portable test, and it is the first thing a run does after this.
+ * portable test, and it is the first thing a run does after this. Nothing here touches a key:
+ * it runs in db 0, where another run may be (claim.ts); what a run does to keys (DEL included)
+ * is tried in its own db, by the claim script and then the permission probe (permission-probe.ts).
  */
 export async function preflight(observer: Client): Promise<void> {
   const problem = versionProblem(versionFromInfo(String(await observer.sendCommand(['INFO', 'server']))));
@@ -54,9 +56,12 @@ export async function preflight(observer: Client): Promise<void> {
   const checks: Array<[string[], string]> = [
     [['EVAL', 'return 1', '0'], 'run Lua scripts (EVAL), which Laravel uses to pop, release and migrate jobs'],
     [['CLIENT', 'LIST', 'ID', '0'], 'run CLIENT LIST, which tells which connection sent each command'],
-    // A key that never exists: deleting it changes nothing, and a user without DEL finds out now,
-    // not after the run, when its keys could not be removed.
-    [['DEL', 'lqsim:preflight:absent'], 'delete keys (DEL), which is how a run removes its own keys at the end'],
+    // No client has id 0: nothing is unblocked.
+    [
+      ['CLIENT', 'UNBLOCK', '0', 'TIMEOUT'],
+      'run CLIENT UNBLOCK, which ends a BLPOP when the scenario says it times out',
+    ],
+    [['ECHO', 'lqsim'], "run ECHO, which marks in MONITOR where each step's commands end"],
   ];
   for (const [command, what] of checks) {
     try {

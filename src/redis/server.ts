@@ -3,12 +3,12 @@
 //   2. a testcontainers redis:7.4-alpine, if a Docker engine is configured and answers (skipped by
 //      LQSIM_REDIS=local; tried even without a sign of an engine by LQSIM_REDIS=docker);
 //   3. the local redis-server binary (skipped by LQSIM_REDIS=docker).
-// testcontainers is an optional dependency and heavy (~350 ms to import), so it is loaded
-// only on the Docker path.
+// testcontainers is an optional peer dependency and heavy (~350 ms to import), so it is loaded
+// only on the Docker path; when it is not installed, the log line says how to install it.
 import { connect } from 'node:net';
 import { createClient } from 'redis';
 import { registerCleanup } from '../cleanup.ts';
-import { dockerEngineConfigured } from './docker-hint.ts';
+import { dockerEngineConfigured, loadDockerPackages } from './docker-hint.ts';
 import { loginDenial, RedisConnectError, RedisRefusedError, RedisUnavailableError } from './errors.ts';
 import { parseRedisUrl, redactUrl } from './url.ts';
 import { redisServerBinary, startLocalRedisServer } from './local-server.ts';
@@ -152,17 +152,16 @@ function answersPlainPing(host: string, port: number): Promise<boolean> {
 }
 
 async function docker(probeTimeoutMs: number, log: (msg: string) => void): Promise<RedisServer> {
+  const [{ getContainerRuntimeClient }, { RedisContainer }] = await loadDockerPackages(() =>
+    Promise.all([import('testcontainers'), import('@testcontainers/redis')]),
+  );
   // A socket that accepts and never answers would hang the probe, hence the timeout.
   await withTimeout(
-    (async () => {
-      const { getContainerRuntimeClient } = await import('testcontainers');
-      await getContainerRuntimeClient();
-    })(),
+    getContainerRuntimeClient(),
     probeTimeoutMs,
     `no container runtime answered within ${probeTimeoutMs} ms`,
   );
   log(`starting ${DOCKER_IMAGE} with testcontainers (the first run pulls the image)`);
-  const { RedisContainer } = await import('@testcontainers/redis');
   const container = await new RedisContainer(DOCKER_IMAGE).start();
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>

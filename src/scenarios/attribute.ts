@@ -90,38 +90,3 @@ function toCommand(
   if (line.binaryArgs && line.binaryArgs.length > 0) cmd.binaryArgs = line.binaryArgs;
   return cmd;
 }
-
-/**
- * Commands of clients that are not the run's (nor the tool's own connections, `tool`) that name
- * one of the run's keys in the run's db: someone else touching the run's queues while it goes on,
- * which makes the trace no longer Laravel's alone. Each as `addr: COMMAND key`, for the message.
- */
-export function foreignTouches(
-  lines: readonly string[],
-  book: Pick<ActorDirectory, 'ownerOf'>,
-  tool: ReadonlySet<string>,
-  db: number,
-  keys: ReadonlySet<string>,
-): string[] {
-  const out: string[] = [];
-  for (const raw of lines) {
-    if (isMonitorOk(raw)) continue;
-    const touch = foreignTouch(parseMonitorLine(raw), book, tool, db, keys);
-    if (touch !== null) out.push(touch);
-  }
-  return out;
-}
-
-/** foreignTouches of one parsed line: `addr: COMMAND key`, or null. */
-export function foreignTouch(
-  line: MonitorLine,
-  book: Pick<ActorDirectory, 'ownerOf'>,
-  tool: ReadonlySet<string>,
-  db: number,
-  keys: ReadonlySet<string>,
-): string | null {
-  if (line.client === 'lua' || line.db !== db || tool.has(line.client) || book.ownerOf(line.client) !== undefined)
-    return null;
-  const key = line.args.slice(1).find((a) => keys.has(a));
-  return key === undefined ? null : `${line.client}: ${(line.args[0] ?? '').toUpperCase()} ${key}`;
-}

@@ -8,7 +8,9 @@ import { registerCleanup } from '../cleanup.ts';
 import { ConnectionHub } from '../redis/connections.ts';
 import { describeRunFailure, RedisRefusedError } from '../redis/errors.ts';
 import type { DbClaim } from '../redis/claim.ts';
-import { claimDatabase } from '../redis/claim.ts';
+import { claimDatabase, MARK_KEY } from '../redis/claim.ts';
+import { clientsAt } from '../redis/claim-clients.ts';
+import { probePermissions } from '../redis/permission-probe.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { preflight } from '../redis/preflight.ts';
 import { parseRedisUrl } from '../redis/url.ts';
@@ -26,7 +28,9 @@ import { Scheduler } from '../sim/scheduler.ts';
 import { webRequest } from '../sim/web-request.ts';
 import { copyWorkerState } from '../sim/state.ts';
 import { WorkerModel } from '../sim/worker.ts';
-import { attributeLines, foreignTouch, foreignTouches, LineAttributor } from './attribute.ts';
+import { attributeLines, LineAttributor } from './attribute.ts';
+import { ForeignUseError, ForeignWatch } from './foreign-watch.ts';
+import { plannedKeys, probePlan } from './probe-plan.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import { ExecutionLog } from './execution-log.ts';
 import { ScenarioError } from './errors.ts';
@@ -175,33 +179,55 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   let unregisterCleanup: (() => void) | null = null;
   // On someone else's server: the db this run holds exclusively (claim.ts).
   let claim: DbClaim | null = null;
+  /** The permission probe passed: from here on the run may write its keys. */
+  let probed = false;
+  const plan = probePlan(spec, profile, queues);
   try {
     await hub.start();
     // Refuse a server that cannot give a faithful trace before touching any key.
     await preflight(hub.observer);
     capture = await MonitorCapture.start(opts.redis.url, hub.observer);
     if (!opts.redis.owned) {
-      const held = await claimDatabase(hub.observer, db, hub.runId);
-      claim = held;
-      // The claimed db was empty: the run's keys in it are its own, to delete at the end.
-      unregisterCleanup = registerCleanup(async () => {
-        await deleteKeys(hub, queues).catch(() => undefined);
-        await held.release();
+      const monitor = capture;
+      // The heartbeat and the end go out whatever a command sent ahead did (afterAhead).
+      const held = await claimDatabase(hub.afterAhead, db, hub.runId, {
+        keys: plannedKeys(plan),
+        own: new Set([String(await hub.afterAhead.sendCommand(['CLIENT', 'ID']))]),
+        settle: () => monitor.barrier(hub.observer),
       });
+      claim = held;
+      // The claimed db was free: the run's keys in it are its own, to delete at the end.
+      unregisterCleanup = registerCleanup(() => held.release(probed));
+      timeline.notices!.push(...held.notices);
       if (held.moved)
         timeline.notices!.push(
-          `db ${db} holds other data or another run on this server (REDIS_URL), so the run used the empty db ${held.db}: Laravel's SELECT shows ${held.db}`,
+          `db ${db} ${held.movedBecause} on this server (REDIS_URL), so the run used the empty db ${held.db}: Laravel's SELECT shows ${held.db}`,
         );
       db = held.db;
+      timeline.database = {
+        scenario: spec.redis.database,
+        used: db,
+        ...(profile.worker.selectOnConnect(client, db) && !profile.worker.selectOnConnect(client, spec.redis.database)
+          ? { extraSelect: true }
+          : {}),
+      };
+      // Before the first write: a user who may not run what the run sends is refused now.
+      await probePermissions(hub.observer, plan);
+      probed = true;
     }
     selectDb = profile.worker.selectOnConnect(client, db) ? db : null;
     if (db !== 0 || claim !== null) await hub.observer.sendCommand(['SELECT', String(db)]);
     await prepareKeyspace(hub, opts.redis.owned, queues);
-    // What MONITOR saw before the db was ours (another run ending in it, say) is no step's: the
-    // first step's lines start here. Nothing of the run's own has been sent yet.
-    if (claim !== null) await capture.barrier(hub.observer);
-    const ourKeys = new Set(queues.flatMap(allKeys));
     const tool = new Set([hub.observerAddr]);
+    // Someone else in the claimed db, from the claim's barrier (claim.ts) to the run's end.
+    const watch = claim === null ? null : new ForeignWatch(hub, tool, db);
+    const watchLines = (lines: readonly string[]): void => {
+      const uses = lines.filter((l) => !isMonitorOk(l)).flatMap((l) => watch?.push(parseMonitorLine(l)) ?? []);
+      if (uses.length > 0) throw new ForeignUseError(uses, db);
+    };
+    // What MONITOR saw before the claim's barrier (another run ending in the db, say) is no
+    // step's, and what came after it is only watched: the first step's lines start here.
+    if (claim !== null) watchLines(await capture.barrier(hub.observer));
 
     const connect: ConnectionFactory = async (actor) => new NodeRedisPort(await hub.connect(actor), hub, selectDb);
     const workers = spec.workers.map(
@@ -290,8 +316,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         if (deferredError !== null || isMonitorOk(raw)) return;
         try {
           const line = parseMonitorLine(raw);
-          const touch = claim === null ? null : foreignTouch(line, hub, tool, db, ourKeys);
-          if (touch !== null) throw foreignTouchError([touch], db);
+          const use = watch?.push(line) ?? null;
+          if (use !== null) throw new ForeignUseError([use], db);
           const t = endedAt.get(lineStep) ?? scheduler.currentInstant() ?? spec.start;
           const cmd = attributor.pushParsed(line, { index: lineStep, t });
           if (cmd === null) return;
@@ -316,8 +342,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       if (claim !== null) {
         const lost = claim.lost();
         if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
-        const touched = foreignTouches(lines, hub, tool, db, ourKeys);
-        if (touched.length > 0) throw foreignTouchError(touched, db);
+        watchLines(lines);
       }
       // Every EVAL carries the whole script; keep one copy of each text for the whole run.
       for (const cmd of commands)
@@ -416,22 +441,26 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     }
     timeline.warnings.push(...notes.unmatched());
   } catch (e) {
-    timeline.error = describeRunFailure(e);
+    timeline.error = describeRunFailure(await withClientNames(e, hub));
   } finally {
     await capture?.stop().catch(() => undefined);
-    if (unregisterCleanup) {
+    if (unregisterCleanup && claim !== null) {
       unregisterCleanup();
-      // A cleanup that fails is never silent: the keys are left on someone else's server.
-      const failed = await deleteKeys(hub, queues).then(
+      // Sent whatever failed before (claim.ts, afterAhead). A cleanup that fails is never
+      // silent: the keys are left on someone else's server (until a later run finds the mark).
+      const failed = await claim.release(probed).then(
         () => null,
         (e: unknown) => (e instanceof Error ? e.message : String(e)),
       );
       if (failed !== null) {
-        const left = `the run's keys could not be deleted from db ${db} (${failed}); they are left there: ${queues.flatMap(allKeys).join(', ')}`;
+        // A refused DEL keeps the mark, which lists them for a later run (claim.ts).
+        const later = failed.startsWith('DEL ')
+          ? ` (a later run finds them by the mark ${MARK_KEY} and removes them)`
+          : '';
+        const left = `the run's keys could not be deleted from db ${db} (${failed}); they are left there: ${plannedKeys(plan).join(', ')}${later}`;
         if (timeline.error === undefined) timeline.error = left;
         else timeline.warnings.push(left);
       }
-      await claim?.release().catch(() => undefined);
     }
     await hub.close().catch(() => undefined);
     if (ownedUrl !== null) flushing.delete(ownedUrl);
@@ -439,10 +468,15 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   return timeline;
 }
 
-/** Another client's commands on this run's keys (foreignTouches): the run stops. */
-function foreignTouchError(touched: string[], db: number): RedisRefusedError {
-  return new RedisRefusedError(
-    `another client touched this run's keys in db ${db} (${touched.slice(0, 3).join('; ')}${touched.length > 3 ? '; ...' : ''}): the trace would no longer be Laravel's alone, so the run stops; give it a server or db no one else writes to`,
+/** Another client in the run's db, named as CLIENT LIST names it when it is still connected. */
+async function withClientNames(e: unknown, hub: ConnectionHub): Promise<unknown> {
+  if (!(e instanceof ForeignUseError)) return e;
+  const text = await hub.afterAhead.sendCommand(['CLIENT', 'LIST']).catch(() => '');
+  return e.named(
+    clientsAt(
+      String(text),
+      e.uses.map((u) => u.addr),
+    ),
   );
 }
 
@@ -499,8 +533,4 @@ async function prepareKeyspace(hub: ConnectionHub, owned: boolean, queues: Queue
       `${taken.join(', ')} already ${taken.length === 1 ? 'holds' : 'hold'} data on this server (REDIS_URL); use an empty db or a redis.prefix`,
     );
   }
-}
-
-async function deleteKeys(hub: ConnectionHub, queues: QueueKeys[]): Promise<void> {
-  await hub.observer.sendCommand(['DEL', ...queues.flatMap(allKeys)]);
 }

@@ -105,6 +105,26 @@ export interface Timeline {
   notices?: string[];
   /** Set when the run ended early (a fault); the steps so far are kept. */
   error?: string;
+  /**
+   * On a shared server (REDIS_URL) the db the run claimed (claim.ts) for the one the scenario
+   * names (`redis.database`): Laravel's SELECT and MONITOR's db show `used`. The assertions,
+   * goldens and diffs compare it as `scenario` unless asked for exact dbs. Absent on a server of
+   * the run's own, where the scenario's db is used as it is.
+   */
+  database?: DatabaseUse;
+}
+
+/** Which db a run used for the scenario's. */
+export interface DatabaseUse {
+  /** The scenario's `redis.database`. */
+  scenario: number;
+  /** The db the run claimed and Laravel selected. */
+  used: number;
+  /**
+   * Laravel sent SELECT only because `used` is not 0: phpredis under 5.x selects no db 0, so a
+   * run of the scenario on its own db sends none. Such SELECTs are left out when comparing.
+   */
+  extraSelect?: boolean;
 }
 
 /** All commands of a timeline in order. */

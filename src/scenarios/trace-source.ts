@@ -41,7 +41,10 @@ export async function runScenarioTrace(
   const timeline = await runScenario(loaded.spec, { redis: await ctx.redis(), laravel: profile, file });
   if (timeline.error)
     throw new Error(`${nameOrFile}: the run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
-  return { label: `${loaded.spec.name}@${timeline.profile}`, trace: normaliseTrace(fromTimeline(timeline)) };
+  return {
+    label: `${loaded.spec.name}@${timeline.profile}`,
+    trace: normaliseTrace(fromTimeline(timeline), { exactDb: ctx.exactDb }),
+  };
 }
 
 registerTraceResolver('scenario:', scenarioTrace);

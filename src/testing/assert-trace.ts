@@ -9,8 +9,9 @@ import { terminalSafe } from '../output/terminal-safe.ts';
 import type { Step, TraceCommand } from '../scenarios/timeline.ts';
 import { exactInstant, secondsBetween } from '../sim/clock.ts';
 import { findProfile } from '../sim/profiles/index.ts';
+import { dbRule } from '../trace/database.ts';
 import type { CommandSpec, ExpectedStep, ExpectedTrace, TraceOptions, TraceSubject } from './expected.ts';
-import { commandProblems, isStepwise, keep, sameKind, showSpec, toSpec } from './expected.ts';
+import { commandProblems, isSkip, isStepwise, keep, sameKind, showSpec, toSpec } from './expected.ts';
 import type { MatchContext } from './patterns.ts';
 
 export type {
@@ -18,6 +19,7 @@ export type {
   ExpectedCommand,
   ExpectedStep,
   ExpectedTrace,
+  SkipSteps,
   TraceOptions,
   TraceSubject,
 } from './expected.ts';
@@ -52,44 +54,76 @@ export function traceMismatch(
     bound: new Map(),
   };
   const labels = jobLabels({ jobs: actual.jobs ?? [] });
-  const show = (cmd: TraceCommand) => `${cmd.source === 'lua' ? '[lua] ' : ''}${summarizeArgs(cmd, labels).join(' ')}`;
+  // On a shared server the claimed db is compared as the scenario's; the diff shows the real command.
+  const rule = dbRule(actual.database, options);
+  const real = new Map<TraceCommand, TraceCommand>();
+  const compared = (commands: readonly TraceCommand[]): TraceCommand[] =>
+    commands
+      .filter((c) => keep(c, options))
+      .flatMap((c) => {
+        const m = rule === null ? c : rule.map(c);
+        if (m !== null && m !== c) real.set(m, c);
+        return m === null ? [] : [m];
+      });
+  const show = (compared: TraceCommand) => {
+    const cmd = real.get(compared) ?? compared;
+    return `${cmd.source === 'lua' ? '[lua] ' : ''}${summarizeArgs(cmd, labels).join(' ')}`;
+  };
   const width = Math.max(10, ...actual.steps.map((s) => s.actor.length));
-  const error = actual.error === undefined ? [] : [`the run ended early: ${terminalSafe(actual.error)}`];
+  const notes = [
+    ...(rule === null ? [] : [rule.note]),
+    ...(actual.error === undefined ? [] : [`the run ended early: ${terminalSafe(actual.error)}`]),
+  ];
 
   if (!isStepwise(expected)) {
-    const got = actual.steps.flatMap((s) => s.commands).filter((c) => keep(c, options));
+    const got = compared(actual.steps.flatMap((s) => s.commands));
     const rows = compareCommands(got, expected.map(toSpec), ctx);
     const differences = rows.filter((r) => r.kind !== 'ok').length;
-    if (differences === 0 && error.length === 0) return null;
+    if (differences === 0 && actual.error === undefined) return null;
     const head = `assertTrace: the Redis commands differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expected.length, 'command')}, got ${got.length})`;
-    return [head, ...error, '', ...renderRows(rows, show, width, actual.start), '', LEGEND].join('\n');
+    return [head, ...notes, '', ...renderRows(rows, show, width, actual.start), '', LEGEND].join('\n');
   }
 
   const lines: string[] = [];
   let differences = 0;
-  const n = Math.max(expected.steps.length, actual.steps.length);
-  for (let i = 0; i < n; i++) {
-    const want = expected.steps[i];
+  const wanted = expected.steps;
+  const last = wanted.length - 1;
+  wanted.forEach((w, k) => {
+    if (isSkip(w) && w.skip === 'rest' && k !== last)
+      throw new TypeError(
+        `assertTrace: skipSteps() with no count passes over every step left, so it must come last (entry ${k})`,
+      );
+  });
+  const expectedCount = wanted.filter((w) => !isSkip(w)).length;
+  let i = 0; // the trace's step
+  for (const want of wanted) {
+    if (isSkip(want)) {
+      const n = want.skip === 'rest' ? Math.max(0, actual.steps.length - i) : want.skip;
+      const skipped = actual.steps.slice(i, i + n);
+      if (skipped.length > 0)
+        lines.push(
+          `· ${plural(skipped.length, 'step')} skipped (#${i}${skipped.length > 1 ? `–#${i + skipped.length - 1}` : ''})`,
+        );
+      if (skipped.length < n) {
+        differences++;
+        lines.push(`- skipSteps(${n}) expected ${plural(n - skipped.length, 'more step')}, not in the trace`);
+      }
+      i += n;
+      continue;
+    }
     const step = actual.steps[i];
     if (step === undefined) {
       differences++;
-      lines.push(`- step #${i} expected, not in the trace: ${showStep(want!)}`);
+      lines.push(`- step #${i} expected, not in the trace: ${showStep(want)}`);
+      i++;
       continue;
     }
-    const title = `step #${i} ${step.actor} ${relTime(step.t, actual.start)} ${step.kind}: ${terminalSafe(step.title)}`;
-    if (want === undefined) {
-      differences++;
-      lines.push(`+ ${title} (not expected)`);
-      continue;
-    }
+    const title = stepTitle(step, i, actual.start);
     const stepProblems = stepHeaderProblems(step, want, actual.start);
-    const rows = compareCommands(
-      step.commands.filter((c) => keep(c, options)),
-      want.commands.map(toSpec),
-      ctx,
-    );
+    const rows = compareCommands(compared(step.commands), want.commands.map(toSpec), ctx);
     const bad = rows.filter((r) => r.kind !== 'ok').length + stepProblems.length;
     differences += bad;
+    i++;
     if (bad === 0) {
       lines.push(`✓ ${title} (${plural(rows.length, 'command')})`);
       continue;
@@ -100,10 +134,22 @@ export function traceMismatch(
       ...renderRows(rows, show, width, actual.start).map((l) => `  ${l}`),
     );
   }
-  if (differences === 0 && error.length === 0) return null;
-  const head = `assertTrace: the steps differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expected.steps.length, 'step')}, got ${actual.steps.length})`;
-  return [head, ...error, '', ...lines, '', LEGEND].join('\n');
+  for (; i < actual.steps.length; i++) {
+    differences++;
+    lines.push(`+ ${stepTitle(actual.steps[i]!, i, actual.start)} (not expected)`);
+  }
+  if (differences === 0 && actual.error === undefined) return null;
+  const head = `assertTrace: the steps differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expectedCount, 'step')}${expectedCount < wanted.length ? ' and skips' : ''}, got ${actual.steps.length})`;
+  return [head, ...notes, '', ...lines, '', LEGEND, STEP_RULE].join('\n');
 }
+
+function stepTitle(step: Step, i: number, start: number): string {
+  return `step #${i} ${step.actor} ${relTime(step.t, start)} ${step.kind}: ${terminalSafe(step.title)}`;
+}
+
+/** The step-by-step form's rule, under its diff: why a step with no commands still shows. */
+const STEP_RULE =
+  'Step by step, each entry is one step of the trace, in order, steps that sent no command included ({ commands: [] }); skipSteps(n) passes over n steps, skipSteps() last over the rest.';
 
 const LEGEND =
   '✓ matches   ✗ differs (expected form below it)   + in the trace, not expected   - expected, not in the trace';

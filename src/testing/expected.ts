@@ -5,6 +5,7 @@ import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import { quoteArg } from '../output/terminal-safe.ts';
 import type { Arg, MatchContext } from './patterns.ts';
 import { isArgPattern } from './patterns.ts';
+import type { DbOptions } from '../trace/database.ts';
 
 /** One expected command with who sent it: `lua('lpop', 'queues:default')`, `{ args, actor }`. */
 export interface CommandSpec {
@@ -30,18 +31,45 @@ export interface ExpectedStep {
   commands: readonly ExpectedCommand[];
 }
 
-/** Every command in order, or step by step. */
-export type ExpectedTrace = readonly ExpectedCommand[] | { steps: readonly ExpectedStep[] };
+/** Passes over steps of the trace in the step-by-step form: `skipSteps(2)`, or `skipSteps()` for the rest. */
+export interface SkipSteps {
+  readonly skip: number | 'rest';
+}
 
-export interface TraceOptions {
+/**
+ * Passes over `count` steps of the trace, whatever they did; with no count, every step left (only
+ * as the last entry). The step-by-step form otherwise needs one entry per step, in order.
+ */
+export function skipSteps(count?: number): SkipSteps {
+  if (count !== undefined && (!Number.isInteger(count) || count < 1))
+    throw new TypeError(`skipSteps(${String(count)}): a whole number of steps, 1 or more (none: every step left)`);
+  return { skip: count ?? 'rest' };
+}
+
+export function isSkip(e: ExpectedStep | SkipSteps): e is SkipSteps {
+  return 'skip' in e;
+}
+
+/**
+ * Every command in order, or step by step: one entry per step of the trace, in order (steps
+ * that sent nothing, a kill or a handle() running, included: `{ commands: [] }`), or
+ * skipSteps(n) to pass over n of them.
+ */
+export type ExpectedTrace = readonly ExpectedCommand[] | { steps: readonly (ExpectedStep | SkipSteps)[] };
+
+export interface TraceOptions extends DbOptions {
   /** Compare the commands Lua scripts ran ([lua] lines) too. Default true. */
   lua?: boolean;
   /** Only the commands of this actor (or these actors). */
   actor?: string | readonly string[];
 }
 
-/** What assertTrace() reads: a Timeline (jobs, when present, label payloads in the diff; a run error fails it). */
-export type TraceSubject = Pick<Timeline, 'steps' | 'start' | 'profile'> & Partial<Pick<Timeline, 'jobs' | 'error'>>;
+/**
+ * What assertTrace() reads: a Timeline (jobs, when present, label payloads in the diff; a run
+ * error fails it; database reads a claimed db as the scenario's).
+ */
+export type TraceSubject = Pick<Timeline, 'steps' | 'start' | 'profile'> &
+  Partial<Pick<Timeline, 'jobs' | 'error' | 'database'>>;
 
 export const lua = (...args: Arg[]): CommandSpec => ({ source: 'lua', args });
 export const client = (...args: Arg[]): CommandSpec => ({ source: 'client', args });
@@ -52,7 +80,7 @@ export function toSpec(c: ExpectedCommand): CommandSpec {
   return c as CommandSpec;
 }
 
-export function isStepwise(e: ExpectedTrace): e is { steps: readonly ExpectedStep[] } {
+export function isStepwise(e: ExpectedTrace): e is { steps: readonly (ExpectedStep | SkipSteps)[] } {
   return !Array.isArray(e);
 }
 

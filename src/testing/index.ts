@@ -7,11 +7,15 @@ export type {
   ExpectedCommand,
   ExpectedStep,
   ExpectedTrace,
+  SkipSteps,
   TraceOptions,
   TraceSubject,
 } from './expected.ts';
-export { client, lua } from './expected.ts';
+export { client, lua, skipSteps } from './expected.ts';
 export { matchers } from './matchers.ts';
 export type { MatcherResult, TraceMatchers } from './matchers.ts';
+export { checkGolden } from './golden.ts';
+export type { GoldenOptions, GoldenUpdate } from './golden.ts';
+export type { DbOptions } from '../trace/database.ts';
 export { afterNow, anyPayload, anyString, argPattern, matching, payload, same, scoreAt, script } from './patterns.ts';
-export type { Arg, ArgPattern, MatchContext } from './patterns.ts';
+export type { Arg, ArgPattern, JsonValue, MatchContext, PayloadField } from './patterns.ts';

@@ -60,16 +60,27 @@ export function anyPayload(): ArgPattern {
   });
 }
 
+/** A JSON value, as JSON.parse gives it. */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/**
+ * An expected payload field: a JSON value (compared as a value), or a pattern, at any depth of
+ * it. A pattern reads the field as text: a string as it is, anything else as its JSON
+ * (`retryUntil: scoreAt(90)`, `uuid: matching(/^[0-9a-f-]{36}$/)`, `id: same('job-id')`).
+ */
+export type PayloadField =
+  string | number | boolean | null | ArgPattern | readonly PayloadField[] | { readonly [key: string]: PayloadField };
+
 /**
  * A Laravel job payload whose listed fields have these values, compared as JSON values (not
  * bytes, since the pop script's cjson re-encodes the reserved copy with its keys in another
  * order). Dotted paths reach into it: `payload({ attempts: 2, 'data.commandName': 'App\\Jobs\\X' })`.
- * With `bind`, the first match binds the exact string and later uses require the same bytes
- * (see same()).
+ * A field's value may be a pattern, or hold patterns. With `bind`, the first match binds the exact
+ * string and later uses require the same bytes (see same()).
  */
-export function payload(fields: Record<string, unknown>, bind?: string): ArgPattern {
+export function payload(fields: Readonly<Record<string, PayloadField>>, bind?: string): ArgPattern {
   const shown = Object.entries(fields)
-    .map(([k, v]) => `${k}:${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .map(([k, v]) => `${k}:${showField(v)}`)
     .join(' ');
   const sameAs = bind === undefined ? undefined : same(bind);
   return argPattern(
@@ -84,12 +95,64 @@ export function payload(fields: Record<string, unknown>, bind?: string): ArgPatt
             (o, k) => (typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[k] : undefined),
             p,
           );
-        if (!isDeepStrictEqual(got, want))
-          return `payload.${path} is ${got === undefined ? 'missing' : JSON.stringify(got)}, expected ${JSON.stringify(want)}`;
+        const why = fieldProblem(got, want, `payload.${path}`, ctx);
+        if (why !== null) return why;
       }
       return sameAs === undefined ? null : sameAs.test(arg, ctx);
     },
   );
+}
+
+/** A field as a diff shows it: strings bare, patterns by their description, the rest as JSON. */
+function showField(v: PayloadField): string {
+  if (typeof v === 'string') return v;
+  if (isArgPattern(v)) return v.description;
+  if (Array.isArray(v)) return `[${v.map(showField).join(',')}]`;
+  if (typeof v === 'object' && v !== null)
+    return `{${Object.entries(v)
+      .map(
+        ([k, x]) => `${JSON.stringify(k)}:${typeof x === 'string' ? JSON.stringify(x) : showField(x as PayloadField)}`,
+      )
+      .join(',')}}`;
+  return JSON.stringify(v);
+}
+
+function hasPattern(v: PayloadField): boolean {
+  if (isArgPattern(v)) return true;
+  if (Array.isArray(v)) return v.some(hasPattern);
+  if (typeof v === 'object' && v !== null) return Object.values(v).some((x) => hasPattern(x as PayloadField));
+  return false;
+}
+
+/** null when the payload's value `got` at `path` is what `want` says, else why not. */
+function fieldProblem(got: unknown, want: PayloadField, path: string, ctx: MatchContext): string | null {
+  const is = () => (got === undefined ? 'missing' : JSON.stringify(got));
+  if (isArgPattern(want)) {
+    if (got === undefined) return `${path} is missing, expected ${want.description}`;
+    const why = want.test(typeof got === 'string' ? got : JSON.stringify(got), ctx);
+    return why === null ? null : `${path} ${why}`;
+  }
+  if (!hasPattern(want))
+    return isDeepStrictEqual(got, want) ? null : `${path} is ${is()}, expected ${JSON.stringify(want)}`;
+  // Patterns inside: the same shape (keys, length), then each part.
+  if (Array.isArray(want)) {
+    if (!Array.isArray(got) || got.length !== want.length)
+      return `${path} is ${is()}, expected an array of ${want.length}`;
+    for (let i = 0; i < want.length; i++) {
+      const why = fieldProblem(got[i], want[i] as PayloadField, `${path}[${i}]`, ctx);
+      if (why !== null) return why;
+    }
+    return null;
+  }
+  const obj = want as { readonly [key: string]: PayloadField };
+  if (typeof got !== 'object' || got === null || Array.isArray(got)) return `${path} is ${is()}, expected an object`;
+  const extra = Object.keys(got).filter((k) => !(k in obj));
+  if (extra.length > 0) return `${path} has ${extra.map((k) => JSON.stringify(k)).join(', ')}, not expected`;
+  for (const [k, v] of Object.entries(obj)) {
+    const why = fieldProblem((got as Record<string, unknown>)[k], v, `${path}.${k}`, ctx);
+    if (why !== null) return why;
+  }
+  return null;
 }
 
 /**

@@ -5,6 +5,7 @@
 import { diffArrays } from 'diff';
 import type { NormalisedCommand, NormalisedStep, NormalisedTrace } from './normalise.ts';
 import { commandKey } from './normalise.ts';
+import { dbRule } from './database.ts';
 
 export type CommandDiff = { kind: 'same' | 'removed' | 'added'; command: NormalisedCommand };
 
@@ -18,6 +19,8 @@ export interface TraceDiff {
   steps: StepDiff[];
   /** The key prefixes when they differ (it is stripped from the commands, so it is compared here). */
   prefix?: [string, string];
+  /** How a side was read (`b: SELECT 3 compared as the scenario's db 0: ...`): the diff's header says them. */
+  notes?: string[];
   same: number;
   changed: number;
   removed: number;
@@ -95,7 +98,14 @@ export function diffTraces(a: NormalisedTrace, b: NormalisedTrace): TraceDiff {
   const prefixA = a.meta.prefix ?? '';
   const prefixB = b.meta.prefix ?? '';
   if (prefixA !== prefixB) d.prefix = [prefixA, prefixB];
+  const notes = [sideNotes('a', a), sideNotes('b', b)].flat();
+  if (notes.length > 0) d.notes = notes;
   return d;
+}
+
+function sideNotes(side: 'a' | 'b', t: NormalisedTrace): string[] {
+  const db = dbRule(t.database)?.note;
+  return [...(db === undefined ? [] : [db]), ...(t.notes ?? [])].map((n) => `${side}: ${n}`);
 }
 
 /** `3 steps differ, 12 same` (the line `lqsim diff` ends with). */

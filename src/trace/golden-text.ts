@@ -11,6 +11,14 @@ import { sortedJson } from './json-edits.ts';
 import type { NormalisedCommand, NormalisedStep, NormalisedTrace } from './normalise.ts';
 
 export const GOLDEN_MAGIC = '# lqsim normalised trace v1';
+/** The first line of a golden of any format version (v1 is the one this lqsim reads and writes). */
+const ANY_MAGIC = /^# lqsim normalised trace v(\d+)\r?$/;
+/**
+ * The last line formatGolden writes: a golden without it, or whose counts differ, is reported as
+ * possibly truncated (older goldens have none; lines starting with # after the first step are
+ * comments to a v1 reader, so adding it kept the format v1).
+ */
+const END = /^# end of trace: (\d+) steps?, (\d+) commands?$/;
 const NOTE =
   '# Written by lqsim: times are T+N from the start, job ids ID1..., uuids UUID1..., cjson-encoded JSON has its keys sorted.';
 
@@ -59,7 +67,16 @@ export function formatGolden(trace: NormalisedTrace): string {
     );
     for (const c of s.commands) lines.push(`  ${formatCommand(c)}`);
   }
+  lines.push(endLine(trace.steps.length, countCommands(trace)));
   return lines.join('\n') + '\n';
+}
+
+function endLine(steps: number, commands: number): string {
+  return `# end of trace: ${steps} step${steps === 1 ? '' : 's'}, ${commands} command${commands === 1 ? '' : 's'}`;
+}
+
+function countCommands(trace: NormalisedTrace): number {
+  return trace.steps.reduce((n, s) => n + s.commands.length, 0);
 }
 
 /** An argument always quoted (JSON string escapes, unsafe characters as escapes). */
@@ -69,22 +86,47 @@ function formatQuoted(arg: string): string {
 
 export class GoldenParseError extends Error {}
 
+/** Whether the text's first line is a golden's (of any format version: parseGolden says which it reads). */
 export function isGoldenText(text: string): boolean {
-  return text.startsWith(GOLDEN_MAGIC);
+  return ANY_MAGIC.test(firstLine(text));
+}
+
+function firstLine(text: string): string {
+  const nl = text.indexOf('\n');
+  return nl < 0 ? text : text.slice(0, nl);
 }
 
 export function parseGolden(text: string): NormalisedTrace {
-  if (!isGoldenText(text)) throw new GoldenParseError(`line 1: not a golden trace (expected "${GOLDEN_MAGIC}")`);
+  const magic = ANY_MAGIC.exec(firstLine(text));
+  if (magic === null) throw new GoldenParseError(`line 1: not a golden trace (expected "${GOLDEN_MAGIC}")`);
+  if (magic[1] !== '1')
+    throw new GoldenParseError(
+      `line 1: a golden trace of format v${magic[1]}; this lqsim reads v1${Number(magic[1]) > 1 ? ' (written by a newer lqsim: upgrade it, or write the golden again with this one)' : ''}`,
+    );
   const trace: NormalisedTrace = { meta: {}, steps: [] };
   const reencoded = new Set<string>();
   let step: NormalisedStep | undefined;
+  let end: { steps: number; commands: number; line: number } | undefined;
   // A checkout with CRLF line ends (git autocrlf) reads the same.
-  text.split(/\r?\n/).forEach((line, n) => {
+  const lines = text.split(/\r?\n/);
+  // The last line with content: a parse error there, in a file with no end line, is likely a cut.
+  let last = lines.length - 1;
+  while (last > 0 && lines[last] === '') last--;
+  // Cut by size (not by lines): the text does not end with a newline.
+  const cut = !text.endsWith('\n') && !END.test(lines[last]!);
+  lines.forEach((line, n) => {
     const fail = (msg: string): never => {
-      throw new GoldenParseError(`line ${n + 1}: ${msg}`);
+      const hint =
+        n === last && cut ? ' (the file ends on this line without its "# end of trace" line: truncated?)' : '';
+      throw new GoldenParseError(`line ${n + 1}: ${msg}${hint}`);
     };
     if (line === '') return;
     if (line.startsWith('#')) {
+      const e = END.exec(line);
+      if (e) {
+        end = { steps: Number(e[1]), commands: Number(e[2]), line: n + 1 };
+        return;
+      }
       const m = /^# ([^:\s]+): (.*)$/.exec(line);
       if (m && !step) {
         const value = m[2]!.startsWith('"') ? readArgs(m[2]!, fail) : [m[2]!];
@@ -121,6 +163,15 @@ export function parseGolden(text: string): NormalisedTrace {
     if (args.length === 0) fail('a command with no arguments');
     step!.commands.push({ source, db, args: reencodedSorted(source, args, reencoded) });
   });
+  const has = `${trace.steps.length} step${trace.steps.length === 1 ? '' : 's'} and ${countCommands(trace)} command${countCommands(trace) === 1 ? '' : 's'}`;
+  if (end === undefined)
+    trace.notes = [
+      `the golden has no "# end of trace" line (${has}): it may be truncated, or written by an older lqsim`,
+    ];
+  else if (end.steps !== trace.steps.length || end.commands !== countCommands(trace))
+    trace.notes = [
+      `line ${end.line} says the golden holds ${end.steps} steps and ${end.commands} commands, but it has ${has}: truncated or edited by hand?`,
+    ];
   return trace;
 }
 
@@ -149,7 +200,11 @@ function readArgs(s: string, fail: (msg: string) => never): string[] {
       while (end < s.length && s[end] !== '"') end += s[end] === '\\' ? 2 : 1;
       if (end >= s.length) fail(`unterminated string at column ${i + 3}`);
       end++;
-      args.push(JSON.parse(s.slice(i, end)) as string);
+      try {
+        args.push(JSON.parse(s.slice(i, end)) as string);
+      } catch (e) {
+        fail(`bad string at column ${i + 3}: ${(e as Error).message}`);
+      }
     } else if (s[i] === '{') {
       end = matchBrace(s, i);
       if (end < 0) fail(`unbalanced JSON object at column ${i + 3}`);

@@ -8,10 +8,15 @@
 // - JSON re-encoded by the server's cjson (payloads in [lua] commands, and the same bytes when a
 //   client sends them back, e.g. the ZREM of a reserved copy) written with sorted keys; every
 //   other argument is kept byte for byte.
+// - on a shared server, the db the run claimed read as the scenario's (SELECT 3 as SELECT 0, see
+//   database.ts) unless `exactDb` is asked for.
 // Steps without commands are dropped: a raw capture cannot see them.
 import { canonicalJson, normaliseRawJson, parseJsonContainer, payloadIds } from './json-edits.ts';
 import { normaliseString, Replacements } from './replace.ts';
 import type { TraceLike, TraceLikeCommand } from './trace-like.ts';
+import type { DatabaseUse } from '../scenarios/timeline.ts';
+import type { DbOptions } from './database.ts';
+import { dbRule } from './database.ts';
 
 export interface NormalisedCommand {
   source: 'client' | 'lua';
@@ -36,6 +41,10 @@ export interface NormalisedTrace {
   /** scenario, profile, prefix... (display only). */
   meta: Record<string, string>;
   steps: NormalisedStep[];
+  /** Set when the claimed db was read as the scenario's (never written to a golden file). */
+  database?: DatabaseUse;
+  /** Hints about how the trace was read (a golden that looks truncated); display only. */
+  notes?: string[];
 }
 
 /** The identity of a command when two traces are compared (source, db and args; never the script name). */
@@ -43,7 +52,16 @@ export function commandKey(c: NormalisedCommand): string {
   return JSON.stringify([c.source, c.db, c.args]);
 }
 
-export function normaliseTrace(trace: TraceLike): NormalisedTrace {
+export function normaliseTrace(trace: TraceLike, options: DbOptions = {}): NormalisedTrace {
+  const rule = dbRule(trace.database, options);
+  if (rule !== null)
+    trace = {
+      ...trace,
+      steps: trace.steps.map((s) => ({
+        ...s,
+        commands: s.commands.map((c) => rule.map(c)).filter((c) => c !== null),
+      })),
+    };
   const r = new Replacements(trace.start);
   // Ids are known before numbering starts, so a job's id is replaced wherever it shows up first.
   for (const step of trace.steps)
@@ -64,7 +82,7 @@ export function normaliseTrace(trace: TraceLike): NormalisedTrace {
   });
   const meta: Record<string, string> = { ...(trace.meta ?? {}) };
   if (prefix !== '') meta.prefix = prefix;
-  return { meta, steps };
+  return rule === null ? { meta, steps } : { meta, steps, database: rule.use };
 }
 
 function normaliseCommand(

@@ -196,6 +196,7 @@ export function renderDiff(d: TraceDiff, o: DiffRenderOptions): string {
       chalk.yellow(`~ key prefix: ${show(d.prefix[0])} → ${show(d.prefix[1])} (stripped from the keys below)`),
     );
   }
+  for (const note of d.notes ?? []) lines.push(chalk.yellow(`~ ${terminalSafe(note)}`));
   for (const s of d.steps) renderStep(s, o, lines);
   lines.push(diffSummary(d));
   return lines.join('\n') + '\n';

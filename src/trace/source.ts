@@ -5,10 +5,11 @@
 // registered fallback (src/scenarios/trace-source.ts: a scenario name or YAML file, with
 // `@<profile>` to pick the Laravel profile, `dispatch@8`). This module reads files only; sources
 // that run scenarios do it on the Redis the caller provides.
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { isFile } from '../files.ts';
 import type { RedisTarget } from '../scenarios/runner.ts';
-import { isGoldenText, parseGolden } from './golden-text.ts';
+import { isGoldenText } from './golden-text.ts';
+import { readGoldenFile } from './golden-file.ts';
 import type { NormalisedTrace } from './normalise.ts';
 import { normaliseTrace } from './normalise.ts';
 import type { TraceCommand } from '../scenarios/timeline.ts';
@@ -21,6 +22,8 @@ export class TraceSourceError extends Error {}
 export interface SourceContext {
   /** A Redis to run scenarios on; the caller acquires it (lazily) and stops it. */
   redis(): Promise<RedisTarget>;
+  /** Compare the db a run claimed on a shared server as it is, not as the scenario's (database.ts). */
+  exactDb?: boolean;
 }
 
 export interface ResolvedTrace {
@@ -54,12 +57,26 @@ async function readText(file: string): Promise<string> {
   }
 }
 
+async function readHead(file: string): Promise<string> {
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const buf = Buffer.alloc(4096);
+      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+      return buf.toString('utf8', 0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  } catch (e) {
+    throw new TraceSourceError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+}
+
 export async function goldenTrace(file: string): Promise<ResolvedTrace> {
   try {
-    return { label: file, trace: parseGolden(await readText(file)) };
+    return { label: file, trace: await readGoldenFile(file) };
   } catch (e) {
-    if (e instanceof TraceSourceError) throw e;
-    throw new TraceSourceError(`${file}: ${(e as Error).message}`);
+    throw new TraceSourceError((e as Error).message);
   }
 }
 
@@ -120,7 +137,8 @@ export async function resolveTrace(operand: string, ctx: SourceContext): Promise
     if (operand.startsWith(prefix)) return resolver(operand.slice(prefix.length), ctx);
   }
   if (await isFile(operand)) {
-    const text = await readText(operand);
+    // The kind is in the first line: a file is read whole only by the reader of its kind.
+    const text = await readHead(operand);
     if (isGoldenText(text)) return goldenTrace(operand);
     if (text.trimStart().startsWith('{')) return ndjsonTrace(operand);
   }

@@ -1,6 +1,6 @@
 // The input of the normaliser: what both the tool's Timeline and a raw MONITOR capture of real
 // Laravel can be turned into. Plain data; actors are already names (dispatcher, worker-1).
-import type { Step, Timeline } from '../scenarios/timeline.ts';
+import type { DatabaseUse, Step, Timeline } from '../scenarios/timeline.ts';
 
 export interface TraceLikeCommand {
   source: 'client' | 'lua';
@@ -29,6 +29,8 @@ export interface TraceLike {
   prefix?: string;
   /** Shown in golden headers (scenario, profile, ...); never compared. */
   meta?: Record<string, string>;
+  /** The db a run claimed for its scenario's (Timeline.database): compared as the scenario's. */
+  database?: DatabaseUse;
   steps: TraceLikeStep[];
 }
 
@@ -48,6 +50,7 @@ export function fromTimeline(t: Timeline): TraceLike {
     start: t.start,
     prefix: timelinePrefix(t),
     meta: { scenario: t.scenario.name, profile: t.profile },
+    ...(t.database !== undefined ? { database: t.database } : {}),
     steps: fromSteps(t.steps),
   };
 }

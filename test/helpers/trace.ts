@@ -53,7 +53,7 @@ export const at = (seconds: number): ArgMatcher => matcher(patterns.scoreAt(seco
 export const script = (name: ScriptName): ArgMatcher => matcher(patterns.script(name));
 
 /** A JSON job payload whose listed fields have these values (dotted paths allowed); optionally bound. */
-export const payload = (fields: Record<string, unknown>, bind?: string): ArgMatcher =>
+export const payload = (fields: Readonly<Record<string, patterns.PayloadField>>, bind?: string): ArgMatcher =>
   matcher(patterns.payload(fields, bind));
 
 /** Binds the argument on first use; later uses must be byte-identical. */

@@ -18,11 +18,13 @@ const T0 = new Date('2026-01-01T00:00:00Z');
 const T1 = new Date('2026-01-02T00:00:00Z');
 
 /** A package directory with bin/, node_modules and a bundle that prints `bundle` (built from sources as of `builtFrom`). */
-function layout(name: string, o: { source: boolean; builtFrom?: Date }): string {
+function layout(name: string, o: { source: boolean; builtFrom?: Date; devDependencies?: false }): string {
   const root = join(scratch, name);
   mkdirSync(join(root, 'bin'), { recursive: true });
   for (const f of ['lqsim.js', 'freshness.js']) copyFileSync(join(repo, 'bin', f), join(root, 'bin', f));
-  symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'));
+  // Without dev dependencies there is no tsx (and nothing else this layout needs).
+  if (o.devDependencies === false) mkdirSync(join(root, 'node_modules'));
+  else symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'));
   writeFileSync(join(root, 'package.json'), '{"type":"module"}');
   mkdirSync(join(root, 'dist', 'cli'), { recursive: true });
   writeFileSync(join(root, 'dist', 'cli', 'lqsim.js'), "console.log('bundle');\n");
@@ -37,12 +39,16 @@ function layout(name: string, o: { source: boolean; builtFrom?: Date }): string 
   return root;
 }
 
-function run(root: string, env: Record<string, string> = {}): string {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'lqsim.js')], {
+function spawnBin(root: string, env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [join(root, 'bin', 'lqsim.js')], {
     cwd: scratch,
     encoding: 'utf8',
     env: { ...process.env, LQSIM_FROM_SOURCE: '', ...env },
   });
+}
+
+function run(root: string, env: Record<string, string> = {}): string {
+  const r = spawnBin(root, env);
   expect(r.stderr).toBe('');
   return r.stdout;
 }
@@ -74,6 +80,28 @@ describe('bin/lqsim.js', () => {
 
   it('runs the bundle in a published package, which has no src/', () => {
     expect(run(layout('package', { source: false }))).toBe('bundle\n');
+  });
+
+  it('runs the bundle of a clone without dev dependencies while it is fresh: tsx is not needed', () => {
+    expect(run(layout('fresh-no-dev', { source: true, builtFrom: T0, devDependencies: false }))).toBe('bundle\n');
+  });
+
+  it('says in one line why and what to run when the sources need tsx and it is not installed', () => {
+    const stale = layout('stale-no-dev', { source: true, builtFrom: T0, devDependencies: false });
+    utimesSync(join(stale, 'src', 'cli', 'args.ts'), T1, T1);
+    const unbuilt = layout('unbuilt-no-dev', { source: true, devDependencies: false });
+    rmSync(join(unbuilt, 'dist'), { recursive: true });
+    for (const [root, why] of [
+      [stale, 'src/ changed since the CLI bundle (dist/cli) was built'],
+      [unbuilt, 'the CLI bundle (dist/cli) is not built'],
+    ] as const) {
+      const r = spawnBin(root);
+      expect(r.status).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(
+        `lqsim: ${why}, and tsx, which runs the sources, is not installed (a dev dependency): run npm ci in ${root}/\n`,
+      );
+    }
   });
 });
 

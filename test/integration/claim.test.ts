@@ -1,6 +1,8 @@
 // Runs on someone else's server (REDIS_URL) each hold a db of their own (src/redis/claim.ts):
 // claimed atomically, released at the end, expiring when the process dies; parallel runs on one
-// URL never share a db; another client touching a run's keys ends that run with an error.
+// URL never share a db; another client using a run's db ends that run with an error. A client
+// parked in a db occupies it (CLIENT LIST), so this test's own admin connection sits in db 15, out
+// of the runs' way, and looks into other dbs from inside a script or once the runs are over.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { CLAIM_KEY, claimDatabase } from '../../src/redis/claim.ts';
@@ -31,6 +33,12 @@ async function clientOn(db: number) {
   return c;
 }
 
+/** The admin connection: in db 15, which the runs here never reach. */
+const adminOn15 = () => clientOn(15);
+/** Runs a script in `db` from the admin's db 15 (the admin never selects `db` itself). */
+const inDb = (admin: Awaited<ReturnType<typeof clientOn>>, db: number, body: string, ...keys: string[]) =>
+  admin.sendCommand(['EVAL', `redis.call('select', ${db}) ${body}`, String(keys.length), ...keys]);
+
 /** A trace without wall-clock times and with the db a run landed on taken out. */
 function essence(t: Timeline) {
   return t.steps.map((s) => ({
@@ -44,7 +52,7 @@ function essence(t: Timeline) {
 
 describe('claims on a server the tool did not start', () => {
   it('runs in parallel on one URL each get a db of their own, and each trace is the one run alone', async () => {
-    const admin = await clientOn(0);
+    const admin = await adminOn15();
     await admin.flushAll();
     const scenario = await spec('failure-release');
     const alone = await runScenario(scenario, { redis: external() });
@@ -57,37 +65,37 @@ describe('claims on a server the tool did not start', () => {
       expect(essence(t)).toEqual(essence(alone));
     }
     // Every run released its claim and deleted its keys.
-    for (let db = 0; db < 16; db++) {
-      const c = await clientOn(db);
-      expect(await c.keys('*'), `db ${db}`).toEqual([]);
-      c.destroy();
-    }
+    for (let db = 0; db < 16; db++)
+      expect(await inDb(admin, db, "return redis.call('keys', '*')"), `db ${db}`).toEqual([]);
     admin.destroy();
   });
 
   it('holds the claim (with an expiry) while it runs and never shows it in the trace', async () => {
-    const admin = await clientOn(0);
+    const admin = await adminOn15();
     await admin.flushAll();
-    let seen: { value: string | null; ttl: number } | undefined;
+    let seen: string | undefined;
     const t = await runScenario(await spec('success'), {
       redis: external(),
+      // INFO reads no db: the run's watch lets it be. Mid-run db 0 holds the run's keys, one of
+      // them (the claim) with an expiry of at most 30 s.
       onStep: async (step) => {
-        if (step.index === 0) seen = { value: await admin.get(CLAIM_KEY), ttl: await admin.pTTL(CLAIM_KEY) };
+        if (step.index === 0) seen = /^db0:(.*)$/m.exec(await admin.info('keyspace'))?.[1];
       },
     });
     expect(t.error).toBeUndefined();
-    expect(seen?.value).toMatch(/^[0-9a-f]{8}$/);
-    expect(seen!.ttl).toBeGreaterThan(0);
-    expect(seen!.ttl).toBeLessThanOrEqual(30_000);
+    const [, keys, expires] = /^keys=(\d+),expires=(\d+)/.exec(seen ?? '') ?? [];
+    expect(Number(keys)).toBeGreaterThanOrEqual(3); // the claim, the mark, queues:default
+    expect(Number(expires)).toBe(1); // the claim's (how long: the heartbeat test below)
     expect(t.steps.flatMap((s) => s.commands).some((c) => c.args.includes(CLAIM_KEY))).toBe(false);
-    expect(await admin.exists(CLAIM_KEY)).toBe(0);
+    expect(await inDb(admin, 0, "return redis.call('keys', '*')")).toEqual([]);
     admin.destroy();
   });
 
   it('moves on from a db another run holds, and gets it back once that claim has expired', async () => {
-    const admin = await clientOn(0);
+    const admin = await adminOn15();
     await admin.flushAll();
-    await admin.set(CLAIM_KEY, 'dead-run', { PX: 300 }); // a run killed with SIGKILL left it
+    // A run killed with SIGKILL left it.
+    await inDb(admin, 0, "return redis.call('set', KEYS[1], 'dead-run', 'PX', 300)", CLAIM_KEY);
     const first = await runScenario(await spec('success'), { redis: external() });
     expect(first.notices?.[0]).toContain('so the run used the empty db 1');
     await new Promise((r) => setTimeout(r, 400));
@@ -97,21 +105,28 @@ describe('claims on a server the tool did not start', () => {
   });
 
   it('ends the run with an error when another client touches its keys, and says which', async () => {
-    const admin = await clientOn(0);
+    const admin = await adminOn15();
     await admin.flushAll();
-    const intruder = await clientOn(0);
+    const intruder = await clientOn(14);
     const t = await runScenario(await spec('timeout-max-attempts'), {
       redis: external(),
       onStep: async (step) => {
-        // Someone else's app pushes onto the run's queue in the run's db.
-        if (step.index === 1) await intruder.rPush('queues:default', '{"job":"theirs"}');
+        // Someone else's app pushes onto the run's queue in the run's db, from a script.
+        if (step.index === 1)
+          await intruder.sendCommand([
+            'EVAL',
+            "redis.call('select', 0) return redis.call('rpush', KEYS[1], ARGV[1])",
+            '1',
+            'queues:default',
+            '{"job":"theirs"}',
+          ]);
       },
     });
     expect(t.error).toMatch(
-      /^refusing to run: another client touched this run's keys in db 0 \(127\.0\.0\.1:\d+: RPUSH queues:default\): the trace would no longer be Laravel's alone/,
+      /^refusing to run: another client used this run's db 0 \(127\.0\.0\.1:\d+: RPUSH queues:default \(in a script\)\): the trace would no longer be Laravel's alone/,
     );
     // The run stopped at the next step; its claim and its keys are gone (theirs too: it was in the run's queue).
-    expect(await admin.exists(CLAIM_KEY)).toBe(0);
+    expect(await inDb(admin, 0, "return redis.call('keys', '*')")).toEqual([]);
     intruder.destroy();
     admin.destroy();
   });
@@ -121,11 +136,14 @@ describe('claims on a server the tool did not start', () => {
     const observer = newClient(`redis://${owner.host}:${owner.port}`);
     await observer.connect();
     await observer.sendCommand(['FLUSHALL']);
-    const claim = await claimDatabase(observer, 0, 'abcd1234', 300);
+    const own = new Set([String(await observer.sendCommand(['CLIENT', 'ID']))]);
+    const claim = await claimDatabase(observer, 0, 'abcd1234', { keys: ['queues:default'], own, ttlMs: 300 });
     expect(claim).toMatchObject({ db: 0, moved: false });
     expect(claim.lost()).toBeNull();
     await new Promise((r) => setTimeout(r, 250)); // a heartbeat renews it past its first 300 ms
     expect(await observer.sendCommand(['GET', CLAIM_KEY])).toBe('abcd1234');
+    expect(Number(await observer.sendCommand(['PTTL', CLAIM_KEY]))).toBeGreaterThan(0);
+    expect(Number(await observer.sendCommand(['PTTL', CLAIM_KEY]))).toBeLessThanOrEqual(300);
     expect(claim.lost()).toBeNull();
     await observer.sendCommand(['DEL', CLAIM_KEY]);
     await new Promise((r) => setTimeout(r, 250));
@@ -151,9 +169,9 @@ describe('claims on a server the tool did not start', () => {
   });
 
   it('the CLI says where the run moved on stderr, as a note, and never in the trace on stdout', async () => {
-    const admin = await clientOn(0);
+    const admin = await adminOn15();
     await admin.flushAll();
-    await admin.set('theirs', 'x');
+    await inDb(admin, 0, "return redis.call('set', 'theirs', 'x')");
     const r = await lqsim(['run', 'dispatch'], {
       env: { REDIS_URL: `redis://127.0.0.1:${owner.port}`, LQSIM_REDIS: '' },
     });

@@ -2,8 +2,10 @@
 // writes to the same server throughout the run: its commands must not appear in the trace (MONITOR
 // shows every client; attribution keeps only the run's own connections) and every key it wrote
 // must survive the run's cleanup, which deletes only the run's own keys and never flushes.
-// Where the run writes (claim.ts): the scenario's db if it is empty, else the first empty db,
-// Laravel's SELECT then naming that db.
+// Where the run writes (claim.ts): the scenario's db if it is free (no key, no other client in
+// it), else the first free db, Laravel's SELECT then naming that db. A client in the run's db is
+// not traffic to ignore but a client that could take its jobs: that ends the run (claim.test.ts).
+// The test's admin connection sits in db 15, out of the runs' way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import type { RedisServer } from '../../src/redis/server.ts';
@@ -105,45 +107,77 @@ async function runSuccess(onFirstStep: () => void): Promise<Timeline> {
 }
 
 describe('another client writing to the same server during a run', () => {
-  it('in the same db: its commands are not traced, its keys survive, only the run keys go', async () => {
-    const admin = await clientOn(0);
+  it('in another db, connecting mid-run: its commands are not traced, its keys survive, only the run keys go', async () => {
+    const admin = await clientOn(15);
     await admin.flushAll();
-    const other = await clientOn(0);
+    let other: Client | undefined;
     let writer: ReturnType<typeof foreignWriter> | undefined;
-    // The db is empty when the run starts, so it stays in the scenario's db 0; the writer joins it.
-    const t = await runSuccess(() => (writer = foreignWriter(other, 'foreign0')));
+    // db 0 is free when the run starts, so it stays in the scenario's db 0. The writer connects
+    // afterwards: a new connection starts in db 0 and SELECTs 5 from there, which is not using db 0.
+    const t = await runSuccess(() => {
+      void clientOn(5).then((c) => {
+        other = c;
+        writer = foreignWriter(c, 'foreign5');
+      });
+    });
     const n = await writer!.stop();
     expect(n).toBeGreaterThan(5);
+    expect(t.error).toBeUndefined();
     expect(t.warnings).toEqual([]);
     expectSuccessTrace(t, 0);
-    await expectForeignKeysIntact(admin, 'foreign0', n);
-    expect((await admin.keys('*')).filter((k) => !k.startsWith('foreign0:'))).toEqual([]);
-    other.destroy();
-    admin.destroy();
+    const db5 = await clientOn(5);
+    await expectForeignKeysIntact(db5, 'foreign5', n);
+    expect((await db5.keys('*')).filter((k) => !k.startsWith('foreign5:'))).toEqual([]);
+    const db0 = await clientOn(0);
+    expect(await db0.keys('*')).toEqual([]);
+    for (const c of [db0, db5, other!, admin]) c.destroy();
   });
 
-  it("in the scenario's db, which holds data: the run moves to an empty db and both dbs keep the other client's keys", async () => {
-    const admin = await clientOn(0);
+  it("in the scenario's db, which holds data: the run moves to a free db and the other client's keys stay", async () => {
+    const admin = await clientOn(15);
     await admin.flushAll();
-    await admin.rPush('queues:default', 'their own job'); // a real app's queue on db 0
     const other0 = await clientOn(0);
-    const other1 = await clientOn(1);
+    await other0.rPush('queues:default', 'their own job'); // a real app's queue on db 0
+    const other1 = await clientOn(1); // in db 1, with nothing written yet
     const writer0 = foreignWriter(other0, 'foreign0');
     let writer1: ReturnType<typeof foreignWriter> | undefined;
-    // db 1 is empty when the run picks it; the second writer starts writing there once it runs.
+    // db 0 holds data, db 1 has a client in it: the run takes db 2. The second writer starts
+    // writing to db 1 once the run goes on.
     const t = await runSuccess(() => (writer1 = foreignWriter(other1, 'foreign1')));
     const [n0, n1] = [await writer0.stop(), await writer1!.stop()];
     expect(t.notices).toEqual([
-      "db 0 holds other data or another run on this server (REDIS_URL), so the run used the empty db 1: Laravel's SELECT shows 1",
+      expect.stringMatching(
+        /^db 0 has another client in it \(127\.0\.0\.1:\d+, last command \w+\) on this server \(REDIS_URL\), so the run used the empty db 2: Laravel's SELECT shows 2$/,
+      ),
     ]);
+    expect(t.error).toBeUndefined();
     expect(t.warnings).toEqual([]);
-    expectSuccessTrace(t, 1);
+    expectSuccessTrace(t, 2);
     // Their job was never popped by our worker, and nothing of theirs was deleted.
-    expect(await admin.lRange('queues:default', 0, -1)).toEqual(['their own job']);
-    await expectForeignKeysIntact(admin, 'foreign0', n0);
-    const db1 = await clientOn(1);
-    await expectForeignKeysIntact(db1, 'foreign1', n1);
-    expect((await db1.keys('*')).filter((k) => !k.startsWith('foreign1:'))).toEqual([]);
-    for (const c of [db1, other1, other0, admin]) c.destroy();
+    expect(await other0.lRange('queues:default', 0, -1)).toEqual(['their own job']);
+    await expectForeignKeysIntact(other0, 'foreign0', n0);
+    await expectForeignKeysIntact(other1, 'foreign1', n1);
+    expect((await other1.keys('*')).filter((k) => !k.startsWith('foreign1:'))).toEqual([]);
+    const db2 = await clientOn(2);
+    expect(await db2.keys('*')).toEqual([]);
+    for (const c of [db2, other1, other0, admin]) c.destroy();
+  });
+
+  it("joining the run's db mid-run: the run ends with an error naming the client, and its keys stay", async () => {
+    const admin = await clientOn(15);
+    await admin.flushAll();
+    const other = await clientOn(7);
+    await other.sendCommand(['CLIENT', 'SETNAME', 'their-app']);
+    let writer: ReturnType<typeof foreignWriter> | undefined;
+    const t = await runSuccess(() => {
+      void other.sendCommand(['SELECT', '0']).then(() => (writer = foreignWriter(other, 'foreign0')));
+    });
+    const n = await writer!.stop();
+    expect(t.error).toMatch(
+      /^refusing to run: another client used this run's db 0 \(127\.0\.0\.1:\d+ "their-app": SELECT 0[;)]/,
+    );
+    await expectForeignKeysIntact(other, 'foreign0', n);
+    expect((await other.keys('*')).filter((k) => !k.startsWith('foreign0:'))).toEqual([]);
+    for (const c of [other, admin]) c.destroy();
   });
 });

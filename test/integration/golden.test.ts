@@ -160,7 +160,7 @@ describe('golden files', () => {
       const other = await lqsim(['check', 'dispatch', '--golden', missing]);
       expect(other.code).toBe(1);
       expect(other.stderr).toContain(
-        `lqsim: note: ${missing} was written with Laravel profile 8, this run used 5.7 (--laravel)\n`,
+        `lqsim: note: ${missing}: this golden was written for Laravel 8, this run is Laravel 5.7\n`,
       );
       expect(other.stdout).toContain('~ key prefix: laravel_database_ → (none) (stripped from the keys below)\n');
       const mangled = join(dir, 'mangled.golden');

@@ -1,21 +1,26 @@
 // What each file of this directory checks: on the one redis-server that globalSetup started for the
 // whole test run (laravel-queue-sim/vitest-global-setup, handed over as REDIS_URL), with the files
 // running in parallel, two runs of a scenario at once give the trace of that scenario run alone on
-// a server of its own: the same steps, titles, commands and state, only Laravel's SELECT naming the
-// db each run claimed.
+// a server of its own: the same steps, titles, commands and state, once each run is read in its
+// scenario's db by the library's own rule (the db it claimed compared as the scenario's).
 import { expect } from 'vitest';
 import { acquireRedis } from '../../src/redis/server.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
+import { dbRule } from '../../src/trace/database.ts';
 
 function essence(t: Timeline) {
+  const rule = dbRule(t.database);
   return t.steps.map((s) => ({
     actor: s.actor,
     kind: s.kind,
     title: s.title,
-    commands: s.commands.map((c) => (c.args[0] === 'SELECT' ? ['SELECT'] : [c.actor, c.process, c.source, ...c.args])),
+    commands: s.commands
+      .map((c) => (rule === null ? c : rule.map(c)))
+      .filter((c) => c !== null)
+      .map((c) => [c.actor, c.process, c.source, c.db, ...c.args]),
     queues: s.state.queues,
     workers: s.state.workers,
   }));

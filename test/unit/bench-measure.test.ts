@@ -1,6 +1,6 @@
 // The bench's arithmetic and parsing (bench/measure.ts): what it prints must be what it measured.
 import { describe, expect, it } from 'vitest';
-import { benchmarkPingUs, goalTable, median, peakRssMb, ratioGoal } from '../../bench/measure.ts';
+import { benchmarkPingUs, goalTable, median, parseJobSizes, peakRssMb, ratioGoal } from '../../bench/measure.ts';
 
 describe('bench/measure', () => {
   it('takes the median of odd and even counts, whatever the order', () => {
@@ -41,5 +41,13 @@ describe('bench/measure', () => {
       '| 10,000 jobs | 4.00 s | 10.00 s | 0.40x | ≤ 0.5x | within target |',
       '| peak RSS | 190 MB | – | – | ≤ 300 MB | within target |',
     ]);
+  });
+
+  it('takes --jobs as two sizes, the second larger, and refuses anything else in one line', () => {
+    expect(parseJobSizes('1000,10000')).toEqual([1000, 10000]);
+    for (const bad of ['1000', '', '1000,', '1000,500', '1000,1000', '0,10', '1e3,1e4', '1000,abc', '1,2,3', '-1,5'])
+      expect(() => parseJobSizes(bad)).toThrow(
+        `--jobs takes two job counts, the second larger, as small,big (e.g. --jobs 1000,10000): got "${bad}"`,
+      );
   });
 });

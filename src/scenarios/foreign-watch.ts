@@ -1,0 +1,149 @@
+// The watch on a claimed db for the run's whole life (REDIS_URL). MONITOR shows every client's
+// commands with the db they ran in, and a client that selects a db later sends `SELECT <db>`. Any
+// other client's command in the run's db, or its SELECT of that db, means someone else is using
+// the run's keys or could be handed its jobs (an app's worker blocked in BLPOP on the queue): the
+// trace is no longer Laravel's alone, and the run stops with an error naming the client.
+//
+// Not counted: what runs in no db's keyspace (a connection's AUTH, CLIENT, INFO, PING, a SELECT
+// of another db...: every new connection sends those from db 0, where it starts), and another
+// lqsim run looking into the db from its claim script (`exists lqsim:claim`, which finds the claim
+// and leaves). A script's commands ([db lua] lines) are its caller's.
+import type { MonitorLine } from '../redis/monitor-line.ts';
+import { CLAIM_KEY } from '../redis/claim.ts';
+import type { OtherClient } from '../redis/claim-clients.ts';
+import { describeClient } from '../redis/claim-clients.ts';
+import { RedisRefusedError } from '../redis/errors.ts';
+import type { ActorDirectory } from './attribute.ts';
+
+/** Commands that read or write no db's data: a client sending them from the run's db is not using it. */
+const NO_KEYSPACE = new Set([
+  'AUTH',
+  'HELLO',
+  'CLIENT',
+  'PING',
+  'ECHO',
+  'INFO',
+  'QUIT',
+  'COMMAND',
+  'CONFIG',
+  'ACL',
+  'MONITOR',
+  'TIME',
+  'LASTSAVE',
+  'ROLE',
+  'LATENCY',
+  'SLOWLOG',
+  'SCRIPT',
+  'MULTI',
+  'EXEC',
+  'DISCARD',
+  'UNWATCH',
+  'READONLY',
+  'READWRITE',
+  // Pub/Sub channels belong to no db.
+  'SUBSCRIBE',
+  'UNSUBSCRIBE',
+  'PSUBSCRIBE',
+  'PUNSUBSCRIBE',
+  'SSUBSCRIBE',
+  'SUNSUBSCRIBE',
+  'PUBLISH',
+  'SPUBLISH',
+  'PUBSUB',
+]);
+/** A script's own commands show as [db lua] lines after it: those judge it. */
+const SCRIPTS = new Set(['EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'FCALL', 'FCALL_RO']);
+
+export interface ForeignUse {
+  addr: string;
+  /** `BLPOP queues:default`, `SELECT 3`, `RPUSH x (in a script)`. */
+  what: string;
+}
+
+export class ForeignWatch {
+  /** The client whose script the next [lua] lines belong to, when it is another client. */
+  private scriptOf: string | null = null;
+
+  constructor(
+    private readonly book: Pick<ActorDirectory, 'ownerOf' | 'isHandshake'>,
+    /** The tool's own connections (the observer). */
+    private readonly tool: ReadonlySet<string>,
+    private readonly db: number,
+  ) {}
+
+  /** Another client's use of the run's db on this line, or null. */
+  push(line: MonitorLine): ForeignUse | null {
+    const args = line.args;
+    if (line.client === 'lua') {
+      if (this.scriptOf === null || line.db !== this.db) return null;
+      const command = (args[0] ?? '').toLowerCase();
+      if (command === 'select' || (command === 'exists' && args[1] === CLAIM_KEY && args.length === 2)) return null;
+      return { addr: this.scriptOf, what: `${shown(args)} (in a script)` };
+    }
+    this.scriptOf = null;
+    if (this.tool.has(line.client) || this.book.ownerOf(line.client) !== undefined) return null;
+    // The handshake of a connection of this run not yet known by address (its CLIENT SETNAME).
+    if (this.book.isHandshake(args)) return null;
+    const command = (args[0] ?? '').toUpperCase();
+    if (reachesDb(command, args, String(this.db))) return { addr: line.client, what: shown(args) };
+    if (command === 'SELECT') return null;
+    if (SCRIPTS.has(command)) {
+      this.scriptOf = line.client;
+      return null;
+    }
+    if (line.db !== this.db || NO_KEYSPACE.has(command)) return null;
+    return { addr: line.client, what: shown(args) };
+  }
+}
+
+/** Commands that reach a db other than their client's: into the run's, or all of them. */
+function reachesDb(command: string, args: readonly string[], db: string): boolean {
+  switch (command) {
+    case 'SELECT':
+      return args[1] === db;
+    case 'FLUSHALL':
+      return true;
+    case 'RESET': // back to db 0, as a new connection
+      return db === '0';
+    case 'SWAPDB':
+      return args[1] === db || args[2] === db;
+    case 'MOVE':
+      return args[2] === db;
+    case 'COPY': {
+      const i = args.findIndex((a, n) => n > 2 && a.toUpperCase() === 'DB');
+      return i > 0 && args[i + 1] === db;
+    }
+    default:
+      return false;
+  }
+}
+
+/** A command as a message shows it: its name and first argument, cut short. */
+function shown(args: readonly string[]): string {
+  const first = args[1] === undefined ? '' : ` ${args[1].length > 60 ? `${args[1].slice(0, 60)}...` : args[1]}`;
+  return `${(args[0] ?? '').toUpperCase()}${first}`;
+}
+
+/** Another client used the run's db (ForeignWatch): the run stops. */
+export class ForeignUseError extends RedisRefusedError {
+  constructor(
+    readonly uses: readonly ForeignUse[],
+    readonly db: number,
+    /** CLIENT LIST's view of those clients, when it could be had: their names. */
+    readonly clients: readonly OtherClient[] = [],
+  ) {
+    const who = (u: ForeignUse): string => {
+      const known = clients.find((c) => c.addr === u.addr);
+      return `${known ? describeClient({ ...known, cmd: '' }) : u.addr}: ${u.what}`;
+    };
+    const listed = uses.slice(0, 3).map(who).join('; ');
+    super(
+      `another client used this run's db ${db} (${listed}${uses.length > 3 ? '; ...' : ''}): the trace would no longer be Laravel's alone, and that client could take the run's jobs, so the run stops; give it a server or db no one else uses`,
+    );
+  }
+
+  /** The same error with the clients' names (CLIENT LIST asked once the run has stopped). */
+  named(clients: readonly OtherClient[]): ForeignUseError {
+    return new ForeignUseError(this.uses, this.db, clients);
+  }
+}

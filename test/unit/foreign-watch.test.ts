@@ -1,0 +1,103 @@
+// The watch on a run's claimed db (REDIS_URL), line by line, on MONITOR lines as Redis 7 prints
+// them: `<time> [<db> <addr>] "CMD" "arg"...`, a script's own commands as `[<db> lua]` lines after
+// its EVAL. The run here holds db 3; its connections are at 10.0.0.1:*, the tool's observer at
+// 10.0.0.9:1; anyone else is another client.
+import { describe, expect, it } from 'vitest';
+import { parseMonitorLine } from '../../src/redis/monitor-line.ts';
+import { ForeignUseError, ForeignWatch } from '../../src/scenarios/foreign-watch.ts';
+
+const book = {
+  ownerOf: (addr: string) => (addr.startsWith('10.0.0.1:') ? { actor: 'worker-1', process: 1 } : undefined),
+  isHandshake: (args: readonly string[]) =>
+    args[0] === 'CLIENT' && args[1] === 'SETNAME' && (args[2] ?? '').startsWith('lqsim:run1:'),
+};
+const line = (db: number, client: string, ...args: string[]) =>
+  parseMonitorLine(`1700000000.000001 [${db} ${client}] ${args.map((a) => JSON.stringify(a)).join(' ')}`);
+/** What the watch reports for these lines, in order. */
+function watch(...lines: ReturnType<typeof line>[]) {
+  const w = new ForeignWatch(book, new Set(['10.0.0.9:1']), 3);
+  return lines.flatMap((l) => w.push(l) ?? []);
+}
+const APP = '192.168.1.5:40000';
+
+describe('ForeignWatch', () => {
+  it("reports another client's command in the run's db, with its first argument", () => {
+    expect(watch(line(3, APP, 'BLPOP', 'queues:default', '5'))).toEqual([{ addr: APP, what: 'BLPOP queues:default' }]);
+    expect(watch(line(3, APP, 'GET', 'anything'))).toEqual([{ addr: APP, what: 'GET anything' }]);
+    expect(watch(line(3, APP, 'DBSIZE'))).toEqual([{ addr: APP, what: 'DBSIZE' }]);
+  });
+
+  it("reports a SELECT of the run's db from any db, and no SELECT of another", () => {
+    expect(watch(line(0, APP, 'SELECT', '3'))).toEqual([{ addr: APP, what: 'SELECT 3' }]); // Redis 6.2 shows the old db
+    expect(watch(line(3, APP, 'SELECT', '3'))).toEqual([{ addr: APP, what: 'SELECT 3' }]); // Redis 7 the new one
+    expect(watch(line(0, APP, 'SELECT', '5'), line(3, APP, 'SELECT', '5'))).toEqual([]);
+  });
+
+  it("reports commands that reach into the run's db from another: MOVE, SWAPDB, COPY ... DB, FLUSHALL", () => {
+    expect(watch(line(0, APP, 'MOVE', 'k', '3'), line(0, APP, 'MOVE', 'k', '4'))).toEqual([
+      { addr: APP, what: 'MOVE k' },
+    ]);
+    expect(watch(line(0, APP, 'SWAPDB', '3', '0'), line(0, APP, 'SWAPDB', '1', '0'))).toHaveLength(1);
+    expect(watch(line(0, APP, 'COPY', 'a', 'b', 'DB', '3'), line(0, APP, 'COPY', 'a', 'b', 'DB', '4'))).toHaveLength(1);
+    expect(watch(line(0, APP, 'FLUSHALL'))).toEqual([{ addr: APP, what: 'FLUSHALL' }]);
+    expect(watch(line(5, APP, 'RESET'))).toEqual([]); // to db 0, not the run's db 3
+  });
+
+  it('lets be what uses no db (every new connection sends it from db 0, where it starts)', () => {
+    expect(
+      watch(
+        line(3, APP, 'AUTH', '(redacted)'),
+        line(3, APP, 'HELLO', '3'),
+        line(3, APP, 'CLIENT', 'SETNAME', 'app'),
+        line(3, APP, 'PING'),
+        line(3, APP, 'INFO', 'keyspace'),
+        line(3, APP, 'PUBLISH', 'channel', 'x'),
+        line(3, APP, 'MONITOR'),
+      ),
+    ).toEqual([]);
+  });
+
+  it("lets be another client's commands in other dbs, and the run's own and the tool's in its db", () => {
+    expect(
+      watch(
+        line(0, APP, 'RPUSH', 'queues:default', 'x'),
+        line(3, '10.0.0.1:5000', 'BLPOP', 'queues:default', '5'),
+        line(3, '10.0.0.9:1', 'LLEN', 'queues:default'),
+        line(3, '10.0.0.9:1', 'EVAL', 'probe', '0'),
+        line(3, 'lua', 'rpush', 'queues:default', 'x'),
+        line(0, '10.0.0.1:6000', 'CLIENT', 'SETNAME', 'lqsim:run1:worker-1:2'), // ours, address not known yet
+      ),
+    ).toEqual([]);
+  });
+
+  it("reports another client's script by the commands it runs in the run's db", () => {
+    expect(
+      watch(
+        line(0, APP, 'EVAL', "redis.call('select', 3) ...", '0'),
+        line(3, 'lua', 'select', '3'),
+        line(3, 'lua', 'rpush', 'queues:default', 'theirs'),
+      ),
+    ).toEqual([{ addr: APP, what: 'RPUSH queues:default (in a script)' }]);
+    // A script of theirs in the run's db that touches nothing is no use of it.
+    expect(watch(line(3, APP, 'EVAL', 'return 1', '0'))).toEqual([]);
+  });
+
+  it("lets be another lqsim run's claim script finding the claim and leaving", () => {
+    expect(
+      watch(
+        line(0, APP, 'EVAL', 'local function call(...)', '0', 'lqsim:claim', 'lqsim:run', '3'),
+        line(3, 'lua', 'select', '3'),
+        line(3, 'lua', 'exists', 'lqsim:claim'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('names the client as CLIENT LIST does when it can, and says what it did', () => {
+    const e = new ForeignUseError([{ addr: APP, what: 'BLPOP queues:default' }], 3).named([
+      { addr: APP, name: 'app-worker', cmd: 'blpop' },
+    ]);
+    expect(e.message).toBe(
+      `refusing to run: another client used this run's db 3 (${APP} "app-worker": BLPOP queues:default): the trace would no longer be Laravel's alone, and that client could take the run's jobs, so the run stops; give it a server or db no one else uses`,
+    );
+  });
+});

@@ -5,7 +5,8 @@
 //   3. the local redis-server binary (skipped by LQSIM_REDIS=docker).
 // testcontainers is an optional peer dependency and heavy (~350 ms to import), so it is loaded
 // only on the Docker path; when it is not installed, the log line says how to install it.
-import { connect } from 'node:net';
+import { connect, isIP } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { createClient } from 'redis';
 import { registerCleanup } from '../cleanup.ts';
 import { dockerEngineConfigured, loadDockerPackages } from './docker-hint.ts';
@@ -116,6 +117,11 @@ async function externalFailure(
   if (!plain) {
     const tls = await tlsFailure(err, host, port);
     if (tls !== null) return new RedisConnectError(`REDIS_URL=${shown}: ${tls}`);
+  } else if (/ECONNRESET|Socket closed unexpectedly/.test(reason(err)) && (await completesTlsHandshake(host, port))) {
+    // A TLS-only port closes a connection that sends plain text.
+    return new RedisConnectError(
+      `REDIS_URL=${shown}: the server speaks TLS (it completed a TLS handshake); use rediss:// instead of redis://`,
+    );
   }
   // The user named this server; falling back to another one would be a surprise.
   return new RedisUnavailableError([`REDIS_URL=${shown}: ${reason(err)}`], 'REDIS_URL is not reachable.');
@@ -134,6 +140,20 @@ async function tlsFailure(err: unknown, host: string, port: number): Promise<str
   return tlsError
     ? `the TLS handshake failed (${message})`
     : `the TLS handshake got no answer within ${VERSION_TIMEOUT_MS} ms`;
+}
+
+/** Whether a TLS handshake with host:port completes (the certificate unchecked: only the protocol is asked). */
+function completesTlsHandshake(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host, port, rejectUnauthorized: false, servername: isIP(host) ? undefined : host });
+    const done = (completed: boolean): void => {
+      socket.destroy();
+      resolve(completed);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('secureConnect', () => done(true));
+  });
 }
 
 function answersPlainPing(host: string, port: number): Promise<boolean> {

@@ -1,7 +1,15 @@
 // Each way a REDIS_URL can fail gets its own reason, in one line: a URL that is not one is bad input
 // (exit 2, like a bad scenario); a unix socket is refused up front (MONITOR cannot tell its clients
 // apart); a login turned down is never "not reachable" with install hints, on whichever connection
-// it happens; rediss:// to a plaintext server says so instead of timing out.
+// it happens; rediss:// to a plaintext server says so instead of timing out, redis:// to a TLS
+// port says so instead of "not reachable".
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { lqsim } from '../helpers/cli.ts';
@@ -126,3 +134,95 @@ describe('rediss:// to a server that does not speak TLS', () => {
     );
   });
 });
+
+describe('redis:// to a server that speaks only TLS, and rediss:// with a certificate not trusted', () => {
+  let tlsServer: ChildProcess;
+  let tlsPort: number;
+  let certDir: string;
+  beforeAll(async () => {
+    certDir = await mkdtemp(join(tmpdir(), 'lqsim-tls-'));
+    const run = (cmd: string, args: string[]): Promise<void> =>
+      new Promise((resolve, reject) => execFile(cmd, args, (e) => (e ? reject(e) : resolve())));
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-keyout',
+      join(certDir, 'key.pem'),
+      '-out',
+      join(certDir, 'cert.pem'),
+    ]);
+    tlsPort = await freePort();
+    tlsServer = spawn(
+      'redis-server',
+      [
+        '--port',
+        '0',
+        '--tls-port',
+        String(tlsPort),
+        '--tls-auth-clients',
+        'no',
+        '--tls-cert-file',
+        join(certDir, 'cert.pem'),
+        '--tls-key-file',
+        join(certDir, 'key.pem'),
+        '--tls-ca-cert-file',
+        join(certDir, 'cert.pem'),
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--dir',
+        certDir,
+      ],
+      { stdio: 'ignore' },
+    );
+    // Listening once a TCP connection is accepted.
+    for (let i = 0; i < 100; i++) {
+      const up = await new Promise<boolean>((resolve) => {
+        const s = connect(tlsPort, '127.0.0.1', () => (s.destroy(), resolve(true)));
+        s.on('error', () => resolve(false));
+      });
+      if (up) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+  afterAll(async () => {
+    tlsServer.kill('SIGKILL');
+    await new Promise((r) => tlsServer.once('exit', r));
+    await rm(certDir, { recursive: true, force: true });
+  });
+
+  it('redis:// says the server speaks TLS and to use rediss://, not "not reachable"', async () => {
+    const r = await lqsim(['run', 'dispatch'], { env: { REDIS_URL: `redis://127.0.0.1:${tlsPort}` } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      `lqsim: REDIS_URL=redis://127.0.0.1:${tlsPort}: the server speaks TLS (it completed a TLS handshake); use rediss:// instead of redis://`,
+    );
+  });
+
+  it('rediss:// with a self-signed certificate: the TLS handshake failed, and why', async () => {
+    const r = await lqsim(['run', 'dispatch'], { env: { REDIS_URL: `rediss://127.0.0.1:${tlsPort}` } });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim()).toBe(
+      `lqsim: REDIS_URL=rediss://127.0.0.1:${tlsPort}: the TLS handshake failed (self-signed certificate)`,
+    );
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}

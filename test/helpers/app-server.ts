@@ -5,7 +5,6 @@
 // and db 0 is DUMPed before and after, so a test can prove it is byte-identical.
 import { createClient } from 'redis';
 
-
 /** The queue keys an app's worker listens on: 5.7's and the 8.x skeleton's (prefixed) names. */
 export const APP_QUEUE_KEYS = [
   'queues:default',

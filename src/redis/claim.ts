@@ -133,6 +133,12 @@ export interface ClaimOptions {
    * again: a MONITOR barrier, after which the run's watch sees anyone who selects the db.
    */
   settle?: () => Promise<unknown>;
+  /**
+   * Dbs the run may not move to (other than the scenario's own): where Laravel's client would send
+   * no SELECT though the scenario's db has one (phpredis before 6.4 on db 0), a trace compared in
+   * the scenario's db would miss a command it cannot make up.
+   */
+  avoid?: (db: number) => boolean;
   ttlMs?: number;
 }
 
@@ -171,7 +177,10 @@ export async function claimDatabase(
 ): Promise<DbClaim> {
   const ttlMs = opts.ttlMs ?? CLAIM_TTL_MS;
   const mark = JSON.stringify({ token, keys: opts.keys });
-  const order = [wanted, ...Array.from({ length: MAX_DBS }, (_, i) => i).filter((i) => i !== wanted)];
+  const order = [
+    wanted,
+    ...Array.from({ length: MAX_DBS }, (_, i) => i).filter((i) => i !== wanted && opts.avoid?.(i) !== true),
+  ];
   const notices: string[] = [];
   const busy = { data: 0, clients: 0 };
   let movedBecause = '';

@@ -194,6 +194,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         keys: plannedKeys(plan),
         own: new Set([String(await hub.afterAhead.sendCommand(['CLIENT', 'ID']))]),
         settle: () => monitor.barrier(hub.observer),
+        avoid: (d) =>
+          profile.worker.selectOnConnect(client, spec.redis.database) && !profile.worker.selectOnConnect(client, d),
       });
       claim = held;
       // The claimed db was free: the run's keys in it are its own, to delete at the end.

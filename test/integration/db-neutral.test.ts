@@ -194,3 +194,51 @@ describe('a golden written on db 0, checked on a run that claimed db 2', () => {
     SLOW,
   );
 });
+
+describe('phpredis before 6.4 on a scenario db other than 0', () => {
+  // PhpRedisConnector (5.7) selects only a non-zero `database`: on db 0 it sends no SELECT at all.
+  // A run of a db-2 scenario that moved to db 0 would lack the SELECT 2 its scenario sends, which
+  // no comparison can make up; so it never moves to db 0 (db 2 taken, db 0 free: it takes db 1).
+  const onDb2 = scenario('db-2', 'phpredis on db 2')
+    .laravel('5.7')
+    .redis({ client: 'phpredis', database: 2 })
+    .connection('redis', { queue: 'default', retry_after: 90 })
+    .worker('worker-1', { tries: 1 })
+    .job('SendInvoice', { class: 'App\\Jobs\\SendInvoice' })
+    .dispatch('SendInvoice', { at: 0 })
+    .build();
+
+  it(
+    'skips db 0, and the scenario-db expectation (SELECT 2 on each connection) passes',
+    async () => {
+      await client.flushAll();
+      await client.sendCommand(['EVAL', "redis.call('select', 2); redis.call('set', 'app:key', 'theirs')", '0']);
+      await client.sendCommand(['SELECT', '15']); // the admin client out of the dbs a run may take
+      try {
+        const t = await runScenario(onDb2, { redis: await shared() });
+        expect(t.error).toBeUndefined();
+        expect(t.database).toEqual({ scenario: 2, used: 1 });
+        const selects = t.steps.flatMap((s) => s.commands).filter((c) => c.args[0] === 'SELECT');
+        expect(selects.map((c) => c.args.join(' '))).toEqual(['SELECT 1', 'SELECT 1']);
+        expect(
+          traceMismatch(t, [
+            'SELECT 2',
+            ['RPUSH', 'queues:default', payload({ attempts: 0 })],
+            'SELECT 2',
+            ['EVAL', script('migrateExpiredJobs'), 2, 'queues:default:delayed', 'queues:default', scoreAt(0)],
+            lua('zrangebyscore', 'queues:default:delayed', '-inf', scoreAt(0)),
+            ['EVAL', script('migrateExpiredJobs'), 2, 'queues:default:reserved', 'queues:default', scoreAt(0)],
+            lua('zrangebyscore', 'queues:default:reserved', '-inf', scoreAt(0)),
+            ['EVAL', script('pop'), 2, 'queues:default', 'queues:default:reserved', scoreAt(90)],
+            lua('lpop', 'queues:default'),
+            lua('zadd', 'queues:default:reserved', scoreAt(90), payload({ attempts: 1 }, 'reserved')),
+            ['ZREM', 'queues:default:reserved', same('reserved')],
+          ]),
+        ).toBeNull();
+      } finally {
+        await client.sendCommand(['SELECT', '0']);
+      }
+    },
+    SLOW,
+  );
+});

@@ -21,14 +21,7 @@ export function nonNegativeInt(value: string): number {
   return n;
 }
 
-/**
- * Whether we run in CI, as Ink decides it (the is-in-ci package, which makes Ink draw only the last
- * frame): CI or CONTINUOUS_INTEGRATION is present, even empty, and is neither '0' nor 'false'.
- */
-export function ciIsSet(env: NodeJS.ProcessEnv): boolean {
-  const set = (k: string) => env[k] !== undefined && env[k] !== '0' && env[k] !== 'false';
-  return set('CI') || set('CONTINUOUS_INTEGRATION');
-}
+export { ciIsSet } from '../ci.ts';
 
 export const out = (s: string): void => void process.stdout.write(s);
 export const err = (s: string): void => void process.stderr.write(s);

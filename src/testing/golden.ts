@@ -2,7 +2,7 @@
 // matcher on top of it. A golden is `lqsim run --golden`'s normalised trace; the run is compared in
 // its scenario's db (a shared server's claimed db read as the scenario's) unless exactDb. Files are
 // read and written synchronously, so a matcher nobody awaits still checks. CI never writes one.
-import { ciIsSet } from '../cli/args.ts';
+import { ciIsSet } from '../ci.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import type { DbOptions } from '../trace/database.ts';

@@ -4,7 +4,7 @@ const HOW_TO_GET_REDIS = [
   'To get a Redis server, use one of:',
   '  - Debian/Ubuntu: sudo apt-get install redis-server   (lqsim starts its own redis-server on a free port)',
   '  - macOS: brew install redis',
-  '  - a running Docker engine, with testcontainers installed (npm i -D testcontainers@11.14 @testcontainers/redis@11.14)',
+  '  - a running Docker engine, with testcontainers installed to start redis:7.4-alpine (npm i -D testcontainers@11.14 @testcontainers/redis@11.14)',
   '  - an existing server: REDIS_URL=redis://host:port',
   'LQSIM_REDIS=local or LQSIM_REDIS=docker picks one of the first two ways only.',
 ].join('\n');

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkGolden, matchers } from '../../src/testing/index.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import { timelineFixture } from '../fixtures/timeline-fixture.ts';
@@ -100,9 +100,18 @@ describe('toMatchGolden', () => {
     snapshotState: { _updateSnapshot: update },
   });
   // A relative file is read from the working directory, as `lqsim check --golden` reads it.
+  // The matcher reads CI from the environment, as in a user's suite; .ci/run sets it, so it is
+  // taken out here (checkGolden with CI in its env is tested above).
   const cwd = process.cwd();
-  beforeAll(() => process.chdir(dir));
-  afterAll(() => process.chdir(cwd));
+  beforeAll(() => {
+    process.chdir(dir);
+    vi.stubEnv('CI', undefined);
+    vi.stubEnv('CONTINUOUS_INTEGRATION', undefined);
+  });
+  afterAll(() => {
+    process.chdir(cwd);
+    vi.unstubAllEnvs();
+  });
 
   it("resolves the file from the working directory, and follows Vitest's update mode", () => {
     const missing = matchers.toMatchGolden.call(vitestState('none'), timelineFixture(), 'g.golden');

@@ -18,6 +18,7 @@ import { resolveScenario } from '../scenarios/catalog.ts';
 import { checkProfileOverride, loadScenarioFile } from '../scenarios/load.ts';
 import { runScenario } from '../scenarios/runner.ts';
 import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
+import { plural } from '../output/describe.ts';
 
 export async function runCommand(
   scenario: string,
@@ -89,7 +90,7 @@ export async function runCommand(
   if (o.format === 'text') out(renderTextFooter(timeline, textOpts));
   else if (isExportFormat(o.format)) writeExport(o.format, timeline);
   if (timeline.error) {
-    err(`lqsim: run ended early after ${steps} steps: ${terminalSafe(timeline.error)}\n`);
+    err(`lqsim: run ended early after ${plural(steps, 'step')}: ${terminalSafe(timeline.error)}\n`);
     return 1;
   }
   if (o.golden !== undefined) await writeRunGolden(o.golden, timeline);

@@ -168,3 +168,8 @@ export function outcomeCounts(jobs: readonly JobInstance[]): string {
 export function senderLabel(cmd: Pick<TraceCommand, 'actor' | 'process'>): string {
   return cmd.process > 1 ? `${cmd.actor} (process ${cmd.process})` : cmd.actor;
 }
+
+/** "1 step", "2 steps". */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

@@ -12,7 +12,6 @@ import type { MonitorLine } from '../redis/monitor-line.ts';
 import { CLAIM_KEY } from '../redis/claim.ts';
 import type { OtherClient } from '../redis/claim-clients.ts';
 import { describeClient } from '../redis/claim-clients.ts';
-import { RedisRefusedError } from '../redis/errors.ts';
 import type { ActorDirectory } from './attribute.ts';
 
 /** Commands that read or write no db's data: a client sending them from the run's db is not using it. */
@@ -124,8 +123,8 @@ function shown(args: readonly string[]): string {
   return `${(args[0] ?? '').toUpperCase()}${first}`;
 }
 
-/** Another client used the run's db (ForeignWatch): the run stops. */
-export class ForeignUseError extends RedisRefusedError {
+/** Another client used the run's db (ForeignWatch): the run stops, mid-way, so no "refusing to run". */
+export class ForeignUseError extends Error {
   constructor(
     readonly uses: readonly ForeignUse[],
     readonly db: number,
@@ -140,6 +139,7 @@ export class ForeignUseError extends RedisRefusedError {
     super(
       `another client used this run's db ${db} (${listed}${uses.length > 3 ? '; ...' : ''}): the trace would no longer be Laravel's alone, and that client could take the run's jobs, so the run stops; give it a server or db no one else uses`,
     );
+    this.name = 'ForeignUseError';
   }
 
   /** The same error with the clients' names (CLIENT LIST asked once the run has stopped). */

@@ -11,6 +11,7 @@ import { isFile } from '../files.ts';
 import { resolveScenario } from './catalog.ts';
 import { checkProfileOverride, loadScenarioFile } from './load.ts';
 import { runScenario } from './runner.ts';
+import { plural } from '../output/describe.ts';
 
 /** Runs `<scenario>[@<profile>]` and normalises its timeline. */
 export async function scenarioTrace(operand: string, ctx: SourceContext): Promise<ResolvedTrace> {
@@ -40,7 +41,9 @@ export async function runScenarioTrace(
   checkProfileOverride(loaded, profile); // before ctx.redis() starts a server for nothing
   const timeline = await runScenario(loaded.spec, { redis: await ctx.redis(), laravel: profile, file });
   if (timeline.error)
-    throw new Error(`${nameOrFile}: the run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
+    throw new Error(
+      `${nameOrFile}: the run ended early after ${plural(timeline.steps.length, 'step')}: ${timeline.error}`,
+    );
   return {
     label: `${loaded.spec.name}@${timeline.profile}`,
     trace: normaliseTrace(fromTimeline(timeline), { exactDb: ctx.exactDb }),

@@ -4,7 +4,7 @@
 // difference. Commands are paired on their name first (a longest common subsequence), so one
 // missing or extra command shows as one line, not as every later command being "wrong".
 import { AssertionError } from 'node:assert';
-import { jobLabels, relTime, summarizeArgs } from '../output/describe.ts';
+import { jobLabels, plural, relTime, summarizeArgs } from '../output/describe.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { Step, TraceCommand } from '../scenarios/timeline.ts';
 import { exactInstant, secondsBetween } from '../sim/clock.ts';
@@ -261,8 +261,4 @@ function renderRows(rows: readonly Row[], show: (c: TraceCommand) => string, wid
   });
   if (folded > 0) out.push(`  … ${plural(folded, 'matching command')}`);
   return out;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -7,7 +7,7 @@
 import { createElement } from 'react';
 import { render } from 'ink';
 import { colourLevel } from '../output/colour.ts';
-import { relTime } from '../output/describe.ts';
+import { plural, relTime } from '../output/describe.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { CatalogEntry } from '../scenarios/catalog.ts';
 import { resolveScenario } from '../scenarios/catalog.ts';
@@ -249,7 +249,7 @@ function summary(
   const safe = terminalSafe(name);
   if (snap.error !== undefined)
     return {
-      text: `${safe}: the run failed after ${snap.steps.length} steps: ${terminalSafe(snap.error)}`,
+      text: `${safe}: the run failed after ${plural(snap.steps.length, 'step')}: ${terminalSafe(snap.error)}`,
       failed: true,
     };
   const last = snap.steps[snap.steps.length - 1];

@@ -160,7 +160,7 @@ describe('a db another client is in', () => {
       },
     });
     expect(t.error).toMatch(
-      /^refusing to run: another client used this run's db 0 \(127\.0\.0\.1:\d+ "app-worker": SELECT 0; 127\.0\.0\.1:\d+ "app-worker": BLPOP queues:default\): the trace would no longer be Laravel's alone, and that client could take the run's jobs, so the run stops/,
+      /^another client used this run's db 0 \(127\.0\.0\.1:\d+ "app-worker": SELECT 0; 127\.0\.0\.1:\d+ "app-worker": BLPOP queues:default\): the trace would no longer be Laravel's alone, and that client could take the run's jobs, so the run stops/,
     );
     app.destroy();
   });

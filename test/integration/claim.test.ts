@@ -123,7 +123,7 @@ describe('claims on a server the tool did not start', () => {
       },
     });
     expect(t.error).toMatch(
-      /^refusing to run: another client used this run's db 0 \(127\.0\.0\.1:\d+: RPUSH queues:default \(in a script\)\): the trace would no longer be Laravel's alone/,
+      /^another client used this run's db 0 \(127\.0\.0\.1:\d+: RPUSH queues:default \(in a script\)\): the trace would no longer be Laravel's alone/,
     );
     // The run stopped at the next step; its claim and its keys are gone (theirs too: it was in the run's queue).
     expect(await inDb(admin, 0, "return redis.call('keys', '*')")).toEqual([]);

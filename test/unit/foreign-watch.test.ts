@@ -97,7 +97,7 @@ describe('ForeignWatch', () => {
       { addr: APP, name: 'app-worker', cmd: 'blpop' },
     ]);
     expect(e.message).toBe(
-      `refusing to run: another client used this run's db 3 (${APP} "app-worker": BLPOP queues:default): the trace would no longer be Laravel's alone, and that client could take the run's jobs, so the run stops; give it a server or db no one else uses`,
+      `another client used this run's db 3 (${APP} "app-worker": BLPOP queues:default): the trace would no longer be Laravel's alone, and that client could take the run's jobs, so the run stops; give it a server or db no one else uses`,
     );
   });
 });

@@ -20,7 +20,8 @@ import { Dispatcher } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
 import type { QueueConfig } from '../sim/redis-queue.ts';
-import { exactInstant, formatSeconds, secondsBetween } from '../sim/clock.ts';
+import { exactInstant, formatSeconds, relativeTime, secondsBetween } from '../sim/clock.ts';
+import { ModelCheck } from '../sim/model/check.ts';
 import type { CompletedStep } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import { webRequest } from '../sim/web-request.ts';
@@ -203,7 +204,14 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const ourKeys = new Set(queues.flatMap(allKeys));
     const tool = new Set([hub.observerAddr]);
 
-    const connect: ConnectionFactory = async (actor) => new NodeRedisPort(await hub.connect(actor), hub, selectDb);
+    // Every reply is checked against the model of the queue keys (src/sim/model/check.ts).
+    const check = new ModelCheck({
+      labelOf: (payload) => registry.labelOfPayload(payload),
+      now: () => scheduler.currentInstant() ?? spec.start,
+      when: (t) => relativeTime(t, spec.start),
+    });
+    const connect: ConnectionFactory = async (actor) =>
+      check.port(actor, new NodeRedisPort(await hub.connect(actor), hub, selectDb));
     const workers = spec.workers.map(
       (w) =>
         new WorkerModel(
@@ -350,6 +358,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     try {
       await scheduler.run(async (done, next) => {
         if (deferredError !== null) throw deferredError;
+        check.throwIfFailed();
         const index = stepCount++;
         endStep(index, done.t);
         executionLog.commit(index);
@@ -385,6 +394,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         snapshot.catch(() => undefined); // if the barrier fails first, its error is the one reported
         const lines = await barrier;
         lastQueues = await snapshot;
+        check.compareSizes(
+          lastQueues,
+          `at the end of step ${index} (${relativeTime(done.t, spec.start)}, ${done.actor})`,
+        );
         // A push in this step may have answered a worker's BLPOP: its status says so (the worker resumes later).
         for (const w of workers) await w.noteAnsweredBlpop();
         // The steps before this one come first (their marks' lines came before this barrier's).
@@ -409,6 +422,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         if (opts.paceMs) await new Promise((r) => setTimeout(r, opts.paceMs));
       });
       await drain();
+      check.throwIfFailed();
     } catch (e) {
       // The steps before the fault are still the run's: finish them, then report the fault.
       await drain().catch(() => undefined);

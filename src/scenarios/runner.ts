@@ -394,10 +394,6 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         snapshot.catch(() => undefined); // if the barrier fails first, its error is the one reported
         const lines = await barrier;
         lastQueues = await snapshot;
-        check.compareSizes(
-          lastQueues,
-          `at the end of step ${index} (${relativeTime(done.t, spec.start)}, ${done.actor})`,
-        );
         // A push in this step may have answered a worker's BLPOP: its status says so (the worker resumes later).
         for (const w of workers) await w.noteAnsweredBlpop();
         // The steps before this one come first (their marks' lines came before this barrier's).
@@ -418,6 +414,11 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
           },
           lines,
           streaming ? [] : lastQueues,
+        );
+        // The step is shown (with the sizes that differ), then the run stops.
+        check.compareSizes(
+          lastQueues,
+          `at the end of step ${index} (${relativeTime(done.t, spec.start)}, ${done.actor})`,
         );
         if (opts.paceMs) await new Promise((r) => setTimeout(r, opts.paceMs));
       });

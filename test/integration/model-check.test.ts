@@ -20,6 +20,8 @@ async function thiefOn(server: RedisServer) {
   const client = createClient({ socket: { host: server.host, port: server.port }, RESP: 2 });
   client.on('error', () => undefined);
   await client.connect();
+  // What an earlier test's run left (a run flushes only when it starts) is not the app's to take.
+  await client.flushAll();
   return client;
 }
 
@@ -94,6 +96,29 @@ describe('a client that takes a job mid-run ends the run with the difference nam
       expect(timeline.error).toBe(
         `worker-1's migrateExpiredJobs (EVAL ‹migrateExpiredJobs› 2 queues:default:delayed queues:default 1700000000) returned [a payload this run did not dispatch (${JSON.stringify(foreign)})], but nothing on queues:default:delayed should be due: another client added to queues:default:delayed; the trace is no longer Laravel's alone, so the run stops`,
       );
+    } finally {
+      await thief.quit();
+    }
+  });
+
+  it("an RPUSH by another client that no reply shows: the sizes read at the step's end differ (success, 5.7)", async () => {
+    const thief = await thiefOn(redis());
+    let pushed = 0;
+    try {
+      const timeline = await run('success', {
+        // After worker-1's pop at t+0: it pops nothing more until handle() returns at t+2, so only
+        // the next step's end, which reads the sizes, can see the foreign job.
+        onStep: async (step) => {
+          if (pushed === 0 && step.commands.some((c) => c.script === 'pop'))
+            pushed = await thief.rPush('queues:default', '{"job":"Foreign","data":{},"attempts":0}');
+        },
+      });
+      expect(pushed).toBe(1);
+      expect(timeline.error).toMatch(
+        /^at the end of step \d+ \(t\+[02]s, worker-1\), LLEN queues:default returned 1, but queues:default should hold 0 jobs: another client added to it; the trace is no longer Laravel's alone, so the run stops$/,
+      );
+      // The step whose end showed it is kept, with the sizes Redis had.
+      expect(timeline.steps.at(-1)!.state.queues[0]!.sizes.ready).toBe(1);
     } finally {
       await thief.quit();
     }

@@ -11,7 +11,7 @@ import type { ListEntry, Origin, Waiter } from './keyspace.ts';
 import { Keyspace } from './keyspace.ts';
 import type { Describer } from './mismatch.ts';
 import { describeEntry, describeOrigin, describePayload, describeReply, jobs, ModelMismatchError } from './mismatch.ts';
-import { popReserved, popTaken, runScript } from './scripts.ts';
+import { by, popReserved, popTaken, runScript } from './scripts.ts';
 
 export interface ModelCheckEnv extends Describer {
   /** The exact virtual instant now (when an entry was pushed, for messages). */
@@ -154,23 +154,24 @@ class CheckedPort implements RedisPort {
     const expected = popTaken(this.ks, script, keys);
     const reply = await this.inner.eval(script, keys, args);
     const [job, reserved] = Array.isArray(reply) ? (reply as unknown[]) : [undefined, undefined];
-    const command = `${this.actor}'s pop (${evalWire(this.check.env, script, keys, args)})`;
+    // The common case first, with nothing but string compares (messages parse payloads).
+    if (expected === null ? job === null && reserved === null : job === expected && typeof reserved === 'string') {
+      if (expected !== null) popReserved(this.ks, keys, argv, reserved as string, this.origin());
+      return reply;
+    }
     const d = this.check.env;
-    if (expected === null) {
-      if (job === null && reserved === null) return reply;
+    const command = `${this.actor}'s pop (${evalWire(d, script, keys, args)})`;
+    const pushedIt = `another client pushed it onto ${keys[0]}`;
+    const notPop = 'not the pop script’s reply';
+    if (expected === null)
       this.mismatch(
         command,
         `${keys[0]} should be empty`,
         describeReply(d, job ?? reply),
-        typeof job === 'string' ? `another client pushed it onto ${keys[0]}` : 'not the pop script’s reply',
+        typeof job === 'string' ? pushedIt : notPop,
       );
-    }
     const should = `${keys[0]} should hold ${describePayload(d, expected)} first (${describeOrigin(d, head!.origin)})`;
-    if (job === expected && typeof reserved === 'string') {
-      popReserved(this.ks, keys, argv, reserved, this.origin());
-      return reply;
-    }
-    if (job === null || job === undefined) this.throwMismatch(new ModelMismatchError(command, should, 'nothing', TOOK));
+    if (job === null || job === undefined) this.mismatch(command, should, 'nothing', TOOK);
     const later = typeof job === 'string' && this.isQueuedLater(keys[0]!, job);
     this.mismatch(
       command,
@@ -179,8 +180,8 @@ class CheckedPort implements RedisPort {
       later
         ? `another client took ${describePayload(d, expected)} first (an app's queue:work on this server?)`
         : typeof job === 'string'
-          ? `another client pushed it onto ${keys[0]}`
-          : 'not the pop script’s reply',
+          ? pushedIt
+          : notPop,
     );
   }
 
@@ -262,7 +263,7 @@ class CheckedPort implements RedisPort {
 
   async rpush(key: string, value: string, onReply?: OnReply): Promise<void> {
     this.check.throwIfFailed();
-    const expected = this.ks.rpush(key, [value], { ...this.origin(), how: 'pushed' });
+    const expected = this.ks.rpush(key, [value], by(this.origin(), 'pushed'));
     this.ks.endCommand();
     await this.inner.rpush(key, value, (reply) => {
       onReply?.(reply);
@@ -284,7 +285,7 @@ class CheckedPort implements RedisPort {
   async zadd(key: string, score: number, member: string, onReply?: OnReply): Promise<void> {
     this.check.throwIfFailed();
     const how = key.endsWith(':reserved') ? 'reserved' : 'pushed (later)';
-    const expected = this.ks.zadd(key, score, member, { ...this.origin(), how });
+    const expected = this.ks.zadd(key, score, member, by(this.origin(), how));
     this.ks.endCommand();
     await this.inner.zadd(key, score, member, (reply) => {
       onReply?.(reply);

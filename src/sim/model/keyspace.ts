@@ -71,6 +71,7 @@ class List {
  * surrogate (U+D800-DFFF, half of a character above U+FFFF) and U+E000-FFFF.
  */
 export function compareMembers(a: string, b: string): number {
+  if (a === b) return 0;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     let x = a.charCodeAt(i);
@@ -86,6 +87,7 @@ export function compareMembers(a: string, b: string): number {
 }
 
 function compareEntries(a: ZsetEntry, b: ZsetEntry): number {
+  if (a === b) return 0;
   return a.score !== b.score ? a.score - b.score : compareMembers(a.member, b.member);
 }
 

@@ -32,6 +32,11 @@ function traits(script: LuaScript): Traits {
   return t;
 }
 
+/** An entry's origin: one object literal of one shape (what every entry keeps; cheaper than a spread). */
+export function by(o: Omit<Origin, 'how'>, how: string, of?: string): Origin {
+  return { actor: o.actor, at: o.at, how, of };
+}
+
 /** Migrate's rpush goes in chunks of 100 (`for i = 1, #val, 100`). */
 export const MIGRATE_CHUNK = 100;
 
@@ -50,19 +55,19 @@ export function runScript(
   switch (script.name) {
     case 'push':
       // rpush KEYS[1] ARGV[1]; rpush KEYS[2] 1; no return: nil.
-      ks.rpush(keys[0]!, [argv[0]!], { ...origin, how: 'pushed' });
-      ks.rpush(keys[1]!, ['1'], { ...origin, how: 'notified', of: argv[0] });
+      ks.rpush(keys[0]!, [argv[0]!], by(origin, 'pushed'));
+      ks.rpush(keys[1]!, ['1'], by(origin, 'notified', argv[0]));
       return null;
     case 'later':
       // zadd KEYS[1] ARGV[1] ARGV[2]; no return: nil.
-      ks.zadd(keys[0]!, Number(argv[0]), argv[1]!, { ...origin, how: 'pushed (later)' });
+      ks.zadd(keys[0]!, Number(argv[0]), argv[1]!, by(origin, 'pushed (later)'));
       return null;
     case 'migrateExpiredJobs':
       return migrate(ks, script, keys, argv, origin);
     case 'release':
       // zrem KEYS[2] ARGV[1]; zadd KEYS[1] ARGV[2] ARGV[1]; return true.
       ks.zrem(keys[1]!, argv[0]!);
-      ks.zadd(keys[0]!, Number(argv[1]), argv[0]!, { ...origin, how: 'released' });
+      ks.zadd(keys[0]!, Number(argv[1]), argv[0]!, by(origin, 'released'));
       return 1;
     case 'size':
       return ks.llen(keys[0]!) + ks.zcard(keys[1]!) + ks.zcard(keys[2]!);
@@ -99,9 +104,8 @@ function migrate(
     const how = `migrated from ${from}`;
     for (let i = 0; i < moved.length; i += MIGRATE_CHUNK) {
       const chunk = moved.slice(i, i + MIGRATE_CHUNK);
-      ks.rpush(to, chunk, { ...origin, how });
-      if (t.notify && notify !== undefined)
-        for (const of of chunk) ks.rpush(notify, ['1'], { ...origin, how: 'notified', of });
+      ks.rpush(to, chunk, by(origin, how));
+      if (t.notify && notify !== undefined) for (const of of chunk) ks.rpush(notify, ['1'], by(origin, 'notified', of));
     }
   }
   return t.returnsMoved ? moved : 1;
@@ -127,5 +131,5 @@ export function popReserved(
   reserved: string,
   origin: Omit<Origin, 'how'>,
 ): void {
-  ks.zadd(keys[1]!, Number(argv[0]), reserved, { ...origin, how: 'reserved' });
+  ks.zadd(keys[1]!, Number(argv[0]), reserved, by(origin, 'reserved'));
 }

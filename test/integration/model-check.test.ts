@@ -124,23 +124,31 @@ describe('a client that takes a job mid-run ends the run with the difference nam
     }
   });
 
-  it("an app's worker blocked in BLPOP queues:default before the run takes the pushed job (block-for, 5.7)", async () => {
-    const app = await thiefOn(redis());
-    try {
-      // FLUSHALL at the run's start does not unblock it; it was first, so Redis serves it first.
-      const taken = app.sendCommand(['BLPOP', 'queues:default', '0'], { timeout: 0 });
-      await new Promise((r) => setTimeout(r, 50));
-      const timeline = await run('block-for');
-      expect(String(await taken)).toContain('App\\\\Jobs\\\\PublishPost');
-      // worker-1 blocked at t+0 for block_for 5; the push at t+2 went to the app's client; at t+5
-      // the BLPOP times out with nil.
-      expect(timeline.error).toBe(
-        "worker-1's BLPOP queues:default 5 returned nil, but it should have got PublishPost#1 (attempts 0) (pushed at t+2s by dispatcher): another client blocked on queues:default took it (an app's queue:work on this server?); the trace is no longer Laravel's alone, so the run stops",
-      );
-    } finally {
-      app.destroy();
-    }
-  });
+  it.each([
+    ['kept', true],
+    ['streamed', false],
+  ])(
+    "an app's worker blocked in BLPOP queues:default before the run takes the pushed job (block-for, 5.7, steps %s)",
+    async (_how, keepSteps) => {
+      const app = await thiefOn(redis());
+      try {
+        // FLUSHALL at the run's start does not unblock it; it was first, so Redis serves it first.
+        const taken = app.sendCommand(['BLPOP', 'queues:default', '0'], { timeout: 0 });
+        await new Promise((r) => setTimeout(r, 50));
+        // A streaming run (keepSteps false) reads the sizes only where the run's end depends on them;
+        // the BLPOP's reply is checked all the same.
+        const timeline = await run('block-for', { keepSteps });
+        expect(String(await taken)).toContain('App\\\\Jobs\\\\PublishPost');
+        // worker-1 blocked at t+0 for block_for 5; the push at t+2 went to the app's client; at t+5
+        // the BLPOP times out with nil.
+        expect(timeline.error).toBe(
+          "worker-1's BLPOP queues:default 5 returned nil, but it should have got PublishPost#1 (attempts 0) (pushed at t+2s by dispatcher): another client blocked on queues:default took it (an app's queue:work on this server?); the trace is no longer Laravel's alone, so the run stops",
+        );
+      } finally {
+        app.destroy();
+      }
+    },
+  );
 
   it("an app's worker blocked in BLPOP queues:default:notify takes the push's notification (block-for-wakeup, 8)", async () => {
     const app = await thiefOn(redis());

@@ -115,7 +115,7 @@ describe('a client that takes a job mid-run ends the run with the difference nam
       });
       expect(pushed).toBe(1);
       expect(timeline.error).toMatch(
-        /^at the end of step \d+ \(t\+[02]s, worker-1\), LLEN queues:default returned 1, but queues:default should hold 0 jobs: another client added to it; the trace is no longer Laravel's alone, so the run stops$/,
+        /^at the end of step \d+ \(t\+[02]s, worker-1\), LLEN queues:default returned 1, but queues:default should hold 0 jobs: another client added a job to it; the trace is no longer Laravel's alone, so the run stops$/,
       );
       // The step whose end showed it is kept, with the sizes Redis had.
       expect(timeline.steps.at(-1)!.state.queues[0]!.sizes.ready).toBe(1);

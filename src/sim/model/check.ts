@@ -91,8 +91,8 @@ export class ModelCheck {
       actual < expected
         ? kind === 'notify'
           ? "another client popped its notifications (an app's queue:work blocked on it?)"
-          : "another client took from it (an app's queue:work on this server?)"
-        : 'another client added to it';
+          : `another client took ${expected - actual === 1 ? 'a job' : jobs(expected - actual)} from it (an app's queue:work on this server?)`
+        : `another client added ${actual - expected === 1 ? 'a job' : jobs(actual - expected)} to it`;
     throw new ModelMismatchError(
       `${where}, ${command} ${key}`,
       `${key} should hold ${unit(expected)}${first}`,
@@ -223,7 +223,7 @@ class CheckedPort implements RedisPort {
           : `${keys[0]} should have had ${jobs(expected.length)} due to move (${describeReply(d, expected)})`,
         describeReply(d, reply),
         fewer
-          ? `another client took from ${keys[0]} (an app's queue:work on this server?)`
+          ? `another client took jobs from ${keys[0]} (an app's queue:work on this server?)`
           : `another client added to ${keys[0]}`,
       );
     }
@@ -233,8 +233,8 @@ class CheckedPort implements RedisPort {
         `the queue should hold ${jobs(Number(expected))}`,
         describeReply(d, reply),
         Number(reply) < Number(expected)
-          ? "another client took from it (an app's queue:work on this server?)"
-          : 'another client added to it',
+          ? "another client took jobs from it (an app's queue:work on this server?)"
+          : 'another client added jobs to it',
       );
     }
     return new ModelMismatchError(
@@ -275,7 +275,7 @@ class CheckedPort implements RedisPort {
           `${key} should hold ${jobs(expected)} after it`,
           describeReply(this.check.env, reply),
           fewer
-            ? `another client took from ${key} (an app's queue:work on this server?)`
+            ? `another client took jobs from ${key} (an app's queue:work on this server?)`
             : `another client pushed to ${key}`,
         ),
       );

@@ -56,6 +56,26 @@ describe('a client that takes a job mid-run ends the run with the difference nam
     }
   });
 
+  it('an LPOP of the first of two jobs: the pop returned another job than the model expected (block-for-wakeup, 8)', async () => {
+    const thief = await thiefOn(redis());
+    let stolen: string | null = null;
+    try {
+      const timeline = await run('block-for-wakeup', {
+        // The request at t+3 pushes BuildReport#1 and #2 onto reports; worker-a (--once) polls next.
+        onStep: async (step) => {
+          if (stolen === null && step.title.includes('BuildReport'))
+            stolen = await thief.lPop('laravel_database_queues:reports');
+        },
+      });
+      expect(stolen).toContain('App\\\\Jobs\\\\BuildReport');
+      expect(timeline.error).toMatch(
+        /^worker-a's pop \(EVAL ‹pop› 3 laravel_database_queues:reports laravel_database_queues:reports:reserved laravel_database_queues:reports:notify 1700000093\) returned BuildReport#2 \(attempts 0\), but laravel_database_queues:reports should hold BuildReport#1 \(attempts 0\) first \(pushed at t\+3s by dispatcher\): another client took BuildReport#1 \(attempts 0\) first \(an app's queue:work on this server\?\);/,
+      );
+    } finally {
+      await thief.quit();
+    }
+  });
+
   it('a ZREM of the reserved copy before the worker deletes it: ZREM removed 0 where 1 was expected', async () => {
     const thief = await thiefOn(redis());
     let removed = 0;

@@ -26,7 +26,7 @@ export interface QueueSizes {
   sizes: { ready: number; delayed: number; reserved: number; notify?: number };
 }
 
-/** Who changed a queue this way, most likely: the clause after "but ...:". */
+/** The likely cause when a job the model holds is gone from Redis. */
 const TOOK = "another client took it (an app's queue:work on this server?)";
 
 export class ModelCheck {

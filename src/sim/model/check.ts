@@ -49,6 +49,11 @@ export class ModelCheck {
     if (this.failure !== null) throw this.failure;
   }
 
+  /** The difference found so far, if any (a command sent ahead rejects with it instead of throwing). */
+  get failed(): Error | null {
+    return this.failure;
+  }
+
   /**
    * The queues' sizes the runner read after a step (snapshotQueues), against the model's. `where`
    * names the step: "at the end of step 7 (t+5s, worker-1)".
@@ -245,27 +250,24 @@ class CheckedPort implements RedisPort {
     );
   }
 
-  async evalIgnoringReply(
-    script: LuaScript,
-    keys: string[],
-    args: Array<string | number>,
-    onReply?: OnReply,
-  ): Promise<void> {
-    this.check.throwIfFailed();
+  // The commands sent ahead are the most frequent (a push, two migrates per poll): no async frame
+  // of their own, the inner port's promise is theirs.
+  evalIgnoringReply(script: LuaScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void> {
+    if (this.check.failed !== null) return Promise.reject(this.check.failed);
     const expected = runScript(this.ks, script, keys, args.map(String), this.origin());
     this.ks.endCommand();
     const check = (reply: unknown) => {
       onReply?.(reply);
       if (!sameReply(expected, reply)) this.check.fail(this.scriptMismatch(script, keys, args, expected, reply));
     };
-    await this.inner.evalIgnoringReply(script, keys, args, check);
+    return this.inner.evalIgnoringReply(script, keys, args, check);
   }
 
-  async rpush(key: string, value: string, onReply?: OnReply): Promise<void> {
-    this.check.throwIfFailed();
+  rpush(key: string, value: string, onReply?: OnReply): Promise<void> {
+    if (this.check.failed !== null) return Promise.reject(this.check.failed);
     const expected = this.ks.rpush(key, [value], by(this.origin(), 'pushed'));
     this.ks.endCommand();
-    await this.inner.rpush(key, value, (reply) => {
+    return this.inner.rpush(key, value, (reply) => {
       onReply?.(reply);
       if (reply === expected) return;
       const fewer = typeof reply === 'number' && reply < expected;
@@ -282,12 +284,12 @@ class CheckedPort implements RedisPort {
     });
   }
 
-  async zadd(key: string, score: number, member: string, onReply?: OnReply): Promise<void> {
-    this.check.throwIfFailed();
+  zadd(key: string, score: number, member: string, onReply?: OnReply): Promise<void> {
+    if (this.check.failed !== null) return Promise.reject(this.check.failed);
     const how = key.endsWith(':reserved') ? 'reserved' : 'pushed (later)';
     const expected = this.ks.zadd(key, score, member, by(this.origin(), how));
     this.ks.endCommand();
-    await this.inner.zadd(key, score, member, (reply) => {
+    return this.inner.zadd(key, score, member, (reply) => {
       onReply?.(reply);
       if (reply === expected) return;
       this.check.fail(

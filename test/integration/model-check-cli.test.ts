@@ -49,7 +49,7 @@ describe('lqsim run with a job taken by another client', () => {
       // Taken before the step's end read the sizes, or after it, before worker-1's pop: either way
       // the message names the command, what the model held and what Redis answered.
       expect(stderr).toMatch(
-        /lqsim: run ended early after \d+ steps: (worker-1's pop \(EVAL ‹pop› 2 queues:default queues:default:reserved 1700000090\) returned nothing, but queues:default should hold ResizeImage#1 \(attempts 0\) first \(pushed at t\+0s by dispatcher\)|at the end of step \d+ \(t\+0s, dispatcher\), LLEN queues:default returned 0, but queues:default should hold 1 job \(first ResizeImage#1 \(attempts 0\), pushed at t\+0s by dispatcher\)): another client took (it|a job from it) \(an app's queue:work on this server\?\); the trace is no longer Laravel's alone, so the run stops\n/,
+        /lqsim: run ended early after \d+ steps?: (worker-1's pop \(EVAL ‹pop› 2 queues:default queues:default:reserved 1700000090\) returned nothing, but queues:default should hold ResizeImage#1 \(attempts 0\) first \(pushed at t\+0s by dispatcher\)|at the end of step \d+ \(t\+0s, dispatcher\), LLEN queues:default returned 0, but queues:default should hold 1 job \(first ResizeImage#1 \(attempts 0\), pushed at t\+0s by dispatcher\)): another client took (it|a job from it) \(an app's queue:work on this server\?\); the trace is no longer Laravel's alone, so the run stops\n/,
       );
     } finally {
       await thief?.quit().catch(() => undefined);

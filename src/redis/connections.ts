@@ -241,7 +241,13 @@ export class ConnectionHub {
    * connections is othersSettled, which every other sender waits for first. A failure (an error
    * reply, `describe` makes it the actor's) is thrown by the next command any actor sends.
    */
-  async sendAhead(client: Client, args: string[], describe: (e: unknown) => unknown): Promise<void> {
+  async sendAhead(
+    client: Client,
+    args: string[],
+    describe: (e: unknown) => unknown,
+    /** Gets the reply when it arrives (the model checks it); must not throw. */
+    onReply?: (reply: unknown) => void,
+  ): Promise<void> {
     // A window, not a flood: a request pushing 100,000 jobs would otherwise queue them all at
     // once (memory, and the last ones timed out by COMMAND_TIMEOUT_MS before Redis reached them).
     const queued = this.ahead.get(client);
@@ -255,7 +261,10 @@ export class ConnectionHub {
     const own = entry;
     own.unanswered++;
     own.last = client.sendCommand(args).then(
-      () => this.answered(client, own),
+      (reply) => {
+        onReply?.(reply);
+        this.answered(client, own);
+      },
       (e: unknown) => {
         this.aheadFailure ??= { error: describe(e) };
         this.answered(client, own);

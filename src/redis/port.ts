@@ -3,7 +3,7 @@
 // numbers as decimal strings. Predis (and phpredis for a non-zero db) sends SELECT first.
 import { TimeoutError } from 'redis';
 import type { LuaScript } from '../sim/lua.ts';
-import type { PendingBlpop, RedisPort } from '../sim/redis-port.ts';
+import type { OnReply, PendingBlpop, RedisPort } from '../sim/redis-port.ts';
 import type { ActorConnection, Client, ConnectionHub } from './connections.ts';
 import { COMMAND_TIMEOUT_MS, parseClientList } from './connections.ts';
 
@@ -23,9 +23,9 @@ export class NodeRedisPort implements RedisPort {
   }
 
   /** A command whose reply Laravel does not read: sent without waiting for it (ConnectionHub.sendAhead). */
-  private async sendAhead(args: string[]): Promise<void> {
+  private async sendAhead(args: string[], onReply?: OnReply): Promise<void> {
     await this.prepare();
-    await this.hub.sendAhead(this.conn.client, args, (e) => this.describe(e, args));
+    await this.hub.sendAhead(this.conn.client, args, (e) => this.describe(e, args), onReply);
   }
 
   /** What goes before a command: other connections' commands done, the step marks, SELECT once. */
@@ -63,16 +63,16 @@ export class NodeRedisPort implements RedisPort {
     return this.send(evalArgs(script, keys, args));
   }
 
-  evalIgnoringReply(script: LuaScript, keys: string[], args: Array<string | number>): Promise<void> {
-    return this.sendAhead(evalArgs(script, keys, args));
+  evalIgnoringReply(script: LuaScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void> {
+    return this.sendAhead(evalArgs(script, keys, args), onReply);
   }
 
-  rpush(key: string, value: string): Promise<void> {
-    return this.sendAhead(['RPUSH', key, value]);
+  rpush(key: string, value: string, onReply?: OnReply): Promise<void> {
+    return this.sendAhead(['RPUSH', key, value], onReply);
   }
 
-  zadd(key: string, score: number, member: string): Promise<void> {
-    return this.sendAhead(['ZADD', key, String(score), member]);
+  zadd(key: string, score: number, member: string, onReply?: OnReply): Promise<void> {
+    return this.sendAhead(['ZADD', key, String(score), member], onReply);
   }
 
   async zrem(key: string, member: string): Promise<number> {

@@ -22,7 +22,8 @@ import { Dispatcher } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
 import type { QueueConfig } from '../sim/redis-queue.ts';
-import { exactInstant, formatSeconds, secondsBetween } from '../sim/clock.ts';
+import { exactInstant, formatSeconds, relativeTime, secondsBetween } from '../sim/clock.ts';
+import { ModelCheck } from '../sim/model/check.ts';
 import type { CompletedStep } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import { webRequest } from '../sim/web-request.ts';
@@ -231,7 +232,14 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     // step's, and what came after it is only watched: the first step's lines start here.
     if (claim !== null) watchLines(await capture.barrier(hub.observer));
 
-    const connect: ConnectionFactory = async (actor) => new NodeRedisPort(await hub.connect(actor), hub, selectDb);
+    // Every reply is checked against the model of the queue keys (src/sim/model/check.ts).
+    const check = new ModelCheck({
+      labelOf: (payload) => registry.labelOfPayload(payload),
+      now: () => scheduler.currentInstant() ?? spec.start,
+      when: (t) => relativeTime(t, spec.start),
+    });
+    const connect: ConnectionFactory = async (actor) =>
+      check.port(actor, new NodeRedisPort(await hub.connect(actor), hub, selectDb));
     const workers = spec.workers.map(
       (w) =>
         new WorkerModel(
@@ -377,6 +385,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     try {
       await scheduler.run(async (done, next) => {
         if (deferredError !== null) throw deferredError;
+        check.throwIfFailed();
         const index = stepCount++;
         endStep(index, done.t);
         executionLog.commit(index);
@@ -433,9 +442,15 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
           lines,
           streaming ? [] : lastQueues,
         );
+        // The step is shown (with the sizes that differ), then the run stops.
+        check.compareSizes(
+          lastQueues,
+          `at the end of step ${index} (${relativeTime(done.t, spec.start)}, ${done.actor})`,
+        );
         if (opts.paceMs) await new Promise((r) => setTimeout(r, opts.paceMs));
       });
       await drain();
+      check.throwIfFailed();
     } catch (e) {
       // The steps before the fault are still the run's: finish them, then report the fault.
       await drain().catch(() => undefined);

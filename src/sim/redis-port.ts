@@ -16,6 +16,9 @@ export interface PendingBlpop {
   cancel(): Promise<void>;
 }
 
+/** Receives the reply of a command sent ahead (RedisPort.evalIgnoringReply, rpush, zadd). */
+export type OnReply = (reply: unknown) => void;
+
 export interface RedisPort {
   /** EVAL <script> <numkeys> <keys...> <args...>: Laravel sends the whole text, never EVALSHA. */
   eval(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown>;
@@ -23,10 +26,12 @@ export interface RedisPort {
    * The commands whose reply Laravel never reads (the push, later, migrate and release scripts,
    * RPUSH, ZADD): the port may resolve once the command is on its way, not answered, as long as
    * Redis runs it before any command sent after it by any connection (the trace is the same).
+   * `onReply` gets the reply when it arrives (the model checks it: src/sim/model/check.ts); it must
+   * not throw.
    */
-  evalIgnoringReply(script: LuaScript, keys: string[], args: Array<string | number>): Promise<void>;
-  rpush(key: string, value: string): Promise<void>;
-  zadd(key: string, score: number, member: string): Promise<void>;
+  evalIgnoringReply(script: LuaScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void>;
+  rpush(key: string, value: string, onReply?: OnReply): Promise<void>;
+  zadd(key: string, score: number, member: string, onReply?: OnReply): Promise<void>;
   zrem(key: string, member: string): Promise<number>;
   blpop(key: string, timeout: number): Promise<PendingBlpop>;
   /** The process ends: the connection closes without a QUIT. */

@@ -1,0 +1,381 @@
+// The model checked against Redis as it runs (DESIGN.md). Every actor's RedisPort is wrapped in a
+// CheckedPort that applies each command to the Keyspace (what the queue keys should hold) when it
+// is sent, in the order Redis runs them (one actor runs at a time), and compares the reply with the
+// model's: at once for a reply Laravel reads (pop, ZREM, BLPOP, size, clear), when it arrives for a
+// command sent ahead (RPUSH, ZADD, push, later, migrate, release). The runner compares the queues'
+// sizes where it reads them. A difference is a ModelMismatchError: thrown by the command that read
+// it, or (a reply that arrives later) by the next command of any actor or the step's end.
+import type { LuaScript } from '../lua.ts';
+import type { OnReply, PendingBlpop, RedisPort } from '../redis-port.ts';
+import type { ListEntry, Origin, Waiter } from './keyspace.ts';
+import { Keyspace } from './keyspace.ts';
+import type { Describer } from './mismatch.ts';
+import { describeEntry, describeOrigin, describePayload, describeReply, jobs, ModelMismatchError } from './mismatch.ts';
+import { by, popReserved, popTaken, runScript } from './scripts.ts';
+
+export interface ModelCheckEnv extends Describer {
+  /** The exact virtual instant now (when an entry was pushed, for messages). */
+  now(): number;
+  /** Real milliseconds (a BLPOP the server may have timed out in real time); default Date.now. */
+  realMs?: () => number;
+}
+
+/** A queue's keys and sizes as the runner read them (QueueState fits). */
+export interface QueueSizes {
+  keys: { ready: string; delayed: string; reserved: string; notify?: string };
+  sizes: { ready: number; delayed: number; reserved: number; notify?: number };
+}
+
+/** The likely cause when a job the model holds is gone from Redis. */
+const TOOK = "another client took it (an app's queue:work on this server?)";
+
+export class ModelCheck {
+  readonly keyspace = new Keyspace();
+  private failure: Error | null = null;
+
+  constructor(readonly env: ModelCheckEnv) {}
+
+  /** The actor's port, checked. */
+  port(actor: string, inner: RedisPort): RedisPort {
+    return new CheckedPort(this, actor, inner);
+  }
+
+  /** A difference found where nobody can throw it (a reply sent ahead): the next check throws it. */
+  fail(e: Error): void {
+    this.failure ??= e;
+  }
+
+  throwIfFailed(): void {
+    if (this.failure !== null) throw this.failure;
+  }
+
+  /** The difference found so far, if any (a command sent ahead rejects with it instead of throwing). */
+  get failed(): Error | null {
+    return this.failure;
+  }
+
+  /**
+   * The queues' sizes the runner read after a step (snapshotQueues), against the model's. `where`
+   * names the step: "at the end of step 7 (t+5s, worker-1)".
+   */
+  compareSizes(queues: readonly QueueSizes[], where: string): void {
+    this.throwIfFailed();
+    const ks = this.keyspace;
+    for (const q of queues) {
+      const { keys, sizes } = q;
+      this.compareSize(where, 'LLEN', keys.ready, sizes.ready, ks.llen(keys.ready), 'list');
+      this.compareSize(where, 'ZCARD', keys.delayed, sizes.delayed, ks.zcard(keys.delayed), 'zset');
+      this.compareSize(where, 'ZCARD', keys.reserved, sizes.reserved, ks.zcard(keys.reserved), 'zset');
+      if (keys.notify !== undefined && sizes.notify !== undefined)
+        this.compareSize(where, 'LLEN', keys.notify, sizes.notify, ks.llen(keys.notify), 'notify');
+    }
+  }
+
+  private compareSize(
+    where: string,
+    command: string,
+    key: string,
+    actual: number,
+    expected: number,
+    kind: 'list' | 'zset' | 'notify',
+  ): void {
+    if (actual === expected) return;
+    const unit = kind === 'notify' ? (n: number) => `${n} notification${n === 1 ? '' : 's'}` : jobs;
+    // What the model holds first there, when Redis holds less: likely what was taken.
+    const head =
+      actual >= expected
+        ? undefined
+        : kind === 'zset'
+          ? this.keyspace.zrangeToScore(key, Infinity, 1).map((e) => ({ value: e.member, origin: e.origin }))[0]
+          : this.keyspace.head(key);
+    const first =
+      head !== undefined
+        ? ` (first ${describeEntry(this.env, head.value, head.origin)}, ${describeOrigin(this.env, head.origin)})`
+        : '';
+    const cause =
+      actual < expected
+        ? kind === 'notify'
+          ? "another client popped its notifications (an app's queue:work blocked on it?)"
+          : `another client took ${expected - actual === 1 ? 'a job' : jobs(expected - actual)} from it (an app's queue:work on this server?)`
+        : `another client added ${actual - expected === 1 ? 'a job' : jobs(actual - expected)} to it`;
+    throw new ModelMismatchError(
+      `${where}, ${command} ${key}`,
+      `${key} should hold ${unit(expected)}${first}`,
+      String(actual),
+      cause,
+    );
+  }
+}
+
+/** A reply compared with the model's: null, an integer, or an array of strings. */
+function sameReply(expected: unknown, actual: unknown): boolean {
+  if (!Array.isArray(expected)) return expected === actual;
+  if (!Array.isArray(actual) || actual.length !== expected.length) return false;
+  for (let i = 0; i < expected.length; i++) if (expected[i] !== actual[i]) return false;
+  return true;
+}
+
+/** The wire form of a command in a message, with payloads named by job. */
+function wire(d: Describer, name: string, args: ReadonlyArray<string | number>): string {
+  const shown = args.map((a) => (typeof a === 'string' && a.startsWith('{') ? `‹${describePayload(d, a)}›` : a));
+  return [name, ...shown].join(' ');
+}
+
+function evalWire(d: Describer, script: LuaScript, keys: readonly string[], argv: ReadonlyArray<string | number>) {
+  return wire(d, `EVAL ‹${script.name}› ${script.numberOfKeys}`, [...keys, ...argv]);
+}
+
+class CheckedPort implements RedisPort {
+  private closed = false;
+
+  constructor(
+    private readonly check: ModelCheck,
+    private readonly actor: string,
+    private readonly inner: RedisPort,
+  ) {}
+
+  private get ks(): Keyspace {
+    return this.check.keyspace;
+  }
+
+  private origin(): Omit<Origin, 'how'> {
+    return { actor: this.actor, at: this.check.env.now() };
+  }
+
+  async eval(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    this.check.throwIfFailed();
+    const argv = args.map(String);
+    if (script.name === 'pop') return this.pop(script, keys, argv, args);
+    const expected = runScript(this.ks, script, keys, argv, this.origin());
+    this.ks.endCommand();
+    const reply = await this.inner.eval(script, keys, args);
+    if (!sameReply(expected, reply)) this.throwMismatch(this.scriptMismatch(script, keys, args, expected, reply));
+    return reply;
+  }
+
+  /** The pop script: the job the model expects at the head, then its reservation as the reply names it. */
+  private async pop(script: LuaScript, keys: string[], argv: string[], args: Array<string | number>) {
+    const head = this.ks.head(keys[0]!);
+    const expected = popTaken(this.ks, script, keys);
+    const reply = await this.inner.eval(script, keys, args);
+    const [job, reserved] = Array.isArray(reply) ? (reply as unknown[]) : [undefined, undefined];
+    // The common case first, with nothing but string compares (messages parse payloads).
+    if (expected === null ? job === null && reserved === null : job === expected && typeof reserved === 'string') {
+      if (expected !== null) popReserved(this.ks, keys, argv, reserved as string, this.origin());
+      return reply;
+    }
+    const d = this.check.env;
+    const command = `${this.actor}'s pop (${evalWire(d, script, keys, args)})`;
+    const pushedIt = `another client pushed it onto ${keys[0]}`;
+    const notPop = 'not the pop script’s reply';
+    if (expected === null)
+      this.mismatch(
+        command,
+        `${keys[0]} should be empty`,
+        describeReply(d, job ?? reply),
+        typeof job === 'string' ? pushedIt : notPop,
+      );
+    const should = `${keys[0]} should hold ${describePayload(d, expected)} first (${describeOrigin(d, head!.origin)})`;
+    if (job === null || job === undefined) this.mismatch(command, should, 'nothing', TOOK);
+    const later = typeof job === 'string' && this.isQueuedLater(keys[0]!, job);
+    this.mismatch(
+      command,
+      should,
+      describeReply(d, job),
+      later
+        ? `another client took ${describePayload(d, expected)} first (an app's queue:work on this server?)`
+        : typeof job === 'string'
+          ? pushedIt
+          : notPop,
+    );
+  }
+
+  /** A difference this command's reply shows; one an earlier reply showed (sent ahead) goes first. */
+  private throwMismatch(e: ModelMismatchError): never {
+    this.check.throwIfFailed();
+    throw e;
+  }
+
+  private mismatch(...args: ConstructorParameters<typeof ModelMismatchError>): never {
+    this.throwMismatch(new ModelMismatchError(...args));
+  }
+
+  /** Whether `value` is among the next entries of the model's list (a message's likely cause; bounded). */
+  private isQueuedLater(key: string, value: string): boolean {
+    for (let i = 0; i < 1000; i++) {
+      const e = this.ks.listAt(key, i);
+      if (e === undefined) return false;
+      if (e.value === value) return true;
+    }
+    return false;
+  }
+
+  private scriptMismatch(
+    script: LuaScript,
+    keys: readonly string[],
+    args: ReadonlyArray<string | number>,
+    expected: unknown,
+    reply: unknown,
+  ): ModelMismatchError {
+    const d = this.check.env;
+    const command = `${this.actor}'s ${script.name} (${evalWire(d, script, keys, args)})`;
+    if (script.name === 'migrateExpiredJobs' && Array.isArray(expected) && Array.isArray(reply)) {
+      const fewer = reply.length < expected.length;
+      return new ModelMismatchError(
+        command,
+        expected.length === 0
+          ? `nothing on ${keys[0]} should be due`
+          : `${keys[0]} should have had ${jobs(expected.length)} due to move (${describeReply(d, expected)})`,
+        describeReply(d, reply),
+        fewer
+          ? `another client took jobs from ${keys[0]} (an app's queue:work on this server?)`
+          : `another client added to ${keys[0]}`,
+      );
+    }
+    if (script.name === 'size' || script.name === 'clear') {
+      return new ModelMismatchError(
+        command,
+        `the queue should hold ${jobs(Number(expected))}`,
+        describeReply(d, reply),
+        Number(reply) < Number(expected)
+          ? "another client took jobs from it (an app's queue:work on this server?)"
+          : 'another client added jobs to it',
+      );
+    }
+    return new ModelMismatchError(
+      command,
+      `Laravel's script returns ${describeReply(d, expected)}`,
+      describeReply(d, reply),
+      'the server did not run the script as Laravel wrote it (a proxy, or a server that answers otherwise?)',
+    );
+  }
+
+  // The commands sent ahead are the most frequent (a push, two migrates per poll): no async frame
+  // of their own, the inner port's promise is theirs.
+  evalIgnoringReply(script: LuaScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void> {
+    if (this.check.failed !== null) return Promise.reject(this.check.failed);
+    const expected = runScript(this.ks, script, keys, args.map(String), this.origin());
+    this.ks.endCommand();
+    const check = (reply: unknown) => {
+      onReply?.(reply);
+      if (!sameReply(expected, reply)) this.check.fail(this.scriptMismatch(script, keys, args, expected, reply));
+    };
+    return this.inner.evalIgnoringReply(script, keys, args, check);
+  }
+
+  rpush(key: string, value: string, onReply?: OnReply): Promise<void> {
+    if (this.check.failed !== null) return Promise.reject(this.check.failed);
+    const expected = this.ks.rpush(key, [value], by(this.origin(), 'pushed'));
+    this.ks.endCommand();
+    return this.inner.rpush(key, value, (reply) => {
+      onReply?.(reply);
+      if (reply === expected) return;
+      const fewer = typeof reply === 'number' && reply < expected;
+      this.check.fail(
+        new ModelMismatchError(
+          `${this.actor}'s push (${wire(this.check.env, 'RPUSH', [key, value])})`,
+          `${key} should hold ${jobs(expected)} after it`,
+          describeReply(this.check.env, reply),
+          fewer
+            ? `another client took jobs from ${key} (an app's queue:work on this server?)`
+            : `another client pushed to ${key}`,
+        ),
+      );
+    });
+  }
+
+  zadd(key: string, score: number, member: string, onReply?: OnReply): Promise<void> {
+    if (this.check.failed !== null) return Promise.reject(this.check.failed);
+    const how = key.endsWith(':reserved') ? 'reserved' : 'pushed (later)';
+    const expected = this.ks.zadd(key, score, member, by(this.origin(), how));
+    this.ks.endCommand();
+    return this.inner.zadd(key, score, member, (reply) => {
+      onReply?.(reply);
+      if (reply === expected) return;
+      this.check.fail(
+        new ModelMismatchError(
+          `${this.actor}'s ${how === 'reserved' ? 'reservation' : 'later'} (${wire(this.check.env, 'ZADD', [key, score, member])})`,
+          expected === 1 ? `the payload should be new to ${key}` : `${key} should already hold the payload`,
+          describeReply(this.check.env, reply),
+          expected === 1 ? `another client had added it to ${key}` : `another client removed it from ${key}`,
+        ),
+      );
+    });
+  }
+
+  async zrem(key: string, member: string): Promise<number> {
+    this.check.throwIfFailed();
+    const held = this.ks.zsetEntry(key, member);
+    const expected = this.ks.zrem(key, member);
+    const reply = await this.inner.zrem(key, member);
+    if (reply === expected) return reply;
+    const d = this.check.env;
+    this.mismatch(
+      `${this.actor}'s delete (${wire(d, 'ZREM', [key, member])})`,
+      held !== undefined
+        ? `${key} should hold that copy (${describeOrigin(d, held.origin)}), so ZREM removes 1`
+        : `${key} should no longer hold that copy (moved on or never there), so ZREM removes 0`,
+      String(reply),
+      held !== undefined
+        ? "another client removed it (an app's queue:work, or a queue:clear, on this server?)"
+        : `another client added it to ${key}`,
+    );
+  }
+
+  async blpop(key: string, timeout: number): Promise<PendingBlpop> {
+    this.check.throwIfFailed();
+    const waiter = this.ks.blpop(key, this.actor);
+    const realMs = this.check.env.realMs ?? Date.now;
+    const sentAt = realMs();
+    const pending = await this.inner.blpop(key, timeout);
+    const result = pending.result.then((reply) => {
+      this.blpopReplied(waiter, reply, timeout, pending.expiresInRealTime && realMs() - sentAt >= timeout * 1000 - 50);
+      return reply;
+    });
+    return {
+      label: pending.label,
+      expiresInRealTime: pending.expiresInRealTime,
+      result,
+      stillBlocked: () => pending.stillBlocked(),
+      cancel: () => pending.cancel(),
+    };
+  }
+
+  /**
+   * A BLPOP's reply against what the model served it. Nil for a served BLPOP is a push that went
+   * to someone else, unless the server had timed it out in real time first (the scheduler warns of
+   * that): the entry then stayed in the list.
+   */
+  private blpopReplied(waiter: Waiter, reply: [string, string] | null, timeout: number, timedOutInRealTime: boolean) {
+    const served: ListEntry | null = waiter.served;
+    if (reply === null) {
+      if (served === null) return this.ks.unblock(waiter);
+      // After the process ended, a nil is the closed connection's, not the server's.
+      if (this.closed) return;
+      if (timedOutInRealTime) return this.ks.unserve(waiter);
+    } else {
+      if (served === null) this.ks.unblock(waiter);
+      if (served !== null && reply[1] === served.value) return;
+    }
+    const d = this.check.env;
+    const command = `${this.actor}'s ${wire(d, 'BLPOP', [waiter.key, timeout])}`;
+    const expected =
+      served === null
+        ? `nothing should have been pushed onto ${waiter.key} since it blocked`
+        : `it should have got ${describeEntry(d, served.value, served.origin)} (${describeOrigin(d, served.origin)})`;
+    const cause =
+      served === null
+        ? `another client pushed to ${waiter.key}`
+        : reply === null
+          ? `another client blocked on ${waiter.key} took it (an app's queue:work on this server?)`
+          : `another client took ${describeEntry(d, served.value, served.origin)} first (an app's queue:work on this server?)`;
+    this.check.fail(
+      new ModelMismatchError(command, expected, reply === null ? 'nil' : describeReply(d, reply[1]), cause),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.inner.close();
+  }
+}

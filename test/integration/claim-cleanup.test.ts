@@ -4,26 +4,20 @@
 // the run must not be one of them. A private redis-server stands for someone else's; the test's
 // own client sits in db 15, out of the runs' way, and looks at every db after the run.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
 import type { RedisServer } from '../../src/redis/server.ts';
-import { acquireRedis } from '../../src/redis/server.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
+import { serverWithAdmin, type AdminClient } from '../helpers/admin.ts';
 
 let server: RedisServer;
-let admin: ReturnType<typeof createClient>;
+let admin: AdminClient;
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  server = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
-  admin = createClient({ socket: { host: server.host, port: server.port }, database: 15 });
-  admin.on('error', () => undefined);
-  await admin.connect();
+  ({ server, admin, stop } = await serverWithAdmin());
   await admin.sendCommand(['ACL', 'SETUSER', 'loses-zadd', 'on', '>pw', '~*', '&*', '+@all']);
 });
-afterAll(async () => {
-  admin.destroy();
-  await server.stop();
-});
+afterAll(() => stop());
 beforeEach(async () => {
   await admin.sendCommand(['CONFIG', 'SET', 'maxmemory', '0']);
   await admin.flushAll();

@@ -6,27 +6,21 @@
 // and the test's own client in db 15, both out of the runs' way.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
 import { CLAIM_KEY, MARK_KEY } from '../../src/redis/claim.ts';
 import type { RedisServer } from '../../src/redis/server.ts';
-import { acquireRedis } from '../../src/redis/server.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 import { LQSIM_BIN, lqsimEnv } from '../helpers/cli.ts';
+import { serverWithAdmin, type AdminClient } from '../helpers/admin.ts';
 
 let server: RedisServer;
-let admin: ReturnType<typeof createClient>;
+let admin: AdminClient;
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  server = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
-  admin = createClient({ socket: { host: server.host, port: server.port }, database: 15 });
-  admin.on('error', () => undefined);
-  await admin.connect();
+  ({ server, admin, stop } = await serverWithAdmin());
 });
-afterAll(async () => {
-  admin.destroy();
-  await server.stop();
-});
+afterAll(() => stop());
 beforeEach(async () => {
   await admin.flushAll();
 });

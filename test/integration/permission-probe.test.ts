@@ -4,21 +4,17 @@
 // push is a plain RPUSH (RedisQueue::pushRaw), its queues are queues:<q> (list), :delayed and
 // :reserved (sorted sets); block_for makes a 5.7 worker BLPOP queues:<q>; the end DELs them all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
 import type { RedisServer } from '../../src/redis/server.ts';
-import { acquireRedis } from '../../src/redis/server.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
+import { serverWithAdmin, type AdminClient } from '../helpers/admin.ts';
 
 let server: RedisServer;
-let admin: ReturnType<typeof createClient>;
+let admin: AdminClient;
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  server = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
-  // In db 15, out of the runs' way.
-  admin = createClient({ socket: { host: server.host, port: server.port }, database: 15 });
-  admin.on('error', () => undefined);
-  await admin.connect();
+  ({ server, admin, stop } = await serverWithAdmin());
   const user = (name: string, ...rules: string[]) =>
     admin.sendCommand(['ACL', 'SETUSER', name, 'on', '>pw', '&*', '+@all', ...rules]);
   await user('norpush', '~*', '-rpush');
@@ -28,10 +24,7 @@ beforeAll(async () => {
   await user('nozremrangebyrank', '~*', '-zremrangebyrank');
   await user('noecho', '~*', '-echo');
 });
-afterAll(async () => {
-  admin.destroy();
-  await server.stop();
-});
+afterAll(() => stop());
 
 const as = (user: string) => ({
   url: `redis://${user}:pw@127.0.0.1:${server.port}`,

@@ -70,17 +70,21 @@ export function traceMismatch(
     return `${cmd.source === 'lua' ? '[lua] ' : ''}${summarizeArgs(cmd, labels).join(' ')}`;
   };
   const width = Math.max(10, ...actual.steps.map((s) => s.actor.length));
-  const notes = [
-    ...(rule === null ? [] : [rule.note]),
-    ...(actual.error === undefined ? [] : [`the run ended early: ${terminalSafe(actual.error)}`]),
-  ];
+  const notes = rule === null ? [] : [rule.note];
+  // A run that ended with an error says so first: that, not the diff under it, is why it fails.
+  const heading = (differ: string): string =>
+    actual.error === undefined
+      ? `assertTrace: ${differ}`
+      : `assertTrace: the run ended early: ${terminalSafe(actual.error)}\nwhat it sent before that, against the expectation: ${differ.replace(/^the \w+ differ from the expected ones: /, '')}`;
 
   if (!isStepwise(expected)) {
     const got = compared(actual.steps.flatMap((s) => s.commands));
     const rows = compareCommands(got, expected.map(toSpec), ctx);
     const differences = rows.filter((r) => r.kind !== 'ok').length;
     if (differences === 0 && actual.error === undefined) return null;
-    const head = `assertTrace: the Redis commands differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expected.length, 'command')}, got ${got.length})`;
+    const head = heading(
+      `the Redis commands differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expected.length, 'command')}, got ${got.length})`,
+    );
     return [head, ...notes, '', ...renderRows(rows, show, width, actual.start), '', LEGEND].join('\n');
   }
 
@@ -139,7 +143,9 @@ export function traceMismatch(
     lines.push(`+ ${stepTitle(actual.steps[i]!, i, actual.start)} (not expected)`);
   }
   if (differences === 0 && actual.error === undefined) return null;
-  const head = `assertTrace: the steps differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expectedCount, 'step')}${expectedCount < wanted.length ? ' and skips' : ''}, got ${actual.steps.length})`;
+  const head = heading(
+    `the steps differ from the expected ones: ${plural(differences, 'difference')} (expected ${plural(expectedCount, 'step')}${expectedCount < wanted.length ? ' and skips' : ''}, got ${actual.steps.length})`,
+  );
   return [head, ...notes, '', ...lines, '', LEGEND, STEP_RULE].join('\n');
 }
 

@@ -117,6 +117,36 @@ describe("an app's suite on a shared Redis, as the README's workflow runs it", (
     }
   }, 300_000);
 
+  it('with a client stealing jobs from every db the runs may use, each run it reaches fails with that named, none passes wrongly', async () => {
+    // A client that goes round dbs 5-15 (the ones the app leaves free) taking whatever is queued.
+    const thief = createClient({ url: server.url, RESP: 2, name: 'job-thief' });
+    thief.on('error', () => undefined);
+    await thief.connect();
+    let stealing = true;
+    const rounds = (async () => {
+      while (stealing)
+        for (let db = 5; db < 16 && stealing; db++) {
+          await thief.sendCommand(['SELECT', String(db)]);
+          for (const key of ['queues:default', 'laravel_database_queues:default', 'queues:high']) await thief.lPop(key);
+        }
+    })();
+    const r = await project.vitest(workflow.run, { REDIS_URL: server.url });
+    stealing = false;
+    await rounds;
+    thief.destroy();
+    // The thief reached some runs (it goes round in well under a run's time); each of those failed
+    // with the other client named first, and every test that passed matched its exact expectation.
+    expect(r.failed, r.output.slice(-3000)).toBeGreaterThan(0);
+    for (const f of r.failures)
+      expect(f.messages.join('\n').split('\n')[0], f.test).toMatch(
+        /the run ended (with an error|early): another client (used this run's db \d+ \(127\.0\.0\.1:\d+ "job-thief"|took)/,
+      );
+    expect(r.passed + r.failed).toBe(GOLDENS.length + 1);
+    expect(app.delivered).toEqual([]);
+    expect(await app.dumpDb0()).toEqual(app.seeded);
+    expect(await keysOutsideDb0()).toEqual([]);
+  }, 300_000);
+
   it('a client that takes a job mid-run ends that run with the error named, and every matcher then fails', async () => {
     const { spec } = await loadScenarioFile(await resolveScenario('failure-release'));
     const shared = { ...server, owned: false, describe: () => 'REDIS_URL (test)', stop: async () => undefined };

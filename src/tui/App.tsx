@@ -259,6 +259,7 @@ export function App({
           steps={snap.steps.length}
           clock={vm.clock}
           status={snap.status}
+          failed={snap.error !== undefined}
           playing={ui.playing}
           speed={speedLabel(ui.speed)}
           width={layout.columns}

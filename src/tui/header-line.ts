@@ -14,6 +14,8 @@ export interface HeaderInfo {
   steps: number;
   clock: string;
   status: SessionStatus;
+  /** The run ended with an error: it did not finish, whatever its status says. */
+  failed?: boolean;
   playing: boolean;
   speed: string;
 }
@@ -28,7 +30,9 @@ function statusSegments(h: HeaderInfo): Segment[] {
     case 'waiting':
       return [seg('● live', 'good'), seg(` · ${run} run`, 'dim')];
     case 'finished':
-      return [seg('✓ finished', 'good'), seg(` · ${run}`, 'dim')];
+      return h.failed === true
+        ? [seg('✗ ended early', 'bad'), seg(` · ${run}`, 'dim')]
+        : [seg('✓ finished', 'good'), seg(` · ${run}`, 'dim')];
     case 'stopped':
       return [seg('■ stopped', 'dim'), seg(` · ${run}`, 'dim')];
   }

@@ -183,6 +183,14 @@ describe('header and footer', () => {
     expect(lineText(headerLine(info, 120))).toContain('Laravel 5.7');
   });
 
+  it('a run that ended with an error never reads as finished', () => {
+    const done = { ...info, status: 'finished' as const, playing: false };
+    expect(lineText(headerLine(done, 120))).toContain('✓ finished · 13 steps');
+    const failed = lineText(headerLine({ ...done, failed: true }, 120));
+    expect(failed).toContain('✗ ended early · 13 steps');
+    expect(failed).not.toContain('finished');
+  });
+
   it('the footer keeps help and quit whatever the width', () => {
     for (const w of [30, 60, 80, 120]) {
       const items = footerItems(MAIN_BINDINGS, w);

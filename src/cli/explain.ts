@@ -17,6 +17,7 @@ import { registerCleanup } from '../cleanup.ts';
 import type { CaptureProblem } from '../explain/capture.ts';
 import type { CaptureConfiguration } from '../explain/configuration.ts';
 import type { Finding } from '../explain/findings.ts';
+import { findingAlternatives, findingHead } from '../explain/finding-text.ts';
 import type { Progress } from '../explain/progress.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import { forEachEntry, isProblem } from '../explain/capture.ts';
@@ -160,14 +161,18 @@ async function explainFile(file: string, source: string, format: (typeof EXPLAIN
       out(renderLivesMarkdown(lives, timeline.start, quietLives));
       out(`\n## Findings\n\n`);
       if (findings.length === 0) out('None.\n');
-      for (const f of findings)
-        out(`- ${escapeMarkdown(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);
+      for (const f of findings) {
+        out(`- ${escapeMarkdown(findingHead(f))}\n`);
+        for (const alt of findingAlternatives(f)) out(`  - ${escapeMarkdown(alt)}\n`);
+      }
     } else if (format === 'text') {
       out(renderTextFooter(timeline, opts));
       out(renderLivesText(lives, timeline.start, chalk, quietLives));
       out(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
-      for (const f of findings)
-        out(`  - ${terminalSafe(f.title)} (line${f.lines.length === 1 ? '' : 's'} ${f.lines.join(', ')})\n`);
+      for (const f of findings) {
+        out(`  - ${terminalSafe(findingHead(f))}\n`);
+        for (const alt of findingAlternatives(f)) out(`      ${terminalSafe(alt)}\n`);
+      }
     }
     return 0;
   } finally {

@@ -1,10 +1,15 @@
 // What `lqsim explain` points out in a capture: rules over the queue events read from it, each
-// finding citing the capture lines it rests on. Pure.
+// finding citing the capture lines it rests on, saying how sure it is and what else the same
+// traffic may be. Pure.
 //
-// MONITOR shows commands, never processes, so a worker's death is read from its silence: a
-// Laravel worker that finishes a job deletes or releases it and polls again at once, and polls
-// every --sleep seconds while idle, so a connection that pops a job and sends nothing more was
-// killed (its timeout's SIGALRM, a deploy, the OOM killer), or the capture ended while it ran.
+// MONITOR shows commands, never processes or replies, so much of a job's story is read from
+// what follows: a Laravel daemon that finishes a job deletes or releases it and polls again at
+// once, so a worker's silence after a pop or a delete says its process ended (killed, its
+// timeout's SIGALRM, or an orderly exit: --once, --max-jobs, --max-time, queue:restart), or that
+// the capture ended. A finding resting on silence names each of these. Liveness is read from a
+// worker's queue commands and a process's start only (explain/liveness.ts).
+import type { Heard, Watch } from './liveness.ts';
+import { Liveness } from './liveness.ts';
 
 /** What happened to a job (or a queue), as the capture shows it; `line` is the capture's line number. */
 export type QueueEvent =
@@ -35,16 +40,50 @@ export type QueueEvent =
       attempts?: number | null;
     }
   | { kind: 'migrate'; moved: number; line: number; from: string }
-  | { kind: 'block-ready'; actor: string; line: number; key: string };
+  | { kind: 'block-ready'; actor: string; line: number; key: string }
+  /** A command of an actor that says whether its process went on (explain/liveness.ts); `t` MONITOR's. */
+  | { kind: 'heard'; actor: string; line: number; what: Heard; t: number };
 
 type Reserve = Extract<QueueEvent, { kind: 'reserve' }>;
+type Delete = Extract<QueueEvent, { kind: 'delete' | 'release' }>;
+
+/** A finding's story, by a stable name (json's `kind`). */
+export type FindingKind =
+  | 'ran-twice'
+  | 'max-attempts-exceeded'
+  | 'killed-mid-job'
+  | 'timed-out'
+  | 'reservation-expired'
+  | 'big-migration'
+  | 'blocking-pop-before-notify'
+  /** An orderly exit after a job: --once, --max-jobs, --max-time, queue:restart. */
+  | 'worker-exited'
+  /** The capture ended before the rest of the story. */
+  | 'capture-ended'
+  /** The job ran again on its next attempt and finished (succeeded, or failed by an exception). */
+  | 'ran-again';
+
+/** `certain`: the capture proves it; `likely`: evidence points to it (`because` says which); `possible`: one reading of several. */
+export type Certainty = 'certain' | 'likely' | 'possible';
+
+/** Another story the same traffic may tell, and what decides it. */
+export interface Alternative {
+  kind: FindingKind;
+  when: string;
+}
 
 export interface Finding {
+  kind: FindingKind;
+  certainty: Certainty;
+  /** The evidence a `likely` finding rests on. */
+  because?: string;
   title: string;
   /** Capture lines it rests on. */
   lines: number[];
-  /** The delete this finding reads as a failure (the job's life says it there), and how it failed. */
-  failed?: { line: number; how: string };
+  /** The other stories of the same traffic. */
+  alternatives: Alternative[];
+  /** The delete this finding reads as a failure (the job's life says it there), how, and how sure. */
+  failed?: { line: number; how: string; certainty: Certainty };
 }
 
 /** A migrate that moves at least this many due jobs at once is worth saying. */
@@ -53,204 +92,398 @@ const LARGE_MIGRATION = 1000;
 /** A delete this soon after the pop did not run a job of any weight (the max-attempts path). */
 const AT_ONCE = 1;
 
-const seconds = (s: number): string => `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+/** A daemon polls within milliseconds of finishing a job: silence longer than this after a delete is an exit. */
+const QUIET = 1;
 
-/**
- * The findings of a capture's events, all at once. `lastLine` is each actor's last command line
- * in the capture (a worker heard from after its pop was alive then); without it every actor
- * counts as alive.
- */
-export function findings(events: readonly QueueEvent[], lastLine?: ReadonlyMap<string, number>): Finding[] {
-  const rules = new FindingRules(lastLine === undefined);
-  for (const [actor, line] of lastLine ?? []) rules.seen(actor, line);
+const seconds = (s: number): string => `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+const ms = (s: number): string => (s < 1 ? `${Math.round(s * 1000)} ms` : seconds(s));
+
+const EXITED: Alternative = {
+  kind: 'worker-exited',
+  when: 'the worker runs with --once, or reached --max-jobs or --max-time, or saw queue:restart: it finishes the job (deleted whether it succeeded or failed), then exits the same way',
+};
+
+/** The findings of a capture's events (with `heard` events for liveness), all at once. */
+export function findings(events: readonly QueueEvent[]): Finding[] {
+  const rules = new FindingRules();
   for (const e of events) rules.add(e);
   return rules.finish();
 }
 
-type Delete = Extract<QueueEvent, { kind: 'delete' | 'release' }>;
+/** A reservation, with the watch on its worker and how it ended, if it did. */
+interface Held {
+  r: Reserve;
+  watch: Watch;
+  end?: Delete;
+}
 
 /**
- * The rules fed a capture as it is read: `seen` for every command of an actor, `add` for each
+ * The rules fed a capture as it is read: `heard` for every command of an actor, `add` for each
  * queue event, `finish` at the end. What is held is bounded by what is undecided: the reservations
  * not yet deleted, and the few candidates whose reading waits on a worker's later silence.
  */
 export class FindingRules {
   private readonly out: Finding[] = [];
-  private readonly lastSeen = new Map<string, number>();
+  private readonly live = new Liveness();
   // The reservations each job is under, oldest first, until their worker deletes or releases them.
-  private readonly held = new Map<string, Reserve[]>();
+  private readonly held = new Map<string, Held[]>();
   // A reservation taken while another worker held the job: ran twice, or taken from a killed one.
-  private readonly pairs: Array<{ h: Reserve; e: Reserve }> = [];
+  private readonly pairs: Array<{ h: Held; e: Held }> = [];
   private readonly paired = new Set<Reserve>();
-  // The reservations that took a job from a holder, by job@actor, until their delete.
-  private readonly takers = new Map<string, { from: Reserve; to: Reserve }>();
   // A quick delete after a take-over: MaxAttemptsExceeded under --tries 1, if the holder was killed.
-  private readonly quickDeletes: Array<{ from: Reserve; to: Reserve; del: Delete }> = [];
-  // Each actor's last delete of a last attempt, some time in: its timeout's, if nothing follows.
-  private readonly lastAttemptDeletes = new Map<string, { h: Reserve; del: Delete }>();
+  private readonly quickDeletes: Array<{ from: Held; to: Reserve; del: Delete }> = [];
+  // Each actor's last delete some time into a job, with the watch on what it did next.
+  private readonly slowDeletes = new Map<string, { h: Reserve; del: Delete; watch: Watch }>();
   // A pop past the payload's maxTries, waiting for its delete.
   private readonly overTries = new Map<string, Reserve>();
   private blpopSaid = false;
 
   /**
-   * @param everyoneAlive with no record of who was seen when (bare events), count every actor as heard from later.
    * @param shared actors that are many connections MONITOR cannot tell apart (a unix socket's):
    *   their silence and their identity prove nothing.
    */
-  constructor(
-    private readonly everyoneAlive = false,
-    private readonly shared: ReadonlySet<string> = new Set(),
-  ) {}
+  constructor(private readonly shared: ReadonlySet<string> = new Set()) {}
 
-  /** An actor sent a command on this line. */
-  seen(actor: string, line: number): void {
-    this.lastSeen.set(actor, line);
-  }
-
-  private alive(actor: string, after: number): boolean {
-    return this.everyoneAlive || (this.lastSeen.get(actor) ?? -Infinity) > after;
+  /** An actor sent a command on this line (what it tells of its process: explain/liveness.ts). */
+  heard(actor: string, line: number, what: Heard, t: number): void {
+    this.live.heard(actor, line, what, t);
   }
 
   add(e: QueueEvent): void {
     switch (e.kind) {
+      case 'heard':
+        this.heard(e.actor, e.line, e.what, e.t);
+        break;
       case 'reserve': {
         const earlier = this.held.get(e.job) ?? [];
+        const mine: Held = { r: e, watch: this.live.watch(e.actor, e.line) };
         for (const h of earlier) {
-          this.pairs.push({ h, e });
-          this.paired.add(h);
-          this.takers.set(`${e.job}@${e.actor}`, { from: h, to: e });
+          this.pairs.push({ h, e: mine });
+          this.paired.add(h.r);
+          this.paired.add(e);
         }
-        this.held.set(e.job, [...earlier, e]);
+        this.held.set(e.job, [...earlier, mine]);
         if (e.attempts !== null && e.maxTries !== null && e.maxTries > 0 && e.attempts > e.maxTries)
           this.overTries.set(`${e.job}@${e.actor}`, e);
         break;
       }
       case 'delete':
-      case 'release': {
-        const list = this.held.get(e.job) ?? [];
-        // The reservation whose copy it names (its attempts), else the one its actor took.
-        const byCopy =
-          e.attempts === undefined || e.attempts === null ? -1 : list.findIndex((h) => h.attempts === e.attempts);
-        const mine = byCopy >= 0 ? byCopy : list.findIndex((h) => h.actor === e.actor);
-        const h = mine >= 0 ? list.splice(mine, 1)[0]! : undefined;
-        if (list.length === 0) this.held.delete(e.job);
-        const key = `${e.job}@${e.actor}`;
-        const over = this.overTries.get(key);
-        this.overTries.delete(key);
-        const taken = this.takers.get(key);
-        this.takers.delete(key);
-        if (over !== undefined && e.kind === 'delete') {
-          this.out.push({
-            title: `${e.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts, the path of a job whose earlier attempt timed out or was killed)`,
-            lines: [over.line, e.line],
-            failed: {
-              line: e.line,
-              how: 'failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts)',
-            },
-          });
-        } else if (
-          taken !== undefined &&
-          e.kind === 'delete' &&
-          taken.to.maxTries === null &&
-          e.t - taken.to.t < AT_ONCE
-        ) {
-          this.quickDeletes.push({ ...taken, del: e });
-        }
-        if (
-          h !== undefined &&
-          e.kind === 'delete' &&
-          h.maxTries !== null &&
-          h.attempts !== null &&
-          h.attempts >= h.maxTries &&
-          e.t - h.t >= AT_ONCE
-        )
-          this.lastAttemptDeletes.set(e.actor, { h, del: e });
-        // Finished after its reservation ended: the worker let the job run past retry_after.
-        if (h !== undefined && h.until !== null && h.redisClock && e.t >= h.until + 1)
-          this.out.push({
-            title: `${e.actor} ${e.kind === 'delete' ? 'finished' : 'released'} ${e.label}${attemptsOf(h)} ${seconds(e.t - h.t)} after its pop, past its reservation (retry_after ${h.until - Math.floor(h.t)} s): the worker's timeout is not shorter than retry_after (or is 0), so the job was free to be reserved again while it ran; Laravel asks for timeout a few seconds shorter than retry_after`,
-            lines: [h.line, e.line],
-          });
+      case 'release':
+        this.ended(e);
         break;
-      }
       case 'migrate':
         if (e.moved >= LARGE_MIGRATION)
           this.out.push({
+            kind: 'big-migration',
+            certainty: 'certain',
             title: `${e.moved} due jobs moved from ${e.from} back to the queue in one migrate: a backlog (or a retry_after expiry of many reserved jobs) at once`,
             lines: [e.line],
+            alternatives: [],
           });
         break;
       case 'block-ready':
         if (!this.blpopSaid) {
           this.blpopSaid = true;
           this.out.push({
+            kind: 'blocking-pop-before-notify',
+            certainty: 'certain',
             title: `BLPOP on the ready list ${e.key} (block_for, Laravel 5.6-5.7): the job is popped, then ZADDed to :reserved from PHP; a worker killed in between loses it (5.8 blocks on :notify and reserves in the pop script)`,
             lines: [e.line],
+            alternatives: [],
           });
         }
         break;
     }
   }
 
+  /** A delete or release: the reservation it ends, and what it may mean. */
+  private ended(e: Delete): void {
+    const list = this.held.get(e.job) ?? [];
+    // The reservation whose copy it names (its attempts), else the one its actor took.
+    const byCopy =
+      e.attempts === undefined || e.attempts === null ? -1 : list.findIndex((h) => h.r.attempts === e.attempts);
+    const index = byCopy >= 0 ? byCopy : list.findIndex((h) => h.r.actor === e.actor);
+    const held = index >= 0 ? list.splice(index, 1)[0]! : undefined;
+    if (list.length === 0) this.held.delete(e.job);
+    if (held !== undefined) held.end = e; // kept by `pairs` when a pair needs it
+    const h = held?.r;
+    const key = `${e.job}@${e.actor}`;
+    const over = this.overTries.get(key);
+    this.overTries.delete(key);
+    if (over !== undefined && e.kind === 'delete') {
+      this.out.push({
+        kind: 'max-attempts-exceeded',
+        certainty: 'certain',
+        title: `${e.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts, the path of a job whose earlier attempt timed out or was killed)`,
+        lines: [over.line, e.line],
+        alternatives: [],
+        failed: {
+          line: e.line,
+          how: 'failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts)',
+          certainty: 'certain',
+        },
+      });
+    } else if (h !== undefined && e.kind === 'delete' && h.maxTries === null && e.t - h.t < AT_ONCE) {
+      // Taken over from a holder: read in finish, once the holder's fate is known.
+      const pair = this.pairs.find((p) => p.e.r === h);
+      if (pair !== undefined) this.quickDeletes.push({ from: pair.h, to: h, del: e });
+    }
+    if (h !== undefined && e.kind === 'delete' && e.t - h.t >= AT_ONCE && (h.maxTries === null || lastAttempt(h)))
+      this.slowDeletes.set(e.actor, { h, del: e, watch: this.live.watch(e.actor, e.line) });
+    // Finished after its reservation ended: the worker let the job run past retry_after.
+    if (h !== undefined && h.until !== null && h.redisClock && e.t >= h.until + 1)
+      this.out.push({
+        kind: 'reservation-expired',
+        certainty: 'certain',
+        title: `${e.actor} ${e.kind === 'delete' ? 'finished' : 'released'} ${e.label}${attemptsOf(h)} ${seconds(e.t - h.t)} after its pop, past its reservation (retry_after ${h.until - Math.floor(h.t)} s): the worker's timeout is not shorter than retry_after (or is 0), so the job was free to be reserved again while it ran; Laravel asks for timeout a few seconds shorter than retry_after`,
+        lines: [h.line, e.line],
+        alternatives: [],
+      });
+  }
+
   /** Every finding, in the order of the lines they rest on, now that who fell silent is known. */
   finish(): Finding[] {
     const out = [...this.out];
-    for (const { h, e } of this.pairs) {
-      if (this.shared.has(h.actor)) {
-        out.push({
-          title: `${e.label} reserved again${attemptsOf(e)} while its reservation${attemptsOf(h)} had not been deleted or released: retry_after gave it to another pop (its connections share one address on the unix socket, so whether the first worker still ran it or was killed cannot be told)`,
-          lines: [h.line, e.line],
-        });
-        continue;
-      }
-      out.push(
-        this.alive(h.actor, h.line)
-          ? {
-              title: `${e.label} reserved again by ${e.actor}${attemptsOf(e)} while ${h.actor} still ran it${attemptsOf(h)}: it ran twice at once (${h.actor}'s reservation ended${retryAfterOf(h)} before the job did; a job must finish within retry_after)`,
-              lines: [h.line, e.line],
-            }
-          : {
-              title: `${h.actor} popped ${h.label}${attemptsOf(h)} and was never heard from again: killed mid-job (its timeout, a deploy, the OOM killer); the job stayed reserved until retry_after ended, then ${e.actor} reserved it${attemptsOf(e)}`,
-              lines: [h.line, e.line],
-            },
-      );
+    for (const pair of this.pairs) out.push(this.pairFinding(pair));
+    for (const q of this.quickDeletes) {
+      const f = this.quickDelete(q);
+      if (f !== undefined) out.push(f);
     }
-    // No $tries in the payload: the worker's --tries decides, and MONITOR does not show it.
-    for (const { from, to, del } of this.quickDeletes)
-      if (!this.shared.has(from.actor) && !this.alive(from.actor, from.line))
-        out.push({
-          title: `${del.label} deleted ${Math.round((del.t - to.t) * 1000)} ms after ${del.actor} reserved it${attemptsOf(to)} from killed ${from.actor}: with --tries below ${to.attempts ?? 2} (queue:work's default is 1) that is MaxAttemptsExceededException, the job failed without running (markJobAsFailedIfAlreadyExceedsMaxAttempts); with more tries it ran and succeeded at once`,
-          lines: [to.line, del.line],
-          failed: {
-            line: del.line,
-            how: `if --tries is below ${to.attempts ?? 2}, failed with MaxAttemptsExceededException without running; else it ran and succeeded`,
-          },
-        });
-    // The last attempt deleted some time into it by a worker that then fell silent: the worker's
-    // timeout (Worker::registerTimeoutHandler) failed the job, then killed the worker.
-    for (const { h, del } of this.lastAttemptDeletes.values())
-      if (!this.shared.has(del.actor) && !this.alive(del.actor, del.line))
-        out.push({
-          title: `${del.actor} deleted ${del.label} ${seconds(del.t - h.t)} into attempt ${h.attempts} of ${h.maxTries} and was never heard from again: its timeout (about ${seconds(del.t - h.t)}) failed the job with MaxAttemptsExceededException (TimeoutExceededException from Laravel 10.10; markJobAsFailedIfWillExceedMaxAttempts) and killed the worker`,
-          lines: [h.line, del.line],
-          failed: {
-            line: del.line,
-            how: "failed by its worker's timeout with MaxAttemptsExceededException (TimeoutExceededException from Laravel 10.10; markJobAsFailedIfWillExceedMaxAttempts)",
-          },
-        });
-    for (const [, list] of this.held)
-      for (const h of list) {
-        if (this.paired.has(h)) continue; // said with the reservation that took the job
-        out.push({
-          title: this.shared.has(h.actor)
-            ? `${h.label}${attemptsOf(h)} was popped and no delete or release of it follows: its worker was killed, or the capture ended while it ran`
-            : this.alive(h.actor, h.line)
-              ? `${h.actor} popped ${h.label}${attemptsOf(h)} and never sent its delete or release, though it sent other commands after`
-              : `${h.actor} popped ${h.label}${attemptsOf(h)} and was never heard from again: killed mid-job, or the capture ended while it ran`,
-          lines: [h.line],
-        });
-      }
+    for (const d of this.slowDeletes.values()) {
+      const f = this.silentAfterDelete(d);
+      if (f !== undefined) out.push(f);
+    }
+    for (const [, list] of this.held) for (const h of list) if (!this.paired.has(h.r)) out.push(this.unfinished(h));
     return out.sort(byLines);
+  }
+
+  /** A job reserved again while another reservation of it was held. */
+  private pairFinding({ h, e }: { h: Held; e: Held }): Finding {
+    const [a, b] = [h.r, e.r];
+    const lines = [a.line, b.line];
+    if (this.shared.has(a.actor))
+      return {
+        kind: 'reservation-expired',
+        certainty: 'certain',
+        title: `${b.label} reserved again${attemptsOf(b)} while its reservation${attemptsOf(a)} had not been deleted or released: retry_after gave it to another pop (its connections share one address on the unix socket, so whether the first worker still ran it or was killed cannot be told)`,
+        lines,
+        alternatives: [
+          { kind: 'ran-twice', when: 'the first worker still ran it: it ran twice at once' },
+          { kind: 'killed-mid-job', when: 'the first worker was killed (its timeout, a deploy, the OOM killer)' },
+        ],
+      };
+    const k = b.attempts ?? 2;
+    const belowTries = `${b.actor} runs with --tries below ${k} (queue:work's default in 8.x is 1): it failed the job with MaxAttemptsExceededException without running handle() (markJobAsFailedIfAlreadyExceedsMaxAttempts), deleting it within milliseconds of the pop`;
+    if (h.end !== undefined && h.end.line > b.line) {
+      // The first worker finished it after the second reserved it: both held it at once.
+      const head = `${b.label} reserved again by ${b.actor}${attemptsOf(b)} while ${a.actor} still ran it${attemptsOf(a)} (${a.actor}'s reservation ended${retryAfterOf(a)} before the job did, and ${a.actor} ${h.end.kind === 'delete' ? 'deleted' : 'released'} it after; a job must finish within retry_after)`;
+      if (b.maxTries !== null && b.attempts !== null && b.attempts > b.maxTries)
+        return {
+          kind: 'reservation-expired',
+          certainty: 'certain',
+          title: `${head}: attempt ${b.attempts} is past the payload's maxTries (${b.maxTries}), so ${b.actor} did not run it`,
+          lines,
+          alternatives: [],
+        };
+      const first = h.end.t - a.t;
+      const second = e.end === undefined ? undefined : e.end.t - b.t;
+      const ranTwice = (certainty: Certainty, because?: string): Finding => ({
+        kind: 'ran-twice',
+        certainty,
+        ...(because === undefined ? {} : { because }),
+        title: `${head}: it ran twice at once`,
+        lines,
+        alternatives:
+          b.maxTries === null
+            ? [{ kind: 'max-attempts-exceeded', when: belowTries }]
+            : [{ kind: 'max-attempts-exceeded', when: "the job's retryUntil had passed at the second pop" }],
+      });
+      if (b.maxTries !== null)
+        return ranTwice(
+          'likely',
+          `the payload's maxTries (${b.maxTries}) allows attempt ${k}, so ${b.actor} ran handle()`,
+        );
+      if (!a.redisClock || e.end?.kind !== 'delete' || second === undefined) return ranTwice('possible');
+      if (second < AT_ONCE && first >= AT_ONCE && first >= 10 * second)
+        return {
+          kind: 'max-attempts-exceeded',
+          certainty: 'likely',
+          because: `${b.actor} deleted it ${ms(second)} after its pop, where the run of ${a.actor} took ${seconds(first)}`,
+          title: `${head}: ${b.actor} deleted it at once, the path of MaxAttemptsExceededException (the worker's --tries below ${k}), the job failed without running a second time`,
+          lines: [...lines, e.end.line],
+          alternatives: [
+            {
+              kind: 'ran-twice',
+              when: `${b.actor} runs with --tries of ${k} or more: handle() ran again and returned within ${ms(second)}`,
+            },
+          ],
+          failed: {
+            line: e.end.line,
+            how: `likely failed with MaxAttemptsExceededException without running (deleted ${ms(second)} after the pop); if --tries is ${k} or more, it ran and succeeded`,
+            certainty: 'likely',
+          },
+        };
+      if (second >= AT_ONCE)
+        return ranTwice(
+          'likely',
+          `${b.actor} deleted it ${seconds(second)} after its pop (the run of ${a.actor} took ${seconds(first)}): handle() ran; MaxAttemptsExceededException deletes within milliseconds`,
+        );
+      return ranTwice('possible');
+    }
+    if (h.watch.next?.what === 'queue' && h.end === undefined)
+      return {
+        kind: 'reservation-expired',
+        certainty: 'certain',
+        title: `${b.label} reserved again by ${b.actor}${attemptsOf(b)}: ${a.actor} went on to other queue commands without deleting or releasing it${attemptsOf(a)}, so retry_after gave it back`,
+        lines,
+        alternatives: [],
+      };
+    // The first worker never finished it: its process ended, or it ran on past the capture.
+    const restarted = h.watch.next?.what === 'start' ? h.watch.next : undefined;
+    return {
+      kind: 'killed-mid-job',
+      certainty: restarted === undefined ? 'possible' : 'likely',
+      ...(restarted === undefined
+        ? {}
+        : {
+            because: `a new process started on the address of ${a.actor} (line ${restarted.line}): the one that popped the job had ended`,
+          }),
+      title: `${a.actor} popped ${a.label}${attemptsOf(a)} and was never heard from again (no delete, release or poll): killed mid-job (a deploy, the OOM killer, SIGKILL); the job stayed reserved until retry_after ended, then ${b.actor} reserved it${attemptsOf(b)}`,
+      lines,
+      alternatives: [
+        {
+          kind: 'timed-out',
+          when: `its --timeout (or the job's $timeout) ran out: the SIGALRM handler ends the worker, and below its tries sends nothing (on the last try it would delete the job first)`,
+        },
+        ...(restarted === undefined
+          ? [
+              {
+                kind: 'capture-ended' as const,
+                when: `${a.actor} still ran it when the capture ended: its delete would follow, and the job ran twice at once`,
+              },
+            ]
+          : []),
+      ],
+    };
+  }
+
+  /** A delete within a second of a take-over from a holder that never finished, no $tries in the payload. */
+  private quickDelete({ from, to, del }: { from: Held; to: Reserve; del: Delete }): Finding | undefined {
+    if (this.shared.has(from.r.actor) || from.end !== undefined || from.watch.next?.what === 'queue') return undefined;
+    const k = to.attempts ?? 2;
+    return {
+      kind: 'max-attempts-exceeded',
+      certainty: 'possible',
+      title: `${del.label} deleted ${ms(del.t - to.t)} after ${del.actor} reserved it${attemptsOf(to)} from ${from.r.actor} (silent since its pop): with --tries below ${k} (queue:work's default in 8.x is 1) that is MaxAttemptsExceededException, the job failed without running (markJobAsFailedIfAlreadyExceedsMaxAttempts)`,
+      lines: [to.line, del.line],
+      alternatives: [
+        {
+          kind: 'ran-again',
+          when: `${del.actor} runs with --tries of ${k} or more: handle() ran and returned at once`,
+        },
+      ],
+      failed: {
+        line: del.line,
+        how: `if --tries is below ${k}, failed with MaxAttemptsExceededException without running; else it ran and succeeded`,
+        certainty: 'possible',
+      },
+    };
+  }
+
+  /**
+   * A delete some time into a job, then silence from its worker: its timeout's SIGALRM fails the
+   * job (deleting it) and ends the worker when the attempt is its last (the payload's maxTries,
+   * else the worker's --tries); an orderly exit after a job looks the same.
+   */
+  private silentAfterDelete({ h, del, watch }: { h: Reserve; del: Delete; watch: Watch }): Finding | undefined {
+    if (this.shared.has(del.actor) || watch.next?.what === 'queue') return undefined;
+    const quietFor = this.live.lastT - del.t;
+    const took = seconds(del.t - h.t);
+    const attempt =
+      h.maxTries === null
+        ? `attempt ${h.attempts ?? '?'} (the last if the worker's --tries is ${h.attempts ?? 1} or less: the payload sets no $tries, and queue:work's default in 8.x is 1)`
+        : `attempt ${h.attempts} of ${h.maxTries}`;
+    const ended =
+      watch.next?.what === 'start'
+        ? 'its process ended (a new one started on its address)'
+        : `was never heard from again (${seconds(Math.max(0, quietFor))} to the capture's end)`;
+    return {
+      kind: 'timed-out',
+      certainty: 'possible',
+      title: `${del.actor} deleted ${del.label} ${took} into ${attempt} and ${ended}: its timeout (about ${took}) may have failed the job with MaxAttemptsExceededException (TimeoutExceededException from Laravel 10.10; markJobAsFailedIfWillExceedMaxAttempts) and ended the worker`,
+      lines: [h.line, del.line],
+      alternatives: [
+        EXITED,
+        ...(watch.next === undefined && quietFor < QUIET
+          ? [{ kind: 'capture-ended' as const, when: 'the capture ended before its next poll' }]
+          : []),
+        {
+          kind: 'killed-mid-job' as const,
+          when: 'the worker was killed right after the job (a deploy, the OOM killer)',
+        },
+      ],
+      failed: {
+        line: del.line,
+        how: `if its timeout ended it, failed by the worker's timeout with MaxAttemptsExceededException (markJobAsFailedIfWillExceedMaxAttempts); else it succeeded, or failed by an exception on its last try`,
+        certainty: 'possible',
+      },
+    };
+  }
+
+  /** A reservation no delete or release ends, and that no other worker took. */
+  private unfinished({ r: h, watch }: Held): Finding {
+    const lines = [h.line];
+    const timedOut: Alternative = {
+      kind: 'timed-out',
+      when: "its --timeout (or the job's $timeout) ran out: the SIGALRM handler ends the worker, and below its tries sends nothing",
+    };
+    if (this.shared.has(h.actor))
+      return {
+        kind: 'killed-mid-job',
+        certainty: 'possible',
+        title: `${h.label}${attemptsOf(h)} was popped and no delete or release of it follows: its worker was killed, or the capture ended while it ran`,
+        lines,
+        alternatives: [{ kind: 'capture-ended', when: 'it still ran when the capture ended' }, timedOut],
+      };
+    if (watch.next?.what === 'queue')
+      return {
+        kind: 'killed-mid-job',
+        certainty: 'possible',
+        title: `${h.actor} popped ${h.label}${attemptsOf(h)} and never sent its delete or release, though it sent queue commands after`,
+        lines,
+        alternatives: [],
+      };
+    const restarted = watch.next?.what === 'start' ? watch.next : undefined;
+    // Still within its reservation when the capture ended: the plainest reading is that it ran on.
+    const pastReservation = h.redisClock && h.until !== null && this.live.lastT >= h.until;
+    const ranOn: Alternative = {
+      kind: 'capture-ended',
+      when: `it still ran when the capture ended${pastReservation ? ', past its reservation (another worker may then reserve it again and run it twice)' : ''}`,
+    };
+    if (restarted === undefined && !pastReservation && h.redisClock && h.until !== null)
+      return {
+        kind: 'capture-ended',
+        certainty: 'likely',
+        because: `the capture ended within its reservation (retry_after ${h.until - Math.floor(h.t)} s)`,
+        title: `${h.actor} popped ${h.label}${attemptsOf(h)} and the capture ended before its delete or release: it continues after the capture`,
+        lines,
+        alternatives: [
+          { kind: 'killed-mid-job', when: 'the worker was killed while it ran (a deploy, the OOM killer)' },
+          timedOut,
+        ],
+      };
+    return {
+      kind: 'killed-mid-job',
+      certainty: restarted === undefined ? 'possible' : 'likely',
+      ...(restarted === undefined
+        ? {}
+        : {
+            because: `a new process started on its address (line ${restarted.line}): the one that popped the job had ended`,
+          }),
+      title: `${h.actor} popped ${h.label}${attemptsOf(h)} and was never heard from again: killed mid-job${restarted === undefined ? ', or the capture ended while it ran' : ''}`,
+      lines,
+      alternatives: [...(restarted === undefined ? [ranOn] : []), timedOut],
+    };
   }
 }
 
@@ -259,6 +492,11 @@ function byLines(a: Finding, b: Finding): number {
   for (let i = 0; i < Math.min(a.lines.length, b.lines.length); i++)
     if (a.lines[i] !== b.lines[i]) return a.lines[i]! - b.lines[i]!;
   return a.lines.length - b.lines.length;
+}
+
+/** The payload's own last attempt (a timeout then fails the job). */
+function lastAttempt(r: Reserve): boolean {
+  return r.maxTries !== null && r.attempts !== null && r.attempts >= r.maxTries;
 }
 
 /** " after retry_after (3 s)" when the worker's clock is Redis', else "". */

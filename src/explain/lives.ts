@@ -26,6 +26,7 @@ export function renderLivesText(lives: readonly JobLife[], start: number, chalk:
     out += `  ${terminalSafe(life.job)}\n`;
     for (const e of life.events)
       out += `    ${chalk.dim(`${relTime(e.t, start).padEnd(10)} line ${String(e.line).padEnd(6)}`)} ${terminalSafe(e.what)}\n`;
+    out += `    ${chalk.dim('ends:')} ${terminalSafe(lifeEndText(life))}\n`;
   }
   if (quiet > 0)
     out += chalk.dim(`  ${quiet}${shown.length === 0 ? ' jobs' : ' more'} pushed, reserved once and deleted\n`);
@@ -40,8 +41,18 @@ export function renderLivesMarkdown(lives: readonly JobLife[], start: number, co
   for (const life of shown) {
     out += `\n### ${escapeMarkdown(life.job)}\n\n`;
     for (const e of life.events) out += `- ${relTime(e.t, start)}, line ${e.line}: ${escapeMarkdown(e.what)}\n`;
+    out += `- ends: ${escapeMarkdown(lifeEndText(life))}\n`;
   }
   if (quiet > 0) out += `\n${quiet}${shown.length === 0 ? ' jobs' : ' more'} pushed, reserved once and deleted.\n`;
   if (more > 0) out += `\n... and ${more} more with more to say (\`--format json\` has every life).\n`;
   return out;
+}
+
+/** "succeeded or failed (failed if ...); began before the capture": how the life ends, in words. */
+export function lifeEndText(life: JobLife): string {
+  const marks = life.marks.map((m) =>
+    m === 'began-before-capture' ? 'began before the capture' : 'continues after the capture',
+  );
+  const outcome = life.outcome.replace(/-/g, ' ');
+  return [`${outcome}${life.when === undefined ? '' : ` (${life.when})`}`, ...marks].join('; ');
 }

@@ -7,6 +7,7 @@
 // capture began is missing: a pop that got a job in the capture but none in the replay says so
 // in the step's note. Findings (read in a pass before) are the notes of the steps they cite last.
 import type { Finding } from './findings.ts';
+import { findingLine } from './finding-text.ts';
 import type { CaptureProblem } from './capture.ts';
 import { forEachEntry, isProblem } from './capture.ts';
 import type { CaptureConfiguration } from './configuration.ts';
@@ -48,14 +49,14 @@ export async function replayCapture(o: ReplayOptions): Promise<Timeline> {
   timeline.scenario = {
     ...timeline.scenario,
     description: `${timeline.scenario.description ?? ''}\n\nfindings: ${
-      o.findings.length === 0 ? 'none' : o.findings.map((f) => `\n\n- ${f.title} (${citeLines(f.lines)})`).join('')
+      o.findings.length === 0 ? 'none' : o.findings.map((f) => `\n\n- ${findingLine(f)}`).join('')
     }\n\nThe state pane is Redis' own: the capture's queue commands replayed on a private redis-server from empty (jobs queued before the capture began are not there; other traffic is not replayed).`,
   };
   // Each finding is the note of the step holding the last line it cites.
   const notes = new Map<number, string[]>();
   for (const f of o.findings) {
     const line = Math.max(...f.lines);
-    notes.set(line, [...(notes.get(line) ?? []), `finding: ${f.title}`]);
+    notes.set(line, [...(notes.get(line) ?? []), `finding: ${findingLine(f)}`]);
   }
   const replay = new Replayer(o.url, o.config, explainer);
   try {
@@ -83,10 +84,6 @@ export async function replayCapture(o: ReplayOptions): Promise<Timeline> {
   } finally {
     await replay.close();
   }
-}
-
-function citeLines(lines: readonly number[]): string {
-  return `line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}`;
 }
 
 /** The private server's side: one connection that sends the replayed commands, one per db that reads the state. */

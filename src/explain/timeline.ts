@@ -17,6 +17,9 @@ import { isRetryAfter } from './configuration.ts';
 import type { Finding, QueueEvent } from './findings.ts';
 import { FindingRules } from './findings.ts';
 import { LIVES_SHOWN } from './lives.ts';
+import { heardOf } from './liveness.ts';
+import type { LifeEnd, LifeStep } from './outcome.ts';
+import { lifeEnd } from './outcome.ts';
 import type { Operation, QueueKey, Recognised } from './recognise.ts';
 import { parseQueueKey, recogniseCommand, releasesName, releasesSendingAll } from './recognise.ts';
 
@@ -68,7 +71,7 @@ export interface LifeEvent {
   what: string;
 }
 
-export interface JobLife {
+export interface JobLife extends LifeEnd {
   job: string;
   events: LifeEvent[];
   /** More than pushed, reserved once, deleted: reserved again, released, failed, a ZREM that removed nothing, unfinished. */
@@ -82,7 +85,7 @@ interface PayloadFacts {
   maxTries: number | null;
 }
 
-type LifeKind = 'push' | 'reserve' | 'due' | 'expired' | 'release' | 'delete';
+type LifeKind = LifeStep;
 
 /** A job's life so far, with what decides whether it is worth printing. */
 interface LifeRecord {
@@ -91,6 +94,11 @@ interface LifeRecord {
   deleted: boolean;
   /** Released, or a ZREM of a copy :reserved no longer holds. */
   unusual: boolean;
+  first: LifeKind;
+  last: LifeKind;
+  releases: number;
+  /** The last copy's attempts and $tries. */
+  copy: PayloadFacts | undefined;
 }
 
 /** The whole capture at once (tests, the library); the CLI streams with CaptureExplainer. */
@@ -141,7 +149,6 @@ export class CaptureExplainer {
     this.actors = actorNames(config);
     // Every connection over a unix socket has one address in MONITOR: one actor for many processes.
     this.rules = new FindingRules(
-      false,
       new Set(config.connections.filter((c) => c.client.startsWith('unix:')).map((c) => this.actors.get(c.client)!)),
     );
     this.start = config.span === null ? 0 : Math.floor(Number(config.span.first));
@@ -189,7 +196,12 @@ export class CaptureExplainer {
       return;
     }
     const client = entry.line.client;
-    this.rules.seen(this.actors.get(client) ?? client, entry.lineNo);
+    this.rules.heard(
+      this.actors.get(client) ?? client,
+      entry.lineNo,
+      heardOf(r?.op, entry.line.args),
+      Number(entry.line.time),
+    );
     if (r?.op === 'select') {
       // phpredis selects the db as it connects: part of the call that follows.
       if (this.current !== undefined && this.current.client !== client) this.close();
@@ -287,7 +299,21 @@ export class CaptureExplainer {
   ): void => {
     let life = this.lives.get(job.id);
     if (life === undefined)
-      this.lives.set(job.id, (life = { events: [], reserves: 0, deleted: false, unusual: false }));
+      this.lives.set(
+        job.id,
+        (life = {
+          events: [],
+          reserves: 0,
+          deleted: false,
+          unusual: false,
+          first: kind,
+          last: kind,
+          releases: 0,
+          copy,
+        }),
+      );
+    life.last = kind;
+    if (copy !== undefined) life.copy = copy;
     const attempts = copy?.attempts ?? null;
     let said = what;
     if (kind === 'reserve') {
@@ -296,8 +322,15 @@ export class CaptureExplainer {
     } else if (kind === 'expired') this.reservedCopy.delete(job.id);
     else if (kind === 'delete' || kind === 'release') {
       if (kind === 'delete') life.deleted = true;
-      else life.unusual = true;
-      if (!this.reservedCopy.has(job.id)) {
+      else {
+        life.unusual = true;
+        life.releases++;
+      }
+      if (life.events.length === 0) {
+        // Its pop is not in the capture: reserved before the capture began.
+        said += ' (reserved before the capture began: its pop is not in it)';
+        life.unusual = true;
+      } else if (!this.reservedCopy.has(job.id)) {
         said += ' (no copy of it is in :reserved now: the ZREM removes nothing)';
         life.unusual = true;
       } else if (this.reservedCopy.get(job.id) !== attempts) {
@@ -323,20 +356,28 @@ export class CaptureExplainer {
 
   /** Each job's life, in the order the jobs appeared; a failure read by a finding's rule is said at its delete. */
   private jobLives(findings: readonly Finding[]): JobLife[] {
-    const failedAt = new Map<number, string>();
-    for (const f of findings) if (f.failed !== undefined) failedAt.set(f.failed.line, f.failed.how);
+    const failedAt = new Map<number, NonNullable<Finding['failed']>>();
+    for (const f of findings) if (f.failed !== undefined) failedAt.set(f.failed.line, f.failed);
     return this.timeline.jobs.flatMap((job) => {
       const life = this.lives.get(job.id);
       if (life === undefined) return []; // a quiet life, counted
-      let failed = false;
+      let failed: NonNullable<Finding['failed']> | undefined;
       const events = life.events.map((e) => {
-        const how = failedAt.get(e.line);
-        if (how === undefined) return e;
-        failed = true;
-        if (!how.startsWith('if ')) job.outcome = 'failed';
-        return { ...e, what: `${e.what}: ${how}` };
+        const f = failedAt.get(e.line);
+        if (f === undefined) return e;
+        failed = f;
+        if (f.certainty === 'certain') job.outcome = 'failed';
+        return { ...e, what: `${e.what}: ${f.how}` };
       });
-      return { job: job.label, events, eventful: eventful(life, failed) };
+      const end = lifeEnd({
+        first: life.first,
+        last: life.last,
+        releases: life.releases,
+        attempts: life.copy?.attempts ?? null,
+        maxTries: life.copy?.maxTries ?? null,
+        ...(failed === undefined || life.last !== 'delete' ? {} : { failed }),
+      });
+      return { job: job.label, events, eventful: eventful(life, failed !== undefined), ...end };
     });
   }
 
@@ -498,7 +539,7 @@ function titleOf(
         const [score, payload] = r.script ? [args[4], args[5]] : [args[2], args[3]];
         const job = payload === undefined ? undefined : jobOf(payload, t, queue(r.key));
         if (job !== undefined && first !== undefined)
-          life(job, first.entry, 'push', `pushed onto ${queue(r.key)}:delayed until ${at(score)} by ${actor}`);
+          life(job, first.entry, 'later', `pushed onto ${queue(r.key)}:delayed until ${at(score)} by ${actor}`);
         return `later: ${job?.label ?? 'a job'} onto ${queue(r.key)}:delayed until ${at(score)}`;
       }
       const payload = r?.script ? args[5] : args[2];

@@ -94,6 +94,8 @@ describe("jobs' lives printed", () => {
     job: `Job#${n}`,
     events: whats.map((what, i) => ({ line: n * 10 + i, t: 1000 + i, what })),
     eventful,
+    outcome: 'succeeded',
+    marks: [],
   });
   const quiet = (n: number) =>
     life(

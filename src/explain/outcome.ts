@@ -1,0 +1,76 @@
+// How a job's life ends, as far as the capture shows it, said with what decides it: a delete is
+// a success or Laravel's fail() alike (fail() deletes the reserved copy with the same ZREM), so
+// only a finding's proof makes it "failed", and only a try the job had left makes it "succeeded".
+// A life whose first sight is not its push began before the capture; one not deleted by its end
+// continues after it.
+
+/** What happened to a job by the capture's end. */
+export type LifeOutcome =
+  'succeeded' | 'failed' | 'succeeded-or-failed' | 'pending' | 'delayed' | 'reserved' | 'released';
+
+export type LifeMark = 'began-before-capture' | 'continues-after-capture';
+
+/** One thing done to a job, as the outcome needs it. */
+export type LifeStep = 'push' | 'later' | 'reserve' | 'due' | 'expired' | 'release' | 'delete';
+
+/** What the outcome is read from: the life's first and last step, its releases, its last copy's attempts and $tries. */
+export interface LifeFacts {
+  first: LifeStep;
+  last: LifeStep;
+  releases: number;
+  attempts: number | null;
+  maxTries: number | null;
+  /** A finding's reading of its last delete as a failure, and how sure it is. */
+  failed?: { how: string; certainty: 'certain' | 'likely' | 'possible' };
+}
+
+export interface LifeEnd {
+  outcome: LifeOutcome;
+  /** The rule of a failure, or the condition between success and failure. */
+  when?: string;
+  marks: LifeMark[];
+}
+
+export function lifeEnd(f: LifeFacts): LifeEnd {
+  const marks: LifeMark[] = f.first === 'push' || f.first === 'later' ? [] : ['began-before-capture'];
+  const going = (outcome: LifeOutcome): LifeEnd => ({ outcome, marks: [...marks, 'continues-after-capture'] });
+  switch (f.last) {
+    case 'push':
+    case 'due':
+    case 'expired':
+      return going('pending');
+    case 'later':
+      return going('delayed');
+    case 'reserve':
+      return going('reserved');
+    case 'release':
+      return going('released');
+    case 'delete':
+      break;
+  }
+  if (f.failed !== undefined)
+    return f.failed.certainty === 'certain'
+      ? { outcome: 'failed', when: f.failed.how, marks }
+      : { outcome: 'succeeded-or-failed', when: f.failed.how, marks };
+  const attempt = f.attempts === null ? 'its last attempt' : `attempt ${f.attempts}`;
+  if (f.maxTries === null)
+    return {
+      outcome: 'succeeded-or-failed',
+      when: `failed if handle() threw on ${attempt} and the worker's --tries is ${f.attempts ?? 1} or less (the payload sets no $tries; queue:work's default in 8.x is 1): fail() deletes the job with the same ZREM`,
+      marks,
+    };
+  if (f.attempts !== null && f.attempts >= f.maxTries)
+    return {
+      outcome: 'succeeded-or-failed',
+      when: `failed if handle() threw on ${attempt} of ${f.maxTries}, its last: fail() deletes the job with the same ZREM`,
+      marks,
+    };
+  if (f.releases > 0)
+    return {
+      outcome: 'succeeded-or-failed',
+      when: `failed if the job failed itself ($this->fail(), maxExceptions, retryUntil) after its releases; else it succeeded on ${attempt} of ${f.maxTries}`,
+      marks,
+    };
+  // A try left: an exception would have released it, not deleted it.
+  return { outcome: 'succeeded', marks };
+}

@@ -1,174 +1,335 @@
-// The rules of lqsim explain's findings (src/explain/findings.ts), on hand-made event sequences.
-// Times are MONITOR seconds from 1000; retry_after is the reservation's `until` minus the pop's second.
+// lqsim explain's findings (src/explain/findings.ts) on hand-made MONITOR captures of a Laravel 8
+// app (test/helpers/laravel8-monitor.ts): each reading of the same Redis traffic, with how sure
+// it is and what else it may be. What each capture should read as is derived from Laravel 8's
+// Worker (process → markJobAsFailedIfAlreadyExceedsMaxAttempts before handle(); the SIGALRM
+// handler: markJobAsFailedIfWillExceedMaxAttempts, then kill) and RedisQueue (a delete is the ZREM
+// of the reserved copy, fail() included), never from the tool's output.
 import { describe, expect, it } from 'vitest';
 import type { QueueEvent } from '../../src/explain/findings.ts';
 import { findings } from '../../src/explain/findings.ts';
+import { explainCapture } from '../../src/explain/index.ts';
+import { job, Monitor } from '../helpers/laravel8-monitor.ts';
 
-const reserve = (
-  job: string,
-  actor: string,
-  line: number,
-  o: { attempts?: number; maxTries?: number | null; t?: number; retryAfter?: number; redisClock?: boolean } = {},
-): QueueEvent => {
-  const t = o.t ?? 1000;
-  return {
-    kind: 'reserve',
-    job,
-    label: `Job#${job}`,
-    actor,
-    line,
-    t,
-    until: Math.floor(t) + (o.retryAfter ?? 90),
-    redisClock: o.redisClock ?? true,
-    attempts: o.attempts ?? 1,
-    maxTries: o.maxTries ?? null,
-  };
-};
-const done = (kind: 'delete' | 'release', job: string, actor: string, line: number, t = 1001): QueueEvent => ({
-  kind,
-  job,
-  label: `Job#${job}`,
-  actor,
-  line,
-  t,
+// The dispatcher and two workers, each a process with its own connection (its own address).
+const [D, A, B] = ['10.0.0.9:40000', '10.0.0.9:40001', '10.0.0.9:40002'];
+const T = 1_795_570_000;
+
+const explain = (m: Monitor) => explainCapture(m.text());
+const kinds = (m: Monitor) => explain(m).findings.map((f) => [f.kind, f.certainty]);
+
+/**
+ * worker-1 pops the job (retry_after 30); its reservation ends while it runs; worker-2's migrate
+ * moves the copy back at +32 s and worker-2 reserves attempt 2; worker-1 deletes its copy at +46 s
+ * and polls again. `second`: how long after its pop worker-2 deletes it, then polls.
+ */
+function reservedAgain(second: number, o: { maxTries?: number | null; skew?: number } = {}): Monitor {
+  const j = job(1, o.maxTries ?? null);
+  const m = new Monitor(T, 30);
+  m.skew = o.skew ?? 0;
+  m.connect(D)
+    .push(D, j)
+    .at(T + 1)
+    .connect(A)
+    .poll(A, j);
+  m.at(T + 32)
+    .connect(B)
+    .poll(B, j, [j]);
+  const deleteB = (): void => void m.delete(B, j).poll(B);
+  if (second < 14) {
+    m.at(T + 32 + second);
+    deleteB();
+    m.at(T + 46)
+      .delete(A, j)
+      .poll(A);
+  } else {
+    m.at(T + 46)
+      .delete(A, j)
+      .poll(A);
+    m.at(T + 32 + second);
+    deleteB();
+  }
+  return m
+    .at(T + 90)
+    .poll(A)
+    .poll(B);
+}
+
+describe('a job reserved again by a second worker, deleted by both', () => {
+  it('the second delete as long after its pop as the first run: likely ran twice, or max-attempts under --tries 1', () => {
+    const e = explain(reservedAgain(45));
+    const f = e.findings.find((x) => x.lines[0] === 12 && x.lines[1] === 24)!;
+    expect(f).toMatchObject({
+      kind: 'ran-twice',
+      certainty: 'likely',
+      because: expect.stringMatching(/^worker-2 deleted it 45 s after its pop \(the run of worker-1 took 45 s\)/),
+      alternatives: [{ kind: 'max-attempts-exceeded', when: expect.stringMatching(/--tries below 2/) }],
+    });
+  });
+
+  it('the second delete milliseconds after its pop, against a 45 s first run: likely max-attempts, or ran twice with more tries', () => {
+    const e = explain(reservedAgain(0.003));
+    const f = e.findings.find((x) => x.lines[1] === 24)!;
+    expect(f).toMatchObject({
+      kind: 'max-attempts-exceeded',
+      certainty: 'likely',
+      because: expect.stringMatching(/^worker-2 deleted it \d ms after its pop, where the run of worker-1 took 45 s$/),
+      alternatives: [{ kind: 'ran-twice', when: expect.stringMatching(/--tries of 2 or more/) }],
+      failed: { certainty: 'likely' },
+    });
+    // The life says both, never "failed" as a verdict.
+    expect(e.lives[0]).toMatchObject({ outcome: 'succeeded-or-failed', when: expect.stringMatching(/^likely failed/) });
+    expect(e.timeline.jobs[0]!.outcome).toBe('deleted');
+  });
+
+  it("on a clock that is not Redis' (no timings read): possible either way", () => {
+    const f = explain(reservedAgain(0.003, { skew: -95_000_000 })).findings;
+    expect(f.map((x) => [x.kind, x.certainty])).toEqual([['ran-twice', 'possible']]);
+    expect(f[0]!.alternatives.map((a) => a.kind)).toEqual(['max-attempts-exceeded']);
+  });
+
+  it("with the job's own $tries allowing attempt 2: likely ran twice whatever the delete's timing", () => {
+    expect(kinds(reservedAgain(0.003, { maxTries: 3 }))[0]).toEqual(['ran-twice', 'likely']);
+  });
+
+  it('attempt 2 past the payload maxTries of 1: certain, the second worker failed it without running', () => {
+    expect(kinds(reservedAgain(0.003, { maxTries: 1 }))).toEqual([
+      // In the order of the first line each cites: the pop of attempt 1 (12), then of attempt 2 (24).
+      ['reservation-expired', 'certain'], // reserved again while worker-1 ran it
+      ['reservation-expired', 'certain'], // worker-1 finished 45 s in, past its 30 s
+      ['max-attempts-exceeded', 'certain'], // attempt 2 of 1, deleted at once
+    ]);
+  });
 });
-/** Each actor's last command line. */
-const last = (o: Record<string, number>) => new Map(Object.entries(o));
 
-describe('findings', () => {
-  it('say nothing of jobs reserved and deleted or released in time by the worker that reserved them', () => {
-    expect(
-      findings([
-        reserve('1', 'worker-1', 3),
-        done('delete', '1', 'worker-1', 4),
-        reserve('2', 'worker-1', 5),
-        done('release', '2', 'worker-1', 6),
-      ]),
-    ).toEqual([]);
+describe('a delete that may be fail(): the life says "succeeded or failed" with the condition', () => {
+  const life = (build: (m: Monitor, j: ReturnType<typeof job>) => void, maxTries: number | null) => {
+    const j = job(1, maxTries);
+    const m = new Monitor(T, 90);
+    m.connect(D)
+      .push(D, j)
+      .at(T + 1)
+      .connect(A)
+      .poll(A, j);
+    build(m, j);
+    return explain(m.poll(A)).lives[0]!;
+  };
+
+  it('deleted after releases: fail() on the last try deletes it the same way', () => {
+    const l = life((m, j) => {
+      m.release(A, j, 0).poll(A, j, []).release(A, j, 0).poll(A, j).delete(A, j);
+    }, 3);
+    expect(l).toMatchObject({
+      outcome: 'succeeded-or-failed',
+      when: expect.stringMatching(/attempt 3 of 3, its last/),
+    });
   });
 
-  it('point out a job reserved again while its first worker, heard from later, still ran it', () => {
-    const events = [
-      reserve('1', 'worker-1', 10, { retryAfter: 30 }),
-      reserve('1', 'worker-2', 38, { t: 1031, attempts: 2, retryAfter: 30 }),
-      done('delete', '1', 'worker-2', 40, 1032),
-      done('delete', '1', 'worker-1', 50, 1045),
-    ];
-    const f = findings(events, last({ 'worker-1': 50, 'worker-2': 40 }));
-    expect(f.map((x) => x.lines)).toEqual([
-      [10, 38],
-      [10, 50],
-    ]);
-    expect(f[0]!.title).toMatch(
-      /^Job#1 reserved again by worker-2 \(attempt 2\) while worker-1 still ran it \(attempt 1\): it ran twice at once \(worker-1's reservation ended after retry_after \(30 s\)/,
-    );
-    // worker-1 deleted 45 s after its pop, past its 30 s reservation: timeout >= retry_after.
-    expect(f[1]!.title).toMatch(
-      /^worker-1 finished Job#1 \(attempt 1\) 45 s after its pop, past its reservation \(retry_after 30 s\): the worker's timeout is not shorter than retry_after/,
-    );
+  it('deleted at attempts == maxTries, and without $tries (the worker --tries decides)', () => {
+    expect(life((m, j) => void m.delete(A, j), 1)).toMatchObject({ outcome: 'succeeded-or-failed' });
+    expect(life((m, j) => void m.delete(A, j), null)).toMatchObject({
+      outcome: 'succeeded-or-failed',
+      when: expect.stringMatching(/--tries is 1 or less/),
+    });
   });
 
-  it('tell a killed worker from a slow one by its silence after the pop', () => {
-    const events = [
-      reserve('1', 'worker-1', 10, { retryAfter: 2 }),
-      reserve('1', 'worker-2', 25, { t: 1003, attempts: 2 }),
-    ];
-    // worker-1's last command is its pop (line 9, before the ZADD on line 10): killed.
-    const f = findings(events, last({ 'worker-1': 9, 'worker-2': 23 }));
-    expect(f.map((x) => x.title.replace(/:.*/, ''))).toEqual([
-      'worker-1 popped Job#1 (attempt 1) and was never heard from again',
-      'worker-2 popped Job#1 (attempt 2) and was never heard from again',
-    ]);
-    expect(f.map((x) => x.lines)).toEqual([[10, 25], [25]]);
-    expect(f[0]!.title).toContain('then worker-2 reserved it (attempt 2)');
-  });
-
-  it('point out a pop never followed by its delete or release', () => {
-    expect(findings([reserve('1', 'worker-1', 7)], last({ 'worker-1': 6 }))).toEqual([
-      {
-        title: expect.stringMatching(
-          /^worker-1 popped Job#1 \(attempt 1\) and was never heard from again: killed mid-job, or the capture ended/,
-        ),
-        lines: [7],
-      },
-    ]);
-    expect(findings([reserve('1', 'worker-1', 7)], last({ 'worker-1': 30 }))[0]!.title).toMatch(
-      /never sent its delete or release, though it sent other commands after/,
+  it('deleted on attempt 1 of 3 with no release: succeeded (an exception would have released it)', () => {
+    expect(life((m, j) => void m.delete(A, j), 3)).toEqual(
+      expect.objectContaining({ outcome: 'succeeded', marks: [] }),
     );
   });
+});
 
-  it('point out a job deleted right after a pop past its maxTries (MaxAttemptsExceededException)', () => {
-    const f = findings([
-      reserve('1', 'worker-2', 20, { attempts: 3, maxTries: 2 }),
-      done('delete', '1', 'worker-2', 21, 1000.002),
-    ]);
+describe("a worker's liveness from its queue commands and its process's start only", () => {
+  /** worker-1 pops, its job sends `during` on worker-1's address, then worker-2 reserves it again at +32 s. */
+  const taken = (during: (m: Monitor) => void) => {
+    const j = job(1);
+    const m = new Monitor(T, 30);
+    m.connect(D)
+      .push(D, j)
+      .at(T + 1)
+      .connect(A)
+      .poll(A, j);
+    during(m);
+    m.at(T + 32)
+      .connect(B)
+      .poll(B, j, [j])
+      .at(T + 40)
+      .delete(B, j)
+      .poll(B)
+      .at(T + 50)
+      .poll(B);
+    return explain(m).findings[0]!;
+  };
+
+  it("a job's own Redis commands on the worker's address do not make the worker alive", () => {
+    const f = taken(
+      (m) =>
+        void m
+          .at(T + 2)
+          .other(A, 'GET', 'report:lock')
+          .other(A, 'SET', 'report:lock', '1'),
+    );
+    expect(f).toMatchObject({ kind: 'killed-mid-job', certainty: 'possible', lines: [12, 26] });
+    expect(f.alternatives.map((a) => a.kind)).toEqual(['timed-out', 'capture-ended']);
+  });
+
+  it('a new process on the same address (its SELECT): the one that popped the job had ended, likely killed', () => {
+    const f = taken(
+      (m) =>
+        void m
+          .at(T + 20)
+          .connect(A)
+          .poll(A),
+    );
+    expect(f).toMatchObject({
+      kind: 'killed-mid-job',
+      certainty: 'likely',
+      because: expect.stringMatching(/a new process started on the address of worker-1/),
+    });
+    expect(f.alternatives.map((a) => a.kind)).toEqual(['timed-out']);
+  });
+
+  it('a poll by the same process without deleting the job: it went on, the reservation expired', () => {
+    expect(taken((m) => void m.at(T + 5).poll(A))).toMatchObject({ kind: 'reservation-expired', certainty: 'certain' });
+  });
+});
+
+describe('silence after a delete: a timeout, or any other exit', () => {
+  /** worker-1 pops attempt 1 and deletes it `after` s in; worker-2 polls on for 10 s. */
+  const silent = (after: number, maxTries: number | null, then?: (m: Monitor) => void) => {
+    const j = job(1, maxTries);
+    const m = new Monitor(T, 90);
+    m.connect(D)
+      .push(D, j)
+      .at(T + 1)
+      .connect(A)
+      .poll(A, j)
+      .at(T + 1 + after)
+      .delete(A, j);
+    then?.(m);
+    m.connect(B)
+      .poll(B)
+      .at(T + after + 11)
+      .poll(B);
+    return explain(m);
+  };
+
+  it('the last try by the payload (1 of 1), deleted 60 s in, then silence: possibly its timeout, or an orderly exit', () => {
+    const f = silent(60, 1).findings;
     expect(f).toEqual([
-      {
-        title: expect.stringMatching(/^Job#1 reserved for attempt 3 of 2 and deleted at once/),
-        lines: [20, 21],
-        // The job's life says it at the delete.
-        failed: { line: 21, how: expect.stringMatching(/^failed with MaxAttemptsExceededException without running/) },
-      },
-    ]);
-    // Within its tries: nothing to say.
-    expect(
-      findings([reserve('1', 'worker-2', 20, { attempts: 2, maxTries: 2 }), done('delete', '1', 'worker-2', 21)]),
-    ).toEqual([]);
-  });
-
-  it('without $tries in the payload, say what a delete at once after a killed attempt means under each --tries', () => {
-    const events = [
-      reserve('1', 'worker-1', 13, { retryAfter: 2 }),
-      reserve('1', 'worker-2', 25, { t: 1003.5, attempts: 2 }),
-      done('delete', '1', 'worker-2', 27, 1003.502),
-    ];
-    const f = findings(events, last({ 'worker-1': 11, 'worker-2': 32 }));
-    expect(f.map((x) => x.lines)).toEqual([
-      [13, 25],
-      [25, 27],
-    ]);
-    expect(f[1]!.title).toMatch(
-      /^Job#1 deleted 2 ms after worker-2 reserved it \(attempt 2\) from killed worker-1: with --tries below 2/,
-    );
-    // A delete seconds later: the job ran; nothing to say about tries.
-    const slow = [...events.slice(0, 2), done('delete', '1', 'worker-2', 27, 1010)];
-    expect(findings(slow, last({ 'worker-1': 11, 'worker-2': 32 })).map((x) => x.lines)).toEqual([[13, 25]]);
-  });
-
-  it("point out a last attempt failed by the worker's timeout: deleted seconds in, then silence", () => {
-    const events = [
-      reserve('1', 'worker-2', 25, { t: 1000.5, attempts: 2, maxTries: 2, retryAfter: 4 }),
-      done('delete', '1', 'worker-2', 27, 1002.5),
-    ];
-    expect(findings(events, last({ 'worker-2': 27 }))).toEqual([
-      {
+      expect.objectContaining({
+        kind: 'timed-out',
+        certainty: 'possible',
         title: expect.stringMatching(
-          /^worker-2 deleted Job#1 2\.0 s into attempt 2 of 2 and was never heard from again: its timeout \(about 2\.0 s\) failed the job/,
+          /^worker-1 deleted Report#1 60 s into attempt 1 of 1 and was never heard from again/,
         ),
-        lines: [25, 27],
-        failed: { line: 27, how: expect.stringMatching(/^failed by its worker's timeout/) },
-      },
+      }),
     ]);
-    // The same delete by a worker that polls again afterwards: a failure or success like any other.
-    expect(findings(events, last({ 'worker-2': 30 }))).toEqual([]);
+    expect(f[0]!.alternatives.map((a) => a.kind)).toEqual(['worker-exited', 'killed-mid-job']);
+    expect(f[0]!.alternatives[0]!.when).toMatch(/--once.*--max-jobs.*--max-time.*queue:restart/);
   });
 
-  it("read no timings off a worker whose clock is not Redis'", () => {
-    const events = [
-      reserve('1', 'worker-1', 10, { retryAfter: 30, redisClock: false }),
-      done('delete', '1', 'worker-1', 50, 1045),
-    ];
-    expect(findings(events, last({ 'worker-1': 50 }))).toEqual([]);
+  it("no $tries in the payload: the worker's --tries decides, and the daemon's SIGALRM is not missed", () => {
+    const f = silent(60, null).findings;
+    expect(f.map((x) => [x.kind, x.certainty])).toEqual([['timed-out', 'possible']]);
+    expect(f[0]!.title).toMatch(/attempt 1 \(the last if the worker's --tries is 1 or less/);
   });
 
-  it('point out a large migration, and BLPOP on the ready list once', () => {
-    const f = findings([
+  it('a daemon that polls again after its delete said nothing; nor a delete within a second (no timeout ran)', () => {
+    expect(silent(60, 1, (m) => void m.poll(A)).findings).toEqual([]);
+    expect(silent(0.2, 1).findings).toEqual([]);
+  });
+
+  it('the capture ending right after the delete: the capture-ended reading too', () => {
+    const j = job(1, 1);
+    const m = new Monitor(T, 90);
+    m.connect(D)
+      .push(D, j)
+      .at(T + 1)
+      .connect(A)
+      .poll(A, j)
+      .at(T + 61)
+      .delete(A, j);
+    expect(explain(m).findings[0]!.alternatives.map((a) => a.kind)).toEqual([
+      'worker-exited',
+      'capture-ended',
+      'killed-mid-job',
+    ]);
+  });
+});
+
+describe('a capture that begins or ends inside a life', () => {
+  it("begins after the pop: the delete's ZREM is of a reservation before the capture; no execution is invented", () => {
+    const j = job(1, 3);
+    j.attempts = 1;
+    const m = new Monitor(T, 90)
+      .at(T + 5)
+      .delete(A, j, 1)
+      .poll(A)
+      .at(T + 8)
+      .poll(A);
+    const e = explain(m);
+    expect(e.findings).toEqual([]);
+    // Attempt 1 of 3: an exception would have released it, so the delete is a success.
+    expect(e.lives[0]).toMatchObject({ marks: ['began-before-capture'], outcome: 'succeeded' });
+    expect(e.timeline.jobs[0]!.executions).toBe(0);
+    expect(e.lives[0]!.events[0]!.what).toBe(
+      'deleted by worker-1 (reserved before the capture began: its pop is not in it)',
+    );
+  });
+
+  it('ends while the job runs within its reservation: likely the capture ended; the life continues after it', () => {
+    const j = job(1);
+    const m = new Monitor(T, 90);
+    m.connect(D)
+      .push(D, j)
+      .at(T + 1)
+      .connect(A)
+      .poll(A, j)
+      .at(T + 20)
+      .connect(B)
+      .poll(B);
+    const e = explain(m);
+    expect(e.findings.map((f) => [f.kind, f.certainty])).toEqual([['capture-ended', 'likely']]);
+    expect(e.findings[0]!.alternatives.map((a) => a.kind)).toEqual(['killed-mid-job', 'timed-out']);
+    expect(e.lives[0]).toMatchObject({ outcome: 'reserved', marks: ['continues-after-capture'] });
+  });
+
+  it('ends while the job runs past retry_after: killed mid-job, or the capture ended', () => {
+    const j = job(1);
+    const m = new Monitor(T, 30);
+    m.connect(D)
+      .push(D, j)
+      .at(T + 1)
+      .connect(A)
+      .poll(A, j)
+      .at(T + 40)
+      .connect(B)
+      .poll(B);
+    // worker-2's poll at +40 s migrates nothing in this hand-made capture: only the reading matters.
+    const f = explain(m).findings;
+    expect(f.map((x) => [x.kind, x.certainty])).toEqual([['killed-mid-job', 'possible']]);
+    expect(f[0]!.title).toMatch(/killed mid-job, or the capture ended while it ran/);
+    expect(f[0]!.alternatives[0]).toEqual({
+      kind: 'capture-ended',
+      when: expect.stringMatching(/past its reservation/),
+    });
+  });
+});
+
+describe('findings on bare events', () => {
+  it('point out a large migration, and BLPOP on the ready list once, both certain', () => {
+    const events: QueueEvent[] = [
       { kind: 'migrate', moved: 999, line: 1, from: 'queues:default:delayed' },
       { kind: 'migrate', moved: 1000, line: 2, from: 'queues:default:delayed' },
       { kind: 'block-ready', actor: 'worker-1', line: 3, key: 'queues:default' },
       { kind: 'block-ready', actor: 'worker-1', line: 9, key: 'queues:default' },
+    ];
+    const f = findings(events);
+    expect(f.map((x) => [x.kind, x.certainty, x.lines])).toEqual([
+      ['big-migration', 'certain', [2]],
+      ['blocking-pop-before-notify', 'certain', [3]],
     ]);
-    expect(f.map((x) => x.lines)).toEqual([[2], [3]]);
     expect(f[0]!.title).toMatch(/^1000 due jobs moved from queues:default:delayed/);
   });
 });

@@ -17,6 +17,12 @@ describe('explainCapture', () => {
       [25, 27],
     ]);
     expect(e.lives.map((l) => [l.job, l.events.length])).toEqual([['ProbeJob#1', 5]]);
+    // Each finding's story, how sure, and the other story; the life's end with its condition.
+    expect(e.findings.map((f) => [f.kind, f.certainty, f.alternatives.map((a) => a.kind)])).toEqual([
+      ['killed-mid-job', 'possible', ['timed-out', 'capture-ended']],
+      ['max-attempts-exceeded', 'possible', ['ran-again']],
+    ]);
+    expect(e.lives[0]).toMatchObject({ outcome: 'succeeded-or-failed', marks: [] });
     expect(e.timeline.steps[0]!.title).toBe('push: ProbeJob#1 onto default');
     expect(e.timeline.scenario.name).toBe('killed-worker.txt');
   });

@@ -1,0 +1,116 @@
+// lqsim explain's findings and lives against Laravel's own account: each real Laravel 8.83 capture
+// in test/fixtures/explain has the events Laravel fired beside it (*.events.jsonl, written by the
+// probe app's listeners in conformance/laravel/explain-captures.sh). No `certain` finding and no
+// life's outcome may say what those events contradict; and each capture reads as written by hand
+// below, from its events.
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { Finding } from '../../src/explain/findings.ts';
+import { explainCapture } from '../../src/explain/index.ts';
+
+const dir = new URL('../fixtures/explain/', import.meta.url);
+const pairs = readdirSync(dir)
+  .filter((f) => f.endsWith('.events.jsonl'))
+  .map((f) => f.replace(/\.events\.jsonl$/, ''));
+
+type Said = Record<string, unknown> & { event: string; pid?: number };
+const said = (name: string): Said[] =>
+  readFileSync(new URL(`${name}.events.jsonl`, dir), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Said);
+const explained = (name: string) => explainCapture(readFileSync(new URL(`${name}.txt`, dir), 'utf8'));
+
+/** What Laravel's events say against a certain finding of this kind, or null when they agree. */
+function contradiction(f: Finding, events: Said[]): string | null {
+  const count = (e: string) => events.filter((x) => x.event === e).length;
+  const failedBy = (exception: string) =>
+    events.some((x) => x.event === 'JobFailed' && String(x.exception).endsWith(exception));
+  switch (f.kind) {
+    case 'ran-twice': {
+      // Two handle() calls, the second begun before the first finished.
+      const starts = events.filter((x) => x.event === 'handle');
+      const ends = events.filter((x) => x.event === 'handle.finished');
+      const overlap = starts.length >= 2 && ends.some((e) => events.indexOf(e) > events.indexOf(starts[1]!));
+      return overlap ? null : 'handle() did not run twice at once';
+    }
+    case 'max-attempts-exceeded':
+      return failedBy('MaxAttemptsExceededException') ? null : 'no JobFailed with MaxAttemptsExceededException';
+    case 'timed-out':
+      return events.some((x) => x.event === 'WorkerStopping' && x.status === 1)
+        ? null
+        : 'no worker stopped with status 1';
+    case 'killed-mid-job': {
+      // A process that began a job and neither finished it nor stopped in order.
+      const pids = new Set(events.filter((x) => x.event === 'JobProcessing').map((x) => x.pid));
+      const cut = [...pids].some(
+        (pid) =>
+          !events.some((x) => x.pid === pid && ['JobProcessed', 'JobFailed', 'WorkerStopping'].includes(x.event)),
+      );
+      return cut ? null : 'every process that began a job finished it or stopped';
+    }
+    case 'reservation-expired':
+      return count('JobProcessing') >= 2 ? null : 'the job was reserved once';
+    default:
+      return null;
+  }
+}
+
+describe("explain's findings against Laravel's own events (real 8.83 captures)", () => {
+  it.each(pairs)('%s: no certain finding the events contradict, no life outcome either', (name) => {
+    const events = said(name);
+    const e = explained(name);
+    for (const f of e.findings.filter((x) => x.certainty === 'certain'))
+      expect(contradiction(f, events), `${name}: ${f.kind}: ${f.title}`).toBeNull();
+    for (const life of e.lives) {
+      const id = e.timeline.jobs.find((j) => j.label === life.job)!.id;
+      const mine = events.filter((x) => x.uuid === id);
+      const failed = mine.some((x) => x.event === 'JobFailed');
+      const processed = mine.some((x) => x.event === 'JobProcessed' && x.failed === false);
+      if (life.outcome === 'succeeded') expect(failed, `${name}: ${life.job} succeeded`).toBe(false);
+      if (life.outcome === 'failed') expect(failed, `${name}: ${life.job} failed`).toBe(true);
+      // A job Laravel both processed and failed: the capture cannot say one of them.
+      if (failed && processed) expect(life.outcome).toBe('succeeded-or-failed');
+    }
+  });
+
+  // By hand, from each capture's events.
+  const expected: Record<string, Array<[Finding['kind'], Finding['certainty']]>> = {
+    // Attempt 1 ran 5 s (handle 79 → 84), attempt 2 began at 82 in another process and ran 5 s:
+    // ran twice, likely by the timings (the same Redis traffic under --tries=1 would delete attempt 2
+    // within milliseconds); each finished past its 3 s reservation, which the timings prove.
+    'laravel8-ran-twice': [
+      ['ran-twice', 'likely'],
+      ['reservation-expired', 'certain'],
+      ['reservation-expired', 'certain'],
+    ],
+    // Attempt 1's process never finished nor stopped (SIGKILL); attempt 2 ran and succeeded at once
+    // (--tries=3). The same traffic as max-attempts below: neither reading more than possible.
+    'laravel8-killed-worker': [
+      ['killed-mid-job', 'possible'],
+      ['max-attempts-exceeded', 'possible'],
+    ],
+    // The same kill; attempt 2 failed with MaxAttemptsExceededException without handle() (--tries=1).
+    'laravel8-max-attempts': [
+      ['killed-mid-job', 'possible'],
+      ['max-attempts-exceeded', 'possible'],
+    ],
+    // The 2 s timeout stopped attempt 1's worker (status 1, nothing sent), then failed attempt 2 of
+    // 2 (its delete) and stopped that worker too: killed mid-job (or timed out), then timed out.
+    'laravel8-timeout-kills': [
+      ['killed-mid-job', 'possible'],
+      ['timed-out', 'possible'],
+    ],
+  };
+
+  it.each(Object.keys(expected))('%s reads as its events say, with its certainty', (name) => {
+    const f = explained(name).findings;
+    expect(f.map((x) => [x.kind, x.certainty])).toEqual(expected[name]);
+  });
+
+  it('the killed worker and the timed-out one each name the other story', () => {
+    for (const name of ['laravel8-killed-worker', 'laravel8-timeout-kills'])
+      expect(explained(name).findings[0]!.alternatives.map((a) => a.kind)).toContain('timed-out');
+    expect(explained('laravel8-killed-worker').findings[1]!.alternatives.map((a) => a.kind)).toEqual(['ran-again']);
+  });
+});

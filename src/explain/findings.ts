@@ -98,6 +98,14 @@ const QUIET = 1;
 const seconds = (s: number): string => `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
 const ms = (s: number): string => (s < 1 ? `${Math.round(s * 1000)} ms` : seconds(s));
 
+/** What queue:work's --tries is when the worker gives none. */
+const TRIES_DEFAULT = "queue:work's default from 6.0; before, 0 sets no limit";
+
+/** The --tries under which attempt k is past the limit: "--tries=1", "--tries from 1 to 2". */
+export function underTries(k: number): string {
+  return k <= 2 ? '--tries=1' : `--tries from 1 to ${k - 1}`;
+}
+
 const EXITED: Alternative = {
   kind: 'worker-exited',
   when: 'the worker runs with --once, or reached --max-jobs or --max-time, or saw queue:restart: it finishes the job (deleted whether it succeeded or failed), then exits the same way',
@@ -273,7 +281,7 @@ export class FindingRules {
         ],
       };
     const k = b.attempts ?? 2;
-    const belowTries = `${b.actor} runs with --tries below ${k} (queue:work's default in 8.x is 1): it failed the job with MaxAttemptsExceededException without running handle() (markJobAsFailedIfAlreadyExceedsMaxAttempts), deleting it within milliseconds of the pop`;
+    const belowTries = `${b.actor} runs with ${underTries(k)} (${TRIES_DEFAULT}): it failed the job with MaxAttemptsExceededException without running handle() (markJobAsFailedIfAlreadyExceedsMaxAttempts), deleting it within milliseconds of the pop`;
     if (h.end !== undefined && h.end.line > b.line) {
       // The first worker finished it after the second reserved it: both held it at once.
       const head = `${b.label} reserved again by ${b.actor}${attemptsOf(b)} while ${a.actor} still ran it${attemptsOf(a)} (${a.actor}'s reservation ended${retryAfterOf(a)} before the job did, and ${a.actor} ${h.end.kind === 'delete' ? 'deleted' : 'released'} it after; a job must finish within retry_after)`;
@@ -309,17 +317,17 @@ export class FindingRules {
           kind: 'max-attempts-exceeded',
           certainty: 'likely',
           because: `${b.actor} deleted it ${ms(second)} after its pop, where the run of ${a.actor} took ${seconds(first)}`,
-          title: `${head}: ${b.actor} deleted it at once, the path of MaxAttemptsExceededException (the worker's --tries below ${k}), the job failed without running a second time`,
+          title: `${head}: ${b.actor} deleted it at once, the path of MaxAttemptsExceededException (the worker's ${underTries(k)}), the job failed without running a second time`,
           lines: [...lines, e.end.line],
           alternatives: [
             {
               kind: 'ran-twice',
-              when: `${b.actor} runs with --tries of ${k} or more: handle() ran again and returned within ${ms(second)}`,
+              when: `${b.actor} runs with --tries of ${k} or more (or 0, no limit): handle() ran again and returned within ${ms(second)}`,
             },
           ],
           failed: {
             line: e.end.line,
-            how: `likely failed with MaxAttemptsExceededException without running (deleted ${ms(second)} after the pop); if --tries is ${k} or more, it ran and succeeded`,
+            how: `likely failed with MaxAttemptsExceededException without running (deleted ${ms(second)} after the pop); if --tries is ${k} or more (or 0), it ran and succeeded`,
             certainty: 'likely',
           },
         };
@@ -374,17 +382,17 @@ export class FindingRules {
     return {
       kind: 'max-attempts-exceeded',
       certainty: 'possible',
-      title: `${del.label} deleted ${ms(del.t - to.t)} after ${del.actor} reserved it${attemptsOf(to)} from ${from.r.actor} (silent since its pop): with --tries below ${k} (queue:work's default in 8.x is 1) that is MaxAttemptsExceededException, the job failed without running (markJobAsFailedIfAlreadyExceedsMaxAttempts)`,
+      title: `${del.label} deleted ${ms(del.t - to.t)} after ${del.actor} reserved it${attemptsOf(to)} from ${from.r.actor} (silent since its pop): with ${underTries(k)} (${TRIES_DEFAULT}) that is MaxAttemptsExceededException, the job failed without running (markJobAsFailedIfAlreadyExceedsMaxAttempts)`,
       lines: [to.line, del.line],
       alternatives: [
         {
           kind: 'ran-again',
-          when: `${del.actor} runs with --tries of ${k} or more: handle() ran and returned at once`,
+          when: `${del.actor} runs with --tries of ${k} or more (or 0, no limit): handle() ran and returned at once`,
         },
       ],
       failed: {
         line: del.line,
-        how: `if --tries is below ${k}, failed with MaxAttemptsExceededException without running; else it ran and succeeded`,
+        how: `if ${underTries(k)}, failed with MaxAttemptsExceededException without running; else it ran and succeeded`,
         certainty: 'possible',
       },
     };
@@ -401,7 +409,7 @@ export class FindingRules {
     const took = seconds(del.t - h.t);
     const attempt =
       h.maxTries === null
-        ? `attempt ${h.attempts ?? '?'} (the last if the worker's --tries is ${h.attempts ?? 1} or less: the payload sets no $tries, and queue:work's default in 8.x is 1)`
+        ? `attempt ${h.attempts ?? '?'} (the last if the worker runs with ${underTries((h.attempts ?? 1) + 1)}: the payload sets no $tries; ${TRIES_DEFAULT})`
         : `attempt ${h.attempts} of ${h.maxTries}`;
     const ended =
       watch.next?.what === 'start'

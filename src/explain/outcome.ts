@@ -4,6 +4,8 @@
 // A life whose first sight is not its push began before the capture; one not deleted by its end
 // continues after it.
 
+import { underTries } from './findings.ts';
+
 /** What happened to a job by the capture's end. */
 export type LifeOutcome =
   'succeeded' | 'failed' | 'succeeded-or-failed' | 'pending' | 'delayed' | 'reserved' | 'released';
@@ -56,7 +58,7 @@ export function lifeEnd(f: LifeFacts): LifeEnd {
   if (f.maxTries === null)
     return {
       outcome: 'succeeded-or-failed',
-      when: `failed if handle() threw on ${attempt} and the worker's --tries is ${f.attempts ?? 1} or less (the payload sets no $tries; queue:work's default in 8.x is 1): fail() deletes the job with the same ZREM`,
+      when: `failed if handle() threw on ${attempt} and the worker runs with ${underTries((f.attempts ?? 1) + 1)} (the payload sets no $tries; queue:work's default from 6.0; before, 0 sets no limit): fail() deletes the job with the same ZREM`,
       marks,
     };
   if (f.attempts !== null && f.attempts >= f.maxTries)

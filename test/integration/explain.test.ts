@@ -114,7 +114,7 @@ describe('lqsim explain <capture>', () => {
       expect(f[0]).toMatchObject({
         kind: 'ran-twice',
         certainty: 'likely',
-        alternatives: [{ kind: 'max-attempts-exceeded', when: expect.stringMatching(/--tries below 2/) }],
+        alternatives: [{ kind: 'max-attempts-exceeded', when: expect.stringMatching(/--tries=1 /) }],
       });
       expect(f[1]!.title).toMatch(
         /^worker-1 finished ProbeJob#1 \(attempt 1\) 5\.0 s after its pop, past its reservation \(retry_after 3 s\): the worker's timeout is not shorter than retry_after/,
@@ -158,7 +158,9 @@ describe('lqsim explain <capture>', () => {
           eventful: true,
           // No $tries in the payload: under --tries 2 or less an exception on attempt 2 fails it the same way.
           outcome: 'succeeded-or-failed',
-          when: expect.stringMatching(/^failed if handle\(\) threw on attempt 2 and the worker's --tries is 2 or less/),
+          when: expect.stringMatching(
+            /^failed if handle\(\) threw on attempt 2 and the worker runs with --tries from 1 to 2 /,
+          ),
           marks: [],
         },
       ]);
@@ -193,7 +195,7 @@ describe('lqsim explain <capture>', () => {
       expect(text.stdout).toMatch(/^ {4}ends: succeeded or failed \(if its timeout ended it, /m);
       const md = await lqsim(['explain', fixture('max-attempts'), '-f', 'markdown']);
       expect(md.stdout).toContain(
-        '- t+3.351s, line 27: deleted by worker-2: if --tries is below 2, failed with MaxAttemptsExceededException without running; else it ran and succeeded',
+        '- t+3.351s, line 27: deleted by worker-2: if --tries=1, failed with MaxAttemptsExceededException without running; else it ran and succeeded',
       );
     });
 
@@ -214,7 +216,7 @@ describe('lqsim explain <capture>', () => {
       );
       // --tries=3 here, so the quick delete was a success: the finding gives both readings, neither certain.
       expect(f[1]!.title).toMatch(
-        /^ProbeJob#1 deleted 2 ms after worker-2 reserved it \(attempt 2\) from worker-1 \(silent since its pop\): with --tries below 2 \(queue:work's default in 8\.x is 1\) that is MaxAttemptsExceededException/,
+        /^ProbeJob#1 deleted 2 ms after worker-2 reserved it \(attempt 2\) from worker-1 \(silent since its pop\): with --tries=1 \(queue:work's default from 6\.0; before, 0 sets no limit\) that is MaxAttemptsExceededException/,
       );
       expect(f[1]).toMatchObject({
         kind: 'max-attempts-exceeded',

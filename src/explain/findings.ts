@@ -118,6 +118,37 @@ export function findings(events: readonly QueueEvent[]): Finding[] {
   return rules.finish();
 }
 
+/** A delete some time into a job, watched for what its worker does next. */
+interface SlowDelete {
+  h: Reserve;
+  del: Delete;
+  watch: Watch;
+  firstJob: boolean;
+}
+
+/** A poll is up to three queue commands (two migrates and the pop), then the delete. */
+const FIRST_JOB = 4;
+
+/** Beyond this many processes that each worked one job and went quiet, one finding says them all. */
+const ONCE_WORKERS = 3;
+
+/** The silent-after-delete findings of many one-job processes, as one. */
+function onceWorkers(each: readonly Finding[]): Finding {
+  return {
+    kind: 'worker-exited',
+    certainty: 'likely',
+    because: `${each.length} processes each polled once, deleted the job it got some time in and went quiet, the life of a queue:work --once worker (which runs no timeout: only the daemon registers the SIGALRM handler)`,
+    title: `${each.length} workers each deleted one job and exited: --once workers (or daemons that each exited after their first job); no $tries in the payloads, so each delete is a success or a failure by the worker's --tries`,
+    lines: each.slice(0, 3).flatMap((f) => f.lines),
+    alternatives: [
+      {
+        kind: 'timed-out',
+        when: 'they are daemons whose --timeout ran out on their first job, on its last try by --tries: the SIGALRM handler fails the job (deleting it) and ends the worker',
+      },
+    ],
+  };
+}
+
 /** A reservation, with the watch on its worker and how it ended, if it did. */
 interface Held {
   r: Reserve;
@@ -141,7 +172,7 @@ export class FindingRules {
   // A quick delete after a take-over: MaxAttemptsExceeded under --tries 1, if the holder was killed.
   private readonly quickDeletes: Array<{ from: Held; to: Reserve; del: Delete }> = [];
   // Each actor's last delete some time into a job, with the watch on what it did next.
-  private readonly slowDeletes = new Map<string, { h: Reserve; del: Delete; watch: Watch }>();
+  private readonly slowDeletes = new Map<string, SlowDelete>();
   // A pop past the payload's maxTries, waiting for its delete.
   private readonly overTries = new Map<string, Reserve>();
   private blpopSaid = false;
@@ -237,7 +268,13 @@ export class FindingRules {
       if (pair !== undefined) this.quickDeletes.push({ from: pair.h, to: h, del: e });
     }
     if (h !== undefined && e.kind === 'delete' && e.t - h.t >= AT_ONCE && (h.maxTries === null || lastAttempt(h)))
-      this.slowDeletes.set(e.actor, { h, del: e, watch: this.live.watch(e.actor, e.line) });
+      this.slowDeletes.set(e.actor, {
+        h,
+        del: e,
+        watch: this.live.watch(e.actor, e.line),
+        // Its process's first poll and this delete, nothing between: a --once worker's whole life, or a daemon's first job.
+        firstJob: this.live.queueSinceStart(e.actor) <= FIRST_JOB,
+      });
     // Finished after its reservation ended: the worker let the job run past retry_after.
     if (h !== undefined && h.until !== null && h.redisClock && e.t >= h.until + 1)
       this.out.push({
@@ -257,10 +294,17 @@ export class FindingRules {
       const f = this.quickDelete(q);
       if (f !== undefined) out.push(f);
     }
+    // Many processes that each worked one job (no $tries in it) and went quiet are --once workers
+    // (one finding for them all, the timeout beside it), not as many timeouts.
+    const once: Finding[] = [];
     for (const d of this.slowDeletes.values()) {
       const f = this.silentAfterDelete(d);
-      if (f !== undefined) out.push(f);
+      if (f === undefined) continue;
+      if (d.firstJob && d.h.maxTries === null) once.push(f);
+      else out.push(f);
     }
+    if (once.length > ONCE_WORKERS) out.push(onceWorkers(once));
+    else out.push(...once);
     for (const [, list] of this.held) for (const h of list) if (!this.paired.has(h.r)) out.push(this.unfinished(h));
     return out.sort(byLines);
   }
@@ -403,7 +447,7 @@ export class FindingRules {
    * job (deleting it) and ends the worker when the attempt is its last (the payload's maxTries,
    * else the worker's --tries); an orderly exit after a job looks the same.
    */
-  private silentAfterDelete({ h, del, watch }: { h: Reserve; del: Delete; watch: Watch }): Finding | undefined {
+  private silentAfterDelete({ h, del, watch }: SlowDelete): Finding | undefined {
     if (this.shared.has(del.actor) || watch.next?.what === 'queue') return undefined;
     const quietFor = this.live.lastT - del.t;
     const took = seconds(del.t - h.t);

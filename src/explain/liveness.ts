@@ -46,12 +46,15 @@ const RECENT = 16;
 export class Liveness {
   private readonly recent = new Map<string, Next[]>();
   private readonly waiting = new Map<string, Watch[]>();
+  // Queue commands since each address's last process start.
+  private readonly sinceStart = new Map<string, number>();
   /** MONITOR's time of the last command heard: when the capture ends. */
   lastT = -Infinity;
 
   heard(actor: string, line: number, what: Heard, t: number): void {
     if (Number.isFinite(t)) this.lastT = Math.max(this.lastT, t);
     if (what === 'other') return;
+    this.sinceStart.set(actor, what === 'start' ? 0 : (this.sinceStart.get(actor) ?? 0) + 1);
     const next: Next = { what, line, t };
     const waiting = this.waiting.get(actor);
     if (waiting !== undefined) {
@@ -64,6 +67,11 @@ export class Liveness {
     list.push(next);
     if (list.length > RECENT) list.shift();
     this.recent.set(actor, list);
+  }
+
+  /** How many queue commands the address has sent since its process started. */
+  queueSinceStart(actor: string): number {
+    return this.sinceStart.get(actor) ?? 0;
   }
 
   /** The first queue command or start of `actor` after `line` (now, if already heard; else when it comes). */

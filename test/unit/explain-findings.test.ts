@@ -240,6 +240,35 @@ describe('silence after a delete: a timeout, or any other exit', () => {
     expect(silent(0.2, 1).findings).toEqual([]);
   });
 
+  it('many processes that each worked one job and went quiet: --once workers, one finding for them all', () => {
+    // queue:work --once: connect, one poll, the job, its delete, exit (Worker::runNextJob; no
+    // SIGALRM handler, which only daemon() registers).
+    const onceWorkers = (n: number) => {
+      const m = new Monitor(T, 90);
+      m.connect(D);
+      for (let i = 1; i <= n; i++) {
+        const j = job(i);
+        const w = `10.0.0.9:${41000 + i}`;
+        m.at(T + i * 10)
+          .push(D, j)
+          .connect(w)
+          .poll(w, j)
+          .at(T + i * 10 + 2)
+          .delete(w, j);
+      }
+      return explain(m.at(T + n * 10 + 20).push(D, job(99))).findings;
+    };
+    const many = onceWorkers(4);
+    expect(many.map((f) => [f.kind, f.certainty])).toEqual([['worker-exited', 'likely']]);
+    expect(many[0]!.because).toMatch(/^4 processes each polled once/);
+    expect(many[0]!.alternatives.map((a) => a.kind)).toEqual(['timed-out']);
+    // A few: each said on its own, the timeout first (a daemon's first job looks the same).
+    expect(onceWorkers(2).map((f) => [f.kind, f.certainty])).toEqual([
+      ['timed-out', 'possible'],
+      ['timed-out', 'possible'],
+    ]);
+  });
+
   it('the capture ending right after the delete: the capture-ended reading too', () => {
     const j = job(1, 1);
     const m = new Monitor(T, 90);

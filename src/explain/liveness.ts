@@ -41,7 +41,7 @@ export interface Watch {
 }
 
 /** The steps of a capture are closed a little after their lines are read: this many recent commands per address cover it. */
-const RECENT = 16;
+const RECENT = 4;
 
 export class Liveness {
   private readonly recent = new Map<string, Next[]>();

@@ -16,7 +16,6 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=${1:-$HERE/../../test/fixtures/explain}
 shift || true
-mkdir -p "$OUT"
 PORT=$(php -r '$s = stream_socket_server("tcp://127.0.0.1:0"); echo explode(":", stream_socket_get_name($s, false))[1];')
 RS_PID=
 MON_PID=
@@ -190,6 +189,7 @@ ALL=(ran-twice killed-worker max-attempts timeout-kills
 for f in "$@"; do
   declare -F "flow_$f" >/dev/null || { echo "explain-captures.sh: no flow '$f' (flows: ${ALL[*]})" >&2; exit 2; }
 done
+mkdir -p "$OUT"
 SECONDS=0
 for f in "$@"; do "flow_$f"; done
 echo "recorded $# flows in ${SECONDS} s"

@@ -65,7 +65,10 @@ try {
     await new Promise((r) => setTimeout(r, 300));
     monitor.kill();
     await new Promise((r) => monitor.once('close', r));
-    if (run.error !== undefined) throw new Error(`${name}: ${run.error}`);
+    if (run.error !== undefined) {
+      rmSync(events, { force: true }); // no half a pair: the capture is not written either
+      throw new Error(`${name}: ${run.error}`);
+    }
     const kept = laravelLines(text);
     writeFileSync(file, ['OK', ...kept, ''].join('\n'));
     process.stdout.write(`${name}: ${kept.length} lines, handle() ${JSON.stringify(run.executions)}\n`);

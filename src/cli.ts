@@ -6,7 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import type { Format } from './cli/args.ts';
 import { err, FORMATS, nonNegativeInt, oneOf, out, UsageError } from './cli/args.ts';
-import { RedisUnavailableError, RedisUrlError } from './redis/errors.ts';
+import { RedisUnavailableError, RedisSettingError } from './redis/errors.ts';
 import { installCleanupHandlers, isShuttingDown, runCleanups } from './cleanup.ts';
 import { ScenarioError } from './scenarios/errors.ts';
 import { terminalSafe } from './output/terminal-safe.ts';
@@ -170,7 +170,7 @@ function report(e: unknown): number {
   if (isShuttingDown()) return 1;
   if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
   // Messages can carry user data (paths, names, payload bytes): never raw to the terminal.
-  if (e instanceof ScenarioError || e instanceof UsageError || e instanceof RedisUrlError) {
+  if (e instanceof ScenarioError || e instanceof UsageError || e instanceof RedisSettingError) {
     err(`lqsim: ${terminalSafe(e.message)}\n`);
     // Every problem of the file, one line each.
     if (e instanceof ScenarioError) for (const more of e.also) err(`lqsim: ${terminalSafe(more.message)}\n`);

@@ -2,7 +2,7 @@
 // the timeline, render it. Assertions and matchers: laravel-queue-sim/testing (src/testing/).
 export { acquireRedis } from './redis/server.ts';
 export type { RedisServer, RedisServerKind } from './redis/server.ts';
-export { RedisConnectError, RedisRefusedError, RedisUnavailableError, RedisUrlError } from './redis/errors.ts';
+export { RedisConnectError, RedisRefusedError, RedisUnavailableError, RedisSettingError } from './redis/errors.ts';
 export { loadScenarioFile, parseScenario } from './scenarios/load.ts';
 export type { LoadedScenario } from './scenarios/load.ts';
 export { listScenarios, resolveScenario, SCENARIOS_DIR } from './scenarios/catalog.ts';

@@ -52,17 +52,24 @@ use Illuminate\Support\Carbon;
 use Illuminate\Support\Facades\Facade;
 use Throwable;
 
-/** Append one JSON line to the probe log (PROBE_LOG), flushed at once so a SIGKILL loses nothing. */
+/**
+ * Append one JSON line to the probe log (PROBE_LOG), flushed at once so a SIGKILL loses nothing;
+ * and to PROBE_LOG_COPY when set (explain-harness-captures.ts keeps a harness run's events, whose
+ * PROBE_LOG the coordinator owns and removes).
+ */
 function log_event(string $event, array $data = []): void
 {
-    static $fh = null;
+    static $fh = null, $copy = null;
     $path = getenv('PROBE_LOG') ?: 'php://stderr';
     if ($fh === null) {
         $fh = fopen($path, 'ab');
+        $copy = getenv('PROBE_LOG_COPY') ? fopen(getenv('PROBE_LOG_COPY'), 'ab') : false;
     }
     $line = ['case' => getenv('PROBE_CASE') ?: null, 'pid' => getmypid(), 'now' => Carbon::now()->getTimestamp(), 'event' => $event] + $data;
-    fwrite($fh, json_encode($line, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE)."\n");
-    fflush($fh);
+    foreach (array_filter([$fh, $copy]) as $out) {
+        fwrite($out, json_encode($line, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE)."\n");
+        fflush($out);
+    }
 }
 
 /** The virtual clock: Carbon's test time, in whole UNIX seconds. */

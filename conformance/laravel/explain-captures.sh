@@ -4,16 +4,18 @@
 # real clock, while `redis-cli monitor` records; kills are real SIGKILLs. Writes, per flow,
 # OUTDIR/laravel8-FLOW.txt (the capture) and OUTDIR/laravel8-FLOW.events.jsonl (what Laravel's
 # own events said: handle() started, JobFailed and why), the ground truth the findings are
-# checked against.
+# checked against. test/fixtures/explain/README.md says what each flow is and which flows pair up
+# (the same Redis traffic, another story).
 #
-#   bash conformance/laravel/explain-captures.sh [OUTDIR]     (default test/fixtures/explain)
+#   bash conformance/laravel/explain-captures.sh [OUTDIR [FLOW...]]   (default test/fixtures/explain, every flow)
 #
-# Needs php-cli php-redis php-laravel-framework redis-server redis-tools; about 40 s.
+# Needs php-cli php-redis php-laravel-framework redis-server redis-tools; every flow: about 70 s.
+# Re-recording rewrites the fixtures with new ids and times: name the flows you mean to change.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 OUT=${1:-$HERE/../../test/fixtures/explain}
-mkdir -p "$OUT"
+shift || true
 PORT=$(php -r '$s = stream_socket_server("tcp://127.0.0.1:0"); echo explode(":", stream_socket_get_name($s, false))[1];')
 RS_PID=
 MON_PID=
@@ -65,13 +67,15 @@ wait_handle() {                # until the flow's Nth handle() has started
 
 # retry_after 3 and the skeleton's timeout 60 (timeout >= retry_after), a job of 5 s, two
 # workers: the second reserves the job again while the first still runs it.
-begin ran-twice
-RETRY_AFTER=3 php_ dispatch "$PORT" ProbeJob 1
-PROBE_BEHAVIOUR=run:5 RETRY_AFTER=3 bg work "$PORT" 60 3 1; A=$BG
-sleep 3.6
-PROBE_BEHAVIOUR=run:5 RETRY_AFTER=3 bg work "$PORT" 60 3 1; B=$BG
-wait "$A" "$B"
-end
+flow_ran-twice() {
+  begin ran-twice
+  RETRY_AFTER=3 php_ dispatch "$PORT" ProbeJob 1
+  PROBE_BEHAVIOUR=run:5 RETRY_AFTER=3 bg work "$PORT" 60 3 1; A=$BG
+  sleep 3.6
+  PROBE_BEHAVIOUR=run:5 RETRY_AFTER=3 bg work "$PORT" 60 3 1; B=$BG
+  wait "$A" "$B"
+  end
+}
 
 # A worker SIGKILLed (a deploy, the OOM killer) while its job runs: the job stays reserved until
 # retry_after (2 s) ends, then another worker with the same --tries reserves it (attempt 2).
@@ -87,19 +91,105 @@ killed_then_taken() {          # FLOW TRIES
   end
 }
 # --tries=3: attempt 2 runs and succeeds.
-killed_then_taken killed-worker 3
+flow_killed-worker() { killed_then_taken killed-worker 3; }
 # queue:work's default --tries=1: attempt 2 fails at once with MaxAttemptsExceededException,
 # without running.
-killed_then_taken max-attempts 1
+flow_max-attempts() { killed_then_taken max-attempts 1; }
 
 # timeout (2) shorter than retry_after (4), as the docs ask: the worker's SIGALRM kills it mid-job
 # (attempt 1 of $tries = 2), the next worker reserves it when retry_after ends, times out again,
 # and this time fails it before dying (markJobAsFailedIfWillExceedMaxAttempts).
-begin timeout-kills
-RETRY_AFTER=4 php_ dispatch "$PORT" ProbeTimeoutJob 1
-PROBE_BEHAVIOUR=run:30 RETRY_AFTER=4 bg work "$PORT" 2 0 1; A=$BG
-wait "$A" 2>/dev/null || true
-sleep 2.5
-PROBE_BEHAVIOUR=run:30 RETRY_AFTER=4 bg work "$PORT" 2 0 1; B=$BG
-wait "$B" 2>/dev/null || true
-end
+flow_timeout-kills() {
+  begin timeout-kills
+  RETRY_AFTER=4 php_ dispatch "$PORT" ProbeTimeoutJob 1
+  PROBE_BEHAVIOUR=run:30 RETRY_AFTER=4 bg work "$PORT" 2 0 1; A=$BG
+  wait "$A" 2>/dev/null || true
+  sleep 2.5
+  PROBE_BEHAVIOUR=run:30 RETRY_AFTER=4 bg work "$PORT" 2 0 1; B=$BG
+  wait "$B" 2>/dev/null || true
+  end
+}
+
+# ---- Pairs: the same Redis traffic, two stories (test/fixtures/explain/README.md) ----
+
+# Two workers, retry_after 2, the job takes 4 s on attempt 1: worker B reserves it again (attempt 2)
+# while A still runs it, B's delete comes before A's, both then poll once and stop when empty.
+# $2 is --tries, $3 what attempt 2 does (B runs it only under --tries above 1).
+second_worker_takes_it() {     # FLOW TRIES BEHAVIOUR
+  begin "$1"
+  RETRY_AFTER=2 php_ dispatch "$PORT" ProbeJob 1
+  PROBE_BEHAVIOUR=$3 RETRY_AFTER=2 bg work "$PORT" 60 "$2" 1; A=$BG
+  wait_handle 1
+  sleep 2.2
+  PROBE_BEHAVIOUR=$3 RETRY_AFTER=2 bg work "$PORT" 60 "$2" 1; B=$BG
+  wait "$A" "$B"
+  end
+}
+# --tries=3: B runs handle() again (1 s), at the same time as A.
+flow_ran-twice-tries3() { second_worker_takes_it ran-twice-tries3 3 run:4,run:1; }
+# --tries=1: B fails it at once with MaxAttemptsExceededException, handle() not run.
+flow_max-attempts-tries1() { second_worker_takes_it max-attempts-tries1 1 run:4,run:1; }
+# --tries=3 and attempt 2 returns at once: B's delete is as quick as a MaxAttemptsExceeded failure.
+flow_ran-twice-quick() { second_worker_takes_it ran-twice-quick 3 run:4,succeed; }
+
+# One worker, one job, retry_after 90: a pop, a ZREM, then nothing more from that worker.
+one_job_then_quiet() {         # FLOW CLASS BEHAVIOUR TIMEOUT TRIES (worker env before: VAR=.. one_job_then_quiet)
+  begin "$1"
+  php_ dispatch "$PORT" "$2" 1
+  PROBE_BEHAVIOUR=$3 bg work "$PORT" "$4" "$5" 1; A=$BG
+  wait "$A" 2>/dev/null || true
+  end
+}
+# A daemon's --timeout=2 alarm on the job's last attempt (--tries=1, nothing in the payload):
+# Worker::registerTimeoutHandler fails it (ZREM) and kills its own process.
+flow_timed-out() { STOP_WHEN_EMPTY=0 one_job_then_quiet timed-out ProbeJob run:30 2 1; }
+# `--once`: the job takes 2 s (as long as the alarm above), succeeds, the process exits.
+flow_once-succeeded() { WORK_ONCE=1 one_job_then_quiet once-succeeded ProbeJob run:2 2 1; }
+# `--once --tries=1`: handle() throws, its last try: failed (ZREM), the process exits.
+flow_once-failed() { WORK_ONCE=1 one_job_then_quiet once-failed ProbeJob throw:boom 2 1; }
+# `--max-jobs=1`: after its one job (2 s) the daemon stops before polling again.
+flow_max-jobs() { STOP_WHEN_EMPTY=0 MAX_JOBS=1 one_job_then_quiet max-jobs ProbeJob run:2 60 1; }
+# `--max-time=1`: after a 2 s job the daemon has run too long and stops before polling again.
+flow_max-time() { STOP_WHEN_EMPTY=0 MAX_TIME=1 one_job_then_quiet max-time ProbeJob run:2 60 1; }
+
+# A pop, then nothing from that worker: killed from outside mid-job, or still running when the
+# capture ends, or killed by its own --timeout alarm on an attempt that is not its last.
+flow_killed-mid-job() {
+  begin killed-mid-job
+  php_ dispatch "$PORT" ProbeJob 1
+  PROBE_BEHAVIOUR=run:30 bg work "$PORT" 60 3 1; A=$BG
+  wait_handle 1
+  sleep 1
+  kill -9 "$A"; wait "$A" 2>/dev/null || true
+  sleep 1
+  end
+}
+flow_capture-ended-mid-job() { # the monitor stops 2 s into a 3 s job; the events go on after it
+  begin capture-ended-mid-job
+  php_ dispatch "$PORT" ProbeJob 1
+  PROBE_BEHAVIOUR=run:3 bg work "$PORT" 60 3 1; A=$BG
+  wait_handle 1
+  sleep 1.7
+  end
+  wait "$A"
+}
+flow_timeout-killed-not-last() { STOP_WHEN_EMPTY=0 one_job_then_quiet timeout-killed-not-last ProbeJob run:30 2 3; }
+
+# retry_after 2 and the skeleton's --timeout=60 (timeout >= retry_after): a 3 s job's reservation
+# ends while it runs (nobody else polls, so it still runs once) against a 1 s job inside it.
+flow_reservation-expired() { RETRY_AFTER=2 one_job_then_quiet reservation-expired ProbeJob run:3 60 1; }
+flow_finished-inside-reservation() { RETRY_AFTER=2 one_job_then_quiet finished-inside-reservation ProbeJob run:1 60 1; }
+
+ALL=(ran-twice killed-worker max-attempts timeout-kills
+  ran-twice-tries3 max-attempts-tries1 ran-twice-quick
+  timed-out once-succeeded once-failed max-jobs max-time
+  killed-mid-job capture-ended-mid-job timeout-killed-not-last
+  reservation-expired finished-inside-reservation)
+[ $# -gt 0 ] || set -- "${ALL[@]}"
+for f in "$@"; do
+  declare -F "flow_$f" >/dev/null || { echo "explain-captures.sh: no flow '$f' (flows: ${ALL[*]})" >&2; exit 2; }
+done
+mkdir -p "$OUT"
+SECONDS=0
+for f in "$@"; do "flow_$f"; done
+echo "recorded $# flows in ${SECONDS} s"

@@ -9,7 +9,9 @@
  *
  * RETRY_AFTER (default 90) is config/queue.php's retry_after; PROBE_BEHAVIOUR what each attempt's
  * handle() does (bootstrap.php's ProbeBehaviour: "succeed", "run:SECONDS", "throw:msg");
- * PROBE_LOG where the queue events go.
+ * PROBE_LOG where the queue events go. The worker's other options, as queue:work's flags:
+ * WORK_ONCE=1 (`--once`: Worker::runNextJob, one pop, then the process exits), MAX_JOBS and
+ * MAX_TIME (`--max-jobs`, `--max-time`), STOP_WHEN_EMPTY=0 (drop `--stop-when-empty`).
  */
 
 namespace {
@@ -28,9 +30,18 @@ namespace {
         }
     } elseif ($what === 'work') {
         [$timeout, $tries, $sleep] = [(int) ($argv[3] ?? 60), (int) ($argv[4] ?? 1), (int) ($argv[5] ?? 3)];
-        // WorkerOptions(name, backoff, memory, timeout, sleep, maxTries, force, stopWhenEmpty)
-        $options = new WorkerOptions('default', 0, 128, $timeout, $sleep, $tries, false, true);
-        \Conformance\Laravel\make_worker($app)->daemon('redis', 'default', $options);
+        // WorkerOptions(name, backoff, memory, timeout, sleep, maxTries, force, stopWhenEmpty, maxJobs, maxTime)
+        $options = new WorkerOptions(
+            'default', 0, 128, $timeout, $sleep, $tries, false, getenv('STOP_WHEN_EMPTY') !== '0',
+            (int) getenv('MAX_JOBS'), (int) getenv('MAX_TIME')
+        );
+        $worker = \Conformance\Laravel\make_worker($app);
+        if (getenv('WORK_ONCE') === '1') {
+            // WorkCommand::runWorker with --once: one runNextJob, no daemon loop, no timeout alarm.
+            $worker->runNextJob('redis', 'default', $options);
+        } else {
+            $worker->daemon('redis', 'default', $options);
+        }
     } else {
         fwrite(STDERR, "usage: php explain-flow.php dispatch PORT CLASS N | work PORT TIMEOUT TRIES SLEEP\n");
         exit(2);

@@ -39,7 +39,15 @@ export type QueueEvent =
       /** The attempts of the copy it names (the reserved copy its worker holds). */
       attempts?: number | null;
     }
-  | { kind: 'migrate'; moved: number; line: number; from: string }
+  | {
+      kind: 'migrate';
+      moved: number;
+      line: number;
+      from: string;
+      /** Who polled, and the `now` its script carries (the worker's clock); absent on bare events. */
+      actor?: string;
+      now?: number | null;
+    }
   | { kind: 'block-ready'; actor: string; line: number; key: string }
   /** A command of an actor that says whether its process went on (explain/liveness.ts); `t` MONITOR's. */
   | { kind: 'heard'; actor: string; line: number; what: Heard; t: number };
@@ -173,6 +181,8 @@ export class FindingRules {
   private readonly quickDeletes: Array<{ from: Held; to: Reserve; del: Delete }> = [];
   // Each actor's last delete some time into a job, with the watch on what it did next.
   private readonly slowDeletes = new Map<string, SlowDelete>();
+  // A job finished on a clock that is not Redis', waiting for its worker's next poll's `now`.
+  private readonly nextPoll = new Map<string, { h: Reserve; del: Delete }>();
   // A pop past the payload's maxTries, waiting for its delete.
   private readonly overTries = new Map<string, Reserve>();
   private blpopSaid = false;
@@ -211,6 +221,7 @@ export class FindingRules {
         this.ended(e);
         break;
       case 'migrate':
+        if (e.actor !== undefined) this.polled(e.actor, e.line, e.now ?? null);
         if (e.moved >= LARGE_MIGRATION)
           this.out.push({
             kind: 'big-migration',
@@ -267,7 +278,14 @@ export class FindingRules {
       const pair = this.pairs.find((p) => p.e.r === h);
       if (pair !== undefined) this.quickDeletes.push({ from: pair.h, to: h, del: e });
     }
-    if (h !== undefined && e.kind === 'delete' && e.t - h.t >= AT_ONCE && (h.maxTries === null || lastAttempt(h)))
+    // MONITOR's time says how long a job ran only on Redis' clock; on another, any delete may be a timeout's.
+    if (h !== undefined && !h.redisClock && h.until !== null) this.nextPoll.set(e.actor, { h, del: e });
+    if (
+      h !== undefined &&
+      e.kind === 'delete' &&
+      (!h.redisClock || e.t - h.t >= AT_ONCE) &&
+      (h.maxTries === null || lastAttempt(h))
+    )
       this.slowDeletes.set(e.actor, {
         h,
         del: e,
@@ -286,10 +304,40 @@ export class FindingRules {
       });
   }
 
+  /**
+   * A worker's poll: on a clock that is not Redis', the `now` of the poll right after a job's
+   * delete or release says whether the job ended past its reservation.
+   */
+  private polled(actor: string, line: number, now: number | null): void {
+    const done = this.nextPoll.get(actor);
+    if (done === undefined) return;
+    this.nextPoll.delete(actor);
+    const { h, del } = done;
+    if (now === null || h.until === null || now <= h.until) return;
+    this.out.push({
+      kind: 'reservation-expired',
+      certainty: 'likely',
+      because: `the poll right after it (line ${line}) carries now ${now} on the worker's clock, past the reservation's end ${h.until}; a worker polls at once after a job`,
+      title: `${del.actor} ${del.kind === 'delete' ? 'finished' : 'released'} ${del.label}${attemptsOf(h)} past its reservation (by its next poll's time, ${now - h.until} s past it on the worker's clock): the worker's timeout is not shorter than retry_after (or is 0), so the job was free to be reserved again while it ran`,
+      lines: [h.line, del.line],
+      alternatives: [],
+    });
+  }
+
   /** Every finding, in the order of the lines they rest on, now that who fell silent is known. */
   finish(): Finding[] {
     const out = [...this.out];
-    for (const pair of this.pairs) out.push(this.pairFinding(pair));
+    for (const pair of this.pairs) {
+      out.push(this.pairFinding(pair));
+      const expired = this.stillRan(pair);
+      if (expired === undefined) continue;
+      // It proves what the next poll's clock only pointed to.
+      const same = out.findIndex(
+        (f) => f.kind === 'reservation-expired' && f.lines.join() === expired.lines.join() && f.certainty !== 'certain',
+      );
+      if (same >= 0) out.splice(same, 1);
+      out.push(expired);
+    }
     for (const q of this.quickDeletes) {
       const f = this.quickDelete(q);
       if (f !== undefined) out.push(f);
@@ -307,6 +355,22 @@ export class FindingRules {
     else out.push(...once);
     for (const [, list] of this.held) for (const h of list) if (!this.paired.has(h.r)) out.push(this.unfinished(h));
     return out.sort(byLines);
+  }
+
+  /**
+   * On a clock that is not Redis' (no timing finding), a job its first worker finished after
+   * another reserved it: its reservation certainly ended while it ran.
+   */
+  private stillRan({ h, e }: { h: Held; e: Held }): Finding | undefined {
+    const [a, b] = [h.r, e.r];
+    if (a.redisClock || h.end === undefined || h.end.line < b.line || this.shared.has(a.actor)) return undefined;
+    return {
+      kind: 'reservation-expired',
+      certainty: 'certain',
+      title: `${a.actor} ${h.end.kind === 'delete' ? 'finished' : 'released'} ${a.label}${attemptsOf(a)} after ${b.actor} had reserved it again: its reservation ended while it ran (the worker's timeout is not shorter than retry_after, or is 0)`,
+      lines: [a.line, h.end.line],
+      alternatives: [],
+    };
   }
 
   /** A job reserved again while another reservation of it was held. */
@@ -450,7 +514,8 @@ export class FindingRules {
   private silentAfterDelete({ h, del, watch }: SlowDelete): Finding | undefined {
     if (this.shared.has(del.actor) || watch.next?.what === 'queue') return undefined;
     const quietFor = this.live.lastT - del.t;
-    const took = seconds(del.t - h.t);
+    // MONITOR's time measures the run only when the worker's clock is Redis'.
+    const took = h.redisClock ? seconds(del.t - h.t) : undefined;
     const attempt =
       h.maxTries === null
         ? `attempt ${h.attempts ?? '?'} (the last if the worker runs with ${underTries((h.attempts ?? 1) + 1)}: the payload sets no $tries; ${TRIES_DEFAULT})`
@@ -462,7 +527,7 @@ export class FindingRules {
     return {
       kind: 'timed-out',
       certainty: 'possible',
-      title: `${del.actor} deleted ${del.label} ${took} into ${attempt} and ${ended}: its timeout (about ${took}) may have failed the job with MaxAttemptsExceededException (TimeoutExceededException from Laravel 10.10; markJobAsFailedIfWillExceedMaxAttempts) and ended the worker`,
+      title: `${del.actor} deleted ${del.label} ${took === undefined ? 'some time' : took} into ${attempt} and ${ended}: its timeout${took === undefined ? '' : ` (about ${took})`} may have failed the job with MaxAttemptsExceededException (TimeoutExceededException from Laravel 10.10; markJobAsFailedIfWillExceedMaxAttempts) and ended the worker`,
       lines: [h.line, del.line],
       alternatives: [
         EXITED,

@@ -35,11 +35,14 @@ export class LocalRedisError extends Error {
   }
 }
 
-/** REDIS_URL cannot name a server lqsim can trace (not a URL, a unix socket): bad input, exit 2. */
-export class RedisUrlError extends Error {
+/**
+ * A Redis setting of the environment that cannot be used: REDIS_URL that cannot name a server lqsim
+ * can trace (not a URL, a unix socket), LQSIM_REDIS other than local or docker. Bad input, exit 2.
+ */
+export class RedisSettingError extends Error {
   constructor(message: string) {
     super(message);
-    this.name = 'RedisUrlError';
+    this.name = 'RedisSettingError';
   }
 }
 

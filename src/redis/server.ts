@@ -10,7 +10,13 @@ import { connect as tlsConnect } from 'node:tls';
 import { createClient } from 'redis';
 import { registerCleanup } from '../cleanup.ts';
 import { dockerEngineConfigured, loadDockerPackages } from './docker-hint.ts';
-import { loginDenial, RedisConnectError, RedisRefusedError, RedisUnavailableError } from './errors.ts';
+import {
+  loginDenial,
+  RedisConnectError,
+  RedisRefusedError,
+  RedisSettingError,
+  RedisUnavailableError,
+} from './errors.ts';
 import { parseRedisUrl, redactUrl } from './url.ts';
 import { redisServerBinary, startLocalRedisServer } from './local-server.ts';
 
@@ -49,7 +55,7 @@ export async function acquireRedis(opts: AcquireRedisOptions = {}): Promise<Redi
 
   const mode = env.LQSIM_REDIS || undefined;
   if (mode !== undefined && mode !== 'local' && mode !== 'docker') {
-    throw new RedisUnavailableError([`LQSIM_REDIS=${mode}: expected "local" or "docker" (or unset)`]);
+    throw new RedisSettingError(`LQSIM_REDIS=${mode}: expected "local" or "docker" (or unset)`);
   }
   const tried: string[] = [];
 
@@ -74,7 +80,7 @@ export async function acquireRedis(opts: AcquireRedisOptions = {}): Promise<Redi
 
 async function external(rawUrl: string, log: (msg: string) => void): Promise<RedisServer> {
   const shown = redactUrl(rawUrl);
-  // Bad input (not a URL, a unix socket) is refused before any connection: RedisUrlError.
+  // Bad input (not a URL, a unix socket) is refused before any connection: RedisSettingError.
   const { host, port, plain } = parseRedisUrl(rawUrl);
   let version: string;
   try {

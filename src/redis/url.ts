@@ -1,6 +1,6 @@
 // redis:// URLs taken apart once, for every place that needs a part of one, and shown only with
 // their password hidden (redactUrl): a REDIS_URL ends up in CI logs.
-import { RedisUrlError } from './errors.ts';
+import { RedisSettingError } from './errors.ts';
 
 export interface RedisUrl {
   host: string;
@@ -16,7 +16,7 @@ export interface RedisUrl {
 const FORM = 'expected redis://[user:password@]host[:port][/db] or rediss://... (TLS)';
 
 /**
- * Throws RedisUrlError (bad input) for what cannot name a TCP Redis server: not a URL, another
+ * Throws RedisSettingError (bad input) for what cannot name a TCP Redis server: not a URL, another
  * scheme, a unix socket, a password whose `/`, `?`, `#` or `@` was not percent-encoded.
  */
 export function parseRedisUrl(url: string): RedisUrl {
@@ -25,24 +25,24 @@ export function parseRedisUrl(url: string): RedisUrl {
   if (scheme === 'unix' || scheme === 'redis+socket' || scheme === 'rediss+socket') {
     // Over a socket every client has the same address in MONITOR (the socket's path), so which
     // actor sent a command cannot be told, and every run would end in a false "another client".
-    throw new RedisUrlError(
+    throw new RedisSettingError(
       `REDIS_URL=${shown}: a unix socket cannot be traced (MONITOR shows every client on it at one address, so lqsim cannot tell the actors apart); use a TCP URL, redis://host:port`,
     );
   }
-  if (scheme !== 'redis' && scheme !== 'rediss') throw new RedisUrlError(`REDIS_URL=${shown}: ${FORM}`);
+  if (scheme !== 'redis' && scheme !== 'rediss') throw new RedisSettingError(`REDIS_URL=${shown}: ${FORM}`);
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    throw new RedisUrlError(`REDIS_URL=${shown}: not a valid URL (${FORM})${encodingHint(url)}`);
+    throw new RedisSettingError(`REDIS_URL=${shown}: not a valid URL (${FORM})${encodingHint(url)}`);
   }
   // `redis://u:a/b@host` parses as host "u", port "a"... or, with digits, as a wrong host and a path:
   // an '@' after the host means a password character that was not encoded.
   const at = afterScheme(url).lastIndexOf('@');
   if (at !== -1 && /[/?#]/.test(afterScheme(url).slice(0, at))) {
-    throw new RedisUrlError(`REDIS_URL=${shown}: not a valid URL${encodingHint(url)}`);
+    throw new RedisSettingError(`REDIS_URL=${shown}: not a valid URL${encodingHint(url)}`);
   }
-  if (u.hostname === '' && u.port !== '') throw new RedisUrlError(`REDIS_URL=${shown}: no host (${FORM})`);
+  if (u.hostname === '' && u.port !== '') throw new RedisSettingError(`REDIS_URL=${shown}: no host (${FORM})`);
   const db = /^\/(\d+)$/.exec(u.pathname)?.[1];
   return {
     host: u.hostname.replace(/^\[(.*)\]$/, '$1') || '127.0.0.1',

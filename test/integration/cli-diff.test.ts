@@ -147,6 +147,21 @@ describe('lqsim diff: identical traces, other sources, bad input', () => {
     },
     SLOW,
   );
+
+  it(
+    'a second operand its profile cannot run is refused before a redis-server is started for the first',
+    async () => {
+      // chain uses Bus::chain(), which Laravel 5.7 does not have (scenarios/chain.yaml).
+      const r = await lqsim(['diff', 'chain', 'chain@5.7']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).not.toMatch(/using local redis-server/);
+      expect(r.stderr.trim()).toMatch(
+        /^lqsim: \S+chain\.yaml:\d+:\d+: timeline\.0\.chain: Bus::chain\(\) arrived in Laravel 8\.0/,
+      );
+      expect(r.stdout).toBe('');
+    },
+    SLOW,
+  );
 });
 
 describe("README's What changed between Laravel versions", () => {

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { lqsim } from '../helpers/cli.ts';
-import { describeRunFailure, loginDenial, RedisUrlError } from '../../src/redis/errors.ts';
+import { describeRunFailure, loginDenial, RedisSettingError } from '../../src/redis/errors.ts';
 import type { RedisServer } from '../../src/redis/server.ts';
 import { acquireRedis } from '../../src/redis/server.ts';
 import { parseRedisUrl } from '../../src/redis/url.ts';
@@ -53,7 +53,7 @@ describe('REDIS_URL that cannot name a traceable server: bad input, exit 2, one 
   it.each(['unix:///tmp/redis.sock', 'redis+socket:///var/run/redis.sock', 'UNIX:///tmp/redis.sock'])(
     'a unix socket, %s, refused before connecting: it says why and what to use',
     async (url) => {
-      expect(() => parseRedisUrl(url)).toThrow(RedisUrlError);
+      expect(() => parseRedisUrl(url)).toThrow(RedisSettingError);
       const r = await lqsim(['run', 'dispatch'], { env: { REDIS_URL: url } });
       expect(r.code).toBe(2);
       expect(r.stderr.trim()).toMatch(
@@ -61,6 +61,15 @@ describe('REDIS_URL that cannot name a traceable server: bad input, exit 2, one 
       );
     },
   );
+});
+
+describe('LQSIM_REDIS other than local or docker: bad input, exit 2, one line, no install hints', () => {
+  it('LQSIM_REDIS=bogus', async () => {
+    const r = await lqsim(['run', 'dispatch'], { env: { LQSIM_REDIS: 'bogus' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('lqsim: LQSIM_REDIS=bogus: expected "local" or "docker" (or unset)');
+    expect(r.stdout).toBe('');
+  });
 });
 
 describe('a login turned down is said so, on every connection', () => {

@@ -1,0 +1,73 @@
+// The configuration a capture shows (explain/configuration.ts reads it), as the lines of the
+// timeline's description: one line per figure, each citing the capture lines it rests on.
+import { utcTime } from '../output/describe.ts';
+import { joinNames } from '../sim/profiles/index.ts';
+import type { CaptureConfiguration } from './configuration.ts';
+import { releasesName, releasesSendingAll } from './recognise.ts';
+
+/** The configuration, one line per figure, each citing its first lines. */
+export function configurationLines(config: CaptureConfiguration): string[] {
+  const cite = (lines: number[]): string => `line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}`;
+  const list = <T>(label: string, items: Array<{ value: T; lines: number[] }>, show: (v: T) => string): string =>
+    `${label}: ${items.length === 0 ? 'not seen' : items.map((i) => `${show(i.value)} (${cite(i.lines)})`).join('; ')}`;
+  return [
+    ...(config.span === null ? [] : [spanLine(config.span)]),
+    config.scripts.length === 0
+      ? 'Laravel: not told (no script of Laravel in the capture)'
+      : `Laravel: ${laravelOf(config)} (by the text of ${config.scripts
+          .map((s) => `${s.value.method} ${cite(s.lines)}`)
+          .join('; ')})`,
+    list('key prefix', config.prefixes, (p) => (p === '' ? '(none)' : p)),
+    list('db', config.dbs, String),
+    list('queues', config.queues, (q) => q),
+    list('retry_after', config.retryAfter, (s) => `${s} s`),
+    list('block_for', config.blockFor, (s) => `${s} s`),
+    ...unixLine(config),
+    ...(config.clockApart.length === 0
+      ? []
+      : [
+          `app clock: ${config.clockApart
+            .map((c) => `${Math.abs(c.value)} s ${c.value < 0 ? 'behind' : 'ahead of'} Redis' (${cite(c.lines)})`)
+            .join(
+              '; ',
+            )}: a simulated clock or a skewed host, so the times the app sent are shown as the dates they name and no timing is read against MONITOR's`,
+        ]),
+  ];
+}
+
+/** The profile that models the capture, or why none is told (a capture of dispatches only has no script). */
+export function versionsLine(config: CaptureConfiguration): string {
+  return config.scripts.length === 0
+    ? 'Laravel version not told by this capture (no script)'
+    : config.profiles.length === 0
+      ? "Laravel version not told by this capture (no known version's script)"
+      : joinNames(config.profiles, 'or');
+}
+
+/** Connections over a unix socket: MONITOR gives them all the socket's path, so they are one to it. */
+function unixLine(config: CaptureConfiguration): string[] {
+  const unix = config.connections.filter((c) => c.client.startsWith('unix:'));
+  if (unix.length === 0) return [];
+  return [
+    `unix socket: ${unix.map((c) => `${c.client} (from line ${c.firstLine})`).join('; ')}: MONITOR shows every connection over a socket as its path, so the processes behind it (web requests, workers) are one actor here, and no finding rests on a worker's silence or identity there`,
+  ];
+}
+
+/** "9.23 to 13.x, profile 13": the releases that send every script seen, and the profiles that model them. */
+function laravelOf(config: CaptureConfiguration): string {
+  const releases = releasesSendingAll(config.scripts.map((s) => s.value));
+  if (releases === null || releases === undefined) return 'no Laravel release sends all these scripts together';
+  const profiles = config.profiles.length === 0 ? '' : `, profile ${joinNames(config.profiles, 'or')}`;
+  return `${releasesName(releases)}${profiles}`;
+}
+
+/** When the capture was made, absolute (UTC) and how long; every t+ in the trace counts from its first whole second. */
+function spanLine(span: { first: string; last: string }): string {
+  const first = Number(span.first);
+  const last = Number(span.last);
+  const utc = (s: number): string => {
+    const when = utcTime(s);
+    return when === null ? String(s) : `${when} UTC`;
+  };
+  return `captured: ${utc(first)} to ${utc(last)} (${(last - first).toFixed(3)} s); t+0s is ${utc(Math.floor(first))}`;
+}

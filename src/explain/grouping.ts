@@ -1,0 +1,125 @@
+// A capture's commands grouped the way Laravel sends them (explain/timeline.ts makes each group a
+// step): a worker's poll is its migrates and its pop, with what the scripts ran inside; a dispatch
+// is its push; a run of other traffic is one group, whoever sent it. And its connections named as
+// actors (dispatcher-N, worker-N, by what they send).
+import type { StepKind } from '../sim/state.ts';
+import type { CapturedLine } from './capture.ts';
+import { NDJSON_CLIENT } from './capture.ts';
+import type { CaptureConfiguration, Role } from './configuration.ts';
+import type { Operation, Recognised } from './recognise.ts';
+
+export interface GroupLine {
+  entry: CapturedLine;
+  r: Recognised | undefined;
+}
+
+/** The commands of one step: one connection's call, a script's own lines with it, or a run of other traffic. */
+export interface Group {
+  client: string;
+  kind: StepKind | 'other';
+  lines: GroupLine[];
+}
+
+/** Operations that begin a step of their connection; the rest join the step before. */
+const STARTS: ReadonlySet<Operation> = new Set([
+  'push',
+  'later',
+  'migrate delayed',
+  'delete',
+  'release',
+  'size',
+  'clear',
+]);
+
+const KIND: Partial<Record<Operation, StepKind>> = {
+  push: 'dispatch',
+  later: 'dispatch',
+  'migrate delayed': 'pop',
+  'migrate reserved': 'pop',
+  pop: 'pop',
+  block: 'pop',
+  reserve: 'pop',
+  delete: 'delete',
+  release: 'release',
+  size: 'size',
+  clear: 'size',
+};
+
+/** Commands in, groups out (to `onGroup`) as soon as the next group begins. */
+export class CommandGrouper {
+  private current: Group | undefined;
+  private selectPending: GroupLine[] = [];
+
+  constructor(private readonly onGroup: (g: Group) => void) {}
+
+  /** The capture's next command, recognised. */
+  add(entry: CapturedLine, r: Recognised | undefined): void {
+    if (entry.line.client === 'lua') {
+      // Redis runs a script whole: its lines come right after its EVAL. Without one (a capture
+      // that begins mid-script), they are a step of their own.
+      if (this.current === undefined) this.current = { client: 'lua', kind: 'other', lines: [] };
+      this.current.lines.push({ entry, r });
+      return;
+    }
+    const client = entry.line.client;
+    if (r?.op === 'select') {
+      // phpredis selects the db as it connects: part of the call that follows.
+      if (this.current !== undefined && this.current.client !== client) this.close();
+      this.selectPending.push({ entry, r });
+      return;
+    }
+    const kind: Group['kind'] = r === undefined ? 'other' : (KIND[r.op] ?? 'other');
+    const current = this.current;
+    // Other traffic is summarised: a run of it is one step, whichever clients sent it.
+    const joins =
+      current !== undefined &&
+      this.selectPending.length === 0 &&
+      (kind === 'other'
+        ? current.kind === 'other'
+        : current.client === client && current.kind !== 'other' && !STARTS.has(r!.op));
+    if (!joins) {
+      this.close();
+      this.current = { client, kind, lines: [] };
+    }
+    this.current!.lines.push(...this.selectPending.filter((p) => p.entry.line.client === client), { entry, r });
+    this.selectPending = this.selectPending.filter((p) => p.entry.line.client !== client);
+  }
+
+  /** The last group out, and each SELECT no call followed as a group of its own. */
+  finish(): void {
+    this.close();
+    for (const p of this.selectPending) {
+      this.current = { client: p.entry.line.client, kind: 'other', lines: [p] };
+      this.close();
+    }
+    this.selectPending = [];
+  }
+
+  private close(): void {
+    const g = this.current;
+    this.current = undefined;
+    if (g !== undefined && g.lines.length > 0) this.onGroup(g);
+  }
+}
+
+/** dispatcher-1, worker-1..., in order of first appearance; other traffic is other-N. */
+export function actorNames(config: CaptureConfiguration): Map<string, string> {
+  const counts = new Map<Role, number>();
+  const names = new Map<string, string>();
+  const word: Record<Role, string> = { dispatcher: 'dispatcher', worker: 'worker', both: 'app', other: 'other' };
+  for (const c of config.connections) {
+    // lqsim's own ndjson names its actors: worker-1, and its restarted process "worker-1 (process 2)".
+    if (c.client.startsWith(NDJSON_CLIENT)) {
+      const [actor, process] = [
+        c.client.slice(NDJSON_CLIENT.length, c.client.lastIndexOf(':')),
+        c.client.slice(c.client.lastIndexOf(':') + 1),
+      ];
+      names.set(c.client, process === '1' ? actor : `${actor} (process ${process})`);
+      continue;
+    }
+    const n = (counts.get(c.role) ?? 0) + 1;
+    counts.set(c.role, n);
+    names.set(c.client, `${word[c.role]}-${n}`);
+  }
+  return names;
+}

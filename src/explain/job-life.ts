@@ -1,0 +1,220 @@
+// Each job a capture moved, and its life as the capture shows it (pushed; reserved for attempt N;
+// moved back by a migrate; released; deleted, with a ZREM of a copy no longer in :reserved called
+// out), built step by step as explain/titles.ts reads them. explain/lives.ts prints them.
+import { describePayload } from '../output/describe.ts';
+import type { JobInstance } from '../scenarios/timeline.ts';
+import type { CapturedLine } from './capture.ts';
+import type { Finding } from './findings.ts';
+import { LIVES_SHOWN } from './lives.ts';
+import type { LifeEnd, LifeStep } from './outcome.ts';
+import { lifeEnd } from './outcome.ts';
+
+/** One thing that happened to a job: the capture line, MONITOR's time (seconds), what. */
+export interface LifeEvent {
+  line: number;
+  t: number;
+  what: string;
+}
+
+export interface JobLife extends LifeEnd {
+  job: string;
+  events: LifeEvent[];
+  /** More than pushed, reserved once, deleted: reserved again, released, failed, a ZREM that removed nothing, unfinished. */
+  eventful: boolean;
+}
+
+/** What the trace reads of a job payload, parsed once: its id (uuid, else 5.x's id), attempts, $tries. */
+export interface PayloadFacts {
+  id: string | undefined;
+  attempts: number | null;
+  maxTries: number | null;
+}
+
+export type LifeKind = LifeStep;
+
+/** A job's life so far, with what decides whether it is worth printing. */
+interface LifeRecord {
+  events: LifeEvent[];
+  reserves: number;
+  deleted: boolean;
+  /** Released, or a ZREM of a copy :reserved no longer holds. */
+  unusual: boolean;
+  first: LifeKind;
+  last: LifeKind;
+  releases: number;
+  /** The last copy's attempts and $tries. */
+  copy: PayloadFacts | undefined;
+}
+
+/**
+ * The jobs of a capture, named as the trace names them (class#n, in order of first appearance),
+ * and what happened to each. A long capture's quiet lives are counted instead of kept unless
+ * `allLives`.
+ */
+export class JobLives {
+  private readonly byId = new Map<string, JobInstance>();
+  private readonly perClass = new Map<string, number>();
+  /** What happened to each job, by job id, in order. */
+  private readonly lives = new Map<string, LifeRecord>();
+  /** The attempts of the copy each job has in :reserved (a ZREM of another copy removes nothing). */
+  private readonly reservedCopy = new Map<string, number | null>();
+  private quiet = 0;
+
+  /** `jobs`: the timeline's list, each job appended as it is first seen. */
+  constructor(
+    private readonly jobs: JobInstance[],
+    private readonly allLives: boolean,
+  ) {}
+
+  /** Quiet lives (pushed, reserved once, deleted) counted instead of kept. */
+  get quietLives(): number {
+    return this.quiet;
+  }
+
+  /** The job a payload belongs to, first seen at `t` on `queue`; undefined for what is no job payload. */
+  readonly jobOf = (raw: string, t: number, queue: string, facts = payloadFacts(raw)): JobInstance | undefined => {
+    const id = facts?.id;
+    if (id === undefined) return undefined;
+    let job = this.byId.get(id);
+    if (job === undefined) {
+      const summary = describePayload(raw, new Map());
+      const cls = summary?.label.replace(/#.*$/, '') ?? 'Job';
+      const n = (this.perClass.get(cls) ?? 0) + 1;
+      this.perClass.set(cls, n);
+      job = {
+        label: `${cls}#${n}`,
+        id,
+        class: cls,
+        dispatchedAt: t,
+        queue,
+        connection: 'redis',
+        outcome: 'pending',
+        executions: 0,
+      };
+      this.byId.set(id, job);
+      // Known from here on: the commands of this step and later ones name it by its label.
+      this.jobs.push(job);
+    }
+    return job;
+  };
+
+  /** One thing that happened to `job` at a capture line; `copy`: the payload the command sent. */
+  readonly event = (job: JobInstance, at: CapturedLine, kind: LifeKind, what: string, copy?: PayloadFacts): void => {
+    let life = this.lives.get(job.id);
+    if (life === undefined)
+      this.lives.set(
+        job.id,
+        (life = {
+          events: [],
+          reserves: 0,
+          deleted: false,
+          unusual: false,
+          first: kind,
+          last: kind,
+          releases: 0,
+          copy,
+        }),
+      );
+    life.last = kind;
+    if (copy !== undefined) life.copy = copy;
+    const attempts = copy?.attempts ?? null;
+    let said = what;
+    if (kind === 'reserve') {
+      life.reserves++;
+      this.reservedCopy.set(job.id, attempts);
+    } else if (kind === 'expired') this.reservedCopy.delete(job.id);
+    else if (kind === 'delete' || kind === 'release') {
+      if (kind === 'delete') life.deleted = true;
+      else {
+        life.unusual = true;
+        life.releases++;
+      }
+      if (life.events.length === 0) {
+        // Its pop is not in the capture: reserved before the capture began.
+        said += ' (reserved before the capture began: its pop is not in it)';
+        life.unusual = true;
+      } else if (!this.reservedCopy.has(job.id)) {
+        said += ' (no copy of it is in :reserved now: the ZREM removes nothing)';
+        life.unusual = true;
+      } else if (this.reservedCopy.get(job.id) !== attempts) {
+        said += ` (attempt ${attempts ?? '?'}'s copy; :reserved holds attempt ${this.reservedCopy.get(job.id) ?? '?'}'s, so the ZREM removes nothing)`;
+        life.unusual = true;
+      } else this.reservedCopy.delete(job.id);
+    }
+    life.events.push({ line: at.lineNo, t: Number(at.line.time), what: said });
+    // A long capture's quiet lives (pushed, reserved once, deleted) are counted, not kept, unless
+    // every life is asked for: the text names them by count. A last attempt's delete may yet be
+    // read as a timeout's failure, so it is kept.
+    if (
+      !this.allLives &&
+      kind === 'delete' &&
+      this.byId.size > LIVES_SHOWN &&
+      !eventful(life, false) &&
+      !(copy !== undefined && isLastAttempt(copy))
+    ) {
+      this.lives.delete(job.id);
+      this.quiet++;
+    }
+  };
+
+  /** The label of the job a payload belongs to (as the trace names it), and its attempts: for the state pane. */
+  labelOfPayload(raw: string): { job: string | null; attempts: number | null } {
+    const facts = payloadFacts(raw);
+    const job = facts?.id === undefined ? null : (this.byId.get(facts.id)?.label ?? null);
+    return { job, attempts: facts?.attempts ?? null };
+  }
+
+  /** Each job's life, in the order the jobs appeared; a failure read by a finding's rule is said at its delete. */
+  finish(findings: readonly Finding[]): JobLife[] {
+    const failedAt = new Map<number, NonNullable<Finding['failed']>>();
+    for (const f of findings) if (f.failed !== undefined) failedAt.set(f.failed.line, f.failed);
+    return this.jobs.flatMap((job) => {
+      const life = this.lives.get(job.id);
+      if (life === undefined) return []; // a quiet life, counted
+      let failed: NonNullable<Finding['failed']> | undefined;
+      const events = life.events.map((e) => {
+        const f = failedAt.get(e.line);
+        if (f === undefined) return e;
+        failed = f;
+        // Only a failure the capture proves counts the job as failed; else the life says both.
+        if (f.certainty === 'certain') job.outcome = 'failed';
+        return { ...e, what: `${e.what}: ${f.how}` };
+      });
+      const end = lifeEnd({
+        first: life.first,
+        last: life.last,
+        releases: life.releases,
+        attempts: life.copy?.attempts ?? null,
+        maxTries: life.copy?.maxTries ?? null,
+        ...(failed === undefined || life.last !== 'delete' ? {} : { failed }),
+      });
+      return { job: job.label, events, eventful: eventful(life, failed !== undefined), ...end };
+    });
+  }
+}
+
+/** A payload's id, attempts and $tries, from one parse (undefined for what is no JSON object). */
+export function payloadFacts(raw: string): PayloadFacts | undefined {
+  if (raw[0] !== '{') return undefined;
+  let p: Record<string, unknown>;
+  try {
+    p = JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  return {
+    id: typeof p.uuid === 'string' ? p.uuid : typeof p.id === 'string' ? p.id : undefined,
+    attempts: typeof p.attempts === 'number' && Number.isFinite(p.attempts) ? p.attempts : null,
+    maxTries: typeof p.maxTries === 'number' ? p.maxTries : null,
+  };
+}
+
+/** The job's last attempt by its own $tries (a timeout may yet fail it). */
+function isLastAttempt(f: PayloadFacts): boolean {
+  return f.maxTries !== null && f.attempts !== null && f.attempts >= f.maxTries;
+}
+
+/** Whether a life is worth printing in a long capture: more than pushed, reserved once, deleted. */
+function eventful(life: LifeRecord, failed: boolean): boolean {
+  return life.reserves !== 1 || !life.deleted || life.unusual || failed;
+}

@@ -1,0 +1,187 @@
+// A step's words: the title of a group of captured commands (explain/grouping.ts) in Laravel's
+// terms ("pop: reserved SendEmail#2 (attempts 1) until t+90s"), read off what the commands sent.
+// MONITOR shows no replies, so whether a pop got a job is read from what the pop script ran (its
+// ZADD to :reserved). Reading a step also tells the job's life (explain/job-life.ts) and the
+// findings (explain/findings.ts) what happened in it.
+import { relTime, utcTime } from '../output/describe.ts';
+import { isRetryAfter } from './configuration.ts';
+import type { QueueEvent } from './findings.ts';
+import type { Group } from './grouping.ts';
+import type { JobLives } from './job-life.ts';
+import { payloadFacts } from './job-life.ts';
+import type { QueueKey } from './recognise.ts';
+import { parseQueueKey } from './recognise.ts';
+
+/**
+ * The title of a step: `g` at time `t` (MONITOR's, of its first command), sent by `actor`; times
+ * the app sent are told against `start`, the capture's first whole second.
+ */
+export function titleOf(
+  g: Group,
+  t: number,
+  start: number,
+  jobs: Pick<JobLives, 'jobOf' | 'event'>,
+  actor: string,
+  event: (e: QueueEvent) => void,
+): string {
+  const { jobOf, event: life } = jobs;
+  // What the findings are read from: every migrate's count, a BLPOP on the ready list.
+  for (let i = 0; i < g.lines.length; i++) {
+    const { entry, r } = g.lines[i]!;
+    if (r?.op === 'block' && r.key?.kind === 'ready')
+      event({ kind: 'block-ready', actor, line: entry.lineNo, key: entry.line.args[1]! });
+    if (r?.op !== 'migrate delayed' && r?.op !== 'migrate reserved') continue;
+    let moved = 0;
+    const from = r.op === 'migrate reserved' ? ':reserved, its reservation over' : ':delayed, due';
+    for (let j = i + 1; j < g.lines.length && g.lines[j]!.entry.line.client === 'lua'; j++) {
+      const l = g.lines[j]!.entry;
+      const a = l.line.args;
+      if (a[0]?.toLowerCase() !== 'rpush' || parseQueueKeyKind(a[1]) !== 'ready') continue;
+      moved += a.length - 2;
+      for (const payload of a.slice(2)) {
+        const job = jobOf(payload, t, r.key?.queue ?? '?');
+        if (job !== undefined)
+          life(
+            job,
+            l,
+            r.op === 'migrate reserved' ? 'expired' : 'due',
+            `moved back onto ${job.queue} by ${actor}'s migrate (from ${from})`,
+          );
+      }
+    }
+    // The script's ARGV[1] after its keys: the worker's `now`, on its own clock.
+    const now = Number(entry.line.args[3 + Number(entry.line.args[2])]);
+    event({
+      kind: 'migrate',
+      moved,
+      line: entry.lineNo,
+      from: entry.line.args[3] ?? '?',
+      actor,
+      now: Number.isFinite(now) ? now : null,
+    });
+  }
+  const first = g.lines.find((l) => l.r !== undefined && l.r.op !== 'select' && l.entry.line.client !== 'lua');
+  const r = first?.r;
+  const args = first?.entry.line.args ?? [];
+  const queue = (k: QueueKey | undefined): string => k?.queue ?? '?';
+  const at = (unix: string | undefined): string => appTime(unix, start);
+  switch (g.kind) {
+    case 'dispatch': {
+      if (r?.op === 'later') {
+        const [score, payload] = r.script ? [args[4], args[5]] : [args[2], args[3]];
+        const job = payload === undefined ? undefined : jobOf(payload, t, queue(r.key));
+        if (job !== undefined && first !== undefined)
+          life(job, first.entry, 'later', `pushed onto ${queue(r.key)}:delayed until ${at(score)} by ${actor}`);
+        return `later: ${job?.label ?? 'a job'} onto ${queue(r.key)}:delayed until ${at(score)}`;
+      }
+      const payload = r?.script ? args[5] : args[2];
+      const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key));
+      if (job !== undefined && first !== undefined)
+        life(job, first.entry, 'push', `pushed onto ${queue(r?.key)} by ${actor}`);
+      return `push: ${job?.label ?? 'a job'} onto ${queue(r?.key)}`;
+    }
+    case 'pop': {
+      // The pop script's ZADD to :reserved (or, 5.6-5.7 with block_for, PHP's ZADD) is the reservation.
+      const reserve = g.lines.find(
+        ({ entry, r }) =>
+          entry.line.args[0]?.toLowerCase() === 'zadd' && (r?.key?.kind === 'reserved' || r?.op === 'reserve'),
+      );
+      const blocked = g.lines.find((l) => l.r?.op === 'block');
+      const onQueue = queue(g.lines.find((l) => l.r?.key !== undefined)?.r?.key);
+      if (reserve === undefined) {
+        return blocked === undefined
+          ? `pop: no job on ${onQueue}`
+          : `pop: no job on ${onQueue}; blocked in BLPOP up to ${blocked.entry.line.args.at(-1)} s`;
+      }
+      const [, , score, payload] = reserve.entry.line.args;
+      const facts = payload === undefined ? undefined : payloadFacts(payload);
+      const job = payload === undefined ? undefined : jobOf(payload, t, onQueue, facts);
+      const attempts = facts?.attempts ?? null;
+      if (job !== undefined) {
+        job.executions++;
+        life(
+          job,
+          reserve.entry,
+          'reserve',
+          `reserved by ${actor}${attempts === null ? '' : ` for attempt ${attempts}`} until ${at(score)}`,
+          facts,
+        );
+        const popped = Number(reserve.entry.line.time);
+        const until = score === undefined || !Number.isFinite(Number(score)) ? null : Number(score);
+        event({
+          kind: 'reserve',
+          job: job.id,
+          label: job.label,
+          actor,
+          line: reserve.entry.lineNo,
+          t: popped,
+          until,
+          redisClock: until !== null && isRetryAfter(until - Math.floor(popped)),
+          attempts,
+          maxTries: facts?.maxTries ?? null,
+        });
+      }
+      return `pop: reserved ${job?.label ?? 'a job'}${attempts === null ? '' : ` (attempts ${attempts})`} until ${at(score)}`;
+    }
+    case 'delete': {
+      const facts = args[2] === undefined ? undefined : payloadFacts(args[2]);
+      const job = args[2] === undefined ? undefined : jobOf(args[2], t, queue(r?.key), facts);
+      if (job !== undefined) job.outcome = 'deleted';
+      if (job !== undefined && first !== undefined) {
+        life(job, first.entry, 'delete', `deleted by ${actor}`, facts);
+        event({
+          kind: 'delete',
+          job: job.id,
+          label: job.label,
+          actor,
+          line: first.entry.lineNo,
+          t: Number(first.entry.line.time),
+          attempts: facts?.attempts ?? null,
+        });
+      }
+      return `delete: ${job?.label ?? 'a job'} (ZREM of its reserved copy)`;
+    }
+    case 'release': {
+      const [payload, until] = [args[5], args[6]];
+      const facts = payload === undefined ? undefined : payloadFacts(payload);
+      const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key), facts);
+      if (job !== undefined && first !== undefined) {
+        life(job, first.entry, 'release', `released by ${actor} to ${queue(r?.key)}:delayed until ${at(until)}`, facts);
+        event({
+          kind: 'release',
+          job: job.id,
+          label: job.label,
+          actor,
+          line: first.entry.lineNo,
+          t: Number(first.entry.line.time),
+          attempts: facts?.attempts ?? null,
+        });
+      }
+      return `release: ${job?.label ?? 'a job'} back to ${queue(r?.key)}:delayed until ${at(until)}`;
+    }
+    case 'size':
+      return `${r?.op === 'clear' ? 'clear' : 'size'}: ${queue(r?.key)}`;
+    default: {
+      if (g.client === 'lua')
+        return `script lines whose EVAL is not in the capture: ${g.lines.length} command${g.lines.length === 1 ? '' : 's'}`;
+      const names = [...new Set(g.lines.map((l) => l.entry.line.args[0]?.toUpperCase() ?? '?'))];
+      return `other traffic: ${g.lines.length} command${g.lines.length === 1 ? '' : 's'} (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', ...' : ''})`;
+    }
+  }
+}
+
+/**
+ * A time the app sent (a score, a pop's until) relative to the capture's start, or, when it is
+ * more than 30 days off MONITOR's clock (a simulated clock, a skewed host), as the date it names.
+ */
+function appTime(unix: string | undefined, start: number): string {
+  const t = Number(unix);
+  if (unix === undefined || !Number.isFinite(t)) return '?';
+  if (Math.abs(t - start) <= 30 * 86_400) return relTime(t, start);
+  const when = utcTime(t);
+  return when === null ? unix : `${when.replace(/\.000$/, '')} UTC (the app's clock, not Redis')`;
+}
+
+function parseQueueKeyKind(key: string | undefined): string | undefined {
+  return key === undefined ? undefined : parseQueueKey(key)?.kind;
+}

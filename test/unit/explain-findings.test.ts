@@ -350,6 +350,38 @@ describe('a capture that begins or ends inside a life', () => {
   });
 });
 
+describe("on a clock that is not Redis' (a simulated clock, a skewed host)", () => {
+  /** One worker, retry_after 30, the app 95,000,000 s behind Redis; its job deleted `ran` app-seconds in, then its next poll. */
+  const alone = (ran: number) => {
+    const j = job(1, 3);
+    const m = new Monitor(T, 30);
+    m.skew = -95_000_000;
+    m.connect(D).push(D, j).connect(A).poll(A, j);
+    // The app's clock moves `ran` s while MONITOR's moves milliseconds (as on lqsim's or the harness's virtual clock).
+    m.at(m.t + 0.005).delete(A, j);
+    m.skew += ran;
+    return explain(
+      m
+        .poll(A)
+        .at(m.t + 5)
+        .poll(A),
+    ).findings;
+  };
+
+  it("the worker's next poll carries a now past the reservation: likely it ran past retry_after", () => {
+    const f = alone(41);
+    expect(f).toEqual([
+      expect.objectContaining({
+        kind: 'reservation-expired',
+        certainty: 'likely',
+        because: expect.stringMatching(/carries now \d+ on the worker's clock, past the reservation's end \d+/),
+      }),
+    ]);
+    // Its next poll within the reservation: nothing to say.
+    expect(alone(20)).toEqual([]);
+  });
+});
+
 describe('findings on bare events', () => {
   it('point out a large migration, and BLPOP on the ready list once, both certain', () => {
     const events: QueueEvent[] = [

@@ -209,7 +209,6 @@ export class FindingRules {
         for (const h of earlier) {
           this.pairs.push({ h, e: mine });
           this.paired.add(h.r);
-          this.paired.add(e);
         }
         this.held.set(e.job, [...earlier, mine]);
         if (e.attempts !== null && e.maxTries !== null && e.maxTries > 0 && e.attempts > e.maxTries)

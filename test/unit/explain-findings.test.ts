@@ -328,6 +328,27 @@ describe('a capture that begins or ends inside a life', () => {
     expect(e.lives[0]).toMatchObject({ outcome: 'reserved', marks: ['continues-after-capture'] });
   });
 
+  it('the job taken from a silent worker, and the capture ending while the second runs it: each said', () => {
+    const j = job(1);
+    const m = new Monitor(T, 30);
+    m.connect(D)
+      .push(D, j)
+      .at(T + 1)
+      .connect(A)
+      .poll(A, j);
+    m.at(T + 32)
+      .connect(B)
+      .poll(B, j, [j])
+      .at(T + 40)
+      .connect(D)
+      .push(D, job(2));
+    expect(kinds(m)).toEqual([
+      ['killed-mid-job', 'possible'],
+      ['capture-ended', 'likely'],
+    ]);
+    expect(explain(m).lives[0]).toMatchObject({ outcome: 'reserved', marks: ['continues-after-capture'] });
+  });
+
   it('ends while the job runs past retry_after: killed mid-job, or the capture ended', () => {
     const j = job(1);
     const m = new Monitor(T, 30);

@@ -570,24 +570,13 @@ export class FindingRules {
         alternatives: [],
       };
     const restarted = watch.next?.what === 'start' ? watch.next : undefined;
-    // Still within its reservation when the capture ended: the plainest reading is that it ran on.
+    // Within its reservation or past it, a capture that ends while a job runs looks the same as a
+    // kill or a timeout (real captures of all three: test/fixtures/explain/pairs.ts).
     const pastReservation = h.redisClock && h.until !== null && this.live.lastT >= h.until;
     const ranOn: Alternative = {
       kind: 'capture-ended',
       when: `it still ran when the capture ended${pastReservation ? ', past its reservation (another worker may then reserve it again and run it twice)' : ''}`,
     };
-    if (restarted === undefined && !pastReservation && h.redisClock && h.until !== null)
-      return {
-        kind: 'capture-ended',
-        certainty: 'likely',
-        because: `the capture ended within its reservation (retry_after ${h.until - Math.floor(h.t)} s)`,
-        title: `${h.actor} popped ${h.label}${attemptsOf(h)} and the capture ended before its delete or release: it continues after the capture`,
-        lines,
-        alternatives: [
-          { kind: 'killed-mid-job', when: 'the worker was killed while it ran (a deploy, the OOM killer)' },
-          timedOut,
-        ],
-      };
     return {
       kind: 'killed-mid-job',
       certainty: restarted === undefined ? 'possible' : 'likely',

@@ -66,18 +66,26 @@ describe('a job reserved again by a second worker, deleted by both', () => {
     });
   });
 
-  it('the second delete milliseconds after its pop, against a 45 s first run: likely max-attempts, or ran twice with more tries', () => {
+  it('the second delete milliseconds after its pop, against a 45 s first run: possibly max-attempts (the timing says so), or ran twice with more tries', () => {
+    // Only possible: a second run that returns at once sends the same traffic (laravel8-ran-twice-quick).
     const e = explain(reservedAgain(0.003));
     const f = e.findings.find((x) => x.lines[1] === 24)!;
     expect(f).toMatchObject({
       kind: 'max-attempts-exceeded',
-      certainty: 'likely',
-      because: expect.stringMatching(/^worker-2 deleted it \d ms after its pop, where the run of worker-1 took 45 s$/),
+      certainty: 'possible',
+      because: expect.stringMatching(
+        /^worker-2 deleted it \d ms after its pop, where the run of worker-1 took 45 s; a second run that returns at once looks the same$/,
+      ),
       alternatives: [{ kind: 'ran-twice', when: expect.stringMatching(/--tries of 2 or more/) }],
-      failed: { certainty: 'likely' },
+      failed: { certainty: 'possible' },
     });
     // The life says both, never "failed" as a verdict.
-    expect(e.lives[0]).toMatchObject({ outcome: 'succeeded-or-failed', when: expect.stringMatching(/^likely failed/) });
+    expect(e.lives[0]).toMatchObject({
+      outcome: 'succeeded-or-failed',
+      when: expect.stringMatching(
+        /^failed with MaxAttemptsExceededException .* if --tries is below 2; if it is 2 or more/,
+      ),
+    });
     expect(e.timeline.jobs[0]!.outcome).toBe('deleted');
   });
 

@@ -315,7 +315,7 @@ async function main(): Promise<void> {
   );
   const explained = [10e6, 100e6].map((bytes) => {
     const file = join(scratch, `capture-${bytes}.txt`);
-    const lines = writeBigCapture(file, bytes);
+    const { lines } = writeBigCapture(file, bytes);
     const t0 = performance.now();
     const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, bin, 'explain', file], {
       env: toolEnv,

@@ -7,6 +7,8 @@
 //   npm run bench -- --quick            1,000 and 10,000 jobs, fewer repetitions
 //   npm run bench -- --jobs 5000,50000  other sizes (the second is the memory and linearity run)
 //   npm run bench -- --skip-tui         no TUI figure (needs util-linux `script`)
+//   npm run bench -- --explain-only     section 7 alone (lqsim explain on large captures)
+//   npm run bench -- --explain-base fcec9bc   section 7's 200 MB figures beside that commit's
 //
 // The tool is run as a person runs it (node bin/lqsim.js, a bundle when `npm install` built one)
 // and starts its own redis-server; real Laravel gets a server started here, with no MONITOR client
@@ -23,7 +25,7 @@ import { acquireRedis, type RedisServer } from '../src/redis/server.ts';
 import { runScenario } from '../src/scenarios/runner.ts';
 import { bigScenario, bigScenarioYaml } from './big-scenario.ts';
 import type { Goal } from './measure.ts';
-import { writeBigCapture } from './big-capture.ts';
+import { explainBench } from './explain-bench.ts';
 import { packageFigures } from './package-size.ts';
 import { benchmarkPingUs, goalTable, median, parseJobSizes, peakRssMb, ratioGoal, verdict } from './measure.ts';
 import { tuiFirstFrameMs } from './tui-first-frame.ts';
@@ -155,6 +157,14 @@ async function main(): Promise<void> {
       ? 'bin/lqsim.js runs the bundle (dist/cli, built from src/ as it is)'
       : 'bin/lqsim.js runs the sources through tsx: the bundle is missing or older than src/ (npm run build:cli)',
   );
+  if (args.includes('--explain-only')) {
+    line();
+    goals.push(...explainBench({ root, bin, scratch, env: toolEnv, base: opt('--explain-base'), line }));
+    rmSync(scratch, { recursive: true, force: true });
+    line();
+    line(goalTable(goals));
+    return;
+  }
   const server = await acquireRedis({ env: toolEnv });
   const noLaravel = laravelUnavailable();
   if (noLaravel !== null) line(`real Laravel: not available (${noLaravel}); its column stays empty`);
@@ -308,48 +318,9 @@ async function main(): Promise<void> {
     }
   }
 
-  // 7. lqsim explain on a large capture: memory must not grow with the capture, time linear.
+  // 7. lqsim explain on large captures (bench/explain-bench.ts).
   line();
-  line(
-    '7. lqsim explain on a 10 MB and a 100 MB capture of real Laravel 8.83 (target: peak RSS ≤ 1.5x, time ≤ 1.3 of linear)',
-  );
-  const explained = [10e6, 100e6].map((bytes) => {
-    const file = join(scratch, `capture-${bytes}.txt`);
-    const lines = writeBigCapture(file, bytes);
-    const t0 = performance.now();
-    const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, bin, 'explain', file], {
-      env: toolEnv,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      encoding: 'utf8',
-    });
-    const took = performance.now() - t0;
-    if (r.status !== 0) throw new Error(`explain ${file} failed: ${r.stderr.slice(-300)}`);
-    const mb = peakRssMb(r.stderr);
-    line(
-      `   ${(bytes / 1e6).toFixed(0)} MB, ${lines.toLocaleString('en')} lines: ${s(took)}, peak RSS ${mb.toFixed(0)} MB`,
-    );
-    return { took, mb };
-  });
-  const [ten, hundred] = explained as [{ took: number; mb: number }, { took: number; mb: number }];
-  const rssRatio = hundred.mb / ten.mb;
-  const explainLinear = hundred.took / ten.took / 10;
-  goals.push(
-    ratioGoal(
-      '`lqsim explain` 100 MB capture, peak RSS against 10 MB',
-      `${hundred.mb.toFixed(0)} MB`,
-      `${ten.mb.toFixed(0)} MB`,
-      rssRatio,
-      1.5,
-    ),
-  );
-  goals.push({
-    goal: '`lqsim explain` 100 MB capture, time against 10 MB × 10',
-    tool: s(hundred.took),
-    reference: s(ten.took * 10),
-    value: explainLinear,
-    target: '≤ 1.3x',
-    met: explainLinear <= 1.3,
-  });
+  goals.push(...explainBench({ root, bin, scratch, env: toolEnv, base: opt('--explain-base'), line }));
 
   // 8. The package a user installs: npm pack of a copy of this clone, installed into a fresh project.
   line();

@@ -24,9 +24,9 @@ import { forEachEntry, isProblem } from '../explain/capture.ts';
 import { ConfigurationReader } from '../explain/configuration.ts';
 import { renderLivesMarkdown, renderLivesText } from '../explain/lives.ts';
 import { startProgress } from '../explain/progress.ts';
+import { ExplainedJsonWriter } from '../explain/json-writer.ts';
 import { CaptureExplainer } from '../explain/timeline.ts';
 import { colourLevel, makeChalk } from '../output/colour.ts';
-import { renderJson } from '../output/json.ts';
 import { escapeMarkdown, renderMarkdown } from '../output/markdown.ts';
 import { renderNdjson } from '../output/ndjson.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
@@ -132,50 +132,72 @@ function progressFor(source: string, file: string, passes: number): Progress {
 async function explainFile(file: string, source: string, format: (typeof EXPLAIN_FORMATS)[number]): Promise<number> {
   // The bar shares the terminal with the trace only while the trace is not being printed to it.
   const progress = progressFor(source, file, process.stdout.isTTY === true ? 1 : 2);
+  // The trace goes out 64 KB at a time: a write per step costs more than reading the step.
+  let pending = '';
+  const write = (text: string): void => {
+    pending += text;
+    if (pending.length >= 1 << 16) flush();
+  };
+  const flush = (): void => {
+    if (pending !== '') out(pending);
+    pending = '';
+  };
   try {
-    const { config, problems, problemCount } = await readConfiguration(file, source, progress);
+    // The configuration is let go once the explainer has named the actors: it holds a record per
+    // connection, and a real capture has one per request and per `--once` worker.
+    let read: Awaited<ReturnType<typeof readConfiguration>> | undefined = await readConfiguration(
+      file,
+      source,
+      progress,
+    );
 
-    // Pass 2: the steps, printed as they end (text, ndjson) or kept for a whole document.
+    // Pass 2: the steps, printed as they end (text, ndjson, json) or kept for a whole document (markdown).
     const chalk = makeChalk(format === 'text' ? colourLevel(process.stdout, process.env) : 0);
     const opts = { chalk, full: false, width: process.stdout.columns || 100, clock: true };
-    const whole = format === 'json' || format === 'markdown';
-    const explainer = new CaptureExplainer(config, {
+    // json: the timeline as `lqsim run --format json` writes one, with each job's life and the
+    // findings beside its steps, written as it goes.
+    const json = format === 'json' ? new ExplainedJsonWriter(write) : undefined;
+    const explainer = new CaptureExplainer(read.config, {
       file: source,
-      problems,
-      problemCount,
-      keepSteps: whole,
+      problems: read.problems,
+      problemCount: read.problemCount,
+      keepSteps: format === 'markdown',
+      allLives: format === 'json',
       onStep: (step) => {
-        if (format === 'ndjson') out(renderNdjson({ steps: [step] }));
-        else if (format === 'text') out(renderStepText(step, explainer.timeline, opts));
+        if (format === 'ndjson') write(renderNdjson({ steps: [step] }));
+        else if (format === 'text') write(renderStepText(step, explainer.timeline, opts));
+        else json?.step(step);
       },
     });
-    if (format === 'text') out(renderTextHeader(explainer.timeline, opts));
+    read = undefined;
+    if (format === 'text') write(renderTextHeader(explainer.timeline, opts));
+    json?.begin(explainer.timeline);
     await feed(file, explainer, progress);
-    const { timeline, findings, lives, quietLives } = explainer.finish();
+    const explained = explainer.finish();
+    const { timeline, findings, lives, quietLives } = explained;
     progress.stop();
-    if (format === 'json') {
-      // The timeline as `lqsim run --format json` writes one, with each job's life and the findings beside its steps.
-      out(renderJson(Object.assign({}, timeline, { lives, findings })));
-    } else if (format === 'markdown') {
-      out(renderMarkdown(timeline));
-      out(renderLivesMarkdown(lives, timeline.start, quietLives));
-      out(`\n## Findings\n\n`);
-      if (findings.length === 0) out('None.\n');
+    if (json !== undefined) json.end(explained);
+    else if (format === 'markdown') {
+      write(renderMarkdown(timeline));
+      write(renderLivesMarkdown(lives, timeline.start, quietLives));
+      write(`\n## Findings\n\n`);
+      if (findings.length === 0) write('None.\n');
       for (const f of findings) {
-        out(`- ${escapeMarkdown(findingHead(f))}\n`);
-        for (const alt of findingAlternatives(f)) out(`  - ${escapeMarkdown(alt)}\n`);
+        write(`- ${escapeMarkdown(findingHead(f))}\n`);
+        for (const alt of findingAlternatives(f)) write(`  - ${escapeMarkdown(alt)}\n`);
       }
     } else if (format === 'text') {
-      out(renderTextFooter(timeline, opts));
-      out(renderLivesText(lives, timeline.start, chalk, quietLives));
-      out(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
+      write(renderTextFooter(timeline, opts));
+      write(renderLivesText(lives, timeline.start, chalk, quietLives));
+      write(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
       for (const f of findings) {
-        out(`  - ${terminalSafe(findingHead(f))}\n`);
-        for (const alt of findingAlternatives(f)) out(`      ${terminalSafe(alt)}\n`);
+        write(`  - ${terminalSafe(findingHead(f))}\n`);
+        for (const alt of findingAlternatives(f)) write(`      ${terminalSafe(alt)}\n`);
       }
     }
     return 0;
   } finally {
+    flush();
     progress.stop();
   }
 }

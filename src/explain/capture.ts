@@ -2,10 +2,10 @@
 // 6.2-7.x or Valkey), or lqsim's own ndjson (`lqsim run --format ndjson`): line by line from a
 // file, so a capture of any size is held one line at a time. Nothing in it is trusted: a line that is not MONITOR's (truncated by a killed redis-cli,
 // cut by `head`, edited) becomes a problem naming its line number, never a crash.
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, MonitorParseError, parseMonitorLine } from '../redis/monitor-line.ts';
+import { ownCopy } from './own-string.ts';
 
 export interface CapturedLine {
   /** 1-based line number in the capture. */
@@ -40,7 +40,10 @@ export function captureEntry(raw: string, lineNo: number): CaptureEntry | null {
   if (raw.trim() === '' || isMonitorOk(raw)) return null;
   if (raw.startsWith('{')) return ndjsonEntry(raw, lineNo);
   try {
-    return { lineNo, line: parseMonitorLine(raw) };
+    const line = parseMonitorLine(raw);
+    // The address is kept for the whole capture (a connection, an actor): not as a slice of its chunk.
+    line.client = ownCopy(line.client);
+    return { lineNo, line };
   } catch (e) {
     const message = e instanceof MonitorParseError ? e.message : e instanceof Error ? e.message : String(e);
     return { lineNo, problem: `not a MONITOR line: ${message.split('\n')[0]}` };
@@ -92,11 +95,74 @@ export async function forEachEntry(
   each: (entry: CaptureEntry) => void | Promise<void>,
   progress?: (bytesRead: number) => void,
 ): Promise<void> {
-  const input = createReadStream(file, { highWaterMark: 1 << 16 });
-  let n = 0;
-  for await (const entry of readCapture(createInterface({ input, crlfDelay: Infinity }))) {
-    const pending = each(entry);
-    if (pending !== undefined) await pending;
-    if (progress !== undefined && ++n % 4096 === 0) progress(input.bytesRead);
+  let lineNo = 0;
+  await forEachLine(file, (raw, bytesRead) => {
+    lineNo++;
+    if (progress !== undefined && lineNo % 4096 === 0) progress(bytesRead);
+    const entry = captureEntry(raw, lineNo);
+    return entry === null ? undefined : each(entry);
+  });
+}
+
+/** How much of a file is read at a time. */
+const CHUNK = 1 << 16;
+
+/**
+ * A file's lines, as readline gives them (split at LF, CRLF or a lone CR; the last line without
+ * its newline too), read into one buffer used over and over, with how many bytes have been read.
+ * Each line is decoded on its own, a string of its own: nothing kept of a line holds on to a
+ * chunk, and no chunk is left for the garbage collector. Awaited only when `each` returns a promise.
+ */
+export async function forEachLine(
+  file: string,
+  each: (line: string, bytesRead: number) => void | Promise<void>,
+): Promise<void> {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let bytesRead = 0;
+    /** The start of a line that the chunks before ended in. */
+    let carry: Buffer | undefined;
+    let chunks = 0;
+    const line = async (text: string): Promise<void> => {
+      for (const l of crLines(text)) {
+        const pending = each(l, bytesRead);
+        if (pending !== undefined) await pending;
+      }
+    };
+    for (;;) {
+      // Read at once (an asynchronous read of 64 KB costs more than it reads), with a turn of the
+      // event loop every 16 chunks (1 MB) so a signal's cleanup and other callbacks still run.
+      const n = readSync(fd, buf, 0, CHUNK, null);
+      if (n === 0) break;
+      if (++chunks % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
+      bytesRead += n;
+      const chunk = buf.subarray(0, n);
+      let start = 0;
+      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
+        const text =
+          carry === undefined
+            ? chunk.toString('utf8', start, nl)
+            : Buffer.concat([carry, chunk.subarray(start, nl)]).toString('utf8');
+        carry = undefined;
+        start = nl + 1;
+        if (text.includes('\r')) await line(text);
+        else {
+          const pending = each(text, bytesRead);
+          if (pending !== undefined) await pending;
+        }
+      }
+      if (start < n)
+        carry = Buffer.concat(carry === undefined ? [chunk.subarray(start)] : [carry, chunk.subarray(start)]);
+    }
+    if (carry !== undefined) await line(carry.toString('utf8'));
+  } finally {
+    closeSync(fd);
   }
+}
+
+/** A line read up to its LF: the CR of a CRLF dropped, and a lone CR ending a line of its own (as readline has it). */
+function crLines(text: string): string[] {
+  const body = text.endsWith('\r') ? text.slice(0, -1) : text;
+  return body.includes('\r') ? body.split('\r') : [body];
 }

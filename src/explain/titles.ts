@@ -9,6 +9,7 @@ import type { QueueEvent } from './findings.ts';
 import type { Group } from './grouping.ts';
 import type { JobLives } from './job-life.ts';
 import { payloadFacts } from './job-life.ts';
+import { ownCopy } from './own-string.ts';
 import type { QueueKey } from './recognise.ts';
 import { parseQueueKey } from './recognise.ts';
 
@@ -25,11 +26,13 @@ export function titleOf(
   event: (e: QueueEvent) => void,
 ): string {
   const { jobOf, event: life } = jobs;
+  // What a job, its life or a finding keeps of the commands is copied out of the read chunk.
+  const queue = (k: QueueKey | undefined): string => (k === undefined ? '?' : ownCopy(k.queue));
   // What the findings are read from: every migrate's count, a BLPOP on the ready list.
   for (let i = 0; i < g.lines.length; i++) {
     const { entry, r } = g.lines[i]!;
     if (r?.op === 'block' && r.key?.kind === 'ready')
-      event({ kind: 'block-ready', actor, line: entry.lineNo, key: entry.line.args[1]! });
+      event({ kind: 'block-ready', actor, line: entry.lineNo, key: ownCopy(entry.line.args[1]!) });
     if (r?.op !== 'migrate delayed' && r?.op !== 'migrate reserved') continue;
     let moved = 0;
     const from = r.op === 'migrate reserved' ? ':reserved, its reservation over' : ':delayed, due';
@@ -39,7 +42,7 @@ export function titleOf(
       if (a[0]?.toLowerCase() !== 'rpush' || parseQueueKeyKind(a[1]) !== 'ready') continue;
       moved += a.length - 2;
       for (const payload of a.slice(2)) {
-        const job = jobOf(payload, t, r.key?.queue ?? '?');
+        const job = jobOf(payload, t, queue(r.key));
         if (job !== undefined)
           life(
             job,
@@ -55,7 +58,7 @@ export function titleOf(
       kind: 'migrate',
       moved,
       line: entry.lineNo,
-      from: entry.line.args[3] ?? '?',
+      from: ownCopy(entry.line.args[3] ?? '?'),
       actor,
       now: Number.isFinite(now) ? now : null,
     });
@@ -63,7 +66,6 @@ export function titleOf(
   const first = g.lines.find((l) => l.r !== undefined && l.r.op !== 'select' && l.entry.line.client !== 'lua');
   const r = first?.r;
   const args = first?.entry.line.args ?? [];
-  const queue = (k: QueueKey | undefined): string => k?.queue ?? '?';
   const at = (unix: string | undefined): string => appTime(unix, start);
   switch (g.kind) {
     case 'dispatch': {

@@ -13,6 +13,15 @@ function escapeUnits(m: string): string {
 
 /** Pretty-printed (two spaces), newline-terminated. */
 export function renderJson(timeline: Timeline): string {
+  return jsonAt(timeline, 0) + '\n';
+}
+
+/**
+ * `value` as renderJson writes it `depth` levels deep in a document (its lines after the first
+ * indented to match), with no newline after it: for a document written a part at a time.
+ */
+export function jsonAt(value: unknown, depth: number): string {
   // The only unsafe character outside strings is the pretty-printing's own newline.
-  return replaceUnsafe(JSON.stringify(timeline, null, 2), (m) => (m === '\n' ? m : escapeUnits(m))) + '\n';
+  const text = replaceUnsafe(JSON.stringify(value, null, 2), (m) => (m === '\n' ? m : escapeUnits(m)));
+  return depth === 0 ? text : text.replaceAll('\n', `\n${'  '.repeat(depth)}`);
 }

@@ -70,6 +70,18 @@ export function releasesSendingAll(scripts: Iterable<KnownScript>): Releases | n
   return before(range.to, range.from) ? null : range;
 }
 
+/**
+ * The attempt a job's :reserved copy is for, as Laravel counts it (`RedisJob::attempts()`), when
+ * the capture's scripts are those of `releases`. The pop script raises the popped payload's
+ * `attempts` by one in the copy it writes. From 5.4, dispatch sets 0 and attempts() is the popped
+ * payload's count plus one: the copy's number. In 5.3 dispatch sets 1 and attempts() returns the
+ * popped payload's count as it is (v5.3.31 RedisQueue::createPayload, RedisJob::attempts()): one
+ * less than the copy's. Unknown releases (no script, or 5.3 to 13.x): the copy's number.
+ */
+export function attemptOfReservedCopy(copyAttempts: number, releases: Releases | null | undefined): number {
+  return releases?.to === '5.3' ? copyAttempts - 1 : copyAttempts;
+}
+
 /** "5.3", "5.8 to 9.22", "9.23 to 13.x". */
 export function releasesName(r: Releases): string {
   return r.from === r.to ? r.from : `${r.from} to ${r.to}`;

@@ -18,7 +18,13 @@ import type { Finding, QueueEvent } from './findings.ts';
 import { FindingRules } from './findings.ts';
 import { LIVES_SHOWN } from './lives.ts';
 import type { Operation, QueueKey, Recognised } from './recognise.ts';
-import { parseQueueKey, recogniseCommand, releasesName, releasesSendingAll } from './recognise.ts';
+import {
+  attemptOfReservedCopy,
+  parseQueueKey,
+  recogniseCommand,
+  releasesName,
+  releasesSendingAll,
+} from './recognise.ts';
 
 interface Group {
   client: string;
@@ -123,6 +129,8 @@ export class CaptureExplainer {
   private current: Group | undefined;
   private selectPending: Group['lines'] = [];
   private index = 0;
+  /** A :reserved copy's facts, its attempts as Laravel numbers the attempt (5.3 counts one lower). */
+  private readonly copyFacts: (raw: string) => PayloadFacts | undefined;
 
   constructor(
     config: CaptureConfiguration,
@@ -148,6 +156,12 @@ export class CaptureExplainer {
     this.keepSteps = o.keepSteps ?? false;
     this.allLives = o.allLives ?? this.keepSteps;
     this.onStep = o.onStep;
+    const releases = releasesSendingAll(config.scripts.map((s) => s.value));
+    this.copyFacts = (raw) => {
+      const facts = payloadFacts(raw);
+      if (facts === undefined || facts.attempts === null) return facts;
+      return { ...facts, attempts: attemptOfReservedCopy(facts.attempts, releases) };
+    };
     // The profile that models the capture (its releases are in the description's Laravel line).
     // Without a script (a capture of dispatches only) the version cannot be told: said as a sentence.
     const versions =
@@ -246,7 +260,7 @@ export class CaptureExplainer {
       ...operationOf(entry, r),
       time: entry.line.time,
     }));
-    let title = titleOf(g, t, this.start, this.jobOf, actor, (e) => this.rules.add(e), this.lifeEvent);
+    let title = titleOf(g, t, this.start, this.jobOf, actor, (e) => this.rules.add(e), this.lifeEvent, this.copyFacts);
     const senders = [...new Set(commands.filter((c) => c.source === 'client').map((c) => c.actor))];
     if (senders.length > 1) title += ` from ${senders.slice(0, 3).join(', ')}${senders.length > 3 ? ', ...' : ''}`;
     const step: Step = {
@@ -384,6 +398,12 @@ export function configurationLines(config: CaptureConfiguration): string[] {
       : `Laravel: ${laravelOf(config)} (by the text of ${config.scripts
           .map((s) => `${s.value.method} ${cite(s.lines)}`)
           .join('; ')})`,
+    // 5.3 numbers an attempt one lower than the copy the trace shows (recognise.ts).
+    ...(releasesSendingAll(config.scripts.map((s) => s.value))?.to === '5.3'
+      ? [
+          "attempts: as Laravel 5.3 counts them (RedisJob::attempts() reads the payload it popped, dispatched with attempts 1), one less than the :reserved copy's, which the pop script raised",
+        ]
+      : []),
     list('key prefix', config.prefixes, (p) => (p === '' ? '(none)' : p)),
     list('db', config.dbs, String),
     list('queues', config.queues, (q) => q),
@@ -460,6 +480,7 @@ function titleOf(
   actor: string,
   event: (e: QueueEvent) => void,
   life: (job: JobInstance, at: CapturedLine, kind: LifeKind, what: string, copy?: PayloadFacts) => void,
+  copyFacts: (raw: string) => PayloadFacts | undefined,
 ): string {
   // What the findings are read from: every migrate's count, a BLPOP on the ready list.
   for (let i = 0; i < g.lines.length; i++) {
@@ -521,7 +542,7 @@ function titleOf(
           : `pop: no job on ${onQueue}; blocked in BLPOP up to ${blocked.entry.line.args.at(-1)} s`;
       }
       const [, , score, payload] = reserve.entry.line.args;
-      const facts = payload === undefined ? undefined : payloadFacts(payload);
+      const facts = payload === undefined ? undefined : copyFacts(payload);
       const job = payload === undefined ? undefined : jobOf(payload, t, onQueue, facts);
       const attempts = facts?.attempts ?? null;
       if (job !== undefined) {
@@ -551,7 +572,7 @@ function titleOf(
       return `pop: reserved ${job?.label ?? 'a job'}${attempts === null ? '' : ` (attempts ${attempts})`} until ${at(score)}`;
     }
     case 'delete': {
-      const facts = args[2] === undefined ? undefined : payloadFacts(args[2]);
+      const facts = args[2] === undefined ? undefined : copyFacts(args[2]);
       const job = args[2] === undefined ? undefined : jobOf(args[2], t, queue(r?.key), facts);
       if (job !== undefined) job.outcome = 'deleted';
       if (job !== undefined && first !== undefined) {
@@ -570,7 +591,7 @@ function titleOf(
     }
     case 'release': {
       const [payload, until] = [args[5], args[6]];
-      const facts = payload === undefined ? undefined : payloadFacts(payload);
+      const facts = payload === undefined ? undefined : copyFacts(payload);
       const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key), facts);
       if (job !== undefined && first !== undefined) {
         life(job, first.entry, 'release', `released by ${actor} to ${queue(r?.key)}:delayed until ${at(until)}`, facts);

@@ -41,7 +41,7 @@ describe('lqsim explain <capture>', () => {
     expect(titles).toEqual([
       // Each step's wall-clock time (UTC; the capture began at 1489802272.491060), then t+.
       '#0 01:57:52.491 t+0.491s dispatcher-1 later: DelayTestJob#1 onto default:delayed until t+60s',
-      '#1 01:58:53.958 t+61.958s worker-1 pop: reserved DelayTestJob#1 (attempts 2) until t+71s',
+      '#1 01:58:53.958 t+61.958s worker-1 pop: reserved DelayTestJob#1 (attempts 1) until t+71s',
       '#2 01:58:53.963 t+61.963s worker-1 delete: DelayTestJob#1 (ZREM of its reserved copy)',
     ]);
   });

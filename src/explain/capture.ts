@@ -88,11 +88,16 @@ function ndjsonEntry(raw: string, lineNo: number): CaptureEntry {
  * every 4,096 lines how many of the file's bytes have been read (for a progress bar).
  */
 export async function forEachEntry(
-  file: string,
+  file: string | number,
   each: (entry: CaptureEntry) => void | Promise<void>,
   progress?: (bytesRead: number) => void,
 ): Promise<void> {
-  const input = createReadStream(file, { highWaterMark: 1 << 16 });
+  // A descriptor (standard input's spill, unlinked: src/cli/explain.ts) is read from its start
+  // and left open for the next pass.
+  const input =
+    typeof file === 'number'
+      ? createReadStream('', { fd: file, start: 0, autoClose: false, highWaterMark: 1 << 16 })
+      : createReadStream(file, { highWaterMark: 1 << 16 });
   let n = 0;
   for await (const entry of readCapture(createInterface({ input, crlfDelay: Infinity }))) {
     const pending = each(entry);

@@ -189,6 +189,7 @@ export class CaptureExplainer {
         ...problems.map((p) => `line ${p.lineNo}: ${p.problem}`),
         ...(more > 0 ? [`${more} more lines that are not MONITOR's`] : []),
       ],
+      ...(config.clockApart.length > 0 ? { appClockApart: true } : {}),
     };
   }
 

@@ -27,6 +27,8 @@ export interface StateContext {
    * clock, which may be far from MONITOR's (a simulated clock, a skewed host).
    */
   capture?: boolean;
+  /** The capture's app clock is apart from MONITOR's (Timeline.appClockApart): every score is the app's. */
+  appClock?: boolean;
 }
 
 /**
@@ -168,7 +170,7 @@ function zsetEntries(
   const shown = entries.slice(0, limit);
   const lines = shown.flatMap((e): Line[] => {
     const when: Segment[] =
-      ctx.capture === true && Math.abs(e.score - now) > CLOCK_APART
+      ctx.appClock === true || (ctx.capture === true && Math.abs(e.score - now) > CLOCK_APART)
         ? [
             kept(`${utcTime(e.score)?.replace(/\.000$/, '') ?? e.score} UTC`, 'time'),
             seg(' · '),

@@ -61,7 +61,7 @@ export function viewModel(snap: SessionSnapshot, ui: Pick<UiState, 'target' | 'r
         ? []
         : fittedStateLines(
             step.state,
-            { start, capture: timeline?.server.kind === 'capture' },
+            { start, capture: timeline?.server.kind === 'capture', appClock: timeline?.appClockApart === true },
             stateBody.width,
             stateBody.rows,
           ),

@@ -6,10 +6,12 @@
 // Two passes over the file, each one line at a time, so a capture of any size is explained in
 // bounded memory: the first reads the configuration (the header, and which connection is a
 // dispatcher or a worker), the second prints each step as it ends. Standard input is first
-// spilled to a temporary file (removed on every exit path). On a terminal a progress bar shows
+// spilled to a temporary file, unlinked as soon as it is open and read through its descriptor, so
+// it is gone with the process however that ends (SIGKILL too). On a terminal a progress bar shows
 // on stderr while nothing else is being printed there. Lines that are not MONITOR's are reported
 // by number on stderr and skipped.
-import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, createWriteStream, existsSync, fstatSync, openSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -60,32 +62,64 @@ export async function explainCommand(
     }
   }
   const source = capture === '-' ? 'stdin' : capture;
-  let spilled: string | undefined;
+  let spill: Spill | undefined;
   const unregister = registerCleanup(
-    () => removeSpill(spilled),
-    () => removeSpill(spilled),
+    () => removeSpill(spill),
+    () => removeSpill(spill),
   );
   try {
-    let file = capture;
+    if (tui) return await explainInTui(capture, source); // a file: standard input is the keyboard
+    let file: CaptureFile = capture;
     if (capture === '-') {
-      spilled = mkdtempSync(join(tmpdir(), 'lqsim-explain-'));
-      file = join(spilled, 'capture.txt');
-      await pipeline(process.stdin, createWriteStream(file));
+      spill = openSpill();
+      file = spill.fd;
+      await pipeline(process.stdin, createWriteStream('', { fd: spill.fd, autoClose: false }));
     }
-    return tui ? await explainInTui(file, source) : await explainFile(file, source, format);
+    return await explainFile(file, source, format);
   } finally {
-    removeSpill(spilled);
+    removeSpill(spill);
     unregister();
   }
 }
 
-function removeSpill(dir: string | undefined): void {
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+/** A capture to read twice: a file's path, or the descriptor of standard input's spill. */
+type CaptureFile = string | number;
+
+/** Standard input's copy: its descriptor, and its path where the system could not unlink it open. */
+interface Spill {
+  fd: number;
+  path: string | undefined;
+}
+
+/**
+ * A new file in TMPDIR for standard input, removed from the directory at once: read through its
+ * descriptor, its bytes are freed when the process ends, however it ends (a SIGKILL runs no
+ * cleanup). Where an open file cannot be unlinked (Windows), it is removed on exit instead.
+ */
+function openSpill(): Spill {
+  const path = join(tmpdir(), `lqsim-explain-${process.pid}-${randomBytes(6).toString('hex')}.txt`);
+  const fd = openSync(path, 'wx+', 0o600);
+  try {
+    unlinkSync(path);
+    return { fd, path: undefined };
+  } catch {
+    return { fd, path };
+  }
+}
+
+function removeSpill(spill: Spill | undefined): void {
+  if (spill === undefined) return;
+  try {
+    closeSync(spill.fd);
+  } catch {
+    // closed already (a second exit path)
+  }
+  if (spill.path !== undefined) rmSync(spill.path, { force: true });
 }
 
 /** Pass 1: the configuration, with the lines that are not MONITOR's named on stderr. */
 async function readConfiguration(
-  file: string,
+  file: CaptureFile,
   source: string,
   progress: Progress,
 ): Promise<{ config: CaptureConfiguration; problems: CaptureProblem[]; problemCount: number }> {
@@ -111,7 +145,7 @@ async function readConfiguration(
 }
 
 /** Pass 2: the capture's commands into the explainer. */
-function feed(file: string, explainer: CaptureExplainer, progress: Progress): Promise<void> {
+function feed(file: CaptureFile, explainer: CaptureExplainer, progress: Progress): Promise<void> {
   return forEachEntry(
     file,
     (entry) => {
@@ -122,14 +156,18 @@ function feed(file: string, explainer: CaptureExplainer, progress: Progress): Pr
 }
 
 /** The progress bar, on a terminal's stderr, over one pass when the trace goes to that terminal. */
-function progressFor(source: string, file: string, passes: number): Progress {
-  return startProgress(source, statSync(file).size, {
+function progressFor(source: string, file: CaptureFile, passes: number): Progress {
+  return startProgress(source, (typeof file === 'number' ? fstatSync(file) : statSync(file)).size, {
     enabled: process.stderr.isTTY === true && !ciIsSet(process.env),
     passes,
   });
 }
 
-async function explainFile(file: string, source: string, format: (typeof EXPLAIN_FORMATS)[number]): Promise<number> {
+async function explainFile(
+  file: CaptureFile,
+  source: string,
+  format: (typeof EXPLAIN_FORMATS)[number],
+): Promise<number> {
   // The bar shares the terminal with the trace only while the trace is not being printed to it.
   const progress = progressFor(source, file, process.stdout.isTTY === true ? 1 : 2);
   // The trace goes out 64 KB at a time: a write per step costs more than reading the step.

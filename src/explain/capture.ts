@@ -91,7 +91,7 @@ function ndjsonEntry(raw: string, lineNo: number): CaptureEntry {
  * every 4,096 lines how many of the file's bytes have been read (for a progress bar).
  */
 export async function forEachEntry(
-  file: string,
+  file: string | number,
   each: (entry: CaptureEntry) => void | Promise<void>,
   progress?: (bytesRead: number) => void,
 ): Promise<void> {
@@ -114,10 +114,12 @@ const CHUNK = 1 << 16;
  * chunk, and no chunk is left for the garbage collector. Awaited only when `each` returns a promise.
  */
 export async function forEachLine(
-  file: string,
+  file: string | number,
   each: (line: string, bytesRead: number) => void | Promise<void>,
 ): Promise<void> {
-  const fd = openSync(file, 'r');
+  // A descriptor (standard input's spill, unlinked: src/cli/explain.ts) is read from its start
+  // and left open for the next pass.
+  const fd = typeof file === 'number' ? file : openSync(file, 'r');
   try {
     const buf = Buffer.allocUnsafe(CHUNK);
     let bytesRead = 0;
@@ -133,7 +135,7 @@ export async function forEachLine(
     for (;;) {
       // Read at once (an asynchronous read of 64 KB costs more than it reads), with a turn of the
       // event loop every 16 chunks (1 MB) so a signal's cleanup and other callbacks still run.
-      const n = readSync(fd, buf, 0, CHUNK, null);
+      const n = readSync(fd, buf, 0, CHUNK, bytesRead);
       if (n === 0) break;
       if (++chunks % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
       bytesRead += n;
@@ -157,7 +159,7 @@ export async function forEachLine(
     }
     if (carry !== undefined) await line(carry.toString('utf8'));
   } finally {
-    closeSync(fd);
+    if (typeof file !== 'number') closeSync(fd);
   }
 }
 

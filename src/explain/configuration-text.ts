@@ -17,6 +17,12 @@ export function configurationLines(config: CaptureConfiguration): string[] {
       : `Laravel: ${laravelOf(config)} (by the text of ${config.scripts
           .map((s) => `${s.value.method} ${cite(s.lines)}`)
           .join('; ')})`,
+    // 5.3 numbers an attempt one lower than the copy the trace shows (recognise.ts).
+    ...(releasesSendingAll(config.scripts.map((s) => s.value))?.to === '5.3'
+      ? [
+          "attempts: as Laravel 5.3 counts them (RedisJob::attempts() reads the payload it popped, dispatched with attempts 1), one less than the :reserved copy's, which the pop script raised",
+        ]
+      : []),
     list('key prefix', config.prefixes, (p) => (p === '' ? '(none)' : p)),
     list('db', config.dbs, String),
     list('queues', config.queues, (q) => q),

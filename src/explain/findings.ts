@@ -191,7 +191,11 @@ export class FindingRules {
    * @param shared actors that are many connections MONITOR cannot tell apart (a unix socket's):
    *   their silence and their identity prove nothing.
    */
-  constructor(private readonly shared: ReadonlySet<string> = new Set()) {}
+  constructor(
+    private readonly shared: ReadonlySet<string> = new Set(),
+    /** Whether the capture's Laravel fails a job on its worker's timeout (recognise.ts timeoutFailsJob). */
+    private readonly timeoutFailsJob: boolean | undefined = undefined,
+  ) {}
 
   /** An actor sent a command on this line (what it tells of its process: explain/liveness.ts). */
   heard(actor: string, line: number, what: Heard, t: number): void {
@@ -515,6 +519,8 @@ export class FindingRules {
    */
   private silentAfterDelete({ h, del, watch }: SlowDelete): Finding | undefined {
     if (this.shared.has(del.actor) || watch.next?.what === 'queue') return undefined;
+    // Before 5.8.28 the alarm kills the worker and deletes nothing: a delete is never its doing.
+    if (this.timeoutFailsJob === false) return undefined;
     const quietFor = this.live.lastT - del.t;
     // MONITOR's time measures the run only when the worker's clock is Redis'.
     const took = h.redisClock ? seconds(del.t - h.t) : undefined;

@@ -54,6 +54,10 @@ export class CommandGrouper {
 
   /** The capture's next command, recognised. */
   add(entry: CapturedLine, r: Recognised | undefined): void {
+    // A SELECT waits for its connection's next call only while no other line comes between:
+    // steps print in the capture's order.
+    const held = this.selectPending[0];
+    if (held !== undefined && held.entry.line.client !== entry.line.client) this.releaseSelects();
     if (entry.line.client === 'lua') {
       // Redis runs a script whole: its lines come right after its EVAL. Without one (a capture
       // that begins mid-script), they are a step of their own.
@@ -63,8 +67,8 @@ export class CommandGrouper {
     }
     const client = entry.line.client;
     if (r?.op === 'select') {
-      // phpredis selects the db as it connects: part of the call that follows.
-      if (this.current !== undefined && this.current.client !== client) this.close();
+      // phpredis selects the db as it connects: part of the call that follows (or of a run of other traffic).
+      if (this.current !== undefined && this.current.client !== client && this.current.kind !== 'other') this.close();
       this.selectPending.push({ entry, r });
       return;
     }
@@ -73,26 +77,36 @@ export class CommandGrouper {
     // Other traffic is summarised: a run of it is one step, whichever clients sent it.
     const joins =
       current !== undefined &&
-      this.selectPending.length === 0 &&
       (kind === 'other'
         ? current.kind === 'other'
-        : current.client === client && current.kind !== 'other' && !STARTS.has(r!.op));
+        : this.selectPending.length === 0 &&
+          current.client === client &&
+          current.kind !== 'other' &&
+          !STARTS.has(r!.op));
     if (!joins) {
       this.close();
       this.current = { client, kind, lines: [] };
     }
-    this.current!.lines.push(...this.selectPending.filter((p) => p.entry.line.client === client), { entry, r });
-    this.selectPending = this.selectPending.filter((p) => p.entry.line.client !== client);
+    // Any SELECT held is this connection's (another's was let go above).
+    this.current!.lines.push(...this.selectPending, { entry, r });
+    this.selectPending = [];
   }
 
-  /** The last group out, and each SELECT no call followed as a group of its own. */
+  /** The last group out; the SELECTs no call followed go out as other traffic. */
   finish(): void {
+    if (this.selectPending.length > 0) this.releaseSelects();
     this.close();
-    for (const p of this.selectPending) {
-      this.current = { client: p.entry.line.client, kind: 'other', lines: [p] };
-      this.close();
-    }
+  }
+
+  /** The SELECTs held for their connection's next call go out as other traffic: another line came first. */
+  private releaseSelects(): void {
+    const held = this.selectPending;
     this.selectPending = [];
+    if (this.current === undefined || this.current.kind !== 'other' || this.current.client === 'lua') {
+      this.close();
+      this.current = { client: held[0]!.entry.line.client, kind: 'other', lines: [] };
+    }
+    this.current.lines.push(...held);
   }
 
   private close(): void {

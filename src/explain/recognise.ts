@@ -70,6 +70,30 @@ export function releasesSendingAll(scripts: Iterable<KnownScript>): Releases | n
   return before(range.to, range.from) ? null : range;
 }
 
+/**
+ * The attempt a job's :reserved copy is for, as Laravel counts it (`RedisJob::attempts()`), when
+ * the capture's scripts are those of `releases`. The pop script raises the popped payload's
+ * `attempts` by one in the copy it writes. From 5.4, dispatch sets 0 and attempts() is the popped
+ * payload's count plus one: the copy's number. In 5.3 dispatch sets 1 and attempts() returns the
+ * popped payload's count as it is (v5.3.31 RedisQueue::createPayload, RedisJob::attempts()): one
+ * less than the copy's. Unknown releases (no script, or 5.3 to 13.x): the copy's number.
+ */
+export function attemptOfReservedCopy(copyAttempts: number, releases: Releases | null | undefined): number {
+  return releases?.to === '5.3' ? copyAttempts - 1 : copyAttempts;
+}
+
+/**
+ * Whether a worker's timeout fails the job (deleting it) before it kills the worker, for captures
+ * of these releases: from 5.8.28 (Worker::registerTimeoutHandler, markJobAsFailedIfWillExceedMaxAttempts);
+ * before, the alarm kills the worker and sends nothing. undefined where the range spans both (5.8).
+ */
+export function timeoutFailsJob(releases: Releases | null | undefined): boolean | undefined {
+  if (releases === null || releases === undefined) return undefined;
+  if (before(releases.to, '5.8')) return false;
+  if (before('5.8', releases.from)) return true;
+  return undefined;
+}
+
 /** "5.3", "5.8 to 9.22", "9.23 to 13.x". */
 export function releasesName(r: Releases): string {
   return r.from === r.to ? r.from : `${r.from} to ${r.to}`;

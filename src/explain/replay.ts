@@ -66,7 +66,7 @@ export async function replayCapture(o: ReplayOptions): Promise<Timeline> {
         const { step, lines } = pending.shift()!;
         const said: string[] = [];
         for (const [line, ns] of notes) if (line >= lines.first && line <= lines.last) said.push(...ns);
-        said.push(...(await replay.step(step)));
+        said.push(...(await replayStep(replay, step, lines)));
         if (said.length > 0) step.note = said.join('\n');
         step.state = { ...step.state, queues: await replay.snapshot() };
         steps.push(step);
@@ -83,6 +83,20 @@ export async function replayCapture(o: ReplayOptions): Promise<Timeline> {
     return timeline;
   } finally {
     await replay.close();
+  }
+}
+
+/**
+ * The step's commands sent, or an error naming the step and its lines with Redis' reply (a payload
+ * nested too deep for the scripts' cjson): the session ends with it, and the TUI says it ended early.
+ */
+async function replayStep(replay: Replayer, step: Step, lines: { first: number; last: number }): Promise<string[]> {
+  try {
+    return await replay.step(step);
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    const at = lines.first === lines.last ? `line ${lines.first}` : `lines ${lines.first}-${lines.last}`;
+    throw new Error(`replaying step #${step.index} (${at}, ${step.actor} ${step.title}): ${why}`, { cause: e });
   }
 }
 

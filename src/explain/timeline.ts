@@ -13,11 +13,11 @@ import type { Finding } from './findings.ts';
 import { FindingRules } from './findings.ts';
 import type { Group } from './grouping.ts';
 import { actorNames, CommandGrouper } from './grouping.ts';
-import type { JobLife } from './job-life.ts';
-import { JobLives } from './job-life.ts';
+import type { JobLife, PayloadFacts } from './job-life.ts';
+import { JobLives, payloadFacts } from './job-life.ts';
 import { heardOf } from './liveness.ts';
 import type { Recognised } from './recognise.ts';
-import { recogniseCommand } from './recognise.ts';
+import { attemptOfReservedCopy, recogniseCommand, releasesSendingAll, timeoutFailsJob } from './recognise.ts';
 import { titleOf } from './titles.ts';
 
 export { configurationLines } from './configuration-text.ts';
@@ -61,6 +61,8 @@ export class CaptureExplainer {
   private readonly keepSteps: boolean;
   private readonly onStep: ((step: Step, lines: { first: number; last: number }) => void) | undefined;
   private index = 0;
+  /** A :reserved copy's facts, its attempts as Laravel numbers the attempt (5.3 counts one lower). */
+  private readonly copyFacts: (raw: string) => PayloadFacts | undefined;
 
   constructor(
     config: CaptureConfiguration,
@@ -80,6 +82,7 @@ export class CaptureExplainer {
     // Every connection over a unix socket has one address in MONITOR: one actor for many processes.
     this.rules = new FindingRules(
       new Set(config.connections.filter((c) => c.client.startsWith('unix:')).map((c) => this.actors.get(c.client)!)),
+      timeoutFailsJob(releasesSendingAll(config.scripts.map((s) => s.value))),
     );
     this.start = config.span === null ? 0 : Math.floor(Number(config.span.first));
     this.keepSteps = o.keepSteps ?? false;
@@ -104,8 +107,15 @@ export class CaptureExplainer {
         ...problems.map((p) => `line ${p.lineNo}: ${p.problem}`),
         ...(more > 0 ? [`${more} more lines that are not MONITOR's`] : []),
       ],
+      ...(config.clockApart.length > 0 ? { appClockApart: true } : {}),
     };
     this.jobs = new JobLives(this.timeline.jobs, o.allLives ?? this.keepSteps);
+    const releases = releasesSendingAll(config.scripts.map((s) => s.value));
+    this.copyFacts = (raw) => {
+      const facts = payloadFacts(raw);
+      if (facts === undefined || facts.attempts === null) return facts;
+      return { ...facts, attempts: attemptOfReservedCopy(facts.attempts, releases) };
+    };
   }
 
   /** The capture's next command. */
@@ -152,7 +162,7 @@ export class CaptureExplainer {
       ...operationOf(entry, r),
       time: entry.line.time,
     }));
-    let title = titleOf(g, t, this.start, this.jobs, actor, (e) => this.rules.add(e));
+    let title = titleOf(g, t, this.start, this.jobs, actor, (e) => this.rules.add(e), this.copyFacts);
     const senders = [...new Set(commands.filter((c) => c.source === 'client').map((c) => c.actor))];
     if (senders.length > 1) title += ` from ${senders.slice(0, 3).join(', ')}${senders.length > 3 ? ', ...' : ''}`;
     const step: Step = {

@@ -8,7 +8,7 @@ import { isRetryAfter } from './configuration.ts';
 import type { QueueEvent } from './findings.ts';
 import type { Group } from './grouping.ts';
 import type { JobLives } from './job-life.ts';
-import { payloadFacts } from './job-life.ts';
+import type { PayloadFacts } from './job-life.ts';
 import { ownCopy } from './own-string.ts';
 import type { QueueKey } from './recognise.ts';
 import { parseQueueKey } from './recognise.ts';
@@ -24,6 +24,8 @@ export function titleOf(
   jobs: Pick<JobLives, 'jobOf' | 'event'>,
   actor: string,
   event: (e: QueueEvent) => void,
+  /** A :reserved copy's facts, its attempts as Laravel numbers the attempt (5.3 counts one lower). */
+  copyFacts: (raw: string) => PayloadFacts | undefined,
 ): string {
   const { jobOf, event: life } = jobs;
   // What a job, its life or a finding keeps of the commands is copied out of the read chunk.
@@ -96,7 +98,7 @@ export function titleOf(
           : `pop: no job on ${onQueue}; blocked in BLPOP up to ${blocked.entry.line.args.at(-1)} s`;
       }
       const [, , score, payload] = reserve.entry.line.args;
-      const facts = payload === undefined ? undefined : payloadFacts(payload);
+      const facts = payload === undefined ? undefined : copyFacts(payload);
       const job = payload === undefined ? undefined : jobOf(payload, t, onQueue, facts);
       const attempts = facts?.attempts ?? null;
       if (job !== undefined) {
@@ -126,7 +128,7 @@ export function titleOf(
       return `pop: reserved ${job?.label ?? 'a job'}${attempts === null ? '' : ` (attempts ${attempts})`} until ${at(score)}`;
     }
     case 'delete': {
-      const facts = args[2] === undefined ? undefined : payloadFacts(args[2]);
+      const facts = args[2] === undefined ? undefined : copyFacts(args[2]);
       const job = args[2] === undefined ? undefined : jobOf(args[2], t, queue(r?.key), facts);
       if (job !== undefined) job.outcome = 'deleted';
       if (job !== undefined && first !== undefined) {
@@ -145,7 +147,7 @@ export function titleOf(
     }
     case 'release': {
       const [payload, until] = [args[5], args[6]];
-      const facts = payload === undefined ? undefined : payloadFacts(payload);
+      const facts = payload === undefined ? undefined : copyFacts(payload);
       const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key), facts);
       if (job !== undefined && first !== undefined) {
         life(job, first.entry, 'release', `released by ${actor} to ${queue(r?.key)}:delayed until ${at(until)}`, facts);

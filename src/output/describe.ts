@@ -65,7 +65,8 @@ export function isEval(cmd: TraceCommand): boolean {
 /**
  * The args for display, abbreviated: the command name as sent (EVAL, RPUSH; lua lines lower case);
  * for EVAL the script text becomes `‹pop›` (its profile name) or `‹lua script›`; a job payload
- * becomes `‹SendEmail#1 attempts:1›`; a non-UTF-8 arg is shown as bytes; the rest via quoteArg().
+ * becomes `‹SendEmail#1 attempts:1›`; a non-UTF-8 arg is shown as bytes; the rest via quoteArg(),
+ * cut after ARG_SHOWN characters (a 10 MB value another client sets, in a capture's other traffic).
  */
 export function summarizeArgs(cmd: TraceCommand, labels: Map<string, string>): string[] {
   const binary = new Set(cmd.binaryArgs ?? []);
@@ -74,16 +75,29 @@ export function summarizeArgs(cmd: TraceCommand, labels: Map<string, string>): s
   for (let i = 0; i < cmd.args.length; i++) {
     const arg = cmd.args[i]!;
     if (i === 1 && evalScript) out.push(`‹${terminalSafe(cmd.script ?? 'lua script')}›`);
-    else if (binary.has(i)) out.push(quoteBytes(arg));
+    else if (binary.has(i)) out.push(cutArg(arg, true));
     else if (i > 0 && describePayload(arg, labels) !== null) {
       const run = payloadRun(cmd.args, i, labels);
       if (run) {
         out.push(run.tag);
         i = run.end - 1;
       } else out.push(payloadTag(describePayload(arg, labels)!));
-    } else out.push(quoteArg(arg));
+    } else out.push(cutArg(arg, false));
   }
   return out;
+}
+
+/** Characters of an argument a summary shows; the rest is cut, and how many bytes were cut is said. */
+export const ARG_SHOWN = 200;
+
+/** `arg` quoted (as bytes when `binary`: one byte per char), cut after ARG_SHOWN characters: `xxx…‹10485560 bytes cut›`. */
+function cutArg(arg: string, binary: boolean): string {
+  const quote = binary ? quoteBytes : quoteArg;
+  if (arg.length <= ARG_SHOWN) return quote(arg);
+  const code = arg.charCodeAt(ARG_SHOWN - 1);
+  const end = !binary && code >= 0xd800 && code <= 0xdbff ? ARG_SHOWN - 1 : ARG_SHOWN; // never half an emoji
+  const rest = arg.slice(end);
+  return `${quote(arg.slice(0, end))}…‹${binary ? rest.length : Buffer.byteLength(rest, 'utf8')} bytes cut›`;
 }
 
 /** More consecutive payloads than this (a migrate's rpush of up to 100) are shown as one tag. */

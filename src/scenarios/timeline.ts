@@ -106,6 +106,11 @@ export interface Timeline {
   /** Set when the run ended early (a fault); the steps so far are kept. */
   error?: string;
   /**
+   * lqsim explain: the app sent its times on another clock than MONITOR's (a simulated clock, a
+   * skewed host), so its scores are not Redis' times and nothing is due or expired by them.
+   */
+  appClockApart?: boolean;
+  /**
    * On a shared server (REDIS_URL) the db the run claimed (claim.ts) for the one the scenario
    * names (`redis.database`): Laravel's SELECT and MONITOR's db show `used`. The assertions,
    * goldens and diffs compare it as `scenario` unless asked for exact dbs. Absent on a server of

@@ -2,7 +2,7 @@
 // (scores as virtual time and as "due in"/"expires in"), each worker's status and options, the
 // failed jobs, and how often each job's handle() started. Lines too wide for the pane wrap; when
 // they do not fit its height, denser forms are tried (see Density) before the pane scrolls. Pure.
-import { relTime } from '../output/describe.ts';
+import { relTime, utcTime } from '../output/describe.ts';
 import { formatSeconds, secondsBetween } from '../sim/clock.ts';
 import { shortClass } from '../sim/exceptions.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
@@ -22,7 +22,20 @@ export type Density = 'full' | 'medium' | 'compact';
 
 export interface StateContext {
   start: number;
+  /**
+   * The steps are a capture's (lqsim explain): its scores are times the app sent, on the app's
+   * clock, which may be far from MONITOR's (a simulated clock, a skewed host).
+   */
+  capture?: boolean;
+  /** The capture's app clock is apart from MONITOR's (Timeline.appClockApart): every score is the app's. */
+  appClock?: boolean;
 }
+
+/**
+ * A capture's score further than this from the step's instant is on another clock than MONITOR's:
+ * shown as the date it names, never as due or expired (explain's titles read it the same way).
+ */
+const CLOCK_APART = 30 * 86_400;
 
 /** Entries listed per key; the rest are counted. */
 const ENTRY_LIMIT: Record<Density, number> = { full: 6, medium: 6, compact: 3 };
@@ -156,12 +169,18 @@ function zsetEntries(
 ): Line[] {
   const shown = entries.slice(0, limit);
   const lines = shown.flatMap((e): Line[] => {
-    const due = dueText(e.score, now, key);
-    const when: Segment[] = [
-      seg(relTime(e.score, ctx.start), 'time'),
-      seg(' · '),
-      kept(due, e.score <= now ? 'warn' : 'plain'),
-    ];
+    const when: Segment[] =
+      ctx.appClock === true || (ctx.capture === true && Math.abs(e.score - now) > CLOCK_APART)
+        ? [
+            kept(`${utcTime(e.score)?.replace(/\.000$/, '') ?? e.score} UTC`, 'time'),
+            seg(' · '),
+            kept("app's clock", 'dim'),
+          ]
+        : [
+            seg(relTime(e.score, ctx.start), 'time'),
+            seg(' · '),
+            kept(dueText(e.score, now, key), e.score <= now ? 'warn' : 'plain'),
+          ];
     const job = [seg('    '), ...jobSegments(e)];
     const oneLine = [...job, seg('  '), ...when];
     if (lineWidth(oneLine) <= width) return [oneLine];

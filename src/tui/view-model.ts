@@ -56,7 +56,15 @@ export function viewModel(snap: SessionSnapshot, ui: Pick<UiState, 'target' | 'r
     clock: step === undefined ? 't+0s' : relTime(step.t, start),
     traceRows: step === undefined ? [] : buildTraceRows(steps, cursor, { start, labels }, ui.raw),
     stateTitle: step === undefined ? 'State' : stateTitle(step, start, layout.stateWidth),
-    stateLines: step === undefined ? [] : fittedStateLines(step.state, { start }, stateBody.width, stateBody.rows),
+    stateLines:
+      step === undefined
+        ? []
+        : fittedStateLines(
+            step.state,
+            { start, capture: timeline?.server.kind === 'capture', appClock: timeline?.appClockApart === true },
+            stateBody.width,
+            stateBody.rows,
+          ),
     narration: step === undefined ? [] : fittedNarration(step, narrationCtx, narrationWidth, layout.narrationRows),
     narrationHeading: step === undefined ? '' : narrationHeading(step, start),
     detail: { timeline: { start, steps }, labels, scripts, narration: narrationCtx },

@@ -71,7 +71,10 @@ describe('lqsim explain --tui', () => {
     // Step #2: worker-2 reserved attempt 2 while worker-1 ran attempt 1; Redis holds attempt 2.
     await waitForFrame(all, (f) => f.includes('worker-2 pop: reserved ProbeJob#1 (attempts 2)'));
     // The state pane's reserved entry (Redis' own, replayed) and the step's finding, its certainty first.
-    await waitForFrame(all, (f) => f.includes('ProbeJob#1 attempts 2') && f.includes('finding: likely (worker-2 deleted it'));
+    await waitForFrame(
+      all,
+      (f) => f.includes('ProbeJob#1 attempts 2') && f.includes('finding: likely (worker-2 deleted it'),
+    );
     stdin.write('q');
     await expect(ui).resolves.toBe(0);
     expect(stderr.frames.join('')).toMatch(

@@ -170,16 +170,6 @@ async function explainFile(
 ): Promise<number> {
   // The bar shares the terminal with the trace only while the trace is not being printed to it.
   const progress = progressFor(source, file, process.stdout.isTTY === true ? 1 : 2);
-  // The trace goes out 64 KB at a time: a write per step costs more than reading the step.
-  let pending = '';
-  const write = (text: string): void => {
-    pending += text;
-    if (pending.length >= 1 << 16) flush();
-  };
-  const flush = (): void => {
-    if (pending !== '') out(pending);
-    pending = '';
-  };
   try {
     // The configuration is let go once the explainer has named the actors: it holds a record per
     // connection, and a real capture has one per request and per `--once` worker.
@@ -194,7 +184,7 @@ async function explainFile(
     const opts = { chalk, full: false, width: process.stdout.columns || 100, clock: true };
     // json: the timeline as `lqsim run --format json` writes one, with each job's life and the
     // findings beside its steps, written as it goes.
-    const json = format === 'json' ? new ExplainedJsonWriter(write) : undefined;
+    const json = format === 'json' ? new ExplainedJsonWriter(out) : undefined;
     const explainer = new CaptureExplainer(read.config, {
       file: source,
       problems: read.problems,
@@ -202,13 +192,13 @@ async function explainFile(
       keepSteps: format === 'markdown',
       allLives: format === 'json',
       onStep: (step) => {
-        if (format === 'ndjson') write(renderNdjson({ steps: [step] }));
-        else if (format === 'text') write(renderStepText(step, explainer.timeline, opts));
+        if (format === 'ndjson') out(renderNdjson({ steps: [step] }));
+        else if (format === 'text') out(renderStepText(step, explainer.timeline, opts));
         else json?.step(step);
       },
     });
     read = undefined;
-    if (format === 'text') write(renderTextHeader(explainer.timeline, opts));
+    if (format === 'text') out(renderTextHeader(explainer.timeline, opts));
     json?.begin(explainer.timeline);
     await feed(file, explainer, progress);
     const explained = explainer.finish();
@@ -216,26 +206,25 @@ async function explainFile(
     progress.stop();
     if (json !== undefined) json.end(explained);
     else if (format === 'markdown') {
-      write(renderMarkdown(timeline));
-      write(renderLivesMarkdown(lives, timeline.start, quietLives));
-      write(`\n## Findings\n\n`);
-      if (findings.length === 0) write('None.\n');
+      out(renderMarkdown(timeline));
+      out(renderLivesMarkdown(lives, timeline.start, quietLives));
+      out(`\n## Findings\n\n`);
+      if (findings.length === 0) out('None.\n');
       for (const f of findings) {
-        write(`- ${escapeMarkdown(findingHead(f))}\n`);
-        for (const alt of findingAlternatives(f)) write(`  - ${escapeMarkdown(alt)}\n`);
+        out(`- ${escapeMarkdown(findingHead(f))}\n`);
+        for (const alt of findingAlternatives(f)) out(`  - ${escapeMarkdown(alt)}\n`);
       }
     } else if (format === 'text') {
-      write(renderTextFooter(timeline, opts));
-      write(renderLivesText(lives, timeline.start, chalk, quietLives));
-      write(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
+      out(renderTextFooter(timeline, opts));
+      out(renderLivesText(lives, timeline.start, chalk, quietLives));
+      out(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
       for (const f of findings) {
-        write(`  - ${terminalSafe(findingHead(f))}\n`);
-        for (const alt of findingAlternatives(f)) write(`      ${terminalSafe(alt)}\n`);
+        out(`  - ${terminalSafe(findingHead(f))}\n`);
+        for (const alt of findingAlternatives(f)) out(`      ${terminalSafe(alt)}\n`);
       }
     }
     return 0;
   } finally {
-    flush();
     progress.stop();
   }
 }

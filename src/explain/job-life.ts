@@ -8,6 +8,7 @@ import type { Finding } from './findings.ts';
 import { LIVES_SHOWN } from './lives.ts';
 import type { LifeEnd, LifeStep } from './outcome.ts';
 import { lifeEnd } from './outcome.ts';
+import { ownCopy } from './own-string.ts';
 
 /** One thing that happened to a job: the capture line, MONITOR's time (seconds), what. */
 export interface LifeEvent {
@@ -141,7 +142,8 @@ export class JobLives {
         life.unusual = true;
       } else this.reservedCopy.delete(job.id);
     }
-    life.events.push({ line: at.lineNo, t: Number(at.line.time), what: said });
+    // Kept to the end (json keeps every job's): one flat string, not the tree of pieces it was built from.
+    life.events.push({ line: at.lineNo, t: Number(at.line.time), what: ownCopy(said) });
     // A long capture's quiet lives (pushed, reserved once, deleted) are counted, not kept, unless
     // every life is asked for: the text names them by count. A last attempt's delete may yet be
     // read as a timeout's failure, so it is kept.

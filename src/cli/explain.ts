@@ -31,6 +31,8 @@ import { CaptureExplainer } from '../explain/timeline.ts';
 import { colourLevel, makeChalk } from '../output/colour.ts';
 import { escapeMarkdown, renderMarkdown } from '../output/markdown.ts';
 import { renderNdjson } from '../output/ndjson.ts';
+import { captureSettings } from '../explain/settings.ts';
+import { renderExplainedRecords } from '../explain/records.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from '../output/text.ts';
 import { ciIsSet, err, out, UsageError } from './args.ts';
@@ -197,6 +199,8 @@ async function explainFile(
         else json?.step(step);
       },
     });
+    // The settings as data (json, ndjson): bounded, unlike the configuration's record per connection.
+    const settings = format === 'json' || format === 'ndjson' ? captureSettings(read.config) : undefined;
     read = undefined;
     if (format === 'text') out(renderTextHeader(explainer.timeline, opts));
     json?.begin(explainer.timeline);
@@ -204,7 +208,8 @@ async function explainFile(
     const explained = explainer.finish();
     const { timeline, findings, lives, quietLives } = explained;
     progress.stop();
-    if (json !== undefined) json.end(explained);
+    if (json !== undefined) json.end(explained, settings!);
+    else if (format === 'ndjson') out(renderExplainedRecords(explained, settings!));
     else if (format === 'markdown') {
       out(renderMarkdown(timeline));
       out(renderLivesMarkdown(lives, timeline.start, quietLives));

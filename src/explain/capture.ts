@@ -6,6 +6,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import type { MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, MonitorParseError, parseMonitorLine } from '../redis/monitor-line.ts';
 import { ownCopy } from './own-string.ts';
+import { isExplainRecord } from './records.ts';
 
 export interface CapturedLine {
   /** 1-based line number in the capture. */
@@ -57,13 +58,15 @@ export const NDJSON_CLIENT = 'lqsim:';
  * A line of lqsim's ndjson (src/output/ndjson.ts) as the MONITOR line it stands for: each actor's
  * process is a connection ("worker-1:2"), `t` (the virtual clock Laravel's commands carry) the time.
  */
-function ndjsonEntry(raw: string, lineNo: number): CaptureEntry {
+function ndjsonEntry(raw: string, lineNo: number): CaptureEntry | null {
   let c: Record<string, unknown>;
   try {
     c = JSON.parse(raw) as Record<string, unknown>;
   } catch (e) {
     return { lineNo, problem: `not an ndjson command: ${e instanceof Error ? e.message : String(e)}` };
   }
+  // explain's own ndjson ends with its settings, lives and findings (explain/records.ts): not commands.
+  if (isExplainRecord(c)) return null;
   const { t, db, actor, process, source, args, binaryArgs } = c;
   if (
     typeof t !== 'number' ||

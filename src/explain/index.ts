@@ -5,11 +5,15 @@ import type { CaptureProblem, CapturedLine } from './capture.ts';
 import { captureEntry, isProblem } from './capture.ts';
 import type { CaptureConfiguration } from './configuration.ts';
 import { captureConfiguration } from './configuration.ts';
+import type { CaptureSettings } from './settings.ts';
+import { captureSettings } from './settings.ts';
 import type { Explained } from './timeline.ts';
 import { captureTimeline } from './timeline.ts';
 
 export interface ExplainedCapture extends Explained {
   configuration: CaptureConfiguration;
+  /** The configuration as json and ndjson carry it (explain/settings.ts). */
+  settings: CaptureSettings;
   /** Lines that are not MONITOR's (nor lqsim's ndjson), by number. */
   problems: CaptureProblem[];
 }
@@ -26,9 +30,15 @@ export function explainCapture(capture: string | readonly string[], o: { file?: 
     else lines.push(entry);
   });
   const configuration = captureConfiguration(lines);
-  return { ...captureTimeline(lines, configuration, { file: o.file ?? 'capture', problems }), configuration, problems };
+  return {
+    ...captureTimeline(lines, configuration, { file: o.file ?? 'capture', problems }),
+    configuration,
+    settings: captureSettings(configuration),
+    problems,
+  };
 }
 
 export type { CaptureConfiguration } from './configuration.ts';
 export type { Finding } from './findings.ts';
+export type { CaptureSettings } from './settings.ts';
 export type { Explained, JobLife, LifeEvent } from './timeline.ts';

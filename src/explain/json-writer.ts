@@ -5,6 +5,7 @@
 // member by member: `{`, each member on its own line two spaces in, an array's elements four.
 import { jsonAt } from '../output/json.ts';
 import type { Step, Timeline } from '../scenarios/timeline.ts';
+import type { CaptureSettings } from './settings.ts';
 import type { Explained } from './timeline.ts';
 
 /** The explained timeline as json: `begin` with its header, each `step`, `end` with the rest. */
@@ -28,12 +29,13 @@ export class ExplainedJsonWriter {
     this.json.element(step);
   }
 
-  /** The members after the steps as they are at the end (the jobs' outcomes are known then), the lives and the findings. */
-  end({ timeline, lives, findings }: Explained): void {
+  /** The members after the steps as they are at the end (the jobs' outcomes are known then), the lives, the findings and the settings. */
+  end({ timeline, lives, findings }: Explained, settings?: CaptureSettings): void {
     this.json.closeArray();
     for (const [key, value] of Object.entries(timeline).slice(this.stepsAt + 1)) this.json.member(key, value);
     this.json.member('lives', lives);
     this.json.member('findings', findings);
+    this.json.member('settings', settings);
     this.json.close();
   }
 }

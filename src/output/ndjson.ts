@@ -8,7 +8,7 @@ import { replaceUnsafe } from './terminal-safe.ts';
  * The characters a terminal may act on, or that hide text, when someone `cat`s the file (the
  * terminal-safe set) are written as \uXXXX escapes: the values stay identical.
  */
-function escapeUnits(m: string): string {
+export function escapeUnits(m: string): string {
   let out = '';
   for (let i = 0; i < m.length; i++) out += `\\u${m.charCodeAt(i).toString(16).padStart(4, '0')}`;
   return out;

@@ -110,6 +110,8 @@ export async function ndjsonTrace(file: string): Promise<ResolvedTrace> {
     } catch {
       throw new TraceSourceError(`${file}:${n + 1}: not JSON`);
     }
+    // `lqsim explain --format ndjson` ends with records of its own (settings, lives, findings).
+    if (typeof (row as { record?: unknown } | null)?.record === 'string') return;
     if (!isRow(row))
       throw new TraceSourceError(`${file}:${n + 1}: not an lqsim ndjson row (step, t, actor, source, db, args)`);
     start = Math.min(start, row.t);

@@ -77,7 +77,9 @@ describe('strings kept beyond their line', () => {
       // Every chunk holds a new connection and new jobs: kept slices would keep all 16 MB of them.
       expect(chunks).toBeGreaterThan(200);
       expect(afterPass1).toBeLessThan(4);
-      expect(afterPass2).toBeLessThan(8);
+      // What pass 2 keeps is every life (allLives, 600+) and each connection's few recent commands
+      // (explain/liveness.ts): ~7.6 MB. Slices kept instead of copies keep 17-22 MB.
+      expect(afterPass2).toBeLessThan(12);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -53,10 +53,11 @@ const sendInvoice = scenario('send-invoice', 'SendInvoice succeeds on its first 
   .job('SendInvoice', { class: 'App\\Jobs\\SendInvoice', attempts: [{ run: 2 }] })
   .dispatch('SendInvoice', { at: 0 })
   .build();
-const README_EXPECTED: ExpectedCommand[] = [
-  'SELECT 0',
+/** One job that succeeds on its first try under 5.7, each connection opened by `select`. */
+const sentFor = (select: string): ExpectedCommand[] => [
+  select,
   ['RPUSH', 'queues:default', payload({ attempts: 0 })],
-  'SELECT 0',
+  select,
   ['EVAL', script('migrateExpiredJobs'), 2, 'queues:default:delayed', 'queues:default', scoreAt(0)],
   lua('zrangebyscore', 'queues:default:delayed', '-inf', scoreAt(0)),
   ['EVAL', script('migrateExpiredJobs'), 2, 'queues:default:reserved', 'queues:default', scoreAt(0)],
@@ -66,6 +67,7 @@ const README_EXPECTED: ExpectedCommand[] = [
   lua('zadd', 'queues:default:reserved', scoreAt(90), payload({ attempts: 1 }, 'reserved')),
   ['ZREM', 'queues:default:reserved', same('reserved')],
 ];
+const README_EXPECTED = sentFor('SELECT 0');
 
 describe("the README's example on a run that claimed db 1", () => {
   beforeEach(() => appDataIn(1));
@@ -220,21 +222,7 @@ describe('phpredis before 6.4 on a scenario db other than 0', () => {
         expect(t.database).toEqual({ scenario: 2, used: 1 });
         const selects = t.steps.flatMap((s) => s.commands).filter((c) => c.args[0] === 'SELECT');
         expect(selects.map((c) => c.args.join(' '))).toEqual(['SELECT 1', 'SELECT 1']);
-        expect(
-          traceMismatch(t, [
-            'SELECT 2',
-            ['RPUSH', 'queues:default', payload({ attempts: 0 })],
-            'SELECT 2',
-            ['EVAL', script('migrateExpiredJobs'), 2, 'queues:default:delayed', 'queues:default', scoreAt(0)],
-            lua('zrangebyscore', 'queues:default:delayed', '-inf', scoreAt(0)),
-            ['EVAL', script('migrateExpiredJobs'), 2, 'queues:default:reserved', 'queues:default', scoreAt(0)],
-            lua('zrangebyscore', 'queues:default:reserved', '-inf', scoreAt(0)),
-            ['EVAL', script('pop'), 2, 'queues:default', 'queues:default:reserved', scoreAt(90)],
-            lua('lpop', 'queues:default'),
-            lua('zadd', 'queues:default:reserved', scoreAt(90), payload({ attempts: 1 }, 'reserved')),
-            ['ZREM', 'queues:default:reserved', same('reserved')],
-          ]),
-        ).toBeNull();
+        expect(traceMismatch(t, sentFor('SELECT 2'))).toBeNull();
       } finally {
         await client.sendCommand(['SELECT', '0']);
       }

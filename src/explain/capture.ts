@@ -6,7 +6,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import type { MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, MonitorParseError, parseMonitorLine } from '../redis/monitor-line.ts';
 import { ownCopy } from './own-string.ts';
-import { isExplainRecord } from './records.ts';
+import { isNdjsonRecord } from '../output/ndjson.ts';
 
 export interface CapturedLine {
   /** 1-based line number in the capture. */
@@ -66,7 +66,7 @@ function ndjsonEntry(raw: string, lineNo: number): CaptureEntry | null {
     return { lineNo, problem: `not an ndjson command: ${e instanceof Error ? e.message : String(e)}` };
   }
   // explain's own ndjson ends with its settings, lives and findings (explain/records.ts): not commands.
-  if (isExplainRecord(c)) return null;
+  if (isNdjsonRecord(c)) return null;
   const { t, db, actor, process, source, args, binaryArgs } = c;
   if (
     typeof t !== 'number' ||

@@ -1,14 +1,11 @@
 // `lqsim explain --format ndjson`, after the commands: one record each for the settings, each job's
 // life and each finding, told from a command by their `record` field (readers of lqsim's ndjson,
-// explain's own and `lqsim diff`'s, skip them). Lives as text prints them: every eventful one, the
+// explain's own and `lqsim diff`'s, skip them: isNdjsonRecord in output/ndjson.ts). Lives as text prints them: every eventful one, the
 // quiet ones (pushed, reserved once, deleted) counted in one record, so the output stays bounded.
 import { escapeUnits } from '../output/ndjson.ts';
 import { replaceUnsafe } from '../output/terminal-safe.ts';
 import type { CaptureSettings } from './settings.ts';
 import type { Explained } from './timeline.ts';
-
-/** The field that tells a record from a command row. */
-export const RECORD = 'record';
 
 /** JSON on one line, with the terminal-unsafe characters escaped as the command rows have them. */
 function line(obj: object): string {
@@ -16,14 +13,9 @@ function line(obj: object): string {
 }
 
 export function renderExplainedRecords({ lives, quietLives, findings }: Explained, settings: CaptureSettings): string {
-  let out = line({ [RECORD]: 'settings', ...settings });
-  for (const life of lives) out += line({ [RECORD]: 'life', ...life });
-  if (quietLives > 0) out += line({ [RECORD]: 'quiet-lives', count: quietLives });
-  for (const f of findings) out += line({ [RECORD]: 'finding', ...f });
+  let out = line({ record: 'settings', ...settings });
+  for (const life of lives) out += line({ record: 'life', ...life });
+  if (quietLives > 0) out += line({ record: 'quiet-lives', count: quietLives });
+  for (const f of findings) out += line({ record: 'finding', ...f });
   return out;
-}
-
-/** Whether a parsed ndjson row is one of these records rather than a command. */
-export function isExplainRecord(row: unknown): boolean {
-  return typeof row === 'object' && row !== null && typeof (row as Record<string, unknown>)[RECORD] === 'string';
 }

@@ -7,8 +7,8 @@ import { relTime, utcTime } from '../output/describe.ts';
 import { isRetryAfter } from './configuration.ts';
 import type { QueueEvent } from './findings.ts';
 import type { Group } from './grouping.ts';
-import type { JobLives } from './job-life.ts';
-import type { PayloadFacts } from './job-life.ts';
+import type { JobInstance } from '../scenarios/timeline.ts';
+import type { JobLives, PayloadFacts } from './job-life.ts';
 import { ownCopy } from './own-string.ts';
 import type { QueueKey } from './recognise.ts';
 import { parseQueueKey } from './recognise.ts';
@@ -69,6 +69,24 @@ export function titleOf(
   const r = first?.r;
   const args = first?.entry.line.args ?? [];
   const at = (unix: string | undefined): string => appTime(unix, start);
+  /** A delete or release of the reserved copy `payload`: its job, the life's entry and the finding rules' event. */
+  const ended = (kind: 'delete' | 'release', payload: string | undefined, what: string): JobInstance | undefined => {
+    const facts = payload === undefined ? undefined : copyFacts(payload);
+    const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key), facts);
+    if (job !== undefined && first !== undefined) {
+      life(job, first.entry, kind, what, facts);
+      event({
+        kind,
+        job: job.id,
+        label: job.label,
+        actor,
+        line: first.entry.lineNo,
+        t: Number(first.entry.line.time),
+        attempts: facts?.attempts ?? null,
+      });
+    }
+    return job;
+  };
   switch (g.kind) {
     case 'dispatch': {
       if (r?.op === 'later') {
@@ -128,39 +146,13 @@ export function titleOf(
       return `pop: reserved ${job?.label ?? 'a job'}${attempts === null ? '' : ` (attempts ${attempts})`} until ${at(score)}`;
     }
     case 'delete': {
-      const facts = args[2] === undefined ? undefined : copyFacts(args[2]);
-      const job = args[2] === undefined ? undefined : jobOf(args[2], t, queue(r?.key), facts);
+      const job = ended('delete', args[2], `deleted by ${actor}`);
       if (job !== undefined) job.outcome = 'deleted';
-      if (job !== undefined && first !== undefined) {
-        life(job, first.entry, 'delete', `deleted by ${actor}`, facts);
-        event({
-          kind: 'delete',
-          job: job.id,
-          label: job.label,
-          actor,
-          line: first.entry.lineNo,
-          t: Number(first.entry.line.time),
-          attempts: facts?.attempts ?? null,
-        });
-      }
       return `delete: ${job?.label ?? 'a job'} (ZREM of its reserved copy)`;
     }
     case 'release': {
-      const [payload, until] = [args[5], args[6]];
-      const facts = payload === undefined ? undefined : copyFacts(payload);
-      const job = payload === undefined ? undefined : jobOf(payload, t, queue(r?.key), facts);
-      if (job !== undefined && first !== undefined) {
-        life(job, first.entry, 'release', `released by ${actor} to ${queue(r?.key)}:delayed until ${at(until)}`, facts);
-        event({
-          kind: 'release',
-          job: job.id,
-          label: job.label,
-          actor,
-          line: first.entry.lineNo,
-          t: Number(first.entry.line.time),
-          attempts: facts?.attempts ?? null,
-        });
-      }
+      const until = args[6];
+      const job = ended('release', args[5], `released by ${actor} to ${queue(r?.key)}:delayed until ${at(until)}`);
       return `release: ${job?.label ?? 'a job'} back to ${queue(r?.key)}:delayed until ${at(until)}`;
     }
     case 'size':

@@ -39,3 +39,12 @@ export function renderNdjson(timeline: Pick<Timeline, 'steps'>): string {
   for (const step of timeline.steps) for (const cmd of step.commands) out += commandToJson(cmd) + '\n';
   return out;
 }
+
+/**
+ * Whether a parsed row of lqsim's ndjson is a record rather than a command: `lqsim explain
+ * --format ndjson` ends with its settings, lives and findings, each told by a `record` field
+ * (src/explain/records.ts). Every reader of lqsim's ndjson skips them.
+ */
+export function isNdjsonRecord(row: unknown): boolean {
+  return typeof row === 'object' && row !== null && typeof (row as Record<string, unknown>).record === 'string';
+}

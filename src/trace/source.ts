@@ -7,6 +7,7 @@
 // that run scenarios do it on the Redis the caller provides.
 import { open, readFile } from 'node:fs/promises';
 import { isFile } from '../files.ts';
+import { isNdjsonRecord } from '../output/ndjson.ts';
 import type { RedisTarget } from '../scenarios/runner.ts';
 import { isGoldenText } from './golden-text.ts';
 import { readGoldenFile } from './golden-file.ts';
@@ -110,8 +111,7 @@ export async function ndjsonTrace(file: string): Promise<ResolvedTrace> {
     } catch {
       throw new TraceSourceError(`${file}:${n + 1}: not JSON`);
     }
-    // `lqsim explain --format ndjson` ends with records of its own (settings, lives, findings).
-    if (typeof (row as { record?: unknown } | null)?.record === 'string') return;
+    if (isNdjsonRecord(row)) return; // explain's settings, lives and findings after its commands
     if (!isRow(row))
       throw new TraceSourceError(`${file}:${n + 1}: not an lqsim ndjson row (step, t, actor, source, db, args)`);
     start = Math.min(start, row.t);

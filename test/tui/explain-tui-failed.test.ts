@@ -8,21 +8,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CapturedLine } from '../../src/explain/capture.ts';
-import { captureEntry, isProblem } from '../../src/explain/capture.ts';
-import { captureConfiguration } from '../../src/explain/configuration.ts';
-import { replayCapture } from '../../src/explain/replay.ts';
-import { captureTimeline } from '../../src/explain/timeline.ts';
 import { formatMonitorLine } from '../../src/redis/redis-escape.ts';
-import { acquireRedis } from '../../src/redis/server.ts';
-import type { RedisTarget } from '../../src/scenarios/runner.ts';
 import { migrateExpiredJobs58, pop58, push58 } from '../../src/sim/profiles/scripts-5.8.ts';
 
 // Ink draws only the last frame when CI is set: see run-tui.test.ts.
 delete process.env.CI;
 delete process.env.CONTINUOUS_INTEGRATION;
-const { runTui } = await import('../../src/tui/run-tui.ts');
-const { FakeStdin, FakeStdout, KEYS, settle, waitForFrame } = await import('./fake-terminal.ts');
+const { KEYS, settle, waitForFrame } = await import('./fake-terminal.ts');
+const { replayTui } = await import('./replay-tui.ts');
 
 const dir = mkdtempSync(join(tmpdir(), 'lqsim-tui-failed-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,45 +46,7 @@ describe('lqsim explain --tui, a replay that fails', () => {
   it("ends early with the error naming the step, and says so in the header and the CLI's summary", async () => {
     const file = join(dir, 'deep.txt');
     writeFileSync(file, deepCapture());
-    const lines = deepCapture()
-      .split('\n')
-      .map((raw, i) => captureEntry(raw, i + 1))
-      .filter((e): e is CapturedLine => e !== null && !isProblem(e));
-    const config = captureConfiguration(lines);
-    const { timeline, findings } = captureTimeline(lines, config, { file: 'deep.txt' });
-    const stdin = new FakeStdin();
-    const stdout = new FakeStdout(120, 30);
-    const stderr = new FakeStdout(120, 30);
-    const ui = runTui({
-      replay: {
-        name: 'deep.txt',
-        premise: { scenario: timeline.scenario, profile: timeline.profile },
-        run: (server, onStep) =>
-          replayCapture({
-            file,
-            source: 'deep.txt',
-            config,
-            problems: [],
-            problemCount: 0,
-            findings,
-            url: server.url,
-            onStep,
-          }),
-      },
-      stdin: stdin as unknown as NodeJS.ReadStream,
-      stdout: stdout as unknown as NodeJS.WriteStream,
-      stderr: stderr as unknown as NodeJS.WriteStream,
-      env: { FORCE_COLOR: '0' },
-      withRedis: async <T>(fn: (server: RedisTarget) => Promise<T>): Promise<T> => {
-        const server = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
-        try {
-          return await fn(server);
-        } finally {
-          await server.stop();
-        }
-      },
-    });
-    const all = (): string => stdout.frames.join('');
+    const { ui, stdin, stderr, all } = replayTui(file, 'deep.txt', 120, 30);
     await waitForFrame(all, (f) => f.includes('the premise'));
     stdin.write(KEYS.enter); // close the premise: step #0, the push
     await waitForFrame(all, (f) => f.includes('push: Deep#1 onto default'));

@@ -13,6 +13,7 @@ import { CLAIM_KEY } from '../redis/claim.ts';
 import type { OtherClient } from '../redis/claim-clients.ts';
 import { describeClient } from '../redis/claim-clients.ts';
 import type { ActorDirectory } from './attribute.ts';
+import type { ModelMismatchError } from '../sim/model/mismatch.ts';
 
 /** Commands that read or write no db's data: a client sending them from the run's db is not using it. */
 const NO_KEYSPACE = new Set([
@@ -62,6 +63,8 @@ export interface ForeignUse {
 export class ForeignWatch {
   /** The client whose script the next [lua] lines belong to, when it is another client. */
   private scriptOf: string | null = null;
+  /** The first uses seen (the run stops at the first; a few say who else was there). */
+  readonly seen: ForeignUse[] = [];
 
   constructor(
     private readonly book: Pick<ActorDirectory, 'ownerOf' | 'isHandshake'>,
@@ -72,6 +75,12 @@ export class ForeignWatch {
 
   /** Another client's use of the run's db on this line, or null. */
   push(line: MonitorLine): ForeignUse | null {
+    const use = this.useOn(line);
+    if (use !== null && this.seen.length < 4) this.seen.push(use);
+    return use;
+  }
+
+  private useOn(line: MonitorLine): ForeignUse | null {
     const args = line.args;
     if (line.client === 'lua') {
       if (this.scriptOf === null || line.db !== this.db) return null;
@@ -130,6 +139,8 @@ export class ForeignUseError extends Error {
     readonly db: number,
     /** CLIENT LIST's view of those clients, when it could be had: their names. */
     readonly clients: readonly OtherClient[] = [],
+    /** What the run saw of it: a reply the model did not expect (the job it took, say). */
+    readonly seenAs?: ModelMismatchError,
   ) {
     const who = (u: ForeignUse): string => {
       const known = clients.find((c) => c.addr === u.addr);
@@ -137,13 +148,17 @@ export class ForeignUseError extends Error {
     };
     const listed = uses.slice(0, 3).map(who).join('; ');
     super(
-      `another client used this run's db ${db} (${listed}${uses.length > 3 ? '; ...' : ''}): the trace would no longer be Laravel's alone, and that client could take the run's jobs, so the run stops; give it a server or db no one else uses`,
+      `another client used this run's db ${db} (${listed}${uses.length > 3 ? '; ...' : ''}): ${
+        seenAs === undefined
+          ? "the trace would no longer be Laravel's alone, and that client could take the run's jobs"
+          : `the run saw it when ${seenAs.command} returned ${seenAs.actual}, but ${seenAs.expected}; the trace is no longer Laravel's alone`
+      }, so the run stops; give it a server or db no one else uses`,
     );
     this.name = 'ForeignUseError';
   }
 
   /** The same error with the clients' names (CLIENT LIST asked once the run has stopped). */
   named(clients: readonly OtherClient[]): ForeignUseError {
-    return new ForeignUseError(this.uses, this.db, clients);
+    return new ForeignUseError(this.uses, this.db, clients, this.seenAs);
   }
 }

@@ -24,12 +24,14 @@ import type { ConnectionFactory } from '../sim/redis-port.ts';
 import type { QueueConfig } from '../sim/redis-queue.ts';
 import { exactInstant, formatSeconds, relativeTime, secondsBetween } from '../sim/clock.ts';
 import { ModelCheck } from '../sim/model/check.ts';
+import { ModelMismatchError } from '../sim/model/mismatch.ts';
 import type { CompletedStep } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import { webRequest } from '../sim/web-request.ts';
 import { copyWorkerState } from '../sim/state.ts';
 import { WorkerModel } from '../sim/worker.ts';
 import { attributeLines, LineAttributor } from './attribute.ts';
+import type { ForeignUse } from './foreign-watch.ts';
 import { ForeignUseError, ForeignWatch } from './foreign-watch.ts';
 import { plannedKeys, probePlan } from './probe-plan.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
@@ -182,6 +184,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   let claim: DbClaim | null = null;
   /** The permission probe passed: from here on the run may write its keys. */
   let probed = false;
+  /** Someone else in the claimed db (foreign-watch.ts), from the claim's barrier to the run's end. */
+  let watch: ForeignWatch | null = null;
   const plan = probePlan(spec, profile, queues);
   try {
     await hub.start();
@@ -223,9 +227,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     await prepareKeyspace(hub, opts.redis.owned, queues);
     const tool = new Set([hub.observerAddr]);
     // Someone else in the claimed db, from the claim's barrier (claim.ts) to the run's end.
-    const watch = claim === null ? null : new ForeignWatch(hub, tool, db);
+    watch = claim === null ? null : new ForeignWatch(hub, tool, db);
     const watchLines = (lines: readonly string[]): void => {
-      const uses = lines.filter((l) => !isMonitorOk(l)).flatMap((l) => watch?.push(parseMonitorLine(l)) ?? []);
+      const uses = foreignUses(watch, lines);
       if (uses.length > 0) throw new ForeignUseError(uses, db);
     };
     // What MONITOR saw before the claim's barrier (another run ending in the db, say) is no
@@ -458,7 +462,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     }
     timeline.warnings.push(...notes.unmatched());
   } catch (e) {
-    timeline.error = describeRunFailure(await withClientNames(e, hub));
+    const cause = capture === null ? e : await clientBehind(e, watch, capture, hub, db);
+    timeline.error = describeRunFailure(await withClientNames(cause, hub));
   } finally {
     await capture?.stop().catch(() => undefined);
     if (unregisterCleanup && claim !== null) {
@@ -483,6 +488,35 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     if (ownedUrl !== null) flushing.delete(ownedUrl);
   }
   return timeline;
+}
+
+/** The uses of the run's db by other clients on these MONITOR lines. */
+function foreignUses(watch: ForeignWatch | null, lines: readonly string[]): ForeignUse[] {
+  if (watch === null) return [];
+  return lines.filter((l) => !isMonitorOk(l)).flatMap((l) => watch.push(parseMonitorLine(l)) ?? []);
+}
+
+/**
+ * A reply the model did not expect on a claimed db: the client that caused it (an app's worker
+ * that took the job) ran its command before that reply, so its MONITOR line is on the way or
+ * already in; one more barrier lets the watch read it. The run then fails naming that client,
+ * with the mismatch as what it did, not with a guess at the cause.
+ */
+async function clientBehind(
+  e: unknown,
+  watch: ForeignWatch | null,
+  capture: MonitorCapture,
+  hub: ConnectionHub,
+  db: number,
+): Promise<unknown> {
+  if (!(e instanceof ModelMismatchError) || watch === null) return e;
+  // A streaming run's sink reads the lines as they come (the watch keeps what it saw); a run that
+  // keeps its lines for the step's barrier gets them here.
+  await capture.barrier(hub.observer, 2000).then(
+    (lines) => foreignUses(watch, lines),
+    () => [],
+  );
+  return watch.seen.length === 0 ? e : new ForeignUseError(watch.seen, db, [], e);
 }
 
 /** Another client in the run's db, named as CLIENT LIST names it when it is still connected. */

@@ -19,6 +19,7 @@ shift || true
 PORT=$(php -r '$s = stream_socket_server("tcp://127.0.0.1:0"); echo explode(":", stream_socket_get_name($s, false))[1];')
 RS_PID=
 MON_PID=
+CACHE_DIR=
 PIDS=()
 
 cleanup() {
@@ -27,6 +28,8 @@ cleanup() {
   [ -n "$MON_PID" ] && kill "$MON_PID" 2>/dev/null || true
   [ -n "$RS_PID" ] && kill "$RS_PID" 2>/dev/null || true
   wait 2>/dev/null || true
+  [ -n "$CACHE_DIR" ] && rm -rf "$CACHE_DIR"
+  return 0
 }
 trap cleanup EXIT
 
@@ -152,6 +155,24 @@ flow_max-jobs() { STOP_WHEN_EMPTY=0 MAX_JOBS=1 one_job_then_quiet max-jobs Probe
 # `--max-time=1`: after a 2 s job the daemon has run too long and stops before polling again.
 flow_max-time() { STOP_WHEN_EMPTY=0 MAX_TIME=1 one_job_then_quiet max-time ProbeJob run:2 60 1; }
 
+# `queue:restart` while a daemon (no --stop-when-empty, --sleep=1) runs its 2 s job: the worker
+# reads illuminate:queue:restart from the cache when it starts and again after each job
+# (Worker::stopIfNecessary), sees another value and stops before polling again. The cache is the
+# 8.x skeleton's file store, in a folder the flow's processes share (CACHE_PATH): nothing of it
+# reaches Redis.
+flow_restart-after-job() {
+  begin restart-after-job
+  CACHE_DIR=$(mktemp -d)
+  php_ dispatch "$PORT" ProbeJob 1
+  CACHE_PATH=$CACHE_DIR STOP_WHEN_EMPTY=0 PROBE_BEHAVIOUR=run:2 bg work "$PORT" 60 1 1; A=$BG
+  wait_handle 1
+  sleep 0.5
+  CACHE_PATH=$CACHE_DIR php_ restart "$PORT"
+  wait "$A"
+  rm -rf "$CACHE_DIR"; CACHE_DIR=
+  end
+}
+
 # A pop, then nothing from that worker: killed from outside mid-job, or still running when the
 # capture ends, or killed by its own --timeout alarm on an attempt that is not its last.
 flow_killed-mid-job() {
@@ -182,7 +203,7 @@ flow_finished-inside-reservation() { RETRY_AFTER=2 one_job_then_quiet finished-i
 
 ALL=(ran-twice killed-worker max-attempts timeout-kills
   ran-twice-tries3 max-attempts-tries1 ran-twice-quick
-  timed-out once-succeeded once-failed max-jobs max-time
+  timed-out once-succeeded once-failed max-jobs max-time restart-after-job
   killed-mid-job capture-ended-mid-job timeout-killed-not-last
   reservation-expired finished-inside-reservation)
 [ $# -gt 0 ] || set -- "${ALL[@]}"

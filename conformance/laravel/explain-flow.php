@@ -6,22 +6,38 @@
  *
  *   php explain-flow.php dispatch PORT CLASS N              a web request dispatching N jobs of App\Jobs\CLASS
  *   php explain-flow.php work PORT TIMEOUT TRIES SLEEP      `queue:work --timeout --tries --sleep --stop-when-empty`
+ *   php explain-flow.php restart PORT                       `queue:restart` (Laravel's own RestartCommand)
  *
  * RETRY_AFTER (default 90) is config/queue.php's retry_after; PROBE_BEHAVIOUR what each attempt's
  * handle() does (bootstrap.php's ProbeBehaviour: "succeed", "run:SECONDS", "throw:msg");
  * PROBE_LOG where the queue events go. The worker's other options, as queue:work's flags:
  * WORK_ONCE=1 (`--once`: Worker::runNextJob, one pop, then the process exits), MAX_JOBS and
  * MAX_TIME (`--max-jobs`, `--max-time`), STOP_WHEN_EMPTY=0 (drop `--stop-when-empty`).
+ * CACHE_PATH: the cache is the 8.x skeleton's file store (CACHE_DRIVER=file) in that folder,
+ * shared by the flow's processes, so a `queue:restart` reaches a running worker as in an app;
+ * without it, bootstrap.php's per-process ArrayStore. Either way no cache command reaches Redis.
  */
 
 namespace {
     require_once __DIR__.'/bootstrap.php';
 
+    use Illuminate\Cache\FileStore;
+    use Illuminate\Cache\Repository as CacheRepository;
+    use Illuminate\Filesystem\Filesystem;
+    use Illuminate\Queue\Console\RestartCommand;
     use Illuminate\Queue\WorkerOptions;
+    use Symfony\Component\Console\Input\ArrayInput;
+    use Symfony\Component\Console\Output\NullOutput;
 
     [, $what, $port] = $argv + [null, null, '6379'];
     $retryAfter = (int) (getenv('RETRY_AFTER') ?: 90);
     $app = \Conformance\Laravel\bootstrap(['host' => '127.0.0.1', 'port' => $port, 'retry_after' => $retryAfter]);
+    if ($cachePath = getenv('CACHE_PATH')) {
+        // CacheManager::createFileDriver: a FileStore on config('cache.stores.file.path').
+        $app->singleton('cache.store', function () use ($cachePath) {
+            return new CacheRepository(new FileStore(new Filesystem, $cachePath));
+        });
+    }
 
     if ($what === 'dispatch') {
         $class = 'App\\Jobs\\'.($argv[3] ?? 'ProbeJob');
@@ -42,8 +58,18 @@ namespace {
         } else {
             $worker->daemon('redis', 'default', $options);
         }
+    } elseif ($what === 'restart') {
+        // `php artisan queue:restart`: RestartCommand::handle puts illuminate:queue:restart = now
+        // (forever) into the cache; a daemon that read another value when it started stops after
+        // its current job (Worker::stopIfNecessary, queueShouldRestart).
+        $command = new RestartCommand($app['cache.store']);
+        $command->setLaravel($app);
+        $command->run(new ArrayInput([]), new NullOutput);
+        \Conformance\Laravel\log_event('queue:restart', [
+            'illuminate:queue:restart' => $app['cache.store']->get('illuminate:queue:restart'),
+        ]);
     } else {
-        fwrite(STDERR, "usage: php explain-flow.php dispatch PORT CLASS N | work PORT TIMEOUT TRIES SLEEP\n");
+        fwrite(STDERR, "usage: php explain-flow.php dispatch PORT CLASS N | work PORT TIMEOUT TRIES SLEEP | restart PORT\n");
         exit(2);
     }
 }

@@ -89,6 +89,28 @@ describe('paired real Laravel 8.83 captures (test/fixtures/explain/README.md)', 
     for (const p of PAIRS) for (const c of p.captures) expect(names).toContain(c);
   });
 
+  it('restart-after-job: the daemon stopped for the queue:restart, which came while its job ran', () => {
+    // The stop itself is WorkerStopping 0 (pairs.ts); what made it is here. Another process put
+    // illuminate:queue:restart into the shared cache between handle() and its end, and the worker
+    // (no --stop-when-empty, --max-jobs or --max-time) polled once: Looping comes before each poll.
+    const events = eventsOf('restart-after-job');
+    const at = (event: string) => events.findIndex((e) => e.event === event);
+    const worker = events[at('handle')]!.pid;
+    const restart = events[at('queue:restart')]!;
+    expect(restart.pid).not.toBe(worker);
+    expect(restart['illuminate:queue:restart']).toBe(restart.now);
+    expect(at('handle')).toBeLessThan(at('queue:restart'));
+    expect(at('queue:restart')).toBeLessThan(at('handle.finished'));
+    expect(events.filter((e) => e.pid === worker).map((e) => e.event)).toEqual([
+      'Looping',
+      'JobProcessing',
+      'handle',
+      'handle.finished',
+      'JobProcessed',
+      'WorkerStopping',
+    ]);
+  });
+
   describe.each(CAPTURES.map((c) => [c.name, c] as const))('%s', (name, truth) => {
     it("pairs.ts says what Laravel's events say: each handle(), JobProcessed, JobFailed and WorkerStopping", () => {
       expect(laravelSaid(name)).toEqual(truth.events);

@@ -129,6 +129,21 @@ describe("explain's findings against Laravel's own events (real 8.83 captures)",
     expect(explained('laravel8-killed-worker').findings[1]!.alternatives.map((a) => a.kind)).toEqual(['ran-again']);
   });
 
+  // The quiet exits (test/fixtures/explain/README.md): a pop, a ZREM 2 s later, then silence, from
+  // the timeout's alarm, --once, --max-jobs, --max-time and a real queue:restart alike (once-failed's
+  // ZREM 1 ms after its pop is no alarm's). Only possible, and the orderly exits are named beside
+  // it, queue:restart among them.
+  it.each(['timed-out', 'once-succeeded', 'max-jobs', 'max-time', 'restart-after-job'])(
+    'laravel8-%s: the silence after its delete names every quiet exit, queue:restart among them',
+    (name) => {
+      const [f, ...rest] = explained(`laravel8-${name}`).findings;
+      expect(rest).toEqual([]);
+      expect([f!.kind, f!.certainty]).toEqual(['timed-out', 'possible']);
+      const exited = f!.alternatives.find((a) => a.kind === 'worker-exited');
+      expect(exited?.when).toMatch(/--once\b.*--max-jobs\b.*--max-time\b.*queue:restart\b/);
+    },
+  );
+
   // test/fixtures/explain/pairs.ts (recorded with the harness, each with its twin of the same
   // traffic and another story): each kind that happened is stated (a finding or an alternative),
   // each the capture proves is certain, and none its twin's story leaves open is.

@@ -24,6 +24,16 @@ export function nonNegativeInt(value: string): number {
 export { ciIsSet } from '../ci.ts';
 
 export const out = (s: string): void => void process.stdout.write(s);
+
+/**
+ * Once what `out` wrote has gone out, when it is still held (a pipe to a slower reader: `| less`,
+ * `| gzip`); else undefined. A long output awaits it as it goes, or the process holds all of it.
+ * A reader that goes away ends the process (EPIPE: cleanup.ts), so the wait never hangs.
+ */
+export function stdoutDrained(): Promise<void> | undefined {
+  if (!process.stdout.writableNeedDrain) return undefined;
+  return new Promise((resolve) => process.stdout.once('drain', () => resolve()));
+}
 export const err = (s: string): void => void process.stderr.write(s);
 
 /** The `lqsim run --format` choices rendered from the whole timeline once the run has ended. */

@@ -22,7 +22,7 @@ import type { Finding } from '../explain/findings.ts';
 import { findingAlternatives, findingHead } from '../explain/finding-text.ts';
 import type { Progress } from '../explain/progress.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
-import { forEachEntry, isProblem } from '../explain/capture.ts';
+import { CONFIGURATION_ARGS, forEachEntry, isProblem } from '../explain/capture.ts';
 import { ConfigurationReader } from '../explain/configuration.ts';
 import { renderLivesMarkdown, renderLivesText } from '../explain/lives.ts';
 import { startProgress } from '../explain/progress.ts';
@@ -35,7 +35,7 @@ import { captureSettings } from '../explain/settings.ts';
 import { renderExplainedRecords } from '../explain/records.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from '../output/text.ts';
-import { ciIsSet, err, out, UsageError } from './args.ts';
+import { ciIsSet, err, out, stdoutDrained, UsageError } from './args.ts';
 import { importUi, tuiUnavailable } from './tui.ts';
 
 export const EXPLAIN_FORMATS = ['text', 'ndjson', 'json', 'markdown'] as const;
@@ -135,6 +135,7 @@ async function readConfiguration(
       else if (problemCount++ < NAMED_PROBLEMS) problems.push(entry);
     },
     (bytes) => progress.update(1, bytes),
+    CONFIGURATION_ARGS,
   );
   progress.update(1, Infinity); // the whole file
   if (progress.passes === 1) progress.stop();
@@ -146,15 +147,39 @@ async function readConfiguration(
   return { config, problems, problemCount };
 }
 
-/** Pass 2: the capture's commands into the explainer. */
-function feed(file: CaptureFile, explainer: CaptureExplainer, progress: Progress): Promise<void> {
-  return forEachEntry(
+/**
+ * Pass 2: the capture's commands into the explainer. A line whose args past those pass 1 read
+ * are not MONITOR's is told now: on stderr (within the names pass 1 left) and in the warnings.
+ */
+async function feed(
+  file: CaptureFile,
+  source: string,
+  explainer: CaptureExplainer,
+  progress: Progress,
+  named: number,
+): Promise<void> {
+  const late: CaptureProblem[] = [];
+  let lateCount = 0;
+  await forEachEntry(
     file,
     (entry) => {
       if (!isProblem(entry)) explainer.add(entry);
+      else if (entry.pastFirstPass === true && lateCount++ < NAMED_PROBLEMS) late.push(entry);
+      // The steps printed so far out first: a pipe to a slower reader holds no more than its buffer.
+      return stdoutDrained();
     },
     (bytes) => progress.update(2, bytes),
   );
+  if (lateCount === 0) return;
+  const { warnings } = explainer.timeline;
+  for (const p of late) {
+    if (named++ < NAMED_PROBLEMS) err(`lqsim: ${terminalSafe(source)}:${p.lineNo}: ${terminalSafe(p.problem)}\n`);
+    warnings.push(`line ${p.lineNo}: ${p.problem}`);
+  }
+  if (lateCount > late.length) {
+    err(`lqsim: ${lateCount - late.length} more lines that are not MONITOR's\n`);
+    warnings.push(`${lateCount - late.length} more lines that are not MONITOR's`);
+  }
 }
 
 /** The progress bar, on a terminal's stderr, over one pass when the trace goes to that terminal. */
@@ -201,10 +226,11 @@ async function explainFile(
     });
     // The settings as data (json, ndjson): bounded, unlike the configuration's record per connection.
     const settings = format === 'json' || format === 'ndjson' ? captureSettings(read.config) : undefined;
+    const named = read.problems.length;
     read = undefined;
     if (format === 'text') out(renderTextHeader(explainer.timeline, opts));
     json?.begin(explainer.timeline);
-    await feed(file, explainer, progress);
+    await feed(file, source, explainer, progress, named);
     const explained = explainer.finish();
     const { timeline, findings, lives, quietLives } = explained;
     progress.stop();
@@ -244,7 +270,7 @@ async function explainInTui(file: string, source: string): Promise<number> {
   try {
     const read = await readConfiguration(file, source, progress);
     const explainer = new CaptureExplainer(read.config, { file: source });
-    await feed(file, explainer, progress);
+    await feed(file, source, explainer, progress, read.problems.length);
     const { timeline, findings } = explainer.finish();
     prepared = { ...read, findings, timeline };
   } finally {

@@ -3,10 +3,11 @@
 // file, so a capture of any size is held one line at a time. Nothing in it is trusted: a line that is not MONITOR's (truncated by a killed redis-cli,
 // cut by `head`, edited) becomes a problem naming its line number, never a crash.
 import { closeSync, openSync, readSync } from 'node:fs';
-import type { MonitorLine } from '../redis/monitor-line.ts';
-import { isMonitorOk, MonitorParseError, parseMonitorLine } from '../redis/monitor-line.ts';
+import type { ArgsWanted, MonitorLine } from '../redis/monitor-line.ts';
+import { isMonitorOk, MonitorParseError, parseMonitorLine, parseMonitorLineHead } from '../redis/monitor-line.ts';
 import { ownCopy } from './own-string.ts';
 import { isNdjsonRecord } from '../output/ndjson.ts';
+import { recogniseScript } from './recognise.ts';
 
 export interface CapturedLine {
   /** 1-based line number in the capture. */
@@ -18,6 +19,11 @@ export interface CaptureProblem {
   lineNo: number;
   /** What is wrong, in one line ("not a MONITOR line: unterminated argument at offset 40: ..."). */
   problem: string;
+  /**
+   * Found in args the first pass does not read (CONFIGURATION_ARGS): set by a whole reading
+   * (forEachEntry without `wanted`) for a line the first pass took, so it is told once, then.
+   */
+  pastFirstPass?: true;
 }
 
 export type CaptureEntry = CapturedLine | CaptureProblem;
@@ -36,12 +42,32 @@ export async function* readCapture(lines: AsyncIterable<string>): AsyncGenerator
   }
 }
 
-/** One line of a capture: its command, a problem, or null for what is not a command ("OK", blank). */
-export function captureEntry(raw: string, lineNo: number): CaptureEntry | null {
+/**
+ * What the first pass (the configuration: configuration.ts) reads of a MONITOR line: nothing of
+ * a script's own commands (its EVAL says what it is), and of an EVAL the script and its keys, and
+ * ARGV[1] only where it is a time (a migrate's now, a pop's until), not a payload; every arg of
+ * other commands (their count tells a push's RPUSH from another app's). The second pass reads
+ * every line whole.
+ */
+export const CONFIGURATION_ARGS: ArgsWanted = (client, args) => {
+  if (client === 'lua') return false;
+  if (args.length < 3 || args[0]!.toUpperCase() !== 'EVAL') return true;
+  const keys = Number(args[2]);
+  if (!Number.isInteger(keys)) return true;
+  if (args.length < 3 + keys) return true;
+  const name = recogniseScript(args[1]!)?.name;
+  return args.length === 3 + keys && (name === undefined || name === 'pop' || name === 'migrateExpiredJobs');
+};
+
+/**
+ * One line of a capture: its command, a problem, or null for what is not a command ("OK",
+ * blank). Only the args `wanted` asks for, when given (the line is then `partial`).
+ */
+export function captureEntry(raw: string, lineNo: number, wanted?: ArgsWanted): CaptureEntry | null {
   if (raw.trim() === '' || isMonitorOk(raw)) return null;
   if (raw.startsWith('{')) return ndjsonEntry(raw, lineNo);
   try {
-    const line = parseMonitorLine(raw);
+    const line = wanted === undefined ? parseMonitorLine(raw) : parseMonitorLineHead(raw, wanted);
     // The address is kept for the whole capture (a connection, an actor): not as a slice of its chunk.
     line.client = ownCopy(line.client);
     return { lineNo, line };
@@ -91,19 +117,27 @@ function ndjsonEntry(raw: string, lineNo: number): CaptureEntry | null {
 
 /**
  * One pass over a capture file: each entry in order (awaited when `each` returns a promise), and
- * every 4,096 lines how many of the file's bytes have been read (for a progress bar).
+ * every 4,096 lines how many of the file's bytes have been read (for a progress bar). Each line
+ * whole, or only the args `wanted` asks for (the first pass: CONFIGURATION_ARGS).
  */
 export async function forEachEntry(
   file: string | number,
   each: (entry: CaptureEntry) => void | Promise<void>,
   progress?: (bytesRead: number) => void,
+  wanted?: ArgsWanted,
 ): Promise<void> {
   let lineNo = 0;
   await forEachLine(file, (raw, bytesRead) => {
     lineNo++;
     if (progress !== undefined && lineNo % 4096 === 0) progress(bytesRead);
-    const entry = captureEntry(raw, lineNo);
-    return entry === null ? undefined : each(entry);
+    const entry = captureEntry(raw, lineNo, wanted);
+    if (entry === null) return undefined;
+    // A problem in args the first pass did not read (rare: read the line again to know).
+    if (wanted === undefined && isProblem(entry) && !raw.startsWith('{')) {
+      const first = captureEntry(raw, lineNo, CONFIGURATION_ARGS);
+      if (first !== null && !isProblem(first)) entry.pastFirstPass = true;
+    }
+    return each(entry);
   });
 }
 

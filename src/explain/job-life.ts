@@ -1,7 +1,7 @@
 // Each job a capture moved, and its life as the capture shows it (pushed; reserved for attempt N;
 // moved back by a migrate; released; deleted, with a ZREM of a copy no longer in :reserved called
 // out), built step by step as explain/titles.ts reads them. explain/lives.ts prints them.
-import { describePayload } from '../output/describe.ts';
+import { describePayload, parsedObject } from '../output/describe.ts';
 import type { JobInstance } from '../scenarios/timeline.ts';
 import type { CapturedLine } from './capture.ts';
 import type { Finding } from './findings.ts';
@@ -197,13 +197,8 @@ export class JobLives {
 
 /** A payload's id, attempts and $tries, from one parse (undefined for what is no JSON object). */
 export function payloadFacts(raw: string): PayloadFacts | undefined {
-  if (raw[0] !== '{') return undefined;
-  let p: Record<string, unknown>;
-  try {
-    p = JSON.parse(raw) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
+  const p = parsedObject(raw);
+  if (p === null) return undefined;
   return {
     id: typeof p.uuid === 'string' ? p.uuid : typeof p.id === 'string' ? p.id : undefined,
     attempts: typeof p.attempts === 'number' && Number.isFinite(p.attempts) ? p.attempts : null,

@@ -42,44 +42,122 @@ export interface Watch {
 
 /** The steps of a capture are closed a little after their lines are read: this many recent commands per address cover it. */
 const RECENT = 4;
+const WHAT: ReadonlyArray<Next['what']> = ['queue', 'start'];
+
+/**
+ * Per address, in columns (a real capture has an address per request and per `--once` worker,
+ * 63,532 in the bench's 200 MB): its slot, and in typed arrays its last RECENT queue commands or
+ * starts (line, time, what: a ring) and its queue commands since its process started. An object
+ * per command heard was 4 objects and an array per address, kept to the end.
+ */
+class Recent {
+  private readonly slots = new Map<string, number>();
+  private lines = new Int32Array(RECENT * 1024);
+  private times = new Float64Array(RECENT * 1024);
+  private whats = new Uint8Array(RECENT * 1024);
+  /** How many are kept (up to RECENT), and where the next goes. */
+  private counts = new Uint8Array(1024);
+  private sinceStart = new Int32Array(1024);
+
+  add(actor: string, what: Next['what'], line: number, t: number): void {
+    const slot = this.slotOf(actor);
+    const count = this.counts[slot]!;
+    // The ring's oldest goes first: kept in order by shifting (RECENT is tiny).
+    const base = slot * RECENT;
+    if (count === RECENT) {
+      this.lines.copyWithin(base, base + 1, base + RECENT);
+      this.times.copyWithin(base, base + 1, base + RECENT);
+      this.whats.copyWithin(base, base + 1, base + RECENT);
+    } else this.counts[slot] = count + 1;
+    const at = base + Math.min(count, RECENT - 1);
+    this.lines[at] = line;
+    this.times[at] = t;
+    this.whats[at] = what === 'queue' ? 0 : 1;
+    this.sinceStart[slot] = what === 'start' ? 0 : this.sinceStart[slot]! + 1;
+  }
+
+  /** The first kept after `line`, or undefined. */
+  after(actor: string, line: number): Next | undefined {
+    const slot = this.slots.get(actor);
+    if (slot === undefined) return undefined;
+    const base = slot * RECENT;
+    for (let k = 0; k < this.counts[slot]!; k++)
+      if (this.lines[base + k]! > line)
+        return { what: WHAT[this.whats[base + k]!]!, line: this.lines[base + k]!, t: this.times[base + k]! };
+    return undefined;
+  }
+
+  queueSinceStart(actor: string): number {
+    const slot = this.slots.get(actor);
+    return slot === undefined ? 0 : this.sinceStart[slot]!;
+  }
+
+  private slotOf(actor: string): number {
+    let slot = this.slots.get(actor);
+    if (slot !== undefined) return slot;
+    slot = this.slots.size;
+    this.slots.set(actor, slot);
+    if (slot === this.counts.length) this.grow();
+    return slot;
+  }
+
+  private grow(): void {
+    const size = this.counts.length * 2;
+    const bigger = <T extends Int32Array | Float64Array | Uint8Array>(a: T, n: number): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.lines = bigger(this.lines, size * RECENT);
+    this.times = bigger(this.times, size * RECENT);
+    this.whats = bigger(this.whats, size * RECENT);
+    this.counts = bigger(this.counts, size);
+    this.sinceStart = bigger(this.sinceStart, size);
+  }
+}
 
 export class Liveness {
-  private readonly recent = new Map<string, Next[]>();
+  private readonly recent = new Recent();
   private readonly waiting = new Map<string, Watch[]>();
-  // Queue commands since each address's last process start.
-  private readonly sinceStart = new Map<string, number>();
   /** MONITOR's time of the last command heard: when the capture ends. */
   lastT = -Infinity;
 
   heard(actor: string, line: number, what: Heard, t: number): void {
-    if (Number.isFinite(t)) this.lastT = Math.max(this.lastT, t);
+    if (Number.isFinite(t) && t > this.lastT) this.lastT = t;
     if (what === 'other') return;
-    this.sinceStart.set(actor, what === 'start' ? 0 : (this.sinceStart.get(actor) ?? 0) + 1);
-    const next: Next = { what, line, t };
     const waiting = this.waiting.get(actor);
     if (waiting !== undefined) {
-      for (const w of waiting) if (line > w.line && w.next === undefined) w.next = next;
-      const still = waiting.filter((w) => w.next === undefined);
-      if (still.length === 0) this.waiting.delete(actor);
-      else this.waiting.set(actor, still);
+      const next: Next = { what, line, t };
+      let still = 0;
+      for (const w of waiting) {
+        if (line > w.line && w.next === undefined) w.next = next;
+        if (w.next === undefined) still++;
+      }
+      if (still === 0) this.waiting.delete(actor);
+      else if (still < waiting.length)
+        this.waiting.set(
+          actor,
+          waiting.filter((w) => w.next === undefined),
+        );
     }
-    const list = this.recent.get(actor) ?? [];
-    list.push(next);
-    if (list.length > RECENT) list.shift();
-    this.recent.set(actor, list);
+    this.recent.add(actor, what, line, t);
   }
 
   /** How many queue commands the address has sent since its process started. */
   queueSinceStart(actor: string): number {
-    return this.sinceStart.get(actor) ?? 0;
+    return this.recent.queueSinceStart(actor);
   }
 
   /** The first queue command or start of `actor` after `line` (now, if already heard; else when it comes). */
   watch(actor: string, line: number): Watch {
     const w: Watch = { actor, line };
-    const heard = this.recent.get(actor)?.find((n) => n.line > line);
+    const heard = this.recent.after(actor, line);
     if (heard !== undefined) w.next = heard;
-    else this.waiting.set(actor, [...(this.waiting.get(actor) ?? []), w]);
+    else {
+      const list = this.waiting.get(actor);
+      if (list === undefined) this.waiting.set(actor, [w]);
+      else list.push(w);
+    }
     return w;
   }
 }

@@ -22,16 +22,8 @@ export function jobLabels(timeline: Pick<Timeline, 'jobs'>): Map<string, string>
  * Both the dispatched payload and cjson's re-encoded reserved copy (keys reordered) match.
  */
 export function describePayload(raw: string, labels: Map<string, string>): PayloadSummary | null {
-  if (raw.length < 2 || raw[0] !== '{') return null; // cheap reject before JSON.parse
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const p = value as Record<string, unknown>;
-  if (typeof p.job !== 'string') return null;
+  const p = parsedObject(raw);
+  if (p === null || typeof p.job !== 'string') return null;
   const id = typeof p.id === 'string' ? p.id : undefined;
   const uuid = typeof p.uuid === 'string' ? p.uuid : undefined;
   const key = id ?? uuid;
@@ -41,8 +33,39 @@ export function describePayload(raw: string, labels: Map<string, string>): Paylo
   return { label: known ?? `${shortClass(payloadClass(p))}#${key.slice(0, 6)}`, attempts };
 }
 
+/** Payloads parsed lately, by their text (see parsedObject). */
+const parsed = new Map<string, Readonly<Record<string, unknown>> | null>();
+/**
+ * A step's payloads (a push's in its EVAL and in the script's RPUSH, each read for the job, its
+ * attempts and its tag): so few that they die young, where a larger cache's entries lived long
+ * enough to be promoted and left the old generation (and the process's RSS) to grow.
+ */
+const PARSED_KEPT = 16;
+
+/**
+ * `raw` as a JSON object, or null when it is none; never to be changed (it is shared). A payload
+ * is read several times over (the job it is, its attempts, its tag in each command and script
+ * line that carries it): parsed once. The lookup hashes the text once per string.
+ */
+export function parsedObject(raw: string): Readonly<Record<string, unknown>> | null {
+  if (raw.length < 2 || raw.charCodeAt(0) !== 0x7b /* { */) return null; // cheap reject before JSON.parse
+  const known = parsed.get(raw);
+  if (known !== undefined) return known;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    value = null;
+  }
+  const object =
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
+  parsed.set(raw, object);
+  return object;
+}
+
 /** displayName, else data.commandName, else `job` (Illuminate\Queue\CallQueuedHandler@call). */
-function payloadClass(p: Record<string, unknown>): string {
+function payloadClass(p: Readonly<Record<string, unknown>>): string {
   if (typeof p.displayName === 'string' && p.displayName !== '') return p.displayName;
   const data = p.data;
   if (typeof data === 'object' && data !== null) {
@@ -76,13 +99,17 @@ export function summarizeArgs(cmd: TraceCommand, labels: Map<string, string>): s
     const arg = cmd.args[i]!;
     if (i === 1 && evalScript) out.push(`‹${terminalSafe(cmd.script ?? 'lua script')}›`);
     else if (binary.has(i)) out.push(cutArg(arg, true));
-    else if (i > 0 && describePayload(arg, labels) !== null) {
-      const run = payloadRun(cmd.args, i, labels);
-      if (run) {
-        out.push(run.tag);
-        i = run.end - 1;
-      } else out.push(payloadTag(describePayload(arg, labels)!));
-    } else out.push(cutArg(arg, false));
+    else {
+      const payload = i > 0 ? describePayload(arg, labels) : null;
+      if (payload === null) out.push(cutArg(arg, false));
+      else {
+        const run = payloadRun(cmd.args, i, labels);
+        if (run) {
+          out.push(run.tag);
+          i = run.end - 1;
+        } else out.push(payloadTag(payload));
+      }
+    }
   }
   return out;
 }

@@ -78,7 +78,11 @@ export class JobLives {
   private readonly reservedCopy = new Map<string, number | null>();
   private quiet = 0;
   /** The payload the last jobOf() read, and its job: the command event() is told of next (explain/titles.ts reads them in that order). */
-  private read: { raw: string; facts: PayloadFacts | undefined; job: JobInstance } | undefined;
+  private readonly read: { raw: string; facts: PayloadFacts | undefined; job: JobInstance | undefined } = {
+    raw: '',
+    facts: undefined,
+    job: undefined,
+  };
   /** Deletes of a copy past its $tries, by capture line: what failed_jobs would hold if a finding proves the failure. */
   private readonly failable = new Map<number, FailableDelete>();
 
@@ -124,7 +128,9 @@ export class JobLives {
       this.jobs.push(job);
     }
     // Only until the next payload is read: a slice of the read chunk is not kept beyond.
-    this.read = { raw, facts, job };
+    this.read.raw = raw;
+    this.read.facts = facts;
+    this.read.job = job;
     return job;
   };
 
@@ -196,7 +202,7 @@ export class JobLives {
    * the payload's id and name.
    */
   private rawBody(job: JobInstance, life: LifeRecord, at: CapturedLine, kind: LifeKind, copy?: PayloadFacts): void {
-    const read = this.read?.job === job ? this.read : undefined;
+    const read = this.read.job === job ? this.read : undefined;
     if (kind === 'push' || kind === 'due' || kind === 'expired') {
       const f = read?.facts;
       // The pop raises the copy's attempts by one; 5.3 numbers that attempt one lower.
@@ -232,7 +238,8 @@ export class JobLives {
    * order of the deletes.
    */
   finish(findings: readonly Finding[]): JobLife[] {
-    this.read = undefined;
+    this.read.raw = '';
+    this.read.job = undefined;
     const failedAt = new Map<number, Finding & { failed: NonNullable<Finding['failed']> }>();
     for (const f of findings)
       if (f.failed !== undefined)

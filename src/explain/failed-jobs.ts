@@ -10,7 +10,10 @@
 //   past the tries, the timeout's class by release), else UNKNOWN_EXCEPTION, with a message
 //   that says why; where the capture's releases span a change of class or wording, both are said;
 // - the payload is getRawBody(), the copy the pop took off the ready list (not the :reserved copy
-//   the pop wrote, which the ZREM names): '' when that copy is not in the capture.
+//   the pop wrote, which the ZREM names): '' when that copy is not in the capture;
+// - failedAt is MONITOR's second of the delete, as every time of the timeline is: failed_at is the
+//   app's Date::now() just after it, the same second or the next on the app's clock; where the
+//   app's clock is apart from Redis' (timeline.appClockApart) the capture does not tell it.
 import type { FailedJob } from '../scenarios/timeline.ts';
 import type { FindingKind } from './findings.ts';
 import type { Releases } from './recognise.ts';
@@ -46,7 +49,7 @@ export function failedJob(o: {
   queue: string;
   /** The finding that proves it, by kind. */
   kind: FindingKind;
-  /** MONITOR's time of the delete (failed_at is Date::now() just after it, to the second). */
+  /** MONITOR's time of the delete. */
   t: number;
   releases: Releases | null | undefined;
   kept: FailableDelete | undefined;

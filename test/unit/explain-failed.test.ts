@@ -15,6 +15,9 @@ import { ExplainedJsonWriter } from '../../src/explain/json-writer.ts';
 import { renderExplainedRecords } from '../../src/explain/records.ts';
 import { captureSettings } from '../../src/explain/settings.ts';
 import { CaptureExplainer } from '../../src/explain/timeline.ts';
+import { makeChalk } from '../../src/output/colour.ts';
+import { renderMarkdown } from '../../src/output/markdown.ts';
+import { renderTextFooter } from '../../src/output/text.ts';
 import { matchers } from '../../src/testing/matchers.ts';
 
 const proven = new URL('../fixtures/explain-failed/', import.meta.url);
@@ -95,6 +98,16 @@ describe('a failure the capture proves: a job killed on its last try, failed by 
     expect(explained.lives.filter((l) => l.outcome === 'failed').map((l) => l.job)).toEqual(['ProbeTimeoutJob#1']);
     expect(matchers.toHaveFailedJob(explained.timeline, 'ProbeTimeoutJob#1', 'MaxAttemptsExceededException').pass).toBe(
       true,
+    );
+  });
+
+  it("is in the text and markdown footers, with Laravel's exception and message", () => {
+    const [failed] = jobFailed as [Said];
+    const text = renderTextFooter(explained.timeline, { chalk: makeChalk(0), width: 400 });
+    expect(text).toContain('failed jobs: 1\n  ProbeTimeoutJob#1 at t+5s on redis/default\n');
+    expect(text).toContain(`${String(failed.exception)}: ${String(failed.message)}`);
+    expect(renderMarkdown(explained.timeline)).toMatch(
+      /^- Failed: ProbeTimeoutJob\\#1 at t\+5s: `Illuminate\\Queue\\MaxAttemptsExceededException`: /m,
     );
   });
 

@@ -2,13 +2,17 @@
 // moved back by a migrate; released; deleted, with a ZREM of a copy no longer in :reserved called
 // out), built step by step as explain/titles.ts reads them. explain/lives.ts prints them.
 import { describePayload, parsedObject } from '../output/describe.ts';
-import type { JobInstance } from '../scenarios/timeline.ts';
+import type { FailedJob, JobInstance } from '../scenarios/timeline.ts';
 import type { CapturedLine } from './capture.ts';
+import type { FailableDelete } from './failed-jobs.ts';
+import { failedJob } from './failed-jobs.ts';
 import type { Finding } from './findings.ts';
 import { LIVES_SHOWN } from './lives.ts';
 import type { LifeEnd, LifeStep } from './outcome.ts';
 import { lifeEnd } from './outcome.ts';
 import { ownCopy } from './own-string.ts';
+import type { Releases } from './recognise.ts';
+import { attemptOfReservedCopy } from './recognise.ts';
 
 /** One thing that happened to a job: the capture line, MONITOR's time (seconds), what. */
 export interface LifeEvent {
@@ -45,6 +49,19 @@ interface LifeRecord {
   releases: number;
   /** The last copy's attempts and $tries. */
   copy: PayloadFacts | undefined;
+  /**
+   * The copy on the ready list, when its next pop is past its $tries (a failure the capture
+   * proves): the payload failed_jobs would log (getRawBody is what the pop took). Then the copy
+   * that pop took, until its delete.
+   */
+  ready?: RawBody;
+  popped?: RawBody;
+}
+
+/** A copy of a job's payload as it was on the ready list, and the attempt its pop makes it. */
+interface RawBody {
+  attempt: number;
+  raw: string;
 }
 
 /**
@@ -60,11 +77,25 @@ export class JobLives {
   /** The attempts of the copy each job has in :reserved (a ZREM of another copy removes nothing). */
   private readonly reservedCopy = new Map<string, number | null>();
   private quiet = 0;
+  /** The payload the last jobOf() read, and its job: the command event() is told of next (explain/titles.ts reads them in that order). */
+  private readonly read: { raw: string; facts: PayloadFacts | undefined; job: JobInstance | undefined } = {
+    raw: '',
+    facts: undefined,
+    job: undefined,
+  };
+  /** Deletes of a copy past its $tries, by capture line: what failed_jobs would hold if a finding proves the failure. */
+  private readonly failable = new Map<number, FailableDelete>();
 
-  /** `jobs`: the timeline's list, each job appended as it is first seen. */
+  /**
+   * `jobs`: the timeline's list, each job appended as it is first seen; `failed`: the timeline's
+   * failed_jobs, filled at the end with the failures the findings prove; `releases`: the
+   * capture's (how Laravel numbers an attempt, and words its exceptions).
+   */
   constructor(
     private readonly jobs: JobInstance[],
     private readonly allLives: boolean,
+    private readonly failed: FailedJob[] = [],
+    private readonly releases: Releases | null | undefined = undefined,
   ) {}
 
   /** Quiet lives (pushed, reserved once, deleted) counted instead of kept. */
@@ -96,6 +127,10 @@ export class JobLives {
       // Known from here on: the commands of this step and later ones name it by its label.
       this.jobs.push(job);
     }
+    // Only until the next payload is read: a slice of the read chunk is not kept beyond.
+    this.read.raw = raw;
+    this.read.facts = facts;
+    this.read.job = job;
     return job;
   };
 
@@ -119,6 +154,7 @@ export class JobLives {
     life.last = kind;
     if (copy !== undefined) life.copy = copy;
     const attempts = copy?.attempts ?? null;
+    this.rawBody(job, life, at, kind, copy);
     let said = what;
     if (kind === 'reserve') {
       life.reserves++;
@@ -159,6 +195,36 @@ export class JobLives {
     }
   };
 
+  /**
+   * What failed_jobs would log of a job failed past its $tries, kept from the commands that show
+   * it, and only for such a job: the copy the ready list holds when its next pop is past its
+   * $tries (a push, or a migrate that moved it back), the copy that pop took, and at its delete
+   * the payload's id and name.
+   */
+  private rawBody(job: JobInstance, life: LifeRecord, at: CapturedLine, kind: LifeKind, copy?: PayloadFacts): void {
+    const read = this.read.job === job ? this.read : undefined;
+    if (kind === 'push' || kind === 'due' || kind === 'expired') {
+      const f = read?.facts;
+      // The pop raises the copy's attempts by one; 5.3 numbers that attempt one lower.
+      const next = f === undefined || f.attempts === null ? null : attemptOfReservedCopy(f.attempts + 1, this.releases);
+      life.ready =
+        read !== undefined && next !== null && pastTries(next, f?.maxTries ?? null)
+          ? { attempt: next, raw: ownCopy(read.raw) }
+          : undefined;
+    } else if (kind === 'reserve') {
+      life.popped = life.ready !== undefined && life.ready.attempt === copy?.attempts ? life.ready : undefined;
+      life.ready = undefined;
+    } else if (kind === 'delete' && copy !== undefined && pastTries(copy.attempts, copy.maxTries)) {
+      const p = read === undefined ? undefined : payloadName(read.raw);
+      this.failable.set(at.lineNo, {
+        id: p?.id ?? job.id,
+        name: p?.name ?? job.class,
+        payload: life.popped?.attempt === copy.attempts ? life.popped.raw : undefined,
+      });
+      life.popped = undefined;
+    }
+  }
+
   /** The label of the job a payload belongs to (as the trace names it), and its attempts: for the state pane. */
   labelOfPayload(raw: string): { job: string | null; attempts: number | null } {
     const facts = payloadFacts(raw);
@@ -166,21 +232,30 @@ export class JobLives {
     return { job, attempts: facts?.attempts ?? null };
   }
 
-  /** Each job's life, in the order the jobs appeared; a failure read by a finding's rule is said at its delete. */
+  /**
+   * Each job's life, in the order the jobs appeared; a failure read by a finding's rule is said at
+   * its delete. Each life that ends `failed` (proven) has its failed_jobs row in `failed`, in the
+   * order of the deletes.
+   */
   finish(findings: readonly Finding[]): JobLife[] {
-    const failedAt = new Map<number, NonNullable<Finding['failed']>>();
-    for (const f of findings) if (f.failed !== undefined) failedAt.set(f.failed.line, f.failed);
-    return this.jobs.flatMap((job) => {
+    this.read.raw = '';
+    this.read.job = undefined;
+    const failedAt = new Map<number, Finding & { failed: NonNullable<Finding['failed']> }>();
+    for (const f of findings)
+      if (f.failed !== undefined)
+        failedAt.set(f.failed.line, f as typeof f & { failed: NonNullable<Finding['failed']> });
+    const rows: Array<{ line: number; row: FailedJob }> = [];
+    const lives = this.jobs.flatMap((job) => {
       const life = this.lives.get(job.id);
       if (life === undefined) return []; // a quiet life, counted
-      let failed: NonNullable<Finding['failed']> | undefined;
+      let failed: { finding: Finding; how: NonNullable<Finding['failed']>; at: LifeEvent } | undefined;
       const events = life.events.map((e) => {
         const f = failedAt.get(e.line);
         if (f === undefined) return e;
-        failed = f;
+        failed = { finding: f, how: f.failed, at: e };
         // Only a failure the capture proves counts the job as failed; else the life says both.
-        if (f.certainty === 'certain') job.outcome = 'failed';
-        return { ...e, what: `${e.what}: ${f.how}` };
+        if (f.failed.certainty === 'certain') job.outcome = 'failed';
+        return { ...e, what: `${e.what}: ${f.failed.how}` };
       });
       const end = lifeEnd({
         first: life.first,
@@ -188,10 +263,25 @@ export class JobLives {
         releases: life.releases,
         attempts: life.copy?.attempts ?? null,
         maxTries: life.copy?.maxTries ?? null,
-        ...(failed === undefined || life.last !== 'delete' ? {} : { failed }),
+        ...(failed === undefined || life.last !== 'delete' ? {} : { failed: failed.how }),
       });
+      if (end.outcome === 'failed' && failed !== undefined)
+        rows.push({
+          line: failed.at.line,
+          row: failedJob({
+            label: job.label,
+            jobId: job.id,
+            queue: job.queue,
+            kind: failed.finding.kind,
+            t: failed.at.t,
+            releases: this.releases,
+            kept: this.failable.get(failed.at.line),
+          }),
+        });
       return { job: job.label, events, eventful: eventful(life, failed !== undefined), ...end };
     });
+    for (const { row } of rows.sort((a, b) => a.line - b.line)) this.failed.push(row);
+    return lives;
   }
 }
 
@@ -204,6 +294,23 @@ export function payloadFacts(raw: string): PayloadFacts | undefined {
     attempts: typeof p.attempts === 'number' && Number.isFinite(p.attempts) ? p.attempts : null,
     maxTries: typeof p.maxTries === 'number' ? p.maxTries : null,
   };
+}
+
+/** Attempt `attempt` is past the payload's $tries: Worker fails it before handle() (markJobAsFailedIfAlreadyExceedsMaxAttempts). */
+function pastTries(attempt: number | null, maxTries: number | null): boolean {
+  return attempt !== null && maxTries !== null && maxTries > 0 && attempt > maxTries;
+}
+
+/** RedisJob::getJobId() (the payload's id; its uuid when it has none) and Job::resolveName() (displayName, else job). */
+function payloadName(raw: string): { id: string | undefined; name: string | undefined } | undefined {
+  let p: Record<string, unknown>;
+  try {
+    p = JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+  return { id: text(p.id) ?? text(p.uuid), name: text(p.displayName) ?? text(p.job) };
 }
 
 /** The job's last attempt by its own $tries (a timeout may yet fail it). */

@@ -109,8 +109,8 @@ export class CaptureExplainer {
       ],
       ...(config.clockApart.length > 0 ? { appClockApart: true } : {}),
     };
-    this.jobs = new JobLives(this.timeline.jobs, o.allLives ?? this.keepSteps);
     const releases = releasesSendingAll(config.scripts.map((s) => s.value));
+    this.jobs = new JobLives(this.timeline.jobs, o.allLives ?? this.keepSteps, this.timeline.failed, releases);
     this.copyFacts = (raw) => {
       const facts = payloadFacts(raw);
       if (facts === undefined || facts.attempts === null) return facts;

@@ -290,7 +290,8 @@ export function payloadFacts(raw: string): PayloadFacts | undefined {
   const p = parsedObject(raw);
   if (p === null) return undefined;
   return {
-    id: typeof p.uuid === 'string' ? p.uuid : typeof p.id === 'string' ? p.id : undefined,
+    // A copy: JSON.parse gives a slice of the payload, which a job kept to the end would keep whole.
+    id: typeof p.uuid === 'string' ? ownCopy(p.uuid) : typeof p.id === 'string' ? ownCopy(p.id) : undefined,
     attempts: typeof p.attempts === 'number' && Number.isFinite(p.attempts) ? p.attempts : null,
     maxTries: typeof p.maxTries === 'number' ? p.maxTries : null,
   };

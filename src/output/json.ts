@@ -11,6 +11,9 @@ function escapeUnits(m: string): string {
   return out;
 }
 
+/** Anything but printable ASCII and the newline. */
+const BEYOND_ASCII = /[^\n\x20-\x7e]/;
+
 /** Pretty-printed (two spaces), newline-terminated. */
 export function renderJson(timeline: Timeline): string {
   return jsonAt(timeline, 0) + '\n';
@@ -21,7 +24,10 @@ export function renderJson(timeline: Timeline): string {
  * indented to match), with no newline after it: for a document written a part at a time.
  */
 export function jsonAt(value: unknown, depth: number): string {
-  // The only unsafe character outside strings is the pretty-printing's own newline.
-  const text = replaceUnsafe(JSON.stringify(value, null, 2), (m) => (m === '\n' ? m : escapeUnits(m)));
+  const json = JSON.stringify(value, null, 2);
+  // JSON.stringify escapes every character below U+0020 in strings, so the pretty-printing's own
+  // newlines are the only ones left, and the rest of what is unsafe lies beyond ASCII: text of
+  // printable ASCII and newlines (almost all of it) is safe as it is, without a call per line.
+  const text = BEYOND_ASCII.test(json) ? replaceUnsafe(json, (m) => (m === '\n' ? m : escapeUnits(m))) : json;
   return depth === 0 ? text : text.replaceAll('\n', `\n${'  '.repeat(depth)}`);
 }

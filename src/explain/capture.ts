@@ -8,6 +8,7 @@ import { isMonitorOk, MonitorParseError, parseMonitorLine, parseMonitorLineHead 
 import { ownCopy } from './own-string.ts';
 import { isNdjsonRecord } from '../output/ndjson.ts';
 import { recogniseScript } from './recognise.ts';
+import { commandName } from '../redis/command-name.ts';
 
 export interface CapturedLine {
   /** 1-based line number in the capture. */
@@ -51,7 +52,7 @@ export async function* readCapture(lines: AsyncIterable<string>): AsyncGenerator
  */
 export const CONFIGURATION_ARGS: ArgsWanted = (client, args) => {
   if (client === 'lua') return false;
-  if (args.length < 3 || args[0]!.toUpperCase() !== 'EVAL') return true;
+  if (args.length < 3 || commandName(args[0]!) !== 'EVAL') return true;
   const keys = Number(args[2]);
   if (!Number.isInteger(keys)) return true;
   if (args.length < 3 + keys) return true;

@@ -115,10 +115,10 @@ export class ConfigurationReader {
 
   add({ lineNo, line }: CapturedLine): void {
     this.commands++;
-    this.span =
-      this.span === null ? { first: line.time, last: line.time } : { first: this.span.first, last: line.time };
-    const r = recogniseCommand(line.args, line.client);
+    if (this.span === null) this.span = { first: line.time, last: line.time };
+    else this.span.last = line.time;
     if (line.client === 'lua') return; // part of the EVAL before it, which is counted
+    const r = recogniseCommand(line.args, line.client);
     let c = this.connections.get(line.client);
     if (c === undefined) {
       c = { client: line.client, role: 'other', operations: {}, other: 0, firstLine: lineNo, lastLine: lineNo };
@@ -184,7 +184,7 @@ export class ConfigurationReader {
       blockFor: this.blockFor.list(),
       connections: [...this.connections.values()],
       commands: this.commands,
-      span: this.span,
+      span: this.span === null ? null : { ...this.span },
     };
   }
 }

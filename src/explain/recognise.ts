@@ -9,6 +9,8 @@ import { migrateExpiredJobs54, pop54, release54 } from '../sim/profiles/scripts-
 import { clear89, migrateExpiredJobs58, pop58, push58 } from '../sim/profiles/scripts-5.8.ts';
 import type { ProfileName } from '../sim/profiles/index.ts';
 import { PROFILE_NAMES, PROFILES, scriptsOf } from '../sim/profiles/index.ts';
+import { commandName } from '../redis/command-name.ts';
+import { ownCopy } from './own-string.ts';
 
 /** One of Laravel's scripts, and every profile that sends exactly this text. */
 export interface KnownScript {
@@ -135,10 +137,21 @@ export interface QueueKey {
 
 const QUEUE_KEY = /^(.*?)queues:(.+?)(?::(delayed|reserved|notify))?$/;
 
+/** Keys read lately: a capture names the same few keys on every line (shared: never to be changed). */
+const KEYS = new Map<string, QueueKey | null>();
+/** Distinct keys kept: an app's other traffic may name a new key on every line; those are read again. */
+const KEYS_KEPT = 4096;
+
 export function parseQueueKey(key: string): QueueKey | undefined {
-  const m = QUEUE_KEY.exec(key);
-  if (m === null) return undefined;
-  return { prefix: m[1]!, queue: m[2]!, kind: (m[3] as QueueKeyKind | undefined) ?? 'ready' };
+  const known = KEYS.get(key);
+  if (known !== undefined) return known ?? undefined;
+  // Kept beyond its line: a copy, not a slice that holds the line (or its read chunk).
+  const own = ownCopy(key);
+  const m = QUEUE_KEY.exec(own);
+  const parsed: QueueKey | null =
+    m === null ? null : { prefix: m[1]!, queue: m[2]!, kind: (m[3] as QueueKeyKind | undefined) ?? 'ready' };
+  if (KEYS.size < KEYS_KEPT) KEYS.set(own, parsed);
+  return parsed ?? undefined;
 }
 
 /** Laravel's queue operations, as `lqsim explain` labels the commands that carry them out. */
@@ -171,7 +184,7 @@ export interface Recognised {
  * a command on a queue key from an unknown script or app is not claimed.
  */
 export function recogniseCommand(args: readonly string[], client: string): Recognised | undefined {
-  const name = args[0]?.toUpperCase();
+  const name = args[0] === undefined ? undefined : commandName(args[0]);
   if (name === undefined) return undefined;
   if (client === 'lua') {
     // Inside one of the scripts: its EVAL line says which operation it is.

@@ -149,19 +149,24 @@ export class CaptureExplainer {
     const index = this.index++;
     const t = Number(g.lines[0]!.entry.line.time);
     const actor = this.actors.get(g.client) ?? g.client;
-    const commands: TraceCommand[] = g.lines.map(({ entry, r }) => ({
-      step: index,
-      t,
-      actor: entry.line.client === 'lua' ? actor : (this.actors.get(entry.line.client) ?? entry.line.client),
-      process: 1,
-      source: entry.line.client === 'lua' ? 'lua' : 'client',
-      db: entry.line.db,
-      args: entry.line.args,
-      ...(entry.line.binaryArgs ? { binaryArgs: entry.line.binaryArgs } : {}),
-      ...(r?.script ? { script: r.script.name } : {}),
-      ...operationOf(entry, r),
-      time: entry.line.time,
-    }));
+    const commands: TraceCommand[] = g.lines.map(({ entry, r }) => {
+      const lua = entry.line.client === 'lua';
+      // One shape for every command, its optional members undefined where absent (JSON leaves
+      // them out): spreads of optional members made a dictionary of each, at every line.
+      return {
+        step: index,
+        t,
+        actor: lua ? actor : (this.actors.get(entry.line.client) ?? entry.line.client),
+        process: 1,
+        source: lua ? 'lua' : 'client',
+        db: entry.line.db,
+        args: entry.line.args,
+        binaryArgs: entry.line.binaryArgs,
+        script: r?.script?.name,
+        operation: operationOf(lua, r),
+        time: entry.line.time,
+      };
+    });
     let title = titleOf(g, t, this.start, this.jobs, actor, (e) => this.rules.add(e), this.copyFacts);
     const senders = [...new Set(commands.filter((c) => c.source === 'client').map((c) => c.actor))];
     if (senders.length > 1) title += ` from ${senders.slice(0, 3).join(', ')}${senders.length > 3 ? ', ...' : ''}`;
@@ -181,8 +186,8 @@ export class CaptureExplainer {
 }
 
 /** The operation a captured command carries out, as the trace labels it; a script's own commands only on :notify. */
-function operationOf(entry: CapturedLine, r: Recognised | undefined): { operation?: string } {
-  if (r === undefined || r.op === 'select') return {};
-  if (entry.line.client === 'lua') return r.key?.kind === 'notify' ? { operation: 'notify' } : {};
-  return { operation: r.op };
+function operationOf(lua: boolean, r: Recognised | undefined): string | undefined {
+  if (r === undefined || r.op === 'select') return undefined;
+  if (lua) return r.key?.kind === 'notify' ? 'notify' : undefined;
+  return r.op;
 }

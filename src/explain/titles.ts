@@ -12,6 +12,7 @@ import type { JobLives, PayloadFacts } from './job-life.ts';
 import { ownCopy } from './own-string.ts';
 import type { QueueKey } from './recognise.ts';
 import { parseQueueKey } from './recognise.ts';
+import { commandName } from '../redis/command-name.ts';
 
 /**
  * The title of a step: `g` at time `t` (MONITOR's, of its first command), sent by `actor`; times
@@ -160,7 +161,9 @@ export function titleOf(
     default: {
       if (g.client === 'lua')
         return `script lines whose EVAL is not in the capture: ${g.lines.length} command${g.lines.length === 1 ? '' : 's'}`;
-      const names = [...new Set(g.lines.map((l) => l.entry.line.args[0]?.toUpperCase() ?? '?'))];
+      const names = [
+        ...new Set(g.lines.map((l) => (l.entry.line.args[0] === undefined ? '?' : commandName(l.entry.line.args[0])))),
+      ];
       return `other traffic: ${g.lines.length} command${g.lines.length === 1 ? '' : 's'} (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', ...' : ''})`;
     }
   }

@@ -4,6 +4,7 @@ import type { JobInstance, Timeline, TraceCommand } from '../scenarios/timeline.
 import { relativeTime } from '../sim/clock.ts';
 import { shortClass } from '../sim/exceptions.ts';
 import { quoteArg, quoteBytes, terminalSafe } from './terminal-safe.ts';
+import { commandName } from '../redis/command-name.ts';
 
 export interface PayloadSummary {
   /** The job instance's label (SendEmail#1), or ShortClass#first-6-of-id when the timeline does not know it. */
@@ -33,24 +34,23 @@ export function describePayload(raw: string, labels: Map<string, string>): Paylo
   return { label: known ?? `${shortClass(payloadClass(p))}#${key.slice(0, 6)}`, attempts };
 }
 
-/** Payloads parsed lately, by their text (see parsedObject). */
-const parsed = new Map<string, Readonly<Record<string, unknown>> | null>();
 /**
- * A step's payloads (a push's in its EVAL and in the script's RPUSH, each read for the job, its
- * attempts and its tag): so few that they die young, where a larger cache's entries lived long
- * enough to be promoted and left the old generation (and the process's RSS) to grow.
+ * A step's payloads, parsed (a push's in its EVAL and in the script's RPUSH, each read for the
+ * job, its attempts and its tag), newest first: so few that they die young (a larger cache's
+ * entries lived long enough to be promoted, and the old generation grew with them). Found by
+ * comparing texts, which differ within a few characters (their uuids) unless equal: no hash of a
+ * 1 KB text each time, as a Map's lookup of a new string has.
  */
-const PARSED_KEPT = 16;
+const PARSED: Array<{ raw: string; object: Readonly<Record<string, unknown>> | null }> = [];
+const PARSED_KEPT = 8;
 
 /**
  * `raw` as a JSON object, or null when it is none; never to be changed (it is shared). A payload
- * is read several times over (the job it is, its attempts, its tag in each command and script
- * line that carries it): parsed once. The lookup hashes the text once per string.
+ * is read several times over: parsed once.
  */
 export function parsedObject(raw: string): Readonly<Record<string, unknown>> | null {
   if (raw.length < 2 || raw.charCodeAt(0) !== 0x7b /* { */) return null; // cheap reject before JSON.parse
-  const known = parsed.get(raw);
-  if (known !== undefined) return known;
+  for (const p of PARSED) if (p.raw === raw) return p.object;
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -59,8 +59,8 @@ export function parsedObject(raw: string): Readonly<Record<string, unknown>> | n
   }
   const object =
     typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  if (parsed.size >= PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
-  parsed.set(raw, object);
+  if (PARSED.length >= PARSED_KEPT) PARSED.pop();
+  PARSED.unshift({ raw, object });
   return object;
 }
 
@@ -82,7 +82,7 @@ export function payloadTag(p: PayloadSummary): string {
 
 /** A client EVAL (its args[1] is the script text). */
 export function isEval(cmd: TraceCommand): boolean {
-  return cmd.source === 'client' && cmd.args.length > 1 && cmd.args[0]!.toUpperCase() === 'EVAL';
+  return cmd.source === 'client' && cmd.args.length > 1 && commandName(cmd.args[0]!) === 'EVAL';
 }
 
 /**

@@ -8,7 +8,7 @@ import { isMonitorOk, MonitorParseError, parseMonitorLine, parseMonitorLineHead 
 import { ownCopy } from './own-string.ts';
 import { isNdjsonRecord } from '../output/ndjson.ts';
 import { recogniseScript } from './recognise.ts';
-import { commandName } from '../redis/command-name.ts';
+import { commandName } from '../sim/command-name.ts';
 
 export interface CapturedLine {
   /** 1-based line number in the capture. */

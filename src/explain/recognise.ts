@@ -9,7 +9,7 @@ import { migrateExpiredJobs54, pop54, release54 } from '../sim/profiles/scripts-
 import { clear89, migrateExpiredJobs58, pop58, push58 } from '../sim/profiles/scripts-5.8.ts';
 import type { ProfileName } from '../sim/profiles/index.ts';
 import { PROFILE_NAMES, PROFILES, scriptsOf } from '../sim/profiles/index.ts';
-import { commandName } from '../redis/command-name.ts';
+import { commandName } from '../sim/command-name.ts';
 import { ownCopy } from './own-string.ts';
 
 /** One of Laravel's scripts, and every profile that sends exactly this text. */

@@ -12,7 +12,7 @@ import type { JobLives, PayloadFacts } from './job-life.ts';
 import { ownCopy } from './own-string.ts';
 import type { QueueKey } from './recognise.ts';
 import { parseQueueKey } from './recognise.ts';
-import { commandName } from '../redis/command-name.ts';
+import { commandName } from '../sim/command-name.ts';
 
 /**
  * The title of a step: `g` at time `t` (MONITOR's, of its first command), sent by `actor`; times

@@ -4,7 +4,7 @@ import type { JobInstance, Timeline, TraceCommand } from '../scenarios/timeline.
 import { relativeTime } from '../sim/clock.ts';
 import { shortClass } from '../sim/exceptions.ts';
 import { quoteArg, quoteBytes, terminalSafe } from './terminal-safe.ts';
-import { commandName } from '../redis/command-name.ts';
+import { commandName } from '../sim/command-name.ts';
 
 export interface PayloadSummary {
   /** The job instance's label (SendEmail#1), or ShortClass#first-6-of-id when the timeline does not know it. */

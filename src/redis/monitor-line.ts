@@ -4,7 +4,7 @@
 // Every byte outside 0x20-0x7E is escaped by the server, so a valid line is pure printable
 // ASCII; anything else is rejected rather than guessed at.
 import { Buffer, isUtf8 } from 'node:buffer';
-import { commandName } from './command-name.ts';
+import { commandName } from '../sim/command-name.ts';
 
 export interface MonitorLine {
   /** "1489802333.957500" exactly as printed: seconds.microseconds, kept as a string so no precision is lost. */

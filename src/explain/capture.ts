@@ -2,6 +2,7 @@
 // 6.2-7.x or Valkey), or lqsim's own ndjson (`lqsim run --format ndjson`): line by line from a
 // file, so a capture of any size is held one line at a time. Nothing in it is trusted: a line that is not MONITOR's (truncated by a killed redis-cli,
 // cut by `head`, edited) becomes a problem naming its line number, never a crash.
+import { isAscii } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { ArgsWanted, MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, MonitorParseError, parseMonitorLine, parseMonitorLineHead } from '../redis/monitor-line.ts';
@@ -65,7 +66,8 @@ export const CONFIGURATION_ARGS: ArgsWanted = (client, args) => {
  * blank). Only the args `wanted` asks for, when given (the line is then `partial`).
  */
 export function captureEntry(raw: string, lineNo: number, wanted?: ArgsWanted): CaptureEntry | null {
-  if (raw.trim() === '' || isMonitorOk(raw)) return null;
+  // (A line starts with its time; blank ones, with nothing or a space.)
+  if (raw.length === 0 || (raw.charCodeAt(0) <= 0x20 && raw.trim() === '') || isMonitorOk(raw)) return null;
   if (raw.startsWith('{')) return ndjsonEntry(raw, lineNo);
   try {
     const line = wanted === undefined ? parseMonitorLine(raw) : parseMonitorLineHead(raw, wanted);
@@ -178,11 +180,14 @@ export async function forEachLine(
       if (++chunks % 16 === 0) await new Promise((resolve) => setImmediate(resolve));
       bytesRead += n;
       const chunk = buf.subarray(0, n);
+      // MONITOR's lines are ASCII (the server escapes every other byte): latin1, which is the same
+      // text for ASCII, decodes faster than UTF-8. lqsim's ndjson may hold UTF-8: its chunks are not ASCII.
+      const encoding = isAscii(chunk) ? 'latin1' : 'utf8';
       let start = 0;
       for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
         const text =
           carry === undefined
-            ? chunk.toString('utf8', start, nl)
+            ? chunk.toString(encoding, start, nl)
             : Buffer.concat([carry, chunk.subarray(start, nl)]).toString('utf8');
         carry = undefined;
         start = nl + 1;

@@ -163,7 +163,7 @@ export class ConfigurationReader {
         if (now !== undefined ? seconds >= 0 : isRetryAfter(seconds)) this.retryAfter.add(seconds, lineNo);
       }
     }
-    if (!script) this.pollNow.delete(line.client);
+    if (!script && this.pollNow.size > 0) this.pollNow.delete(line.client);
     // ...and with block_for, BLPOP's timeout is block_for itself.
     if (r.op === 'block') {
       const timeout = Number(line.args.at(-1));

@@ -142,6 +142,9 @@ const KEYS = new Map<string, QueueKey | null>();
 /** Distinct keys kept: an app's other traffic may name a new key on every line; those are read again. */
 const KEYS_KEPT = 4096;
 
+/** A script's command on each key, as recogniseCommand gives it (shared: never to be changed). */
+const IN_SCRIPT = new WeakMap<QueueKey, Recognised>();
+
 export function parseQueueKey(key: string): QueueKey | undefined {
   const known = KEYS.get(key);
   if (known !== undefined) return known ?? undefined;
@@ -187,9 +190,13 @@ export function recogniseCommand(args: readonly string[], client: string): Recog
   const name = args[0] === undefined ? undefined : commandName(args[0]);
   if (name === undefined) return undefined;
   if (client === 'lua') {
-    // Inside one of the scripts: its EVAL line says which operation it is.
+    // Inside one of the scripts: its EVAL line says which operation it is. One object per key
+    // (parseQueueKey gives each key's once): a script's commands are half a capture's lines.
     const key = args[1] === undefined ? undefined : parseQueueKey(args[1]);
-    return key === undefined ? undefined : { op: 'script', key };
+    if (key === undefined) return undefined;
+    let inScript = IN_SCRIPT.get(key);
+    if (inScript === undefined) IN_SCRIPT.set(key, (inScript = { op: 'script', key }));
+    return inScript;
   }
   if (name === 'SELECT' && args.length === 2) return { op: 'select' };
   if (name === 'EVAL') {

@@ -29,6 +29,11 @@ describe('jsonAt', () => {
     }
   });
 
+  it('escapes DEL in text that is otherwise ASCII', () => {
+    for (const depth of [0, 2]) expect(jsonAt({ del: 'a\x7fb' }, depth)).toBe(plainly({ del: 'a\x7fb' }, depth));
+    expect(jsonAt({ del: 'a\x7fb' }, 0)).toContain('"a\\u007fb"');
+  });
+
   it('is the plain definition for any JSON value and depth', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.integer({ min: 0, max: 4 }), (value, depth) => {

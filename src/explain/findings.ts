@@ -28,6 +28,10 @@ export type QueueEvent =
       attempts: number | null;
       /** The payload's maxTries (8.x; null when the job sets none, or older payloads). */
       maxTries: number | null;
+      /** The payload's retryUntil (or timeoutAt), on the app's clock; null or absent when it has none. */
+      retryUntil?: number | null;
+      /** The `now` its poll's migrates carried (the worker's clock), when the capture has them. */
+      now?: number | null;
     }
   | {
       kind: 'delete' | 'release';
@@ -141,6 +145,48 @@ const FIRST_JOB = 4;
 const ONCE_WORKERS = 3;
 
 /** The silent-after-delete findings of many one-job processes, as one. */
+/**
+ * Reserved past its tries and deleted, when its payload has a retryUntil: Laravel 5.5+ then fails
+ * it before handle() only if the worker's clock has passed retryUntil, and else runs it, whatever
+ * the attempts (markJobAsFailedIfAlreadyExceedsMaxAttempts); 5.3-5.4 have no retryUntil and fail it.
+ */
+function pastTriesWithRetryUntil(over: Reserve, del: Delete): Finding {
+  const quick = del.t - over.t < AT_ONCE;
+  // The worker checks after its pop, on the clock its poll's migrates carried: later, never earlier.
+  const passed = over.now !== undefined && over.now !== null && over.now > over.retryUntil!;
+  if (passed)
+    return {
+      kind: 'max-attempts-exceeded',
+      certainty: 'certain',
+      title: `${del.label} reserved for attempt ${over.attempts}${over.maxTries === null ? '' : ` of ${over.maxTries}`} after its retryUntil (${over.retryUntil}; the poll's now was ${over.now}) and deleted: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts)`,
+      lines: [over.line, del.line],
+      alternatives: [],
+      failed: {
+        line: del.line,
+        how: 'failed with MaxAttemptsExceededException without running, its retryUntil passed (markJobAsFailedIfAlreadyExceedsMaxAttempts)',
+        certainty: 'certain',
+      },
+    };
+  return {
+    kind: 'max-attempts-exceeded',
+    certainty: 'possible',
+    because: `attempt ${over.attempts} of ${over.maxTries}, but its payload has retryUntil ${over.retryUntil}: Laravel fails a job before handle() by its tries only when it has no retryUntil; with one, only once the worker's clock has passed it${over.now === undefined || over.now === null ? " (the capture has no poll that says the worker's clock)" : ` (its poll's now was ${over.now}, not past it, and the check comes after)`}`,
+    title: `${del.label} reserved for attempt ${over.attempts} of ${over.maxTries} (past its tries) and deleted ${quick ? 'at once' : `${ms(del.t - over.t)} later`}: failed with MaxAttemptsExceededException without running if the worker's clock had passed its retryUntil (${over.retryUntil}); else it ran`,
+    lines: [over.line, del.line],
+    alternatives: [
+      {
+        kind: 'ran-again',
+        when: `the worker's clock had not passed retryUntil ${over.retryUntil}: handle() ran${quick ? ' and returned at once' : ''} (it succeeded, or failed by an exception)`,
+      },
+    ],
+    failed: {
+      line: del.line,
+      how: `failed with MaxAttemptsExceededException without running if the worker's clock had passed retryUntil ${over.retryUntil}; else it ran`,
+      certainty: 'possible',
+    },
+  };
+}
+
 function onceWorkers(each: readonly Finding[]): Finding {
   return {
     kind: 'worker-exited',
@@ -215,8 +261,17 @@ export class FindingRules {
           this.paired.add(h.r);
         }
         this.held.set(e.job, [...earlier, mine]);
-        if (e.attempts !== null && e.maxTries !== null && e.maxTries > 0 && e.attempts > e.maxTries)
-          this.overTries.set(`${e.job}@${e.actor}`, e);
+        // Past its tries: Worker fails it before handle() (markJobAsFailedIfAlreadyExceedsMaxAttempts),
+        // unless the payload has a retryUntil, which decides instead (5.5+): then once the worker's
+        // clock has passed it, whatever the attempts (and not before).
+        const pastTries = e.attempts !== null && e.maxTries !== null && e.maxTries > 0 && e.attempts > e.maxTries;
+        const pastUntil =
+          e.retryUntil !== undefined &&
+          e.retryUntil !== null &&
+          e.now !== undefined &&
+          e.now !== null &&
+          e.now > e.retryUntil;
+        if (pastTries || pastUntil) this.overTries.set(`${e.job}@${e.actor}`, e);
         break;
       }
       case 'delete':
@@ -263,7 +318,9 @@ export class FindingRules {
     const key = `${e.job}@${e.actor}`;
     const over = this.overTries.get(key);
     this.overTries.delete(key);
-    if (over !== undefined && e.kind === 'delete') {
+    if (over !== undefined && e.kind === 'delete' && over.retryUntil !== undefined && over.retryUntil !== null) {
+      this.out.push(pastTriesWithRetryUntil(over, e));
+    } else if (over !== undefined && e.kind === 'delete') {
       this.out.push({
         kind: 'max-attempts-exceeded',
         certainty: 'certain',

@@ -33,6 +33,11 @@ export interface PayloadFacts {
   id: string | undefined;
   attempts: number | null;
   maxTries: number | null;
+  /**
+   * The payload's retryUntil (5.5-8.14: timeoutAt; Job::retryUntil() reads either), unix
+   * seconds on the app's clock, or null. Set, it and not maxTries decides the pre-run failure.
+   */
+  retryUntil?: number | null;
 }
 
 export type LifeKind = LifeStep;
@@ -294,7 +299,14 @@ export function payloadFacts(raw: string): PayloadFacts | undefined {
     id: typeof p.uuid === 'string' ? ownCopy(p.uuid) : typeof p.id === 'string' ? ownCopy(p.id) : undefined,
     attempts: typeof p.attempts === 'number' && Number.isFinite(p.attempts) ? p.attempts : null,
     maxTries: typeof p.maxTries === 'number' ? p.maxTries : null,
+    retryUntil: retryUntilOf(p),
   };
+}
+
+/** `retryUntil ?? timeoutAt`, as Job::retryUntil() reads them (a number of seconds; else null). */
+function retryUntilOf(p: Readonly<Record<string, unknown>>): number | null {
+  const v = p.retryUntil ?? p.timeoutAt;
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
 /** Attempt `attempt` is past the payload's $tries: Worker fails it before handle() (markJobAsFailedIfAlreadyExceedsMaxAttempts). */

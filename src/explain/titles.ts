@@ -32,6 +32,8 @@ export function titleOf(
   // What a job, its life or a finding keeps of the commands is copied out of the read chunk.
   const queue = (k: QueueKey | undefined): string => (k === undefined ? '?' : ownCopy(k.queue));
   // What the findings are read from: every migrate's count, a BLPOP on the ready list.
+  /** The `now` the poll's migrates carry (the worker's clock), for its pop. */
+  let pollNow: number | null = null;
   for (let i = 0; i < g.lines.length; i++) {
     const { entry, r } = g.lines[i]!;
     if (r?.op === 'block' && r.key?.kind === 'ready')
@@ -57,6 +59,7 @@ export function titleOf(
     }
     // The script's ARGV[1] after its keys: the worker's `now`, on its own clock.
     const now = Number(entry.line.args[3 + Number(entry.line.args[2])]);
+    if (Number.isFinite(now)) pollNow = now;
     event({
       kind: 'migrate',
       moved,
@@ -142,6 +145,8 @@ export function titleOf(
           redisClock: until !== null && isRetryAfter(until - Math.floor(popped)),
           attempts,
           maxTries: facts?.maxTries ?? null,
+          retryUntil: facts?.retryUntil ?? null,
+          now: pollNow,
         });
       }
       return `pop: reserved ${job?.label ?? 'a job'}${attempts === null ? '' : ` (attempts ${attempts})`} until ${at(score)}`;

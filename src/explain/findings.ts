@@ -256,9 +256,12 @@ export class FindingRules {
       case 'reserve': {
         const earlier = this.held.get(e.job) ?? [];
         const mine: Held = { r: e, watch: this.live.watch(e.actor, e.line) };
-        for (const h of earlier) {
-          this.pairs.push({ h, e: mine });
-          this.paired.add(h.r);
+        // It follows the latest reservation still held: the one whose end let the job go again.
+        // An earlier one was followed by that one, and is told with it (not once per later pop).
+        const before = earlier.at(-1);
+        if (before !== undefined) {
+          this.pairs.push({ h: before, e: mine });
+          this.paired.add(before.r);
         }
         this.held.set(e.job, [...earlier, mine]);
         // Past its tries: Worker fails it before handle() (markJobAsFailedIfAlreadyExceedsMaxAttempts),

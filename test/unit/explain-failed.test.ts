@@ -47,6 +47,19 @@ describe('a failure the capture proves: a job killed on its last try, failed by 
     expect(said.filter((e) => e.event === 'handle').map((e) => e.attempt)).toEqual([1, 2]);
   });
 
+  it('tells each killed attempt once, beside the reservation that followed it', () => {
+    // Two handle()s that never finished (attempts 1 and 2, their processes killed): each is
+    // followed by the next worker's reservation, and only by that one.
+    const killed = said.filter(
+      (e) => e.event === 'handle' && !said.some((f) => f.pid === e.pid && /^Job(Processed|Failed)$/.test(f.event)),
+    );
+    expect(killed.map((e) => e.attempt)).toEqual([1, 2]);
+    const kills = explained.findings.filter((f) => f.kind === 'killed-mid-job');
+    expect(kills).toHaveLength(killed.length);
+    expect(new Set(kills.map((f) => f.lines[0])).size).toBe(killed.length);
+    expect(kills.map((f) => /attempt (\d+)\) and was never heard/.exec(f.title)?.[1])).toEqual(['1', '2']);
+  });
+
   it('has the row failed_jobs holds: connection, queue, exception and message as Laravel logged them', () => {
     const [failed] = jobFailed as [Said];
     const [log] = logged as [Said];

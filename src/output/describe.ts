@@ -92,7 +92,7 @@ export function isEval(cmd: TraceCommand): boolean {
  * cut after ARG_SHOWN characters (a 10 MB value another client sets, in a capture's other traffic).
  */
 export function summarizeArgs(cmd: TraceCommand, labels: Map<string, string>): string[] {
-  const binary = new Set(cmd.binaryArgs ?? []);
+  const binary = cmd.binaryArgs === undefined ? NO_BINARY : new Set(cmd.binaryArgs);
   const evalScript = isEval(cmd);
   const out: string[] = [];
   for (let i = 0; i < cmd.args.length; i++) {
@@ -113,6 +113,8 @@ export function summarizeArgs(cmd: TraceCommand, labels: Map<string, string>): s
   }
   return out;
 }
+
+const NO_BINARY: ReadonlySet<number> = new Set();
 
 /** Characters of an argument a summary shows; the rest is cut, and how many bytes were cut is said. */
 export const ARG_SHOWN = 200;
@@ -171,9 +173,20 @@ export function relTime(t: number, start: number): string {
  * t+ is; null for seconds that name no date.
  */
 export function utcTime(t: number): string | null {
-  const d = new Date(Math.round(t * 1000));
-  return Number.isNaN(d.getTime()) ? null : d.toISOString().replace('T', ' ').replace('Z', '');
+  const ms = Math.round(t * 1000);
+  const second = Math.floor(ms / 1000);
+  // A capture's steps come many to a second: its date and time are made once per second.
+  if (second !== dated.second) {
+    const d = new Date(second * 1000);
+    if (Number.isNaN(d.getTime())) return null;
+    dated.second = second;
+    dated.text = d.toISOString().slice(0, -5).replace('T', ' '); // without ".000Z"
+  }
+  return `${dated.text}.${String(ms - second * 1000).padStart(3, '0')}`;
 }
+
+/** The last second utcTime dated, and its text. */
+const dated = { second: NaN, text: '' };
 
 /** "Laravel 8" for a profile name ("8"); a profile that already says Laravel as it is. */
 export function laravelProfile(profile: string): string {

@@ -131,14 +131,17 @@ function clockTime(t: number): string {
 
 function commandLine(cmd: TraceCommand, step: Step, labels: Map<string, string>, opts: TextOptions): string {
   const { chalk } = opts;
-  const [name = '', ...rest] = opts.full === true ? fullArgs(cmd) : summarizeArgs(cmd, labels);
+  const args = opts.full === true ? fullArgs(cmd) : summarizeArgs(cmd, labels);
+  const name = args[0] ?? '';
+  // The args after the name, each after a space.
+  let rest = '';
+  for (let i = 1; i < args.length; i++) rest += ` ${args[i]}`;
   // A command from another actor than the step's (rare: a concurrent connection) says whose it is.
   const who = cmd.actor === step.actor ? '' : actorColour(chalk, cmd.actor, step)(`(${terminalSafe(cmd.actor)}) `);
-  const text = rest.length > 0 ? `${name} ${rest.join(' ')}` : name;
   // A capture's command says which of Laravel's operations it is (lqsim explain).
   const op = cmd.operation === undefined ? '' : `${terminalSafe(cmd.operation)}: `;
-  if (cmd.source === 'lua') return `${LUA}${who}${chalk.dim(`[lua] ${op}${text}`)}\n`;
-  return `${BODY}${who}${op === '' ? '' : chalk.dim(op)}${chalk.bold(name)}${rest.length > 0 ? ` ${rest.join(' ')}` : ''}\n`;
+  if (cmd.source === 'lua') return `${LUA}${who}${chalk.dim(`[lua] ${op}${name}${rest}`)}\n`;
+  return `${BODY}${who}${op === '' ? '' : chalk.dim(op)}${chalk.bold(name)}${rest}\n`;
 }
 
 /** `prefix` + text wrapped to the width, continuation lines aligned under the text. */

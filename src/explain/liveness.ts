@@ -4,6 +4,7 @@
 // address proves nothing: a job using the Redis facade sends commands there while it runs, and a
 // later process can reuse the address (its start says so). Bounded: a few recent commands per
 // address, and the moments still waiting for the next one.
+import { commandName } from '../sim/command-name.ts';
 import type { Operation } from './recognise.ts';
 
 /** What one command tells of its sender's process. */
@@ -22,7 +23,7 @@ const QUEUE: ReadonlySet<Operation> = new Set([
 export function heardOf(op: Operation | undefined, args: readonly string[]): Heard {
   if (op !== undefined && QUEUE.has(op)) return 'queue';
   if (op === 'select') return 'start';
-  if (args[0]?.toLowerCase() === 'client' && args[1]?.toLowerCase() === 'setname') return 'start';
+  if (args.length >= 2 && commandName(args[0]!) === 'CLIENT' && commandName(args[1]!) === 'SETNAME') return 'start';
   return 'other';
 }
 

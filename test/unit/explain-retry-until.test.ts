@@ -10,8 +10,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { captureEntry, isProblem } from '../../src/explain/capture.ts';
 import type { CapturedLine } from '../../src/explain/capture.ts';
+import { captureConfiguration } from '../../src/explain/configuration.ts';
 import { explainCapture } from '../../src/explain/index.ts';
 import { renderExplainedRecords } from '../../src/explain/records.ts';
+import { CaptureExplainer } from '../../src/explain/timeline.ts';
 import { job, Monitor } from '../helpers/laravel8-monitor.ts';
 
 const dir = new URL('../fixtures/explain/', import.meta.url);
@@ -143,6 +145,36 @@ describe('retry-until-ahead: past its tries, but retryUntil ahead: Laravel ran i
   });
 });
 
+describe('retry-until-first-try: attempt 1, within its tries, failed by its retryUntil alone', () => {
+  const name = 'retry-until-first-try';
+  const text = capture(name);
+  const said = events(name);
+  const failed = said.find((x) => x.event === 'JobFailed')!;
+  const log = said.find((x) => x.event === 'failed_jobs.log')!;
+  const processing = said.find((x) => x.event === 'JobProcessing')!;
+
+  it("Laravel's account: attempt 1, now past retryUntil, failed before handle()", () => {
+    expect(processing.attempts).toBe(1);
+    expect(Number(processing.now)).toBeGreaterThan(Number(processing.retryUntil));
+    expect(said.some((x) => x.event === 'handle')).toBe(false);
+    expect(failed.exception).toBe('Illuminate\\Queue\\MaxAttemptsExceededException');
+  });
+
+  it("certain, with failed_jobs' row: RedisJob::getJobId(), the job's name, and the pushed payload as getRawBody()", () => {
+    const e = explainCapture(text);
+    expect(e.findings.map((f) => [f.kind, f.certainty])).toEqual([['max-attempts-exceeded', 'certain']]);
+    expect(e.timeline.failed).toHaveLength(1);
+    const row = e.timeline.failed[0]!;
+    expect(row.id).toBe(failed.job_id);
+    expect([row.exception, row.message]).toEqual([failed.exception, failed.message]);
+    expect(row.message).toBe(log.message);
+    // Its one pop took what the dispatch's RPUSH put on the ready list (the pushed payload, attempts 0).
+    const pushed = entries(text).find((x) => x.line.client === 'lua' && x.line.args[0] === 'rpush')!;
+    expect(row.payload).toBe(pushed.line.args[2]);
+    expect((JSON.parse(row.payload) as { attempts: number }).attempts).toBe(Number(failed.attempts) - 1);
+  });
+});
+
 // Hand-made Laravel 8 captures (test/helpers/laravel8-monitor.ts): worker-B pops the job at
 // T + 10 (its migrates carry now = T + 10 + skew) and deletes it 1 ms later. For attempt 2,
 // worker-A popped attempt 1 at T + 1 and went quiet; its reservation (retry_after 5) ended, and
@@ -244,6 +276,30 @@ describe("hand-made captures: the poll's now against the payload's retryUntil", 
     expect(maxAttempts(popThenDelete({ until: T + skew + 5, maxTries: 3, attempt: 1, skew }))).toEqual(['certain']);
     // MONITOR's own time (T + 10) is past this retryUntil too, but the app's clock is not: ahead.
     expect(maxAttempts(popThenDelete({ until: T + 5, maxTries: 3, attempt: 1, skew: -100 }))).toEqual([]);
+  });
+
+  it("a long capture's text (quiet lives counted, not kept) still keeps the failed life and its row", () => {
+    // 25 jobs pushed, each reserved once at T + 10 and deleted at once; only Report#1's payload
+    // has a retryUntil (T + 5), passed by the poll: it failed, the others succeeded.
+    const m = new Monitor(T, 90);
+    const jobs = Array.from({ length: 25 }, (_, i) => job(i + 1, null));
+    m.connect(D);
+    for (const j of jobs) m.push(D, j);
+    m.at(T + 10).connect(B);
+    for (const j of jobs) m.poll(B, j).delete(B, j);
+    const text = m
+      .poll(B)
+      .text()
+      .replace(/(000000000001\\",[^\n]*?)\\"retryUntil\\":null/g, `$1\\"retryUntil\\":${T + 5}`);
+    const lines = entries(text);
+    // As the CLI's text reads it: every life not asked for.
+    const explainer = new CaptureExplainer(captureConfiguration(lines), { file: 'x', allLives: false });
+    for (const l of lines) explainer.add(l);
+    const e = explainer.finish();
+    expect(e.findings.map((f) => [f.kind, f.certainty])).toEqual([['max-attempts-exceeded', 'certain']]);
+    expect(e.lives.map((l) => [l.job, l.outcome])).toEqual([['Report#1', 'failed']]);
+    expect(e.quietLives).toBe(24);
+    expect(e.timeline.failed.map((f) => [f.job, f.id])).toEqual([['Report#1', '00000000000040008000000000000001']]);
   });
 
   it('without a retryUntil, past its tries is certain (the tries rule), within them nothing', () => {

@@ -264,7 +264,9 @@ function listen_for_events(Container $app): void
         log_event('JobQueued', ['id' => $e->id, 'job' => is_object($e->job) ? get_class($e->job) : $e->job]);
     });
     $events->listen(JobProcessing::class, function (JobProcessing $e) use ($job) {
-        log_event('JobProcessing', $job($e->job));
+        // The payload's retryUntil (or 5.x's timeoutAt), when it has one: what the pre-run check compares now with.
+        $until = $e->job->retryUntil();
+        log_event('JobProcessing', $job($e->job) + ($until === null ? [] : ['retryUntil' => $until]));
     });
     $events->listen(JobProcessed::class, function (JobProcessed $e) use ($job) {
         log_event('JobProcessed', $job($e->job) + ['deleted' => $e->job->isDeleted(), 'failed' => $e->job->hasFailed()]);

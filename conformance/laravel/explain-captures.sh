@@ -82,9 +82,9 @@ flow_ran-twice() {
 
 # A worker SIGKILLed (a deploy, the OOM killer) while its job runs: the job stays reserved until
 # retry_after (2 s) ends, then another worker with the same --tries reserves it (attempt 2).
-killed_then_taken() {          # FLOW TRIES
+killed_then_taken() {          # FLOW TRIES [CLASS]
   begin "$1"
-  RETRY_AFTER=2 php_ dispatch "$PORT" ProbeJob 1
+  RETRY_AFTER=2 php_ dispatch "$PORT" "${3:-ProbeJob}" 1
   PROBE_BEHAVIOUR=run:30 RETRY_AFTER=2 bg work "$PORT" 60 "$2" 1; A=$BG
   wait_handle 1
   kill -9 "$A"; wait "$A" 2>/dev/null || true   # 137
@@ -98,6 +98,25 @@ flow_killed-worker() { killed_then_taken killed-worker 3; }
 # queue:work's default --tries=1: attempt 2 fails at once with MaxAttemptsExceededException,
 # without running.
 flow_max-attempts() { killed_then_taken max-attempts 1; }
+
+# The same kill under --tries=1, of ProbeRetryUntilJob ($tries = 1 and retryUntil() RETRY_UNTIL s
+# after dispatch): attempt 2 is past its tries either way, but with a retryUntil in the payload the
+# worker's pre-run check goes by it alone (markJobAsFailedIfAlreadyExceedsMaxAttempts: fail when
+# now > retryUntil). B's pop comes 2.5 s after the kill, so at least 2 whole seconds after dispatch.
+# retryUntil 1 s after dispatch: passed when B reserves attempt 2, which fails at once.
+flow_retry-until-passed() { RETRY_UNTIL=1 killed_then_taken retry-until-passed 1 ProbeRetryUntilJob; }
+# retryUntil 600 s after dispatch: still ahead, so B runs attempt 2 (past $tries = 1) and it succeeds.
+flow_retry-until-ahead() { RETRY_UNTIL=600 killed_then_taken retry-until-ahead 1 ProbeRetryUntilJob; }
+# retryUntil 1 s after dispatch, and the one worker starts 2.5 s later: attempt 1, within its
+# tries, fails at once all the same (the check goes by retryUntil alone, at any attempt).
+flow_retry-until-first-try() {
+  begin retry-until-first-try
+  RETRY_UNTIL=1 php_ dispatch "$PORT" ProbeRetryUntilJob 1
+  sleep 2.5
+  PROBE_BEHAVIOUR=succeed bg work "$PORT" 60 1 1; A=$BG
+  wait "$A"
+  end
+}
 
 # timeout (2) shorter than retry_after (4), as the docs ask: the worker's SIGALRM kills it mid-job
 # (attempt 1 of $tries = 2), the next worker reserves it when retry_after ends, times out again,
@@ -201,7 +220,7 @@ flow_timeout-killed-not-last() { STOP_WHEN_EMPTY=0 one_job_then_quiet timeout-ki
 flow_reservation-expired() { RETRY_AFTER=2 one_job_then_quiet reservation-expired ProbeJob run:3 60 1; }
 flow_finished-inside-reservation() { RETRY_AFTER=2 one_job_then_quiet finished-inside-reservation ProbeJob run:1 60 1; }
 
-ALL=(ran-twice killed-worker max-attempts timeout-kills
+ALL=(ran-twice killed-worker max-attempts retry-until-passed retry-until-ahead retry-until-first-try timeout-kills
   ran-twice-tries3 max-attempts-tries1 ran-twice-quick
   timed-out once-succeeded once-failed max-jobs max-time restart-after-job
   killed-mid-job capture-ended-mid-job timeout-killed-not-last

@@ -43,6 +43,25 @@ class ProbeTimeoutJob implements ShouldQueue
     public $tries = 2;
 }
 
+/**
+ * $tries = 1 and retryUntil() RETRY_UNTIL seconds from dispatch (default 600): the payload has
+ * maxTries 1 and retryUntil, and the worker's pre-run check (markJobAsFailedIfAlreadyExceedsMaxAttempts)
+ * goes by retryUntil alone, whatever the attempts.
+ */
+class ProbeRetryUntilJob implements ShouldQueue
+{
+    use Dispatchable, InteractsWithQueue, Queueable, SerializesModels;
+    use ProbeBehaviour;
+
+    public $tries = 1;
+
+    /** Read once, by Queue::getJobExpiration when the payload is made (the web request's clock). */
+    public function retryUntil()
+    {
+        return \Illuminate\Support\Carbon::now()->addSeconds((int) (getenv('RETRY_UNTIL') ?: 600));
+    }
+}
+
 /** A constructor argument with '/', '"' and non-ASCII, to show the payload's escaping. */
 class ProbeTextJob implements ShouldQueue
 {

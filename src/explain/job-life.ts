@@ -61,6 +61,8 @@ interface LifeRecord {
    */
   ready?: RawBody;
   popped?: RawBody;
+  /** Its last reservation's poll carried a `now` past the payload's retryUntil: its delete is a failure. */
+  pastUntil?: boolean;
 }
 
 /** A copy of a job's payload as it was on the ready list, and the attempt its pop makes it. */
@@ -140,7 +142,15 @@ export class JobLives {
   };
 
   /** One thing that happened to `job` at a capture line; `copy`: the payload the command sent. */
-  readonly event = (job: JobInstance, at: CapturedLine, kind: LifeKind, what: string, copy?: PayloadFacts): void => {
+  readonly event = (
+    job: JobInstance,
+    at: CapturedLine,
+    kind: LifeKind,
+    what: string,
+    copy?: PayloadFacts,
+    /** A reservation's: the `now` its poll's migrates carried (the worker's clock), when in the capture. */
+    now?: number | null,
+  ): void => {
     let life = this.lives.get(job.id);
     if (life === undefined)
       this.lives.set(
@@ -159,6 +169,8 @@ export class JobLives {
     life.last = kind;
     if (copy !== undefined) life.copy = copy;
     const attempts = copy?.attempts ?? null;
+    if (kind === 'reserve')
+      life.pastUntil = copy?.retryUntil != null && now !== undefined && now !== null && now > copy.retryUntil;
     this.rawBody(job, life, at, kind, copy);
     let said = what;
     if (kind === 'reserve') {
@@ -193,7 +205,8 @@ export class JobLives {
       kind === 'delete' &&
       this.byId.size > LIVES_SHOWN &&
       !eventful(life, false) &&
-      !(copy !== undefined && isLastAttempt(copy))
+      !(copy !== undefined && isLastAttempt(copy)) &&
+      !this.failable.has(at.lineNo)
     ) {
       this.lives.delete(job.id);
       this.quiet++;
@@ -204,7 +217,10 @@ export class JobLives {
    * What failed_jobs would log of a job failed past its $tries, kept from the commands that show
    * it, and only for such a job: the copy the ready list holds when its next pop is past its
    * $tries (a push, or a migrate that moved it back), the copy that pop took, and at its delete
-   * the payload's id and name.
+   * the payload's id and name. A payload with a retryUntil may fail at any attempt, once the
+   * worker's clock passes it (markJobAsFailedIfAlreadyExceedsMaxAttempts, 5.5+): its copy is kept
+   * while it waits on the ready list, as Redis keeps it, and its delete is failable when its
+   * reservation's poll was past retryUntil.
    */
   private rawBody(job: JobInstance, life: LifeRecord, at: CapturedLine, kind: LifeKind, copy?: PayloadFacts): void {
     const read = this.read.job === job ? this.read : undefined;
@@ -213,19 +229,22 @@ export class JobLives {
       // The pop raises the copy's attempts by one; 5.3 numbers that attempt one lower.
       const next = f === undefined || f.attempts === null ? null : attemptOfReservedCopy(f.attempts + 1, this.releases);
       life.ready =
-        read !== undefined && next !== null && pastTries(next, f?.maxTries ?? null)
+        read !== undefined && next !== null && (pastTries(next, f?.maxTries ?? null) || f?.retryUntil != null)
           ? { attempt: next, raw: ownCopy(read.raw) }
           : undefined;
     } else if (kind === 'reserve') {
       life.popped = life.ready !== undefined && life.ready.attempt === copy?.attempts ? life.ready : undefined;
       life.ready = undefined;
-    } else if (kind === 'delete' && copy !== undefined && pastTries(copy.attempts, copy.maxTries)) {
+    } else if (kind === 'delete' && copy !== undefined && (pastTries(copy.attempts, copy.maxTries) || life.pastUntil)) {
       const p = read === undefined ? undefined : payloadName(read.raw);
       this.failable.set(at.lineNo, {
         id: p?.id ?? job.id,
         name: p?.name ?? job.class,
         payload: life.popped?.attempt === copy.attempts ? life.popped.raw : undefined,
       });
+      life.popped = undefined;
+    } else if (kind === 'delete' || kind === 'release') {
+      // Not a failure (a retryUntil not yet passed): its copy is not kept beyond the reservation.
       life.popped = undefined;
     }
   }

@@ -131,6 +131,7 @@ export function titleOf(
           'reserve',
           `reserved by ${actor}${attempts === null ? '' : ` for attempt ${attempts}`} until ${at(score)}`,
           facts,
+          pollNow,
         );
         const popped = Number(reserve.entry.line.time);
         const until = score === undefined || !Number.isFinite(Number(score)) ? null : Number(score);

@@ -110,6 +110,21 @@ describe("explain's findings against Laravel's own events (real 8.83 captures)",
       ['killed-mid-job', 'possible'],
       ['max-attempts-exceeded', 'possible'],
     ],
+    // The same kill, of a job with $tries = 1 and a retryUntil: attempt 2's poll carried now
+    // 1795627410, past the payload's retryUntil 1795627408, and Laravel failed it before handle()
+    // (JobFailed, MaxAttemptsExceededException): markJobAsFailedIfAlreadyExceedsMaxAttempts fails
+    // once now > retryUntil, and its check comes after the poll on the same clock, so certain.
+    'laravel8-retry-until-passed': [
+      ['killed-mid-job', 'possible'],
+      ['max-attempts-exceeded', 'certain'],
+    ],
+    // retryUntil 600 s ahead of that poll: attempt 2 (past $tries = 1) ran and succeeded
+    // (JobProcessed). Past its tries is no failure with a retryUntil; only a check later than the
+    // poll could have seen it pass, so no more than possible.
+    'laravel8-retry-until-ahead': [
+      ['killed-mid-job', 'possible'],
+      ['max-attempts-exceeded', 'possible'],
+    ],
     // The 2 s timeout stopped attempt 1's worker (status 1, nothing sent), then failed attempt 2 of
     // 2 (its delete) and stopped that worker too: killed mid-job (or timed out), then timed out.
     'laravel8-timeout-kills': [

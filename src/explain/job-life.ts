@@ -322,10 +322,11 @@ export function payloadFacts(raw: string): PayloadFacts | undefined {
   };
 }
 
-/** `retryUntil ?? timeoutAt`, as Job::retryUntil() reads them (a number of seconds; else null). */
+/** `retryUntil ?? timeoutAt`, as Job::retryUntil() reads them and the Worker tests them (a number of seconds, not 0; else null). */
 function retryUntilOf(p: Readonly<Record<string, unknown>>): number | null {
   const v = p.retryUntil ?? p.timeoutAt;
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+  // `if ($retryUntil && ...)`: 0 is no retryUntil to Laravel.
+  return typeof v === 'number' && Number.isFinite(v) && v !== 0 ? v : null;
 }
 
 /** Attempt `attempt` is past the payload's $tries: Worker fails it before handle() (markJobAsFailedIfAlreadyExceedsMaxAttempts). */

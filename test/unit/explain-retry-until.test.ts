@@ -256,6 +256,11 @@ describe("hand-made captures: the poll's now against the payload's retryUntil", 
     expect(maxAttempts(popThenDelete({ until: T + 9, maxTries: 3, attempt: 1 }))).toEqual(['certain']);
   });
 
+  it('a retryUntil of 0 is none to Laravel (`if ($retryUntil && ...)`): the tries decide', () => {
+    expect(maxAttempts(popThenDelete({ until: 0, maxTries: 3, attempt: 1 }))).toEqual([]);
+    expect(maxAttempts(popThenDelete({ until: 0, maxTries: 1, attempt: 2 }))).toEqual(['certain']);
+  });
+
   it('now equal to retryUntil past its tries: the check may come a second later, so only possible', () => {
     expect(maxAttempts(popThenDelete({ until: T + 10, maxTries: 1, attempt: 2 }))).toEqual(['possible']);
   });

@@ -347,7 +347,9 @@ export class FindingRules {
       h !== undefined &&
       e.kind === 'delete' &&
       (!h.redisClock || e.t - h.t >= AT_ONCE) &&
-      (h.maxTries === null || lastAttempt(h))
+      // The alarm fails the job on its last try; with a retryUntil, once that has passed (from
+      // 8.15, whatever the tries: markJobAsFailedIfWillExceedMaxAttempts).
+      (h.maxTries === null || lastAttempt(h) || (h.retryUntil ?? null) !== null)
     )
       this.slowDeletes.set(e.actor, {
         h,
@@ -585,9 +587,11 @@ export class FindingRules {
     // MONITOR's time measures the run only when the worker's clock is Redis'.
     const took = h.redisClock ? seconds(del.t - h.t) : undefined;
     const attempt =
-      h.maxTries === null
-        ? `attempt ${h.attempts ?? '?'} (the last if the worker runs with ${underTries((h.attempts ?? 1) + 1)}: the payload sets no $tries; ${TRIES_DEFAULT})`
-        : `attempt ${h.attempts} of ${h.maxTries}`;
+      (h.retryUntil ?? null) !== null
+        ? `attempt ${h.attempts ?? '?'}${h.maxTries === null ? '' : ` of ${h.maxTries}`} (the payload has retryUntil ${h.retryUntil}: the timeout fails the job once that has passed, from Laravel 8.15 whatever the tries)`
+        : h.maxTries === null
+          ? `attempt ${h.attempts ?? '?'} (the last if the worker runs with ${underTries((h.attempts ?? 1) + 1)}: the payload sets no $tries; ${TRIES_DEFAULT})`
+          : `attempt ${h.attempts} of ${h.maxTries}`;
     const ended =
       watch.next?.what === 'start'
         ? 'its process ended (a new one started on its address)'

@@ -38,6 +38,8 @@ export interface PayloadFacts {
    * seconds on the app's clock, or null. Set, it and not maxTries decides the pre-run failure.
    */
   retryUntil?: number | null;
+  /** The payload's maxExceptions (8.x), or null: that many exceptions fail the job with tries left. */
+  maxExceptions?: number | null;
 }
 
 export type LifeKind = LifeStep;
@@ -287,6 +289,8 @@ export class JobLives {
         releases: life.releases,
         attempts: life.copy?.attempts ?? null,
         maxTries: life.copy?.maxTries ?? null,
+        retryUntil: life.copy?.retryUntil ?? null,
+        maxExceptions: life.copy?.maxExceptions ?? null,
         ...(failed === undefined || life.last !== 'delete' ? {} : { failed: failed.how }),
       });
       if (end.outcome === 'failed' && failed !== undefined)
@@ -319,6 +323,7 @@ export function payloadFacts(raw: string): PayloadFacts | undefined {
     attempts: typeof p.attempts === 'number' && Number.isFinite(p.attempts) ? p.attempts : null,
     maxTries: typeof p.maxTries === 'number' ? p.maxTries : null,
     retryUntil: retryUntilOf(p),
+    maxExceptions: typeof p.maxExceptions === 'number' && p.maxExceptions > 0 ? p.maxExceptions : null,
   };
 }
 

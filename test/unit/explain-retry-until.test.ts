@@ -312,3 +312,33 @@ describe("hand-made captures: the poll's now against the payload's retryUntil", 
     expect(maxAttempts(popThenDelete({ until: null, maxTries: 3, attempt: 1 }))).toEqual([]);
   });
 });
+
+describe("a delete some time into a job, then silence: the timeout's story with a retryUntil", () => {
+  // Worker::markJobAsFailedIfWillExceedMaxAttempts on the alarm (8.15+): with a retryUntil, the
+  // job is failed once that has passed, whatever the tries; so attempt 1 of 3 may be the
+  // timeout's failure too, where without one only the last try is.
+  const quietAfterSlowDelete = (until: number | null): string => {
+    const j = job(1, 3);
+    const m = new Monitor(T, 90);
+    m.connect(D).push(D, j);
+    m.at(T + 1)
+      .connect(B)
+      .poll(B, j)
+      .at(T + 31)
+      .delete(B, j);
+    m.at(T + 120).connect(D); // the capture goes on a while: the worker is silent
+    const text = m.text();
+    return until === null ? text : text.replace(Q, `\\"retryUntil\\":${until}`);
+  };
+  const timedOut = (text: string) => explainCapture(text).findings.filter((f) => f.kind === 'timed-out');
+
+  it('attempt 1 of 3 without a retryUntil: a try was left, so no timeout failed it', () => {
+    expect(timedOut(quietAfterSlowDelete(null))).toEqual([]);
+  });
+
+  it('attempt 1 of 3 with a retryUntil: possible, and the title says what decides it', () => {
+    const found = timedOut(quietAfterSlowDelete(T + 20));
+    expect(found.map((f) => f.certainty)).toEqual(['possible']);
+    expect(found[0]!.title).toContain(`the payload has retryUntil ${T + 20}`);
+  });
+});

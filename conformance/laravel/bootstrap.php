@@ -261,7 +261,9 @@ function listen_for_events(Container $app): void
         ];
     };
     $events->listen(JobQueued::class, function (JobQueued $e) {
-        log_event('JobQueued', ['id' => $e->id, 'job' => is_object($e->job) ? get_class($e->job) : $e->job]);
+        // The job's delay (Queueable::delay, what Dispatcher::pushCommandToQueue gave later()), when set.
+        log_event('JobQueued', ['id' => $e->id, 'job' => is_object($e->job) ? get_class($e->job) : $e->job]
+            + (isset($e->job->delay) ? ['delay' => $e->job->delay] : []));
     });
     $events->listen(JobProcessing::class, function (JobProcessing $e) use ($job) {
         // The payload's retryUntil (or 5.x's timeoutAt), when it has one: what the pre-run check compares now with.

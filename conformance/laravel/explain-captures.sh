@@ -220,11 +220,43 @@ flow_timeout-killed-not-last() { STOP_WHEN_EMPTY=0 one_job_then_quiet timeout-ki
 flow_reservation-expired() { RETRY_AFTER=2 one_job_then_quiet reservation-expired ProbeJob run:3 60 1; }
 flow_finished-inside-reservation() { RETRY_AFTER=2 one_job_then_quiet finished-inside-reservation ProbeJob run:1 60 1; }
 
+# Many delayed jobs falling due (test/fixtures/explain/README.md, big-migration). One web request
+# dispatches 1200 jobs with ->delay(2) (Queue::later: a ZADD to :delayed each, its score the
+# dispatch's whole second + 2). One daemon (--sleep=1) starts once every score is due, so its first
+# poll's migrate of :delayed moves all 1200 in one EVAL (LuaScripts::migrateExpiredJobs rpushes
+# them in chunks of 100 inside the script). Its jobs take 1 s and --max-time=4 stops it after a
+# few, the rest left on the queue: every job run would add its EVALs and payloads (about 6 KB of
+# capture), and the story is the migrate.
+top_of_second() {              # the request's ZADDs (0.2 s) then share one whole second: one score per delay
+  sleep "$(php -r 'printf("%.3f", 1 - fmod(microtime(true), 1));')"
+}
+flow_big-migration-delayed() {
+  begin big-migration-delayed
+  top_of_second
+  php_ dispatch "$PORT" ProbeJob 1200 2
+  sleep 2.5
+  STOP_WHEN_EMPTY=0 MAX_TIME=4 PROBE_BEHAVIOUR=run:1 bg work "$PORT" 60 1 1; A=$BG
+  wait "$A"
+  end
+}
+# Its twin: the same 1200 jobs in three batches of 400, ->delay(1), (2) and (3), and the same
+# daemon started at once: it polls every second (an empty poll, then one per 1 s job), so each
+# migrate moves only the batch that fell due since the last.
+flow_many-delayed-spread() {
+  begin many-delayed-spread
+  top_of_second
+  php_ dispatch "$PORT" ProbeJob 1200 1,2,3
+  STOP_WHEN_EMPTY=0 MAX_TIME=4 PROBE_BEHAVIOUR=run:1 bg work "$PORT" 60 1 1; A=$BG
+  wait "$A"
+  end
+}
+
 ALL=(ran-twice killed-worker max-attempts retry-until-passed retry-until-ahead retry-until-first-try timeout-kills
   ran-twice-tries3 max-attempts-tries1 ran-twice-quick
   timed-out once-succeeded once-failed max-jobs max-time restart-after-job
   killed-mid-job capture-ended-mid-job timeout-killed-not-last
-  reservation-expired finished-inside-reservation)
+  reservation-expired finished-inside-reservation
+  big-migration-delayed many-delayed-spread)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for f in "$@"; do
   declare -F "flow_$f" >/dev/null || { echo "explain-captures.sh: no flow '$f' (flows: ${ALL[*]})" >&2; exit 2; }

@@ -4,7 +4,7 @@
  * One process of a real-time Laravel 8.83 flow for `lqsim explain`'s fixtures
  * (conformance/laravel/explain-captures.sh records them): real clock, real workers, real kills.
  *
- *   php explain-flow.php dispatch PORT CLASS N              a web request dispatching N jobs of App\Jobs\CLASS
+ *   php explain-flow.php dispatch PORT CLASS N [DELAYS]     a web request dispatching N jobs of App\Jobs\CLASS
  *   php explain-flow.php work PORT TIMEOUT TRIES SLEEP      `queue:work --timeout --tries --sleep --stop-when-empty`
  *   php explain-flow.php restart PORT                       `queue:restart` (Laravel's own RestartCommand)
  *
@@ -41,8 +41,16 @@ namespace {
 
     if ($what === 'dispatch') {
         $class = 'App\\Jobs\\'.($argv[3] ?? 'ProbeJob');
+        // DELAYS: seconds, comma separated, one per equal batch of the N jobs in order ("2": every
+        // job ->delay(2), Queue::later's ZADD to :delayed; "1,2,3": three batches); 0 or none: push.
+        $delays = array_map('intval', explode(',', $argv[5] ?? '0'));
         for ($i = 0, $n = (int) ($argv[4] ?? 1); $i < $n; $i++) {
-            $class::dispatch();
+            $delay = $delays[intdiv($i * count($delays), $n)];
+            if ($delay > 0) {
+                $class::dispatch()->delay($delay);
+            } else {
+                $class::dispatch();
+            }
         }
     } elseif ($what === 'work') {
         [$timeout, $tries, $sleep] = [(int) ($argv[3] ?? 60), (int) ($argv[4] ?? 1), (int) ($argv[5] ?? 3)];
@@ -69,7 +77,7 @@ namespace {
             'illuminate:queue:restart' => $app['cache.store']->get('illuminate:queue:restart'),
         ]);
     } else {
-        fwrite(STDERR, "usage: php explain-flow.php dispatch PORT CLASS N | work PORT TIMEOUT TRIES SLEEP | restart PORT\n");
+        fwrite(STDERR, "usage: php explain-flow.php dispatch PORT CLASS N [DELAYS] | work PORT TIMEOUT TRIES SLEEP | restart PORT\n");
         exit(2);
     }
 }

@@ -63,6 +63,14 @@ function contradiction(f: Finding, events: Said[]): string | null {
       );
       return cut ? null : 'every process that began a job finished it or stopped';
     }
+    case 'big-migration': {
+      // As many jobs moved at once as the title opens with: at least that many queued, and from
+      // :delayed, queued with a delay (JobQueued's `delay`, bootstrap.php).
+      const moved = Number(/^(\d+) /.exec(f.title)?.[1]);
+      const delayed = /from \S+:delayed /.test(f.title);
+      const queued = events.filter((x) => x.event === 'JobQueued' && (!delayed || Number(x.delay) > 0)).length;
+      return queued >= moved ? null : `${moved} moved at once, ${queued} queued${delayed ? ' with a delay' : ''}`;
+    }
     default:
       // reservation-expired and the rest: test/fixtures/explain/pairs.ts says, per capture, below.
       return null;

@@ -287,7 +287,13 @@ export class FindingRules {
           this.out.push({
             kind: 'big-migration',
             certainty: 'certain',
-            title: `${e.moved} due jobs moved from ${e.from} back to the queue in one migrate: a backlog (or a retry_after expiry of many reserved jobs) at once`,
+            title: `${e.moved} due jobs moved from ${e.from} back to the queue in one migrate: ${
+              e.from.endsWith(':reserved')
+                ? 'as many reservations ended at once (their workers killed, or running past retry_after)'
+                : e.from.endsWith(':delayed')
+                  ? 'as many delayed jobs fell due at once (dispatched with one delay, or released to one time, or no worker polled while they fell due)'
+                  : 'as many at once'
+            }`,
             lines: [e.line],
             alternatives: [],
           });

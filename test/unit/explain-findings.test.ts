@@ -425,5 +425,10 @@ describe('findings on bare events', () => {
       ['blocking-pop-before-notify', 'certain', [3]],
     ]);
     expect(f[0]!.title).toMatch(/^1000 due jobs moved from queues:default:delayed/);
+    // Where they came from says which story: delayed jobs falling due, or reservations ending.
+    expect(f[0]!.title).toContain('delayed jobs fell due at once');
+    const reserved = findings([{ kind: 'migrate', moved: 1500, line: 4, from: 'queues:default:reserved' }]);
+    expect(reserved[0]!.title).toContain('reservations ended at once');
+    expect(reserved[0]!.title).not.toContain('delayed');
   });
 });

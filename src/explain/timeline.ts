@@ -61,6 +61,8 @@ export class CaptureExplainer {
   private readonly keepSteps: boolean;
   private readonly onStep: ((step: Step, lines: { first: number; last: number }) => void) | undefined;
   private index = 0;
+  /** The last address named, and its actor: a step's lines come from one connection. */
+  private named = { client: '', actor: '' };
   /** A :reserved copy's facts, its attempts as Laravel numbers the attempt (5.3 counts one lower). */
   private readonly copyFacts: (raw: string) => PayloadFacts | undefined;
 
@@ -123,13 +125,16 @@ export class CaptureExplainer {
     const r = recogniseCommand(entry.line.args, entry.line.client);
     const client = entry.line.client;
     if (client !== 'lua')
-      this.rules.heard(
-        this.actors.get(client) ?? client,
-        entry.lineNo,
-        heardOf(r?.op, entry.line.args),
-        Number(entry.line.time),
-      );
+      this.rules.heard(this.actorOf(client), entry.lineNo, heardOf(r?.op, entry.line.args), Number(entry.line.time));
     this.grouper.add(entry, r);
+  }
+
+  /** The actor of an address (the address itself when it is not a connection the configuration named). */
+  private actorOf(client: string): string {
+    if (client === this.named.client) return this.named.actor;
+    const actor = this.actors.get(client) ?? client;
+    this.named = { client, actor };
+    return actor;
   }
 
   /** The last step out, and the timeline with its jobs and findings. */
@@ -148,7 +153,7 @@ export class CaptureExplainer {
   private close(g: Group): void {
     const index = this.index++;
     const t = Number(g.lines[0]!.entry.line.time);
-    const actor = this.actors.get(g.client) ?? g.client;
+    const actor = this.actorOf(g.client);
     const commands: TraceCommand[] = g.lines.map(({ entry, r }) => {
       const lua = entry.line.client === 'lua';
       // One shape for every command, its optional members undefined where absent (JSON leaves
@@ -156,7 +161,7 @@ export class CaptureExplainer {
       return {
         step: index,
         t,
-        actor: lua ? actor : (this.actors.get(entry.line.client) ?? entry.line.client),
+        actor: lua ? actor : this.actorOf(entry.line.client),
         process: 1,
         source: lua ? 'lua' : 'client',
         db: entry.line.db,

@@ -184,14 +184,17 @@ async function feed(
   );
   if (lateCount === 0) return;
   const { warnings } = explainer.timeline;
+  let told = 0;
   for (const p of late) {
-    if (named++ < NAMED_PROBLEMS) err(`lqsim: ${terminalSafe(source)}:${p.lineNo}: ${terminalSafe(p.problem)}\n`);
+    if (named + told < NAMED_PROBLEMS) {
+      err(`lqsim: ${terminalSafe(source)}:${p.lineNo}: ${terminalSafe(p.problem)}\n`);
+      told++;
+    }
     warnings.push(`line ${p.lineNo}: ${p.problem}`);
   }
-  if (lateCount > late.length) {
-    err(`lqsim: ${lateCount - late.length} more lines that are not MONITOR's\n`);
-    warnings.push(`${lateCount - late.length} more lines that are not MONITOR's`);
-  }
+  // Every one is told: by its line, or in a count.
+  if (lateCount > told) err(`lqsim: ${lateCount - told} more lines that are not MONITOR's\n`);
+  if (lateCount > late.length) warnings.push(`${lateCount - late.length} more lines that are not MONITOR's`);
 }
 
 /** The progress bar, on a terminal's stderr, over one pass when the trace goes to that terminal. */

@@ -43,6 +43,25 @@ describe('a line broken past what the first pass reads', () => {
   });
 });
 
+describe('many broken lines, some broken past what the first pass reads', () => {
+  it('names the first twenty and counts the rest, each broken line told once', async () => {
+    const lines = readFileSync(THREE_JOBS, 'utf8').split('\n');
+    const pushes = lines.flatMap((l, i) => (l.includes('"EVAL" "-- Push the job onto the queue') ? [i] : []));
+    for (const i of pushes) lines[i] = `${lines[i]!.slice(0, -1)}\\q"`; // broken in the payload: pass 2 finds them
+    const garbage = Array.from({ length: 22 }, (_, n) => `not a monitor line ${n}`); // pass 1 finds these
+    const file = join(dir, 'many-broken.txt');
+    writeFileSync(file, [...garbage, ...lines].join('\n'));
+    const r = await lqsim(['explain', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const told = r.stderr.split('\n').filter((l) => l !== '');
+    const named = told.filter((l) => l.startsWith(`lqsim: ${file}:`));
+    const counted = told.map((l) => /^lqsim: (\d+) more lines that are not MONITOR's$/.exec(l)?.[1]).filter(Boolean);
+    expect(named).toHaveLength(20);
+    expect(named.length + counted.reduce((a, n) => a + Number(n), 0)).toBe(garbage.length + pushes.length);
+    expect(told).toHaveLength(named.length + counted.length);
+  });
+});
+
 /** Bytes the process has read (Linux: /proc/<pid>/io). */
 function bytesRead(pid: number): number {
   const io = readFileSync(`/proc/${pid}/io`, 'utf8');

@@ -95,6 +95,26 @@ killed_then_taken() {          # FLOW TRIES [CLASS]
 }
 # --tries=3: attempt 2 runs and succeeds.
 flow_killed-worker() { killed_then_taken killed-worker 3; }
+# test/fixtures/explain-failed (record it there: `... explain-captures.sh test/fixtures/explain-failed
+# killed-past-tries`): ProbeTimeoutJob has $tries = 2 (payload maxTries 2). Worker A is SIGKILLed in
+# attempt 1, worker B (once A's reservation has ended) in attempt 2; worker C pops attempt 3, past
+# the payload's maxTries: Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts fails it with
+# MaxAttemptsExceededException without running handle() (the ZREM), then C stops when empty.
+flow_killed-past-tries() {
+  begin killed-past-tries
+  RETRY_AFTER=2 php_ dispatch "$PORT" ProbeTimeoutJob 1
+  PROBE_BEHAVIOUR=run:30 RETRY_AFTER=2 bg work "$PORT" 60 1 1; A=$BG
+  wait_handle 1
+  kill -9 "$A"; wait "$A" 2>/dev/null || true
+  sleep 2.5
+  PROBE_BEHAVIOUR=run:30 RETRY_AFTER=2 bg work "$PORT" 60 1 1; B=$BG
+  wait_handle 2
+  kill -9 "$B"; wait "$B" 2>/dev/null || true
+  sleep 2.5
+  PROBE_BEHAVIOUR=succeed RETRY_AFTER=2 bg work "$PORT" 60 1 1; C=$BG
+  wait "$C"
+  end
+}
 # queue:work's default --tries=1: attempt 2 fails at once with MaxAttemptsExceededException,
 # without running.
 flow_max-attempts() { killed_then_taken max-attempts 1; }

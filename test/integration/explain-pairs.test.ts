@@ -3,21 +3,13 @@
 // traffic alone cannot tell its stories apart), and pairs.ts's account of each capture is what
 // Laravel's own events (the .events.jsonl beside it) say. The findings themselves are checked
 // against pairs.ts by their own tests.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { explainCapture } from '../../src/explain/index.ts';
 import type { CaptureTruth } from '../fixtures/explain/pairs.ts';
 import { CAPTURES, PAIRS } from '../fixtures/explain/pairs.ts';
+import { captureText, laravelEvents } from '../fixtures/explain/read.ts';
 
-const fixture = (name: string, ext: string) =>
-  readFileSync(new URL(`../fixtures/explain/laravel8-${name}${ext}`, import.meta.url), 'utf8');
-
-type LaravelEvent = Record<string, unknown> & { pid: number; event: string };
-const eventsOf = (name: string): LaravelEvent[] =>
-  fixture(name, '.events.jsonl')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as LaravelEvent);
+const eventsOf = laravelEvents;
 
 /**
  * Each step as its actor, its kind and the commands it sent and ran, without arguments or times:
@@ -118,7 +110,7 @@ describe('paired real Laravel 8.83 captures (test/fixtures/explain/README.md)', 
 
     it('its clock is the one pairs.ts names', () => {
       // On the harness's virtual clock the scores are 1700000000 and up, MONITOR's times today's.
-      const capture = fixture(name, '.txt');
+      const capture = captureText(name);
       const reserved = /"zadd" "[^"]*:reserved" "(\d+)"/.exec(capture);
       const monitorTime = Number(/^(\d+)\.\d+ \[/m.exec(capture)![1]);
       const skew = Math.abs(Number(reserved![1]) - monitorTime);
@@ -128,7 +120,7 @@ describe('paired real Laravel 8.83 captures (test/fixtures/explain/README.md)', 
 
   describe.each(PAIRS.map((p) => [p.captures.join(' / '), p] as const))('%s', (_, pair) => {
     it('the same shape of Redis traffic: the same steps by the same actors, the same commands in each', () => {
-      const [first, ...others] = pair.captures.map((c) => shape(fixture(c, '.txt')));
+      const [first, ...others] = pair.captures.map((c) => shape(captureText(c)));
       expect(first!.length).toBeGreaterThanOrEqual(2);
       for (const other of others) expect(other).toEqual(first);
     });

@@ -4,21 +4,13 @@
 // against the capture read by hand (RedisQueue::migrateExpiredJobs: EVAL with 3 keys, :delayed
 // first, the queue second; LuaScripts::migrateExpiredJobs rpushes the due payloads onto the queue,
 // inside the script, in chunks of 100); then lqsim's findings against that truth.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { explainCapture } from '../../src/explain/index.ts';
 import type { MigrationTruth } from '../fixtures/explain/pairs.ts';
 import { MIGRATIONS } from '../fixtures/explain/pairs.ts';
+import { captureText, laravelEvents } from '../fixtures/explain/read.ts';
 
-const fixture = (name: string, ext: string) =>
-  readFileSync(new URL(`../fixtures/explain/laravel8-${name}${ext}`, import.meta.url), 'utf8');
-
-type LaravelEvent = Record<string, unknown> & { pid: number; event: string };
-const eventsOf = (name: string): LaravelEvent[] =>
-  fixture(name, '.events.jsonl')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as LaravelEvent);
+const eventsOf = laravelEvents;
 
 /** The events file's account, in pairs.ts's words. */
 function laravelSaid(name: string): MigrationTruth['events'] {
@@ -67,7 +59,7 @@ function delayedMigrates(capture: string): Array<{ line: number; moved: number }
 }
 
 describe.each(MIGRATIONS.map((c) => [c.name, c] as const))('laravel8-%s', (name, truth) => {
-  const capture = fixture(name, '.txt');
+  const capture = captureText(name);
   let memo: ReturnType<typeof explainCapture> | undefined;
   const explained = () => (memo ??= explainCapture(capture));
   const big = () => explained().findings.filter((f) => f.kind === 'big-migration');

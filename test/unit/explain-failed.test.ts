@@ -4,7 +4,7 @@
 // each real Laravel 8.83 capture (JobFailed, and queue:work's failed_jobs.log), and Laravel 8.83's
 // source for what the events do not carry (WorkCommand::logFailedJob logs $job->getRawBody(),
 // RedisJob's $job: the string the pop script's LPOP took off the ready list).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { captureEntry, isProblem } from '../../src/explain/capture.ts';
 import type { CapturedLine } from '../../src/explain/capture.ts';
@@ -19,17 +19,14 @@ import { makeChalk } from '../../src/output/colour.ts';
 import { renderMarkdown } from '../../src/output/markdown.ts';
 import { renderTextFooter } from '../../src/output/text.ts';
 import { matchers } from '../../src/testing/matchers.ts';
+import type { LaravelEvent } from '../fixtures/explain/read.ts';
+import { captureText, laravelEvents } from '../fixtures/explain/read.ts';
 
 const proven = new URL('../fixtures/explain-failed/', import.meta.url);
 const pairs = new URL('../fixtures/explain/', import.meta.url);
 
-type Said = Record<string, unknown> & { event: string };
-const events = (dir: URL, name: string): Said[] =>
-  readFileSync(new URL(`laravel8-${name}.events.jsonl`, dir), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Said);
-const capture = (dir: URL, name: string): string => readFileSync(new URL(`laravel8-${name}.txt`, dir), 'utf8');
+const events = (dir: URL, name: string) => laravelEvents(name, dir);
+const capture = (dir: URL, name: string): string => captureText(name, dir);
 
 describe('a failure the capture proves: a job killed on its last try, failed by the next pop past $tries', () => {
   // laravel8-killed-past-tries (README.md beside it): ProbeTimeoutJob ($tries = 2), its workers
@@ -61,8 +58,8 @@ describe('a failure the capture proves: a job killed on its last try, failed by 
   });
 
   it('has the row failed_jobs holds: connection, queue, exception and message as Laravel logged them', () => {
-    const [failed] = jobFailed as [Said];
-    const [log] = logged as [Said];
+    const [failed] = jobFailed as [LaravelEvent];
+    const [log] = logged as [LaravelEvent];
     expect(explained.timeline.failed).toHaveLength(1);
     const [row] = explained.timeline.failed as [(typeof explained.timeline.failed)[number]];
     // The trace names jobs class#n in order of first appearance: the capture's one ProbeTimeoutJob.
@@ -81,7 +78,7 @@ describe('a failure the capture proves: a job killed on its last try, failed by 
   });
 
   it("has getRawBody() as its payload: the copy the last pop took off the ready list, not the ZREM's", () => {
-    const [failed] = jobFailed as [Said];
+    const [failed] = jobFailed as [LaravelEvent];
     const [row] = explained.timeline.failed as [(typeof explained.timeline.failed)[number]];
     const lines = text
       .split('\n')
@@ -115,7 +112,7 @@ describe('a failure the capture proves: a job killed on its last try, failed by 
   });
 
   it("is in the text and markdown footers, with Laravel's exception and message", () => {
-    const [failed] = jobFailed as [Said];
+    const [failed] = jobFailed as [LaravelEvent];
     const text = renderTextFooter(explained.timeline, { chalk: makeChalk(0), width: 400 });
     expect(text).toContain('failed jobs: 1\n  ProbeTimeoutJob#1 at t+5s on redis/default\n');
     expect(text).toContain(`${String(failed.exception)}: ${String(failed.message)}`);

@@ -6,7 +6,6 @@
 // the poll's migrates carried in their ARGV. The truth below is Laravel's: its events beside the
 // real 8.83 captures of test/fixtures/explain (the retry-until pair, README.md there), and its
 // source for the hand-made captures, never the tool's output.
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { captureEntry, isProblem } from '../../src/explain/capture.ts';
 import type { CapturedLine } from '../../src/explain/capture.ts';
@@ -15,15 +14,11 @@ import { explainCapture } from '../../src/explain/index.ts';
 import { renderExplainedRecords } from '../../src/explain/records.ts';
 import { CaptureExplainer } from '../../src/explain/timeline.ts';
 import { job, Monitor } from '../helpers/laravel8-monitor.ts';
+import { captureText, laravelEvents } from '../fixtures/explain/read.ts';
 
 const dir = new URL('../fixtures/explain/', import.meta.url);
-type Said = Record<string, unknown> & { event: string; pid: number };
-const events = (name: string): Said[] =>
-  readFileSync(new URL(`laravel8-${name}.events.jsonl`, dir), 'utf8')
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as Said);
-const capture = (name: string): string => readFileSync(new URL(`laravel8-${name}.txt`, dir), 'utf8');
+const events = (name: string) => laravelEvents(name, dir);
+const capture = (name: string): string => captureText(name, dir);
 const entries = (text: string): CapturedLine[] =>
   text
     .split('\n')

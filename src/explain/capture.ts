@@ -47,18 +47,23 @@ export async function* readCapture(lines: AsyncIterable<string>): AsyncGenerator
 /**
  * What the first pass (the configuration: configuration.ts) reads of a MONITOR line: nothing of
  * a script's own commands (its EVAL says what it is), and of an EVAL the script and its keys, and
- * ARGV[1] only where it is a time (a migrate's now, a pop's until), not a payload; every arg of
- * other commands (their count tells a push's RPUSH from another app's). The second pass reads
- * every line whole.
+ * ARGV[1] only where it is a time (a migrate's now, a pop's until), not a payload; of other
+ * commands their name and key, and how many args follow (their count tells a delete's ZREM from
+ * another app's), BLPOP's and SELECT's whole. The second pass reads every line whole.
  */
 export const CONFIGURATION_ARGS: ArgsWanted = (client, args) => {
   if (client === 'lua') return false;
-  if (args.length < 3 || commandName(args[0]!) !== 'EVAL') return true;
+  if (args.length < 2) return true;
+  const name = commandName(args[0]!);
+  // A command's name and key say what it is; the count of the rest tells Laravel's shape (a
+  // delete's ZREM of one payload) from another app's. BLPOP's timeout is its last arg.
+  if (name !== 'EVAL') return name === 'BLPOP' || name === 'SELECT' ? true : 'count';
+  if (args.length < 3) return true;
   const keys = Number(args[2]);
   if (!Number.isInteger(keys)) return true;
   if (args.length < 3 + keys) return true;
-  const name = recogniseScript(args[1]!)?.name;
-  return args.length === 3 + keys && (name === undefined || name === 'pop' || name === 'migrateExpiredJobs');
+  const script = recogniseScript(args[1]!)?.name;
+  return args.length === 3 + keys && (script === undefined || script === 'pop' || script === 'migrateExpiredJobs');
 };
 
 /**

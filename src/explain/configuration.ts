@@ -118,7 +118,7 @@ export class ConfigurationReader {
     if (this.span === null) this.span = { first: line.time, last: line.time };
     else this.span.last = line.time;
     if (line.client === 'lua') return; // part of the EVAL before it, which is counted
-    const r = recogniseCommand(line.args, line.client);
+    const r = recogniseCommand(line.args, line.client, line.argc);
     let c = this.connections.get(line.client);
     if (c === undefined) {
       c = { client: line.client, role: 'other', operations: {}, other: 0, firstLine: lineNo, lastLine: lineNo };

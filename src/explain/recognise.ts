@@ -186,7 +186,12 @@ export interface Recognised {
  * or undefined for traffic that is not Laravel's queue. Only shapes Laravel sends are taken:
  * a command on a queue key from an unknown script or app is not claimed.
  */
-export function recogniseCommand(args: readonly string[], client: string): Recognised | undefined {
+export function recogniseCommand(
+  args: readonly string[],
+  client: string,
+  /** How many args the line has, when `args` holds only its first (a first pass's reading). */
+  argc = args.length,
+): Recognised | undefined {
   const name = args[0] === undefined ? undefined : commandName(args[0]);
   if (name === undefined) return undefined;
   if (client === 'lua') {
@@ -198,7 +203,7 @@ export function recogniseCommand(args: readonly string[], client: string): Recog
     if (inScript === undefined) IN_SCRIPT.set(key, (inScript = { op: 'script', key }));
     return inScript;
   }
-  if (name === 'SELECT' && args.length === 2) return { op: 'select' };
+  if (name === 'SELECT' && argc === 2) return { op: 'select' };
   if (name === 'EVAL') {
     const script = args[1] === undefined ? undefined : recogniseScript(args[1]);
     if (script === undefined) return undefined;
@@ -207,10 +212,10 @@ export function recogniseCommand(args: readonly string[], client: string): Recog
   }
   const key = args[1] === undefined ? undefined : parseQueueKey(args[1]);
   if (key === undefined) return undefined;
-  if (name === 'RPUSH' && key.kind === 'ready' && args.length === 3) return { op: 'push', key };
-  if (name === 'ZADD' && key.kind === 'delayed' && args.length === 4) return { op: 'later', key };
-  if (name === 'ZADD' && key.kind === 'reserved' && args.length === 4) return { op: 'reserve', key };
-  if (name === 'ZREM' && key.kind === 'reserved' && args.length === 3) return { op: 'delete', key };
+  if (name === 'RPUSH' && key.kind === 'ready' && argc === 3) return { op: 'push', key };
+  if (name === 'ZADD' && key.kind === 'delayed' && argc === 4) return { op: 'later', key };
+  if (name === 'ZADD' && key.kind === 'reserved' && argc === 4) return { op: 'reserve', key };
+  if (name === 'ZREM' && key.kind === 'reserved' && argc === 3) return { op: 'delete', key };
   if (name === 'BLPOP' && (key.kind === 'ready' || key.kind === 'notify')) return { op: 'block', key };
   return undefined;
 }

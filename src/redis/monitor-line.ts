@@ -18,6 +18,8 @@ export interface MonitorLine {
   binaryArgs?: number[];
   /** Set when a reader asked for the first args only (ArgsWanted): the line has more, not read. */
   partial?: true;
+  /** How many args the line has in all, when a reader asked for the rest to be counted only ('count'). */
+  argc?: number;
 }
 
 export class MonitorParseError extends Error {
@@ -48,10 +50,11 @@ interface Header {
 
 /**
  * Which args a reader needs, asked before each one (`args` holds those decoded so far): false
- * ends the parse there, and `args` holds only those (`partial` is then set). A reader that needs
- * the first few args of a line that carries a 1 KB payload after them spares decoding it.
+ * ends the parse there, and `args` holds only those (`partial` is then set); 'count' ends it too,
+ * with the args left counted (`argc`). A reader that needs the first few args of a line that
+ * carries a 1 KB payload after them spares decoding it.
  */
-export type ArgsWanted = (client: string, args: readonly string[]) => boolean;
+export type ArgsWanted = (client: string, args: readonly string[]) => boolean | 'count';
 
 export function parseMonitorLine(line: string): MonitorLine {
   return parseMonitorArgs(line, undefined);
@@ -67,12 +70,18 @@ function parseMonitorArgs(line: string, wanted: ArgsWanted | undefined): Monitor
   const args: string[] = [];
   let binaryArgs: number[] | undefined;
   let partial = false;
+  let argc: number | undefined;
   const { end } = h;
   let i = h.argsStart;
   // argc == 0: the server would print "... [db client] " and nothing more
   while (i !== end) {
-    if (wanted !== undefined && !wanted(h.client, args)) {
+    const more = wanted === undefined ? true : wanted(h.client, args);
+    if (more !== true) {
+      // A line that does not end its last arg (cut short by a killed redis-cli, or not MONITOR's
+      // past here) is read whole, to say what is wrong with it as a whole reading does.
+      if (line.charCodeAt(end - 1) !== QUOTE) return parseMonitorArgs(line, undefined);
       partial = true;
+      if (more === 'count') argc = args.length + argsFrom(line, i, end);
       break;
     }
     if (line.charCodeAt(i) !== QUOTE) throw new MonitorParseError("expected '\"' to open an argument", line, i);
@@ -110,7 +119,19 @@ function parseMonitorArgs(line: string, wanted: ArgsWanted | undefined): Monitor
   const out: MonitorLine = { time: h.time, db: h.db, client: h.client, args };
   if (binaryArgs) out.binaryArgs = binaryArgs;
   if (partial) out.partial = true;
+  if (argc !== undefined) out.argc = argc;
   return out;
+}
+
+/**
+ * How many args the rest of a line holds, from `i` (an arg's opening quote), without reading
+ * them: one, and one more after each `" "`, which separates args and is never inside one (a quote
+ * in an arg is always escaped). A broken line counts as it looks; the whole reading tells it.
+ */
+function argsFrom(line: string, i: number, end: number): number {
+  let n = 1;
+  for (let at = line.indexOf('" "', i); at !== -1 && at < end; at = line.indexOf('" "', at + 3)) n++;
+  return n;
 }
 
 /** A last arg worth reading at once: a payload (a push's, a reserved copy's, a delete's), not a short one. */

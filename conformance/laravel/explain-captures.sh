@@ -9,7 +9,7 @@
 #
 #   bash conformance/laravel/explain-captures.sh [OUTDIR [FLOW...]]   (default test/fixtures/explain, every flow)
 #
-# Needs php-cli php-redis php-laravel-framework redis-server redis-tools; every flow: about 70 s.
+# Needs php-cli php-redis php-laravel-framework redis-server redis-tools; every flow: about 95 s (the sum of each flow's own recording time).
 # Re-recording rewrites the fixtures with new ids and times: name the flows you mean to change.
 set -euo pipefail
 

@@ -76,12 +76,14 @@ function parseMonitorArgs(line: string, wanted: ArgsWanted | undefined): Monitor
   // argc == 0: the server would print "... [db client] " and nothing more
   while (i !== end) {
     const more = wanted === undefined ? true : wanted(h.client, args);
-    if (more !== true) {
+    // The args left, counted, unless their text leaves the count in doubt (then they are read).
+    const left = more === 'count' ? argsFrom(line, i, end) : undefined;
+    if (more === false || left !== undefined) {
       // A line that does not end its last arg (cut short by a killed redis-cli, or not MONITOR's
       // past here) is read whole, to say what is wrong with it as a whole reading does.
       if (line.charCodeAt(end - 1) !== QUOTE) return parseMonitorArgs(line, undefined);
       partial = true;
-      if (more === 'count') argc = args.length + argsFrom(line, i, end);
+      if (left !== undefined) argc = args.length + left;
       break;
     }
     if (line.charCodeAt(i) !== QUOTE) throw new MonitorParseError("expected '\"' to open an argument", line, i);
@@ -125,13 +127,24 @@ function parseMonitorArgs(line: string, wanted: ArgsWanted | undefined): Monitor
 
 /**
  * How many args the rest of a line holds, from `i` (an arg's opening quote), without reading
- * them: one, and one more after each `" "`, which separates args and is never inside one (a quote
- * in an arg is always escaped). A broken line counts as it looks; the whole reading tells it.
+ * them: one, and one more after each `" "` whose first quote ends an arg (not an escaped quote
+ * that an arg's text ends with: `"x\" " "y"`); or undefined where that cannot tell: an arg that
+ * is one space (`"a" " " "b"`, whose `" "` is an arg, not a gap). A broken line counts as it
+ * looks; the whole reading tells it.
  */
-function argsFrom(line: string, i: number, end: number): number {
+function argsFrom(line: string, i: number, end: number): number | undefined {
+  if (line.indexOf('" " "', i) !== -1) return undefined;
   let n = 1;
-  for (let at = line.indexOf('" "', i); at !== -1 && at < end; at = line.indexOf('" "', at + 3)) n++;
+  for (let at = line.indexOf('" "', i + 1); at !== -1 && at < end; at = line.indexOf('" "', at + 1))
+    if (!escaped(line, at, i)) n++;
   return n;
+}
+
+/** Whether the char at `at` is escaped: an odd run of backslashes before it (back to `from`). */
+function escaped(line: string, at: number, from: number): boolean {
+  let k = at - 1;
+  while (k > from && line.charCodeAt(k) === BACKSLASH) k--;
+  return (at - 1 - k) % 2 === 1;
 }
 
 /** A last arg worth reading at once: a payload (a push's, a reserved copy's, a delete's), not a short one. */
@@ -151,8 +164,9 @@ const NOT_JSON_ESCAPE = /\\[xauf/]/;
  */
 function lastArg(line: string, start: number, end: number): string | undefined {
   if (end - start <= LONG_ARG || line.charCodeAt(end - 1) !== QUOTE) return undefined;
-  // Args are separated by `" "`, which no arg holds (a quote in one is always escaped): none
-  // after `start`, it is the last (the test costs less than a JSON.parse that throws).
+  // Args are separated by `" "`: none after `start`, it is the last (the test costs less than a
+  // JSON.parse that throws). An arg whose text ends in an escaped quote and a space has one too,
+  // and is read the slow way.
   if (line.indexOf('" "', start) !== -1) return undefined;
   const raw = line.slice(start - 1, end);
   // A payload comes again a line or a few later: a push's EVAL, then its script's RPUSH; a pop's

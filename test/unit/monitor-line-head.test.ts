@@ -50,6 +50,24 @@ describe('parseMonitorLineHead: the args asked for, and no further', () => {
   });
 });
 
+describe("the args a reader only counts ('count')", () => {
+  const count = (line: string) => parseMonitorLineHead(line, (_c, args) => (args.length < 2 ? true : 'count'));
+
+  it('counts what a whole reading reads, whatever the args hold (a lone space, a text ending in a quote and a space)', () => {
+    const arg = fc.oneof(fc.constantFrom(' ', '" ', 'x" ', '"', '\\', ' " ', '" "', ''), fc.string({ maxLength: 8 }));
+    fc.assert(
+      fc.property(fc.array(arg, { minLength: 1, maxLength: 6 }), (rest) => {
+        const args = ['ZREM', 'queues:default:reserved', ...rest];
+        const line = formatMonitorLine({ time: '1700000000.000001', db: 0, client: '127.0.0.1:1', args });
+        const head = count(line);
+        expect(head.argc ?? head.args.length).toBe(args.length);
+        expect(head.args.slice(0, 2)).toEqual(args.slice(0, 2));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
 describe("Laravel's scripts, decoded once", () => {
   const evalLine = (script: string, ...rest: string[]): string =>
     formatMonitorLine({ time: '1700000000.000003', db: 0, client: '127.0.0.1:5001', args: ['EVAL', script, ...rest] });

@@ -4,13 +4,16 @@
 import { createClient } from 'redis';
 import { acquireRedis, type RedisServer } from '../../src/redis/server.ts';
 
-const adminOf = (server: RedisServer) =>
-  createClient({ socket: { host: server.host, port: server.port }, database: 15 });
+const adminOf = (server: RedisServer, db: number) =>
+  createClient({ socket: { host: server.host, port: server.port }, database: db });
 export type AdminClient = ReturnType<typeof adminOf>;
 
-export async function serverWithAdmin(): Promise<{ server: RedisServer; admin: AdminClient; stop(): Promise<void> }> {
+/** `db`: where the admin sits (15 unless a test means it to hold a db, 0 say, as an app would). */
+export async function serverWithAdmin(
+  o: { db?: number } = {},
+): Promise<{ server: RedisServer; admin: AdminClient; stop(): Promise<void> }> {
   const server = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
-  const admin = adminOf(server);
+  const admin = adminOf(server, o.db ?? 15);
   admin.on('error', () => undefined);
   await admin.connect();
   return {

@@ -3,25 +3,19 @@
 // at the end, and on Ctrl-C too.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
 import type { RedisServer } from '../../src/redis/server.ts';
-import { acquireRedis } from '../../src/redis/server.ts';
+import { serverWithAdmin, type AdminClient } from '../helpers/admin.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 
 let owner: RedisServer;
-let client: ReturnType<typeof createClient>;
+let client: AdminClient;
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  owner = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
-  client = createClient({ socket: { host: owner.host, port: owner.port } });
-  client.on('error', () => undefined);
-  await client.connect();
+  ({ server: owner, admin: client, stop } = await serverWithAdmin({ db: 0 }));
 });
-afterAll(async () => {
-  client.destroy();
-  await owner.stop();
-});
+afterAll(() => stop());
 
 /** The same server, seen as someone else's: not owned, so never flushed. */
 const external = () => ({ ...owner, owned: false, describe: () => 'REDIS_URL', stop: async () => undefined });

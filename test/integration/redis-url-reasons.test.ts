@@ -11,28 +11,23 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
 import { lqsim } from '../helpers/cli.ts';
 import { describeRunFailure, loginDenial, RedisSettingError } from '../../src/redis/errors.ts';
 import type { RedisServer } from '../../src/redis/server.ts';
 import { acquireRedis } from '../../src/redis/server.ts';
+import { serverWithAdmin, type AdminClient } from '../helpers/admin.ts';
 import { parseRedisUrl } from '../../src/redis/url.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile, parseScenario } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 
 let server: RedisServer;
-let admin: ReturnType<typeof createClient>;
+let admin: AdminClient;
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  server = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
-  admin = createClient({ socket: { host: server.host, port: server.port } });
-  admin.on('error', () => undefined);
-  await admin.connect();
+  ({ server, admin, stop } = await serverWithAdmin());
 });
-afterAll(async () => {
-  admin.destroy();
-  await server.stop();
-});
+afterAll(() => stop());
 
 const INSTALL_HINTS = /apt-get|brew install|not reachable/;
 

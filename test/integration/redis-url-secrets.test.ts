@@ -3,26 +3,21 @@
 // on either stream (CI logs keep it). The passwords carry the characters a URL parser takes for
 // something else (a raw `/` ends the host, `#` starts a fragment, `?` a query, `@` the host).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from 'redis';
 import { lqsim } from '../helpers/cli.ts';
 import type { RedisServer } from '../../src/redis/server.ts';
 import { acquireRedis } from '../../src/redis/server.ts';
+import { serverWithAdmin, type AdminClient } from '../helpers/admin.ts';
 import { redactUrl } from '../../src/redis/url.ts';
 
 let server: RedisServer;
-let admin: ReturnType<typeof createClient>;
+let admin: AdminClient;
+let stop: () => Promise<void>;
 beforeAll(async () => {
-  server = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
-  admin = createClient({ socket: { host: server.host, port: server.port } });
-  admin.on('error', () => undefined);
-  await admin.connect();
+  ({ server, admin, stop } = await serverWithAdmin());
   // A user whose password has every troublesome character; the URL then carries it percent-encoded.
   await admin.sendCommand(['ACL', 'SETUSER', 'app', 'on', `>${TRICKY}`, '~*', '&*', '+@all']);
 });
-afterAll(async () => {
-  admin.destroy();
-  await server.stop();
-});
+afterAll(() => stop());
 
 const TRICKY = 'Sup3r/S3c#r?t@x:y%z';
 

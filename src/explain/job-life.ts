@@ -341,12 +341,8 @@ function pastTries(attempt: number | null, maxTries: number | null): boolean {
 
 /** RedisJob::getJobId() (the payload's id; its uuid when it has none) and Job::resolveName() (displayName, else job). */
 function payloadName(raw: string): { id: string | undefined; name: string | undefined } | undefined {
-  let p: Record<string, unknown>;
-  try {
-    p = JSON.parse(raw) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
+  const p = parsedObject(raw);
+  if (p === null) return undefined;
   const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
   return { id: text(p.id) ?? text(p.uuid), name: text(p.displayName) ?? text(p.job) };
 }

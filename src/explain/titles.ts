@@ -44,7 +44,7 @@ export function titleOf(
     for (let j = i + 1; j < g.lines.length && g.lines[j]!.entry.line.client === 'lua'; j++) {
       const l = g.lines[j]!.entry;
       const a = l.line.args;
-      if (a[0]?.toLowerCase() !== 'rpush' || parseQueueKeyKind(a[1]) !== 'ready') continue;
+      if (a[0] === undefined || commandName(a[0]) !== 'RPUSH' || parseQueueKeyKind(a[1]) !== 'ready') continue;
       moved += a.length - 2;
       for (const payload of a.slice(2)) {
         const job = jobOf(payload, t, queue(r.key));
@@ -110,7 +110,9 @@ export function titleOf(
       // The pop script's ZADD to :reserved (or, 5.6-5.7 with block_for, PHP's ZADD) is the reservation.
       const reserve = g.lines.find(
         ({ entry, r }) =>
-          entry.line.args[0]?.toLowerCase() === 'zadd' && (r?.key?.kind === 'reserved' || r?.op === 'reserve'),
+          entry.line.args[0] !== undefined &&
+          commandName(entry.line.args[0]) === 'ZADD' &&
+          (r?.key?.kind === 'reserved' || r?.op === 'reserve'),
       );
       const blocked = g.lines.find((l) => l.r?.op === 'block');
       const onQueue = queue(g.lines.find((l) => l.r?.key !== undefined)?.r?.key);

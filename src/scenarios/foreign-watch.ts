@@ -151,7 +151,7 @@ export class ForeignUseError extends Error {
       `another client used this run's db ${db} (${listed}${uses.length > 3 ? '; ...' : ''}): ${
         seenAs === undefined
           ? "the trace would no longer be Laravel's alone, and that client could take the run's jobs"
-          : `the run saw it when ${seenAs.command} returned ${seenAs.actual}, but ${seenAs.expected}; the trace is no longer Laravel's alone`
+          : `the run saw it when ${seenAs.observed}; the trace is no longer Laravel's alone`
       }, so the run stops; give it a server or db no one else uses`,
     );
     this.name = 'ForeignUseError';

@@ -19,6 +19,11 @@ export class ModelMismatchError extends Error {
     );
     this.name = 'ModelMismatchError';
   }
+
+  /** What the run saw, without a cause: "worker-1's pop (…) returned nothing, but queues:default should hold …". */
+  get observed(): string {
+    return `${this.command} returned ${this.actual}, but ${this.expected}`;
+  }
 }
 
 /** How messages name payloads and times (the runner's registry and clock). */

@@ -71,6 +71,8 @@ function parseMonitorArgs(line: string, wanted: ArgsWanted | undefined): Monitor
   let binaryArgs: number[] | undefined;
   let partial = false;
   let argc: number | undefined;
+  /** Where the last arg opens (after the last `" "`), found once for a long line: -2 until then. */
+  let lastOpen = -2;
   const { end } = h;
   let i = h.argsStart;
   // argc == 0: the server would print "... [db client] " and nothing more
@@ -89,7 +91,9 @@ function parseMonitorArgs(line: string, wanted: ArgsWanted | undefined): Monitor
     if (line.charCodeAt(i) !== QUOTE) throw new MonitorParseError("expected '\"' to open an argument", line, i);
     const start = i + 1;
     const script = args.length === 1 && isEval(args[0]!) ? scriptAt(line, start) : undefined;
-    const last = script === undefined ? lastArg(line, start, end) : undefined;
+    if (script === undefined && lastOpen === -2 && end - start > LONG_ARG)
+      lastOpen = lastArgOpen(line, h.argsStart, end);
+    const last = script === undefined && i === lastOpen ? lastArg(line, start, end) : undefined;
     if (script !== undefined) {
       args.push(script.text);
       i = start + script.raw.length + 1;
@@ -164,10 +168,6 @@ const NOT_JSON_ESCAPE = /\\[xauf/]/;
  */
 function lastArg(line: string, start: number, end: number): string | undefined {
   if (end - start <= LONG_ARG || line.charCodeAt(end - 1) !== QUOTE) return undefined;
-  // Args are separated by `" "`: none after `start`, it is the last (the test costs less than a
-  // JSON.parse that throws). An arg whose text ends in an escaped quote and a space has one too,
-  // and is read the slow way.
-  if (line.indexOf('" "', start) !== -1) return undefined;
   const raw = line.slice(start - 1, end);
   // A payload comes again a line or a few later: a push's EVAL, then its script's RPUSH; a pop's
   // ZADD of the reserved copy, then the delete's ZREM of it. Texts that differ do so within a few
@@ -184,6 +184,17 @@ function lastArg(line: string, start: number, end: number): string | undefined {
   if (LAST_ARGS.length === LAST_ARGS_KEPT) LAST_ARGS.pop();
   LAST_ARGS.unshift({ raw, text });
   return text;
+}
+
+/**
+ * Where a line's last arg opens: after its last `" "` (args are separated by one), or its first
+ * arg when it has none. One scan back from the end, not one per arg. An arg whose own text makes
+ * a `" "` (ending in an escaped quote and a space, or a lone space) puts it inside an arg, where
+ * no arg opens: then no arg is taken for the last, and each is read the slow way.
+ */
+function lastArgOpen(line: string, argsStart: number, end: number): number {
+  const gap = line.lastIndexOf('" "', end - 1);
+  return gap < argsStart ? argsStart : gap + 2;
 }
 
 /** The last args read lately, newest first (see lastArg): as many as a job's commands are lines apart. */

@@ -68,6 +68,24 @@ describe("the args a reader only counts ('count')", () => {
   });
 });
 
+describe('long last args, read the fast way where that is exact', () => {
+  it('reads any args as written, the last long one included (quotes, backslashes, lone spaces at its end)', () => {
+    const char = fc.constantFrom('a', 'b', ' ', '"', '\\', '{', '}', ':', '\n', 'é');
+    const text = (max: number) => fc.array(char, { maxLength: max }).map((cs) => cs.join(''));
+    const tail = fc.constantFrom('', ' ', '" ', '\\', ' " ', '"');
+    const long = fc.tuple(text(300), tail).map(([t, end]) => `${'x'.repeat(130)}${t}${end}`);
+    fc.assert(
+      fc.property(fc.array(fc.oneof(text(8), fc.constant(' ')), { maxLength: 3 }), long, (first, last) => {
+        const args = ['RPUSH', ...first, last];
+        const line = formatMonitorLine({ time: '1700000000.000001', db: 0, client: '127.0.0.1:1', args });
+        expect(parseMonitorLine(line).args).toEqual(args);
+        expect(parseMonitorLine(line).args).toEqual(args); // again: the last-args memo answers
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
 describe("Laravel's scripts, decoded once", () => {
   const evalLine = (script: string, ...rest: string[]): string =>
     formatMonitorLine({ time: '1700000000.000003', db: 0, client: '127.0.0.1:5001', args: ['EVAL', script, ...rest] });

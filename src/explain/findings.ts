@@ -146,14 +146,28 @@ const ONCE_WORKERS = 3;
 
 /** The silent-after-delete findings of many one-job processes, as one. */
 /**
- * Reserved past its tries and deleted, when its payload has a retryUntil: Laravel 5.5+ then fails
- * it before handle() only if the worker's clock has passed retryUntil, and else runs it, whatever
- * the attempts (markJobAsFailedIfAlreadyExceedsMaxAttempts); 5.3-5.4 have no retryUntil and fail it.
+ * Reserved past its limit and deleted: Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts fails it
+ * before handle(). The limit is its tries when the payload has no retryUntil (certain); with one
+ * (5.5+), retryUntil alone, whatever the attempts: certain once the poll's clock has passed it,
+ * else only possible (the worker runs it while its clock has not).
  */
-function pastTriesWithRetryUntil(over: Reserve, del: Delete): Finding {
+function reservedPastItsLimit(over: Reserve, del: Delete): Finding {
+  if (over.retryUntil === undefined || over.retryUntil === null)
+    return {
+      kind: 'max-attempts-exceeded',
+      certainty: 'certain',
+      title: `${del.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts, the path of a job whose earlier attempt timed out or was killed)`,
+      lines: [over.line, del.line],
+      alternatives: [],
+      failed: {
+        line: del.line,
+        how: 'failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts)',
+        certainty: 'certain',
+      },
+    };
   const quick = del.t - over.t < AT_ONCE;
   // The worker checks after its pop, on the clock its poll's migrates carried: later, never earlier.
-  const passed = over.now !== undefined && over.now !== null && over.now > over.retryUntil!;
+  const passed = over.now !== undefined && over.now !== null && over.now > over.retryUntil;
   if (passed)
     return {
       kind: 'max-attempts-exceeded',
@@ -327,21 +341,8 @@ export class FindingRules {
     const key = `${e.job}@${e.actor}`;
     const over = this.overTries.get(key);
     this.overTries.delete(key);
-    if (over !== undefined && e.kind === 'delete' && over.retryUntil !== undefined && over.retryUntil !== null) {
-      this.out.push(pastTriesWithRetryUntil(over, e));
-    } else if (over !== undefined && e.kind === 'delete') {
-      this.out.push({
-        kind: 'max-attempts-exceeded',
-        certainty: 'certain',
-        title: `${e.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts, the path of a job whose earlier attempt timed out or was killed)`,
-        lines: [over.line, e.line],
-        alternatives: [],
-        failed: {
-          line: e.line,
-          how: 'failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts)',
-          certainty: 'certain',
-        },
-      });
+    if (over !== undefined && e.kind === 'delete') {
+      this.out.push(reservedPastItsLimit(over, e));
     } else if (h !== undefined && e.kind === 'delete' && h.maxTries === null && e.t - h.t < AT_ONCE) {
       // Taken over from a holder: read in finish, once the holder's fate is known.
       const pair = this.pairs.find((p) => p.e.r === h);

@@ -36,7 +36,8 @@ import { captureSettings } from '../explain/settings.ts';
 import { renderExplainedRecords } from '../explain/records.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from '../output/text.ts';
-import { ciIsSet, err, out, stdoutDrained, UsageError } from './args.ts';
+import { ciIsSet, err, stdoutDrained, UsageError } from './args.ts';
+import { ByteOut } from './byte-out.ts';
 import { importUi, tuiUnavailable } from './tui.ts';
 
 export const EXPLAIN_FORMATS = ['text', 'ndjson', 'json', 'markdown'] as const;
@@ -169,6 +170,7 @@ async function feed(
   explainer: CaptureExplainer,
   progress: Progress,
   named: number,
+  sink: ByteOut,
 ): Promise<void> {
   const late: CaptureProblem[] = [];
   let lateCount = 0;
@@ -183,6 +185,7 @@ async function feed(
     (bytes) => progress.update(2, bytes),
   );
   if (lateCount === 0) return;
+  sink.flush(); // the steps before, where stdout and stderr are one file
   const { warnings } = explainer.timeline;
   let told = 0;
   for (const p of late) {
@@ -212,6 +215,8 @@ async function explainFile(
 ): Promise<number> {
   // The bar shares the terminal with the trace only while the trace is not being printed to it.
   const progress = progressFor(source, file, process.stdout.isTTY === true ? 1 : 2);
+  // The trace in 64 KB writes, unless a person reads it as it comes.
+  const sink = new ByteOut(process.stdout, process.stdout.isTTY === true ? 0 : undefined);
   try {
     // The configuration is let go once the explainer has named the actors: it holds a record per
     // connection, and a real capture has one per request and per `--once` worker.
@@ -226,7 +231,7 @@ async function explainFile(
     const opts = { chalk, full: false, width: process.stdout.columns || 100, clock: true };
     // json: the timeline as `lqsim run --format json` writes one, with each job's life and the
     // findings beside its steps, written as it goes.
-    const json = format === 'json' ? new ExplainedJsonWriter(out) : undefined;
+    const json = format === 'json' ? new ExplainedJsonWriter((text) => sink.write(text), (raw) => sink.writeJson(raw)) : undefined;
     const explainer = new CaptureExplainer(read.config, {
       file: source,
       problems: read.problems,
@@ -234,8 +239,8 @@ async function explainFile(
       keepSteps: format === 'markdown',
       allLives: format === 'json',
       onStep: (step) => {
-        if (format === 'ndjson') out(renderNdjson({ steps: [step] }));
-        else if (format === 'text') out(renderStepText(step, explainer.timeline, opts));
+        if (format === 'ndjson') sink.write(renderNdjson({ steps: [step] }));
+        else if (format === 'text') sink.write(renderStepText(step, explainer.timeline, opts));
         else json?.step(step);
       },
     });
@@ -243,34 +248,35 @@ async function explainFile(
     const settings = format === 'json' || format === 'ndjson' ? captureSettings(read.config) : undefined;
     const named = read.problems.length;
     read = undefined;
-    if (format === 'text') out(renderTextHeader(explainer.timeline, opts));
+    if (format === 'text') sink.write(renderTextHeader(explainer.timeline, opts));
     json?.begin(explainer.timeline);
-    await feed(file, source, explainer, progress, named);
+    await feed(file, source, explainer, progress, named, sink);
     const explained = explainer.finish();
     const { timeline, findings, lives, quietLives } = explained;
     progress.stop();
     if (json !== undefined) json.end(explained, settings!);
-    else if (format === 'ndjson') out(renderExplainedRecords(explained, settings!));
+    else if (format === 'ndjson') sink.write(renderExplainedRecords(explained, settings!));
     else if (format === 'markdown') {
-      out(renderMarkdown(timeline));
-      out(renderLivesMarkdown(lives, timeline.start, quietLives));
-      out(`\n## Findings\n\n`);
-      if (findings.length === 0) out('None.\n');
+      sink.write(renderMarkdown(timeline));
+      sink.write(renderLivesMarkdown(lives, timeline.start, quietLives));
+      sink.write(`\n## Findings\n\n`);
+      if (findings.length === 0) sink.write('None.\n');
       for (const f of findings) {
-        out(`- ${escapeMarkdown(findingHead(f))}\n`);
-        for (const alt of findingAlternatives(f)) out(`  - ${escapeMarkdown(alt)}\n`);
+        sink.write(`- ${escapeMarkdown(findingHead(f))}\n`);
+        for (const alt of findingAlternatives(f)) sink.write(`  - ${escapeMarkdown(alt)}\n`);
       }
     } else if (format === 'text') {
-      out(renderTextFooter(timeline, opts));
-      out(renderLivesText(lives, timeline.start, chalk, quietLives));
-      out(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
+      sink.write(renderTextFooter(timeline, opts));
+      sink.write(renderLivesText(lives, timeline.start, chalk, quietLives));
+      sink.write(`\n${chalk.bold('findings:')}${findings.length === 0 ? ' none' : ''}\n`);
       for (const f of findings) {
-        out(`  - ${terminalSafe(findingHead(f))}\n`);
-        for (const alt of findingAlternatives(f)) out(`      ${terminalSafe(alt)}\n`);
+        sink.write(`  - ${terminalSafe(findingHead(f))}\n`);
+        for (const alt of findingAlternatives(f)) sink.write(`      ${terminalSafe(alt)}\n`);
       }
     }
     return 0;
   } finally {
+    sink.flush();
     progress.stop();
   }
 }
@@ -285,7 +291,7 @@ async function explainInTui(file: string, source: string): Promise<number> {
   try {
     const read = await readConfiguration(file, source, progress);
     const explainer = new CaptureExplainer(read.config, { file: source });
-    await feed(file, source, explainer, progress, read.problems.length);
+    await feed(file, source, explainer, progress, read.problems.length, new ByteOut());
     const { timeline, findings } = explainer.finish();
     prepared = { ...read, findings, timeline };
   } finally {

@@ -3,18 +3,24 @@
 // job's life and the findings beside its steps), but each step written out as it ends, so a
 // capture of any size is held one step at a time. JSON.stringify's pretty-printing is rebuilt
 // member by member: `{`, each member on its own line two spaces in, an array's elements four.
-import { jsonAt } from '../output/json.ts';
+import { jsonAt, rawJsonAt, safeJson } from '../output/json.ts';
 import type { Step, Timeline } from '../scenarios/timeline.ts';
 import type { CaptureSettings } from './settings.ts';
 import type { Explained } from './timeline.ts';
+
+/**
+ * Where the document goes: `write` takes text as it is, `writeJson` JSON.stringify's text not yet
+ * made terminal-safe (safeJson), for a writer that tests it more cheaply on its way out (ByteOut).
+ */
+export type JsonWrite = (text: string) => void;
 
 /** The explained timeline as json: `begin` with its header, each `step`, `end` with the rest. */
 export class ExplainedJsonWriter {
   private readonly json: JsonObjectWriter;
   private stepsAt = -1;
 
-  constructor(write: (text: string) => void) {
-    this.json = new JsonObjectWriter(write);
+  constructor(write: JsonWrite, writeJson?: JsonWrite) {
+    this.json = new JsonObjectWriter(write, writeJson);
   }
 
   /** The timeline's members before its steps, and the steps' array opened. */
@@ -45,7 +51,14 @@ export class JsonObjectWriter {
   private members = 0;
   private elements = 0;
 
-  constructor(private readonly write: (text: string) => void) {}
+  private readonly writeJson: JsonWrite;
+
+  constructor(
+    private readonly write: JsonWrite,
+    writeJson?: JsonWrite,
+  ) {
+    this.writeJson = writeJson ?? ((raw) => write(safeJson(raw)));
+  }
 
   /**
    * A member with its whole value (left out when undefined, as JSON.stringify does); an array an
@@ -68,7 +81,8 @@ export class JsonObjectWriter {
 
   element(value: unknown): void {
     // An undefined element is null in JSON.stringify's arrays.
-    this.write(`${this.elements++ === 0 ? '\n' : ',\n'}    ${jsonAt(value ?? null, 2)}`);
+    this.write(this.elements++ === 0 ? '\n    ' : ',\n    ');
+    this.writeJson(rawJsonAt(value ?? null, 2));
   }
 
   closeArray(): void {

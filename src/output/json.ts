@@ -30,6 +30,11 @@ export function renderJson(timeline: Timeline): string {
  * indented to match), with no newline after it: for a document written a part at a time.
  */
 export function jsonAt(value: unknown, depth: number): string {
+  return safeJson(rawJsonAt(value, depth));
+}
+
+/** jsonAt's text before safeJson: what JSON.stringify writes, the characters a terminal acts on included. */
+export function rawJsonAt(value: unknown, depth: number): string {
   // Indented by JSON.stringify itself: the value inside `depth` arrays is pretty-printed `depth`
   // levels in (a json document of a 200 MB capture is 360 MB of lines; indenting them after was
   // a second copy of it all). The arrays' own lines are cut off.
@@ -37,11 +42,21 @@ export function jsonAt(value: unknown, depth: number): string {
   let nested: unknown = value;
   for (let d = 0; d < depth; d++) nested = [nested];
   const text = depth === 0 ? JSON.stringify(value, null, 2) : JSON.stringify(nested, null, 2);
-  const json = depth === 0 ? text : text.slice(wrap.before, text.length - wrap.after);
-  // JSON.stringify escapes every character below U+0020 in strings, so the pretty-printing's own
-  // newlines are the only ones left, and the rest of what is unsafe lies beyond ASCII or is DEL:
-  // text of ASCII without DEL (almost all of it) is safe as it is, and tested natively.
-  return Buffer.byteLength(json, 'utf8') === json.length && !json.includes('\x7f')
-    ? json
-    : replaceUnsafe(json, (m) => (m === '\n' ? m : escapeUnits(m)));
+  return depth === 0 ? text : text.slice(wrap.before, text.length - wrap.after);
+}
+
+/**
+ * JSON.stringify's text with what a terminal would act on written as \uXXXX escapes. It escapes
+ * every character below U+0020 in strings, so the pretty-printing's own newlines are the only ones
+ * left, and the rest of what is unsafe lies beyond ASCII or is DEL: text of ASCII without DEL
+ * (almost all of it) is safe as it is, and tested natively (src/cli/byte-out.ts tests it on the
+ * bytes it writes instead).
+ */
+export function safeJson(json: string): string {
+  return isSafeJson(json) ? json : replaceUnsafe(json, (m) => (m === '\n' ? m : escapeUnits(m)));
+}
+
+/** Whether JSON.stringify's text is safe as it is: ASCII, without DEL. */
+function isSafeJson(json: string): boolean {
+  return Buffer.byteLength(json, 'utf8') === json.length && !json.includes('\x7f');
 }

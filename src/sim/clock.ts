@@ -30,9 +30,26 @@ export function phpTime(instant: number): number {
   return Math.floor(toMs(instant) / 1000);
 }
 
-/** Seconds as scenarios write them: `0`, `0.5`, `2.25`, `61`. */
+const MS_EXACT = 2 ** 42 * 1000;
+
+/** Each count of milliseconds as the fraction String() writes after a whole second: "", ".5", ".25", ".001". */
+const FRACTIONS = Array.from({ length: 1000 }, (_, ms) =>
+  ms === 0 ? '' : `.${String(ms).padStart(3, '0').replace(/0+$/, '')}`,
+);
+
+/**
+ * Seconds as scenarios write them: `0`, `0.5`, `2.25`, `61`. What String() writes of the canonical
+ * instant (its shortest decimal, which has at most three places), from the whole milliseconds:
+ * a trace writes one or more per step, and a double's shortest decimal costs three times as much.
+ */
 export function formatSeconds(seconds: number): string {
-  return String(exactInstant(seconds) + 0); // + 0: no "-0"
+  const ms = toMs(seconds);
+  // Below 2^42 s (year 141,000) a double's step is under a millisecond, so `ms / 1000` has one
+  // decimal of three places or fewer that reads back as it: this one. Beyond (and not finite), String() itself.
+  if (!(Math.abs(ms) < MS_EXACT)) return String(ms / 1000 + 0); // + 0: no "-0"
+  const whole = Math.floor(Math.abs(ms) / 1000);
+  const text = `${whole}${FRACTIONS[Math.abs(ms) - whole * 1000]!}`;
+  return ms < 0 ? `-${text}` : text;
 }
 
 /** A virtual time relative to t=0, as every view shows it: `t+0s`, `t+0.5s`, `t-5s`. */

@@ -26,6 +26,25 @@ describe('clock', () => {
     expect(formatSeconds(-0.0001)).toBe('0');
   });
 
+  it("writes seconds exactly as String() writes the canonical instant, at every magnitude, around its fast path's bound too", () => {
+    const bound = 2 ** 42 * 1000;
+    const ms = fc.oneof(
+      fc.integer({ min: -1e6, max: 1e6 }),
+      fc.integer({ min: -1e13, max: 1e13 }),
+      fc.integer({ min: bound - 1e6, max: bound + 1e6 }),
+      fc.integer({ min: -Number.MAX_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
+    );
+    fc.assert(
+      fc.property(ms, fc.double({ min: -0.49, max: 0.49, noNaN: true }), (n, off) => {
+        const seconds = (n + off) / 1000;
+        expect(formatSeconds(seconds)).toBe(String(exactInstant(seconds) + 0));
+      }),
+      { numRuns: 5000 },
+    );
+    for (const s of [0, -0, 0.001, -0.001, 1795560967.637, 1e21, -1e21, Infinity, -Infinity, NaN])
+      expect(formatSeconds(s)).toBe(String(exactInstant(s) + 0));
+  });
+
   it('the same millisecond is always the same number, however it was reached', () => {
     const ms = fc.integer({ min: 0, max: 10 * 365 * 24 * 3600 * 1000 });
     fc.assert(

@@ -76,14 +76,17 @@ export function captureEntry(raw: string, lineNo: number, wanted?: ArgsWanted): 
   if (raw.startsWith('{')) return ndjsonEntry(raw, lineNo);
   try {
     const line = wanted === undefined ? parseMonitorLine(raw) : parseMonitorLineHead(raw, wanted);
-    // The address is kept for the whole capture (a connection, an actor): not as a slice of its chunk.
-    line.client = ownCopy(line.client);
+    // The address is kept for the whole capture (a connection, an actor): not as a slice of its
+    // line. Half a capture's lines are a script's, whose "client" is the one constant.
+    line.client = line.client === LUA ? LUA : ownCopy(line.client);
     return { lineNo, line };
   } catch (e) {
     const message = e instanceof MonitorParseError ? e.message : e instanceof Error ? e.message : String(e);
     return { lineNo, problem: `not a MONITOR line: ${message.split('\n')[0]}` };
   }
 }
+
+const LUA = 'lua';
 
 /** The client of a line of lqsim's ndjson: `lqsim:<actor>:<process>` (MONITOR's are addresses). */
 export const NDJSON_CLIENT = 'lqsim:';

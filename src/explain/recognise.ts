@@ -203,21 +203,38 @@ export function recogniseCommand(
     if (inScript === undefined) IN_SCRIPT.set(key, (inScript = { op: 'script', key }));
     return inScript;
   }
-  if (name === 'SELECT' && argc === 2) return { op: 'select' };
+  if (name === 'SELECT' && argc === 2) return SELECT;
   if (name === 'EVAL') {
     const script = args[1] === undefined ? undefined : recogniseScript(args[1]);
     if (script === undefined) return undefined;
     const first = args[3] === undefined ? undefined : parseQueueKey(args[3]);
-    return { op: scriptOperation(script.name, first), ...(first ? { key: first } : {}), script };
+    if (first === undefined) return { op: scriptOperation(script.name, first), script };
+    let byScript = EVALS.get(first);
+    if (byScript === undefined) EVALS.set(first, (byScript = new Map()));
+    let r = byScript.get(script);
+    if (r === undefined) byScript.set(script, (r = { op: scriptOperation(script.name, first), key: first, script }));
+    return r;
   }
   const key = args[1] === undefined ? undefined : parseQueueKey(args[1]);
   if (key === undefined) return undefined;
-  if (name === 'RPUSH' && key.kind === 'ready' && argc === 3) return { op: 'push', key };
-  if (name === 'ZADD' && key.kind === 'delayed' && argc === 4) return { op: 'later', key };
-  if (name === 'ZADD' && key.kind === 'reserved' && argc === 4) return { op: 'reserve', key };
-  if (name === 'ZREM' && key.kind === 'reserved' && argc === 3) return { op: 'delete', key };
-  if (name === 'BLPOP' && (key.kind === 'ready' || key.kind === 'notify')) return { op: 'block', key };
+  if (name === 'RPUSH' && key.kind === 'ready' && argc === 3) return onKey('push', key);
+  if (name === 'ZADD' && key.kind === 'delayed' && argc === 4) return onKey('later', key);
+  if (name === 'ZADD' && key.kind === 'reserved' && argc === 4) return onKey('reserve', key);
+  if (name === 'ZREM' && key.kind === 'reserved' && argc === 3) return onKey('delete', key);
+  if (name === 'BLPOP' && (key.kind === 'ready' || key.kind === 'notify')) return onKey('block', key);
   return undefined;
+}
+
+// Each line's recognition, shared (never to be changed) as IN_SCRIPT's are: one object per
+// operation and key (and script), not one per line.
+const SELECT: Recognised = { op: 'select' };
+const EVALS = new WeakMap<QueueKey, Map<KnownScript, Recognised>>();
+const ON_KEY = new WeakMap<QueueKey, Partial<Record<Operation, Recognised>>>();
+
+function onKey(op: Operation, key: QueueKey): Recognised {
+  let ops = ON_KEY.get(key);
+  if (ops === undefined) ON_KEY.set(key, (ops = {}));
+  return (ops[op] ??= { op, key });
 }
 
 function scriptOperation(name: ScriptName, first: QueueKey | undefined): Operation {

@@ -15,10 +15,17 @@ export class ByteOut {
   private buf: Buffer;
   private used = 0;
 
-  /** @param size the buffer's size; 0 writes each part through at once (an interactive terminal). */
+  /**
+   * @param size the buffer's size; 0 writes each part through at once (an interactive terminal).
+   * @param o.toDescriptor the stream writes to a file descriptor (process.stdout: a file, a pipe, a
+   * terminal): a write it is done with (nothing left pending) has been copied to the kernel, so
+   * the buffer can be filled again. Another stream may keep what it was handed (a PassThrough
+   * hands it on as it is): a new buffer after each write.
+   */
   constructor(
     private readonly stream: NodeJS.WritableStream = process.stdout,
     private readonly size = SIZE,
+    private readonly o: { toDescriptor?: boolean } = { toDescriptor: stream === process.stdout },
   ) {
     this.buf = Buffer.allocUnsafe(size);
   }
@@ -55,11 +62,11 @@ export class ByteOut {
     const stream = this.stream as NodeJS.WritableStream & { writableLength?: number };
     stream.write(this.buf.subarray(0, this.used));
     this.used = 0;
-    // Written through (a file's writes are synchronous; a pipe's, while its reader keeps up): the
-    // buffer is free again. Else the stream holds on to it until it is written: a new one from
-    // here. (A new one each time left the old ones, outside V8's heap, to a collection that comes
-    // late: 15 MB more at the peak of a json run.)
-    if (stream.writableLength !== 0) this.buf = Buffer.allocUnsafe(this.size);
+    // Written through to a descriptor (a file's writes are synchronous; a pipe's, while its reader
+    // keeps up): the buffer is free again. Else the stream holds on to it until it is written: a
+    // new one from here. (A new one each time left the old ones, outside V8's heap, to a
+    // collection that comes late: 15 MB more at the peak of a json run.)
+    if (this.o.toDescriptor !== true || stream.writableLength !== 0) this.buf = Buffer.allocUnsafe(this.size);
   }
 
   /** Whether `text` fits in the buffer (flushed first if need be); false: it goes through on its own. */

@@ -231,7 +231,13 @@ async function explainFile(
     const opts = { chalk, full: false, width: process.stdout.columns || 100, clock: true };
     // json: the timeline as `lqsim run --format json` writes one, with each job's life and the
     // findings beside its steps, written as it goes.
-    const json = format === 'json' ? new ExplainedJsonWriter((text) => sink.write(text), (raw) => sink.writeJson(raw)) : undefined;
+    const json =
+      format === 'json'
+        ? new ExplainedJsonWriter(
+            (text) => sink.write(text),
+            (raw) => sink.writeJson(raw),
+          )
+        : undefined;
     const explainer = new CaptureExplainer(read.config, {
       file: source,
       problems: read.problems,

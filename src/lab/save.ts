@@ -1,8 +1,9 @@
 // Saving a lab session: its scenario as a YAML file that `lqsim run` replays to the same trace.
 // One timeline entry per line, in the order the actions were taken, with the modeline that gives
-// editors the schema. Never overwrites: an existing file is an error the lab asks about.
-import { writeFile } from 'node:fs/promises';
-import { basename, dirname, relative, resolve, sep } from 'node:path';
+// editors the schema. Never overwrites unless asked (an existing file is an error the lab asks
+// about), and never leaves half a file.
+import { link, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { Document, YAMLMap, YAMLSeq } from 'yaml';
 import { SCHEMA_FILE } from '../cli/schema.ts';
 import type { ScenarioInput } from '../scenarios/schema.ts';
@@ -45,15 +46,28 @@ export function labYaml(input: ScenarioInput, file: string): string {
 
 export class FileExists extends Error {}
 
-/** Writes `file` unless it exists (then FileExists; `overwrite` when the person said yes). */
+/**
+ * Writes `file` unless it exists (then FileExists; `overwrite` when the person said yes). Whole or
+ * not at all: the text goes to a temporary file beside it, then takes the name in one step (a
+ * link, which fails if the name is taken; a rename over it when overwriting), so a crash, a full
+ * disk or a name taken meanwhile never leaves half a file, and the temporary one is removed.
+ */
 export async function saveLab(input: ScenarioInput, file: string, overwrite = false): Promise<string> {
   const path = resolve(file);
+  const taken = await stat(path).catch(() => null);
+  if (taken?.isDirectory() === true) throw new Error(`cannot save to ${path}: it is a directory`);
+  if (taken !== null && !overwrite) throw new FileExists(`${path} exists`);
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   try {
-    await writeFile(path, labYaml(input, path), { flag: overwrite ? 'w' : 'wx' });
+    await writeFile(temp, labYaml(input, path), { flag: 'wx' });
+    if (overwrite) await rename(temp, path);
+    else await link(temp, path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new FileExists(`${path} exists`);
-    throw new Error(`cannot write ${path} (${code ?? (e instanceof Error ? e.message : String(e))})`, { cause: e });
+    if (code === 'EEXIST' && !overwrite) throw new FileExists(`${path} exists`);
+    throw new Error(`cannot save to ${path} (${code ?? (e instanceof Error ? e.message : String(e))})`, { cause: e });
+  } finally {
+    await rm(temp, { force: true });
   }
   return path;
 }

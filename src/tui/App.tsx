@@ -189,11 +189,21 @@ export function App({
       commandInput(input, key);
       return true;
     }
+    if (labStatus.question === 'quit') {
+      // s saves and quits once saved; d (or Ctrl-C again) discards and quits; Esc stays.
+      const k = input.toLowerCase();
+      if (k === 's') void lab.answerQuit('save').then((quit) => quit && dispatch('quit'));
+      else if (k === 'd' || (key.ctrl && input === 'c')) void lab.answerQuit('discard').then(() => dispatch('quit'));
+      else if (key.escape || k === 'n') void lab.answerQuit('stay');
+      return true;
+    }
     if (labStatus.confirm !== null) {
       if (input === 'y' || input === 'Y' || input === 'n' || input === 'N' || key.escape)
         void lab.answer(input === 'y' || input === 'Y');
       return true;
     }
+    // Quitting with actions not saved asks first (q on the main screen, Ctrl-C anywhere).
+    if (((mode === 'main' && input === 'q') || (key.ctrl && input === 'c')) && !lab.askToQuit()) return true;
     // While a replay runs, only quitting is read.
     if (labStatus.busy !== null) return !(input === 'q' || (key.ctrl && input === 'c'));
     if (mode !== 'main') return false;

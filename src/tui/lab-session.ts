@@ -10,15 +10,19 @@ import { CommandError, complete, helpText, parseCommand } from '../lab/commands.
 import type { LabClock } from '../lab/actions.ts';
 import { applyCommand, isRunning } from '../lab/actions.ts';
 import { FileExists, saveLab } from '../lab/save.ts';
-import { checkLab } from '../lab/script.ts';
-import { exactInstant, later, secondsBetween } from '../sim/clock.ts';
+import { checkLab, forkAt } from '../lab/script.ts';
+import { exactInstant, formatSeconds, later, relativeTime as relTime, secondsBetween } from '../sim/clock.ts';
 import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import type { OnStep, SessionSnapshot, StepSource } from './live-session.ts';
 import { LiveSession } from './live-session.ts';
 
-/** How far a replay runs before it is shown. */
-export type LabTarget = { steps: number } | { at: number } | { played: true };
+/**
+ * How far a replay runs before it is shown: a number of steps, to the first step at or after an
+ * instant (an action's), through an instant (every step at or before it: a version switch or an
+ * undo keeps the lab's clock), or (`played`) where `lqsim run` would end it.
+ */
+export type LabTarget = { steps: number } | { at: number } | { through: number } | { played: true };
 
 /** Starts a run of `spec` with the session's onStep (runScenario with `open: true`). */
 export type LabRunner = (spec: ScenarioSpec) => (onStep: OnStep) => Promise<Timeline>;
@@ -39,8 +43,12 @@ export interface LabStatus {
   history: readonly string[];
   /** Set after an action: the step the UI moves to; `seq` changes with every move. */
   focus: { step: number; seq: number } | null;
-  /** A question waiting for y/n (saving over a file). */
+  /** A question waiting for its answer: its text, and what it asks. */
   confirm: string | null;
+  /** `overwrite`: y/n to saving over a file; `quit`: s/d/Esc to quitting with actions not saved. */
+  question: 'overwrite' | 'quit' | null;
+  /** The session has actions the file last saved (or, never saved, the session it opened) does not hold. */
+  unsaved: boolean;
   canUndo: boolean;
   canRedo: boolean;
   /** The scenario as it stands (for saving, and for tests). */
@@ -49,12 +57,6 @@ export interface LabStatus {
   actions: number;
   /** The file last saved to, if any. */
   saved: string | null;
-}
-
-interface Version {
-  input: ScenarioInput;
-  /** Steps shown when the version was left (undo shows as many). */
-  steps: number;
 }
 
 /** A hold this long where a worker waits in a real-time BLPOP may have let the server time it out. */
@@ -71,8 +73,12 @@ export class LabSession implements StepSource {
   private shown: SessionSnapshot = { status: 'starting', steps: [], timeline: null };
   private heldSince = 0;
   private readonly listeners = new Set<() => void>();
-  private readonly undos: Version[] = [];
-  private readonly redos: Version[] = [];
+  /** The scenario before each action (undo), and after each undone one (redo). */
+  private readonly undos: ScenarioInput[] = [];
+  private readonly redos: ScenarioInput[] = [];
+  /** The scenario as the file last saved holds it (or as the session opened): what quitting keeps. */
+  private savedInput: ScenarioInput;
+  private readonly initial: ScenarioInput;
   private readonly commands: string[] = [];
   private waited: number | null = null;
   private pendingSave: string | null = null;
@@ -86,12 +92,16 @@ export class LabSession implements StepSource {
     private readonly opts: { defaultFile?: () => string } = {},
   ) {
     this.input = initial;
+    this.initial = initial;
+    this.savedInput = initial;
     this.status = {
       busy: null,
       message: null,
       history: [],
       focus: null,
       confirm: null,
+      question: null,
+      unsaved: false,
       canUndo: false,
       canRedo: false,
       input: initial,
@@ -171,16 +181,54 @@ export class LabSession implements StepSource {
     return last && this.waited !== null && this.waited > t ? this.waited : t;
   }
 
-  /** Answers a pending question (y/n). */
+  /** Answers the overwrite question (y/n). */
   answer(yes: boolean): Promise<void> {
     const file = this.pendingSave;
     this.pendingSave = null;
-    this.setStatus({ confirm: null });
+    this.setStatus({ confirm: null, question: null });
     if (!yes || file === null) {
       this.say(file === null ? '' : `not saved: ${file} is left as it was`, false);
       return Promise.resolve();
     }
-    return this.serial(() => this.save(file, true));
+    return this.serial(() => this.saying(() => this.save(file, true)));
+  }
+
+  /**
+   * Quitting: true when nothing would be lost (quit now); else the question is put (s saves and
+   * quits, d discards and quits, Esc stays) and false.
+   */
+  askToQuit(): boolean {
+    if (!this.status.unsaved) return true;
+    // The actions since the version saved, when it is one undo chain back; else the session changed another way.
+    const since = this.undos.lastIndexOf(this.savedInput);
+    const what =
+      since === -1 && this.savedInput !== this.initial
+        ? 'changes'
+        : plural(this.undos.length - Math.max(0, since), 'action');
+    const file = this.status.saved ?? this.defaultFile();
+    this.setStatus({
+      question: 'quit',
+      confirm: `${what} not saved: s save to ${file} and quit · d discard and quit · Esc stay`,
+    });
+    return false;
+  }
+
+  /** The quit question's answer: `save` resolves true once saved (quit then), false if it could not be (said why). */
+  async answerQuit(choice: 'save' | 'discard' | 'stay'): Promise<boolean> {
+    this.setStatus({ confirm: null, question: null });
+    if (choice === 'stay') return false;
+    if (choice === 'discard') return true;
+    const own = this.status.saved;
+    // The file this session saved is its own to write again; a new one is never written over.
+    await this.serial(() => this.saying(() => this.save(own ?? this.defaultFile(), own !== null)));
+    if (this.status.question === 'overwrite') {
+      // The name was taken meanwhile: not saved; the question stands for a `:save` to another file.
+      this.pendingSave = null;
+      this.setStatus({ confirm: null, question: null });
+      this.say(`not saved: ${this.defaultFile()} exists; :save <file> to save elsewhere, then q`, true);
+      return false;
+    }
+    return !this.status.unsaved;
   }
 
   /** Runs a command line at `cursor`: changes the session, moves the clock, or says why not. */
@@ -218,11 +266,17 @@ export class LabSession implements StepSource {
         const to = cmd.kind === 'undo' ? this.redos : this.undos;
         const version = from.pop();
         if (version === undefined) throw new CommandError(`nothing to ${cmd.kind}`);
-        to.push({ input: this.input, steps: cursor + 1 });
-        this.input = version.input;
-        this.waited = null;
-        await this.replay(version.input, { steps: version.steps }, cmd.kind === 'undo' ? 'undoing' : 'redoing');
-        this.say(`${cmd.kind === 'undo' ? 'undone' : 'redone'}: the session as it was, replayed`, false);
+        to.push(this.input);
+        this.input = version;
+        // One action, not the clock's moves after it: replayed as far as the lab had gone.
+        const through = this.frontier();
+        await this.replay(version, { through }, cmd.kind === 'undo' ? 'undoing' : 'redoing');
+        this.keepClock(through);
+        this.focusOn(this.lastAtOrBefore(this.now(cursor)));
+        this.say(
+          `${cmd.kind === 'undo' ? 'undone' : 'redone'}: the last action${cmd.kind === 'undo' ? '' : ' undone'}, the session replayed to t+${formatSeconds(through)}s`,
+          false,
+        );
         return;
       }
       case 'next':
@@ -262,13 +316,22 @@ export class LabSession implements StepSource {
         const change = applyCommand(this.input, cmd, clock);
         const checked = checkLab(change.input);
         if ('problem' in checked) throw new CommandError(`not done: ${checked.problem}`);
-        this.undos.push({ input: this.input, steps: cursor + 1 });
+        const before = this.input;
+        this.undos.push(before);
         this.redos.length = 0;
         this.input = change.input;
+        if (cmd.kind === 'laravel') {
+          // The whole session under another version, as far as the lab had gone: the same clock.
+          const through = this.frontier();
+          await this.replay(change.input, { through }, 'replaying');
+          this.keepClock(through);
+          this.focusOn(this.lastAtOrBefore(clock.now));
+          this.say(change.message, false);
+          return;
+        }
         this.waited = null;
-        if (cmd.kind === 'laravel') await this.replay(change.input, { steps: cursor + 1 }, 'replaying');
-        else await this.replay(change.input, { at: change.at }, 'replaying');
-        this.say(change.message, false);
+        await this.replay(change.input, { at: change.at }, 'replaying');
+        this.say(`${change.message}${forkNotice(before, clock.now, cursor < steps - 1 ? cursor : null)}`, false);
       }
     }
   }
@@ -316,6 +379,8 @@ export class LabSession implements StepSource {
       await live.advance({ until: later(checked.spec.start, target.at) });
       live.request(live.getSnapshot().steps.length + 1);
       await live.whenHeld();
+    } else if ('through' in target) {
+      await live.advance({ until: later(checked.spec.start, later(target.through, 0.001)) });
     } else if (until !== undefined) {
       // The file's `until`: every step at or before it, as `lqsim run` shows them.
       await live.advance({ until: later(checked.spec.start, later(until, 0.001)) });
@@ -341,22 +406,76 @@ export class LabSession implements StepSource {
       canUndo: this.undos.length > 0,
       canRedo: this.redos.length > 0,
       actions: this.undos.length,
+      unsaved: this.input !== this.savedInput,
     });
     this.focusOn(Math.max(0, focus));
   }
 
   private async save(file: string, overwrite: boolean): Promise<void> {
+    // A file runs each instant whole (its `until` takes in every step of that instant): the lab
+    // runs the rest of the instant it stands in first, so it shows what the file replays.
+    const ran = await this.finishInstant();
     try {
       const path = await saveLab({ ...this.input, until: this.shownUntil() }, file, overwrite);
-      this.setStatus({ saved: path });
-      this.say(`saved ${path}: lqsim run ${file} replays this session`, false);
+      this.savedInput = this.input;
+      this.setStatus({ saved: path, unsaved: false });
+      const last = this.shown.steps[this.shown.steps.length - 1];
+      const instant = last === undefined ? '' : relTime(last.t, this.shown.timeline?.start ?? 0);
+      this.say(
+        `saved ${path}: lqsim run ${file} replays this session${
+          ran === 0 ? '' : ` (first ran the ${plural(ran, 'more step')} at ${instant}: a file runs an instant whole)`
+        }`,
+        false,
+      );
     } catch (e) {
       if (e instanceof FileExists) {
         this.pendingSave = file;
-        this.setStatus({ confirm: `${file} exists: overwrite it? (y/n)` });
+        this.setStatus({ confirm: `${file} exists: overwrite it? (y/n)`, question: 'overwrite' });
         return;
       }
       throw e;
+    }
+  }
+
+  /** Runs the steps left at the instant of the last step shown (a save mid-instant); how many ran. */
+  private async finishInstant(): Promise<number> {
+    const { steps, nextAt } = this.shown;
+    const last = steps[steps.length - 1];
+    if (this.live === null || last === undefined || nextAt === null || nextAt === undefined || nextAt > last.t)
+      return 0;
+    const before = steps.length;
+    await this.goOn(() => this.live!.advance({ until: later(last.t, 0.001) }));
+    const ran = this.shown.steps.length - before;
+    if (ran > 0) this.focusOn(this.shown.steps.length - 1);
+    return ran;
+  }
+
+  /** How far the lab has gone: its last step's instant, or later after a wait (seconds after the start). */
+  private frontier(): number {
+    return this.now(this.shown.steps.length - 1);
+  }
+
+  /** After a replay through `through`: the lab's clock stays there, past its last step if a wait took it. */
+  private keepClock(through: number): void {
+    const last = this.shown.steps[this.shown.steps.length - 1];
+    const t = last === undefined ? 0 : secondsBetween(this.shown.timeline?.start ?? 0, last.t);
+    this.waited = through > t ? through : null;
+  }
+
+  /** The last step at or before `seconds` after the start (0 when none). */
+  private lastAtOrBefore(seconds: number): number {
+    const abs = later(this.shown.timeline?.start ?? 0, seconds);
+    let i = this.shown.steps.length - 1;
+    while (i > 0 && this.shown.steps[i]!.t > abs) i--;
+    return Math.max(0, i);
+  }
+
+  /** Runs `fn`, saying its error instead of throwing it (a key's action has no one to throw to). */
+  private async saying(fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (e) {
+      this.say(e instanceof Error ? e.message : String(e), true);
     }
   }
 
@@ -403,6 +522,28 @@ export class LabSession implements StepSource {
     this.queue = next.catch(() => undefined);
     return next;
   }
+}
+
+/**
+ * What acting on a past step dropped, for the action's message: the later actions and workers the
+ * session had (forkAt drops them), and the steps shown after it (replayed with the change).
+ */
+function forkNotice(before: ScenarioInput, now: number, cursor: number | null): string {
+  const forked = forkAt(before, now);
+  const entries = (before.timeline?.length ?? 0) - (forked.timeline?.length ?? 0);
+  const workers = (before.workers?.length ?? 0) - (forked.workers?.length ?? 0);
+  const dropped = [
+    ...(entries > 0 ? [plural(entries, 'later entry', 'later entries')] : []),
+    ...(workers > 0 ? [plural(workers, 'later worker')] : []),
+  ].join(' and ');
+  if (cursor === null) return dropped === '' ? '' : ` (dropped ${dropped} after t+${formatSeconds(now)}s)`;
+  return ` (at step #${cursor}, t+${formatSeconds(now)}s: the steps after it replayed with the change${
+    dropped === '' ? '' : `; dropped ${dropped}`
+  })`;
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 function firstAtOrAfter(snap: SessionSnapshot, t: number): number {

@@ -237,12 +237,20 @@ function summary(
 ): { text: string; failed: boolean } {
   const snap = session.getSnapshot();
   if (isLabSession<LabSession>(session)) {
-    const saved = session.getStatus().saved;
-    const actions = session.getStatus().actions;
+    const { saved, actions, unsaved } = session.getStatus();
+    // What the file holds, in words that stay true when actions came after the last save.
+    const kept =
+      saved === null
+        ? actions === 0
+          ? 'nothing to save'
+          : 'not saved'
+        : unsaved
+          ? `${terminalSafe(saved)} holds it as it was when saved; what came after was not saved`
+          : `saved as ${terminalSafe(saved)}`;
     return {
-      text: `${terminalSafe(name)}: ${actions} action${actions === 1 ? '' : 's'}, ${snap.steps.length} steps shown; ${
-        saved === null ? 'not saved (w in the lab saves it)' : `saved as ${terminalSafe(saved)}`
-      }${snap.error === undefined ? '' : `; the last run failed: ${terminalSafe(snap.error)}`}`,
+      text: `${terminalSafe(name)}: ${actions} action${actions === 1 ? '' : 's'}, ${snap.steps.length} steps shown; ${kept}${
+        snap.error === undefined ? '' : `; the last run failed: ${terminalSafe(snap.error)}`
+      }`,
       failed: false,
     };
   }

@@ -5,6 +5,7 @@
 // same virtual clock), runs it to the instant of the action and shows the new steps; moving on
 // (→, wait, next, play) runs the held run further, as the TUI does for a scenario. So the trace
 // in the lab is exactly what `lqsim run` prints for the saved file, by construction.
+import { isAbsolute, relative } from 'node:path';
 import type { LabVocabulary } from '../lab/commands.ts';
 import { CommandError, complete, helpText, parseCommand } from '../lab/commands.ts';
 import type { LabClock } from '../lab/actions.ts';
@@ -205,10 +206,10 @@ export class LabSession implements StepSource {
       since === -1 && this.savedInput !== this.initial
         ? 'changes'
         : plural(this.undos.length - Math.max(0, since), 'action');
-    const file = this.status.saved ?? this.defaultFile();
+    const file = shortPath(this.status.saved ?? this.defaultFile());
     this.setStatus({
       question: 'quit',
-      confirm: `${what} not saved: s save to ${file} and quit · d discard and quit · Esc stay`,
+      confirm: `${what} not saved · s save to ${file} & quit · d discard & quit · Esc stay`,
     });
     return false;
   }
@@ -540,6 +541,12 @@ function forkNotice(before: ScenarioInput, now: number, cursor: number | null): 
   return ` (at step #${cursor}, t+${formatSeconds(now)}s: the steps after it replayed with the change${
     dropped === '' ? '' : `; dropped ${dropped}`
   })`;
+}
+
+/** A path as short as it can be said: from the current directory when it lies under it. */
+function shortPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {

@@ -209,7 +209,7 @@ describe('lqsim lab: what it says is true', () => {
       expect(lab.getStatus().unsaved).toBe(true);
       expect(lab.askToQuit()).toBe(false);
       expect(lab.getStatus().question).toBe('quit');
-      expect(lab.getStatus().confirm).toContain(`1 action not saved: s save to ${file} and quit`);
+      expect(lab.getStatus().confirm).toContain(`1 action not saved · s save to ${file} & quit · d discard & quit`);
       // Esc stays; the question goes.
       expect(await lab.answerQuit('stay')).toBe(false);
       expect(lab.getStatus().confirm).toBeNull();

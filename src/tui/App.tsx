@@ -204,11 +204,12 @@ export function App({
     }
     // Quitting with actions not saved asks first (q on the main screen, Ctrl-C anywhere).
     if (((mode === 'main' && input === 'q') || (key.ctrl && input === 'c')) && !lab.askToQuit()) return true;
-    // While a replay runs, only quitting is read.
-    if (labStatus.busy !== null) return !(input === 'q' || (key.ctrl && input === 'c'));
-    if (mode !== 'main') return false;
+    // While a replay runs, the lab's commands are read (the session runs them after it, in order);
+    // other keys, which act on a view about to be replaced, are held back; quitting is read.
+    const busy = labStatus.busy !== null && !(input === 'q' || (key.ctrl && input === 'c'));
+    if (mode !== 'main') return busy;
     const b = labBindingFor(input[0] ?? '', key);
-    if (b === null) return false;
+    if (b === null) return busy;
     if (b.run !== undefined) void lab.execute(b.run, cursor);
     else {
       setCommandLine(openCommandLine(b.prefill === 'save ' ? `save ${lab.defaultFile()}` : (b.prefill ?? '')));

@@ -148,10 +148,24 @@ export class LabSession implements StepSource {
     return this.opts.defaultFile?.() ?? 'lab.yaml';
   }
 
-  /** Ends the run (quitting). */
+  /**
+   * Ends the run (quitting): whatever the lab is doing (a day-long wait, a replay) ends at its
+   * next step, not when it would have finished, and what was waiting its turn is not run.
+   */
   async stop(): Promise<void> {
     this.closed = true;
-    await this.queue.catch(() => undefined);
+    let settled = false;
+    const done = this.queue
+      .catch(() => undefined)
+      .then(() => {
+        settled = true;
+      });
+    while (!settled) {
+      const live = this.live;
+      await Promise.race([done, live?.stop()]);
+      // Stopped, and no other run started meanwhile: the rest of the work ends with it.
+      if (!settled && this.live === live) await done;
+    }
     await this.live?.stop();
   }
 
@@ -232,21 +246,43 @@ export class LabSession implements StepSource {
     return !this.status.unsaved;
   }
 
-  /** Runs a command line at `cursor`: changes the session, moves the clock, or says why not. */
+  /**
+   * Runs a command line at `cursor`: changes the session, moves the clock, or says why not. Given
+   * while the lab works, it waits its turn (the busy line counts those waiting) and runs where the
+   * lab stands then, as if typed after the work was done.
+   */
   execute(line: string, cursor: number): Promise<void> {
     const text = line.trim();
     if (text !== '' && this.commands[this.commands.length - 1] !== text) {
       this.commands.push(text);
       this.setStatus({ history: [...this.commands] });
     }
+    const queued = this.status.busy !== null;
+    if (queued) this.waiting(+1);
     return this.serial(async () => {
+      if (queued) this.waiting(-1);
+      if (this.closed) return; // quitting: what waited its turn is not run
       try {
-        await this.run(text, cursor);
+        await this.run(text, queued ? (this.status.focus?.step ?? cursor) : cursor);
       } catch (e) {
         if (e instanceof CommandError) this.say(e.message, true);
         else this.say(e instanceof Error ? e.message : String(e), true);
       }
     });
+  }
+
+  /** Commands given while the lab worked, not yet run. */
+  private queued = 0;
+
+  private waiting(change: number): void {
+    this.queued += change;
+    const busy = this.status.busy?.replace(/ · \d+ commands? waiting$/, '') ?? null;
+    if (busy !== null) this.setStatus({ busy: this.busyText(busy) });
+  }
+
+  /** What the lab is doing, and how many commands wait their turn. */
+  private busyText(what: string): string {
+    return this.queued === 0 ? what : `${what} · ${plural(this.queued, 'command')} waiting`;
   }
 
   private async run(text: string, cursor: number): Promise<void> {
@@ -290,7 +326,9 @@ export class LabSession implements StepSource {
         const start = this.shown.timeline?.start ?? 0;
         const abs = later(start, until);
         if (this.shown.steps[steps - 1] === undefined || this.shown.steps[steps - 1]!.t < abs)
-          await this.goOn(() => this.live!.advance({ until: abs }));
+          await this.working(`running to t+${formatSeconds(until)}s (Ctrl-C quits)`, () =>
+            this.goOn(() => this.live!.advance({ until: abs })),
+          );
         this.waited = until;
         const all = this.shown.steps;
         let index = all.length - 1;
@@ -300,7 +338,9 @@ export class LabSession implements StepSource {
       }
       case 'play': {
         const within = steps + PLAY_LIMIT;
-        await this.goOn(() => this.live!.advance({ settle: true, within }));
+        await this.working('playing (Ctrl-C quits)', () =>
+          this.goOn(() => this.live!.advance({ settle: true, within })),
+        );
         const ran = this.shown.steps.length;
         this.say(
           this.shown.status === 'finished'
@@ -366,7 +406,7 @@ export class LabSession implements StepSource {
     const { until, ...open } = input;
     const checked = checkLab(open);
     if ('problem' in checked) throw new CommandError(checked.problem);
-    this.setStatus({ busy: `${busy}…`, input });
+    this.setStatus({ busy: this.busyText(`${busy}…`), input });
     this.unsubscribe?.();
     await this.live?.stop();
     if (this.closed) return;
@@ -469,6 +509,16 @@ export class LabSession implements StepSource {
     let i = this.shown.steps.length - 1;
     while (i > 0 && this.shown.steps[i]!.t > abs) i--;
     return Math.max(0, i);
+  }
+
+  /** Runs `fn` with the busy line saying what the lab is doing (commands typed meanwhile wait their turn). */
+  private async working(what: string, fn: () => Promise<void>): Promise<void> {
+    this.setStatus({ busy: this.busyText(`${what}…`) });
+    try {
+      await fn();
+    } finally {
+      this.setStatus({ busy: null });
+    }
   }
 
   /** Runs `fn`, saying its error instead of throwing it (a key's action has no one to throw to). */

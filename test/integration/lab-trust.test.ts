@@ -65,6 +65,12 @@ async function expectReplays(lab: LabSession, file: string): Promise<void> {
   }
 }
 
+/** Resolves once `ok()` holds (checked every 5 ms, for up to 5 s). */
+async function until(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(ok()).toBe(true);
+}
+
 /** Whether the lab stands mid-instant: the next step is at the instant of the last one shown. */
 function midInstant(lab: LabSession): boolean {
   const { steps, nextAt } = lab.getSnapshot();
@@ -227,6 +233,40 @@ describe('lqsim lab: what it says is true', () => {
     } finally {
       await lab.stop();
     }
+  });
+
+  it('a command given while the lab works waits its turn, is counted, and runs where the lab then stands', async () => {
+    const lab = newLab();
+    await lab.start();
+    try {
+      const waiting = lab.execute('wait 40', 0);
+      await until(() => lab.getStatus().busy !== null);
+      expect(lab.getStatus().busy).toContain('running to t+40s');
+      const queued = lab.execute('dispatch Queued', 0);
+      expect(lab.getStatus().busy).toContain('1 command waiting');
+      await Promise.all([waiting, queued]);
+      expect(lab.getStatus().busy).toBeNull();
+      // Run after the wait, at the lab's clock then (t+40s), not at step #0 where it was typed.
+      const entry = lab.getStatus().input.timeline?.find((e) => (e as { dispatch?: string }).dispatch === 'Queued');
+      expect(entry).toMatchObject({ at: 40 });
+    } finally {
+      await lab.stop();
+    }
+  });
+
+  it('quitting during a day-long wait ends it at once, and what waited its turn is not run', async () => {
+    const lab = newLab();
+    await lab.start();
+    const waiting = lab.execute('wait 86400', 0);
+    await until(() => lab.getStatus().busy !== null);
+    void lab.execute('dispatch Never', 0);
+    const before = lab.getStatus().input;
+    const t0 = Date.now();
+    await lab.stop();
+    await waiting;
+    // A day of polls takes tens of seconds to run; quitting takes one step.
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(lab.getStatus().input).toBe(before);
   });
 
   it('a save onto a directory says so and asks nothing; a save is whole or not at all', async () => {

@@ -463,9 +463,9 @@ export class LabSession implements StepSource {
       const last = this.shown.steps[this.shown.steps.length - 1];
       const instant = last === undefined ? '' : relTime(last.t, this.shown.timeline?.start ?? 0);
       this.say(
-        `saved ${path}: lqsim run ${file} replays this session${
-          ran === 0 ? '' : ` (first ran the ${plural(ran, 'more step')} at ${instant}: a file runs an instant whole)`
-        }`,
+        ran === 0
+          ? `saved ${shortPath(path)}: lqsim run ${file} replays this session`
+          : `saved ${shortPath(path)} with the ${plural(ran, 'step')} left at ${instant} (a file runs whole instants): lqsim run ${file} replays it`,
         false,
       );
     } catch (e) {

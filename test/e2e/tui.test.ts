@@ -297,7 +297,7 @@ describe.skipIf(!tmuxAvailable())('lqsim lab in a terminal (tmux, 80×24)', () =
     expect(screen).toContain('step #1 · t+0s');
     t.tmux.keys('q');
     await expectRestored(t, 0);
-    expect(t.tmux.screen()).toMatch(/timeout-max-attempts \(lab\): 0 actions, 2 steps shown; not saved/);
+    expect(t.tmux.screen()).toMatch(/timeout-max-attempts \(lab\): 0 actions, 2 steps shown; nothing to save/);
   });
 });
 

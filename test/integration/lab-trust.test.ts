@@ -65,9 +65,10 @@ async function expectReplays(lab: LabSession, file: string): Promise<void> {
   }
 }
 
-/** Resolves once `ok()` holds (checked every 5 ms, for up to 5 s). */
+/** Resolves once `ok()` holds (checked at every turn of the event loop, for up to 5 s). */
 async function until(ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));
+  const end = Date.now() + 5000;
+  while (!ok() && Date.now() < end) await new Promise((r) => setImmediate(r));
   expect(ok()).toBe(true);
 }
 
@@ -93,7 +94,7 @@ describe('lqsim lab: what it says is true', () => {
       const before = lab.getSnapshot().steps.length;
       const file = join(dir, 'mid-instant.yaml');
       const said = await act(lab, `save ${file}`);
-      expect(said).toMatch(/first ran the \d+ more steps? at t\+[\d.]+s: a file runs an instant whole/);
+      expect(said).toMatch(/with the \d+ steps? left at t\+[\d.]+s \(a file runs whole instants\)/);
       expect(lab.getSnapshot().steps.length).toBeGreaterThan(before);
       expect(midInstant(lab)).toBe(false);
       await expectReplays(lab, file);
@@ -239,16 +240,16 @@ describe('lqsim lab: what it says is true', () => {
     const lab = newLab();
     await lab.start();
     try {
-      const waiting = lab.execute('wait 40', 0);
+      const waiting = lab.execute('wait 900', 0);
       await until(() => lab.getStatus().busy !== null);
-      expect(lab.getStatus().busy).toContain('running to t+40s');
+      expect(lab.getStatus().busy).toContain('running to t+900s');
       const queued = lab.execute('dispatch Queued', 0);
       expect(lab.getStatus().busy).toContain('1 command waiting');
       await Promise.all([waiting, queued]);
       expect(lab.getStatus().busy).toBeNull();
-      // Run after the wait, at the lab's clock then (t+40s), not at step #0 where it was typed.
+      // Run after the wait, at the lab's clock then (t+900s), not at step #0 where it was typed.
       const entry = lab.getStatus().input.timeline?.find((e) => (e as { dispatch?: string }).dispatch === 'Queued');
-      expect(entry).toMatchObject({ at: 40 });
+      expect(entry).toMatchObject({ at: 900 });
     } finally {
       await lab.stop();
     }

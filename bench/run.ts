@@ -8,6 +8,7 @@
 //   npm run bench -- --jobs 5000,50000  other sizes (the second is the memory and linearity run)
 //   npm run bench -- --skip-tui         no TUI figure (needs util-linux `script`)
 //   npm run bench -- --explain-only     section 7 alone (lqsim explain on large captures)
+//   npm run bench -- --lab-only         section 9 alone (the TUI's → and the lab's actions, in a pty)
 //   npm run bench -- --explain-base fcec9bc   section 7's 200 MB figures beside that commit's
 //
 // The tool is run as a person runs it (node bin/lqsim.js, a bundle when `npm install` built one)
@@ -26,6 +27,7 @@ import { runScenario } from '../src/scenarios/runner.ts';
 import { bigScenario, bigScenarioYaml } from './big-scenario.ts';
 import type { Goal } from './measure.ts';
 import { explainBench } from './explain-bench.ts';
+import { labBench } from './lab-bench.ts';
 import { packageFigures } from './package-size.ts';
 import { benchmarkPingUs, goalTable, median, parseJobSizes, peakRssMb, ratioGoal, verdict } from './measure.ts';
 import { tuiFirstFrameMs } from './tui-first-frame.ts';
@@ -157,6 +159,14 @@ async function main(): Promise<void> {
       ? 'bin/lqsim.js runs the bundle (dist/cli, built from src/ as it is)'
       : 'bin/lqsim.js runs the sources through tsx: the bundle is missing or older than src/ (npm run build:cli)',
   );
+  if (args.includes('--lab-only')) {
+    line();
+    goals.push(...(await labBench({ bin, env: toolEnv, cwd: scratch, line })));
+    rmSync(scratch, { recursive: true, force: true });
+    line();
+    line(goalTable(goals));
+    return;
+  }
   if (args.includes('--explain-only')) {
     line();
     goals.push(...explainBench({ root, bin, scratch, env: toolEnv, base: opt('--explain-base'), line }));
@@ -331,6 +341,15 @@ async function main(): Promise<void> {
   for (const l of pack.lines) line(`   ${l}`);
   if (pack.goal !== null) goals.push(pack.goal);
 
+  // 9. The TUI's → and the lab's actions, as a presenter drives them (bench/lab-bench.ts).
+  if (!args.includes('--skip-tui')) {
+    line();
+    try {
+      goals.push(...(await labBench({ bin, env: toolEnv, cwd: scratch, line })));
+    } catch (e) {
+      line(`   skipped: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
   await server.stop();
   rmSync(scratch, { recursive: true, force: true });
   line();

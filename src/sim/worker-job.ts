@@ -241,6 +241,8 @@ export abstract class JobHandling {
     if (timeoutAt && ctx.time() <= timeoutAt) return;
     if (!timeoutAt && (maxTries === 0 || job.attempts() <= maxTries)) return;
     this.trail('Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts');
+    // Its outcome (the fail's ZREM) is sent in this step: the worker no longer holds the job.
+    this.state.status = { kind: 'done', job: this.label(job) };
     const e = maxAttemptsExceeded(this.env.profile.worker.maxAttemptsMessage(job.resolveName()));
     await this.failJob(ctx, job, e);
     this.describe(

@@ -2,11 +2,12 @@
 // and where the lab's clock stands give the scenario after it, what the lab should run to, and a
 // one-line message saying what happened in Laravel's terms (and what needed a restart).
 import type { ScenarioInput } from '../scenarios/schema.ts';
+import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
 import type { WorkerState } from '../sim/state.ts';
 import type { Behaviour, LabCommand, WorkerChoice } from './commands.ts';
-import { CommandError } from './commands.ts';
+import { checkRetryDelay, CommandError } from './commands.ts';
 import type { EntryInput } from './script.ts';
-import { addEntry, addWorker, forkAt, freeWorkerName } from './script.ts';
+import { addEntry, addWorker, asLabSession, forkAt, freeWorkerName } from './script.ts';
 
 type WorkerInput = NonNullable<ScenarioInput['workers']>[number];
 type JobInput = NonNullable<ScenarioInput['jobs']>[string];
@@ -36,16 +37,28 @@ export interface LabChange {
 
 export const SCENARIO_COMMANDS = ['dispatch', 'worker', 'stop', 'kill', 'config', 'options', 'laravel'] as const;
 
-/** The change a scenario command makes; throws CommandError when it cannot be made here. */
+/**
+ * The change a scenario command makes; throws CommandError when it cannot be made here. A scenario
+ * opened in the lab becomes a lab session derived from it at its first change.
+ */
 export function applyCommand(before: ScenarioInput, cmd: LabCommand, clock: LabClock): LabChange {
+  const change = changeFor(before, cmd, clock);
+  return { ...change, input: asLabSession(change.input) };
+}
+
+function changeFor(before: ScenarioInput, cmd: LabCommand, clock: LabClock): LabChange {
   if (cmd.kind === 'laravel') {
-    const from = before.laravel ?? '8';
+    const from = before.laravel ?? DEFAULT_PROFILE;
     return {
       input: { ...structuredClone(before), laravel: cmd.profile as ScenarioInput['laravel'] },
       at: clock.now,
       message: `Laravel ${from} → ${cmd.profile}: the session replayed from its start under ${cmd.profile}'s scripts, payloads and worker rules`,
     };
   }
+  // The session's version judges the worker options, whatever the command line knew.
+  const laravel = String(before.laravel ?? DEFAULT_PROFILE);
+  if (cmd.kind === 'worker') checkRetryDelay('worker', cmd.options, laravel);
+  if (cmd.kind === 'options') checkRetryDelay(`set ${cmd.worker}`, cmd.options, laravel);
   const input = forkAt(before, clock.now);
   const at = clock.actionAt;
   const running = (name: string) => isRunning(clock.workers.find((w) => w.name === name));
@@ -180,6 +193,7 @@ function startWorker(input: ScenarioInput, o: WorkerChoice, at: number): { input
   if (o.tries !== undefined) worker.tries = o.tries;
   if (o.timeout !== undefined) worker.timeout = o.timeout;
   if (o.sleep !== undefined) worker.sleep = o.sleep;
+  if (o.delay !== undefined) worker.delay = o.delay;
   if (o.backoff !== undefined) worker.backoff = o.backoff.length === 1 ? o.backoff[0]! : o.backoff;
   if (o.once) worker.once = true;
   if (at > 0) worker.start = at;
@@ -193,6 +207,7 @@ function workerFlags(w: WorkerInput): string {
   if (w.tries !== undefined) flags.push(` --tries=${w.tries}`);
   if (w.timeout !== undefined) flags.push(` --timeout=${w.timeout}`);
   if (w.sleep !== undefined) flags.push(` --sleep=${w.sleep}`);
+  if (w.delay !== undefined) flags.push(` --delay=${w.delay}`);
   if (w.backoff !== undefined) flags.push(` --backoff=${[w.backoff].flat().join(',')}`);
   if (w.once) flags.push(' --once');
   return flags.join('');
@@ -252,10 +267,14 @@ function replaceWorker(
     tries: kept.tries ?? undefined,
     timeout: kept.timeout,
     sleep: kept.sleep,
+    delay: kept.delay,
     backoff: kept.backoff === undefined ? undefined : [kept.backoff].flat(),
     once: kept.once,
     ...o,
   };
+  // A new retry delay replaces the old one, whichever option the old process was given.
+  if (o.backoff !== undefined) delete choice.delay;
+  if (o.delay !== undefined) delete choice.backoff;
   const stopped = addEntry(input, { at, stop: name });
   const { input: next, worker } = startWorker(stopped, choice, at);
   return { input: next, name: worker.name };

@@ -144,12 +144,13 @@ describe('lqsim lab', () => {
     try {
       const before = lab.getStatus().input;
       for (const [line, says] of [
-        ['kill worker-9', 'no worker "worker-9"'],
+        ['kill worker-9', 'kill: no worker named worker-9; the worker is worker-1'],
         ['dispatch', 'give a job class name'],
         ['dispatch A count=0', 'count=0: a whole number from 1'],
         ['dsipatch A', 'did you mean "dispatch"'],
         ['set redis retry_after=soon', 'retry_after=soon'],
-        ['worker backoff=1,5', 'backoff'], // 5.7 has no --backoff: the version check refuses it
+        // 5.7 has no --backoff: refused, naming the option 5.7's queue:work has.
+        ['worker backoff=1,5', "Laravel 5.7's queue:work has --delay"],
       ] as const) {
         await lab.execute(line, 0);
         const m = lab.getStatus().message;

@@ -61,11 +61,15 @@ describe('parseCommand', () => {
   it.each([
     ['dispatch A throw fail', 'give one outcome'],
     ['dispatch A speed=3', '"speed" is not one of its arguments'],
-    ['kill worker-3', 'no worker "worker-3" (did you mean "worker-1" or "worker-2"?)'],
+    // Another number is not a typo: the message lists the workers instead of guessing one.
+    ['kill worker-3', 'kill: no worker named worker-3; the workers are worker-1 and worker-2'],
     ['kill worker-1 restart=maybe', 'restart=yes or restart=no'],
     ['wait -3', 'is not a number of seconds'],
     ['laravel 9', 'no profile "9"'],
-    ['set nowhere tries=1', 'neither a connection'],
+    [
+      'set nowhere tries=1',
+      'set: no connection or worker named nowhere; the connection is redis, the workers are worker-1 and worker-2',
+    ],
     ['save out.txt', 'should end in .yaml'],
     ['worker queue=a,,b', 'queue names separated by commas'],
   ])('%s → %s', (line, says) => {

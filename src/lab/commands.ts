@@ -400,16 +400,12 @@ export function checkRetryDelay(command: string, choice: WorkerChoice, laravel: 
   if (key === 'delay' && choice.backoff !== undefined) {
     const [first] = choice.backoff;
     const instead =
-      choice.backoff.length === 1
-        ? `use delay=${first}`
-        : `it takes one number of seconds for every retry, e.g. delay=${first}`;
-    throw new CommandError(
-      `${command}: backoff= is --backoff, which queue:work has from Laravel 8.0; Laravel ${laravel}'s queue:work has --delay: ${instead}`,
-    );
+      choice.backoff.length === 1 ? `use delay=${first}` : `one number for every retry, e.g. delay=${first}`;
+    throw new CommandError(`${command}: Laravel ${laravel} has --delay, not --backoff (8.0+): ${instead}`);
   }
   if (key === 'backoff' && choice.delay !== undefined)
     throw new CommandError(
-      `${command}: delay= is --delay, deprecated since Laravel 8.0; Laravel ${laravel}'s queue:work has --backoff: use backoff=${choice.delay} (or a list such as backoff=1,5,10)`,
+      `${command}: Laravel ${laravel} has --backoff (--delay is deprecated since 8.0): use backoff=${choice.delay}`,
     );
 }
 

@@ -150,7 +150,7 @@ describe('lqsim lab', () => {
         ['dsipatch A', 'did you mean "dispatch"'],
         ['set redis retry_after=soon', 'retry_after=soon'],
         // 5.7 has no --backoff: refused, naming the option 5.7's queue:work has.
-        ['worker backoff=1,5', "Laravel 5.7's queue:work has --delay"],
+        ['worker backoff=1,5', 'Laravel 5.7 has --delay, not --backoff (8.0+)'],
       ] as const) {
         await lab.execute(line, 0);
         const m = lab.getStatus().message;

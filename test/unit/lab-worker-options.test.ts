@@ -39,21 +39,21 @@ describe("the worker's retry delay per version", () => {
   it('5.7 takes delay=N (--delay) and refuses backoff=, naming delay=', () => {
     expect(parseCommand('worker delay=5', on('5.7'))).toEqual({ kind: 'worker', options: { delay: 5 } });
     expect(() => parseCommand('worker backoff=5', on('5.7'))).toThrow(
-      "worker: backoff= is --backoff, which queue:work has from Laravel 8.0; Laravel 5.7's queue:work has --delay: use delay=5",
+      'worker: Laravel 5.7 has --delay, not --backoff (8.0+): use delay=5',
     );
     // A list has no --delay equivalent: one number for every retry.
     expect(() => parseCommand('worker backoff=1,5,10', on('5.3'))).toThrow(
-      'it takes one number of seconds for every retry, e.g. delay=1',
+      'worker: Laravel 5.3 has --delay, not --backoff (8.0+): one number for every retry, e.g. delay=1',
     );
-    expect(() => parseCommand('set worker-1 backoff=5', on('5.7'))).toThrow('set worker-1: backoff= is --backoff');
+    expect(() => parseCommand('set worker-1 backoff=5', on('5.7'))).toThrow('set worker-1: Laravel 5.7 has --delay');
   });
 
   it('8 and 13 take backoff= and refuse delay=, naming backoff=', () => {
     expect(parseCommand('worker backoff=1,5', on('8'))).toEqual({ kind: 'worker', options: { backoff: [1, 5] } });
     expect(() => parseCommand('worker delay=5', on('8'))).toThrow(
-      "worker: delay= is --delay, deprecated since Laravel 8.0; Laravel 8's queue:work has --backoff: use backoff=5",
+      'worker: Laravel 8 has --backoff (--delay is deprecated since 8.0): use backoff=5',
     );
-    expect(() => parseCommand('set worker-1 delay=5', on('13'))).toThrow("Laravel 13's queue:work has --backoff");
+    expect(() => parseCommand('set worker-1 delay=5', on('13'))).toThrow('set worker-1: Laravel 13 has --backoff');
   });
 
   it('refuses both at once', () => {
@@ -63,7 +63,7 @@ describe("the worker's retry delay per version", () => {
 
   it('without the version on the command line, the action judges by the session', () => {
     const cmd = parseCommand('worker backoff=5', base);
-    expect(() => applyCommand(emptyLab('5.7'), cmd, clock())).toThrow("Laravel 5.7's queue:work has --delay");
+    expect(() => applyCommand(emptyLab('5.7'), cmd, clock())).toThrow('Laravel 5.7 has --delay');
     // A scenario without laravel: runs under 5.7 (DEFAULT_PROFILE).
     const { laravel: _l, ...unversioned } = emptyLab('5.7');
     expect(() => applyCommand(unversioned, cmd, clock())).toThrow('use delay=5');

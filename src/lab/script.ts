@@ -59,7 +59,7 @@ export function asLabSession(input: ScenarioInput): ScenarioInput {
   return {
     ...input,
     title: `${DERIVED_TITLE}${input.name}`,
-    description: `Made in lqsim lab from the scenario ${input.name} ("${input.title}"): its setup and the part of its timeline the lab kept, then the lab's actions.`,
+    description: `Made in lqsim lab from the scenario ${input.name}: its setup and the part of its timeline the lab kept, then the lab's actions.`,
   };
 }
 

@@ -147,7 +147,7 @@ describe('a session derived from a scenario', () => {
     const first = applyCommand(shipped, parseCommand('dispatch A', base), clock(40)).input;
     expect(first.title).toBe('A lab session from killed-mid-job');
     expect(first.description).toBe(
-      'Made in lqsim lab from the scenario killed-mid-job ("SIGKILL mid-job"): its setup and the part of its timeline the lab kept, then the lab\'s actions.',
+      "Made in lqsim lab from the scenario killed-mid-job: its setup and the part of its timeline the lab kept, then the lab's actions.",
     );
     const second = applyCommand(first, parseCommand('dispatch A', base), clock(41)).input;
     expect([second.title, second.description]).toEqual([first.title, first.description]);

@@ -237,47 +237,28 @@ function changeConfig(
     changes.push(`block_for ${String(old.block_for ?? null)} → ${String(cmd.blockFor)}`);
   }
   let next = addEntry(input, entry);
-  const onIt = clock.workers.filter((w) => w.connection === cmd.connection && isRunning(w));
-  const replaced: string[] = [];
-  for (const w of onIt) {
-    const restarted = replaceWorker(next, w.name, {}, at);
-    next = restarted.input;
-    replaced.push(`${w.name} → ${restarted.name}`);
-  }
+  const onIt = clock.workers.filter((w) => w.connection === cmd.connection && isRunning(w)).map((w) => w.name);
+  for (const name of onIt) next = addEntry(next, restartEntry(name, {}, at));
   const restarts =
-    replaced.length === 0
+    onIt.length === 0
       ? 'no worker runs on it now; the next to start reads it'
-      : `a running queue:work keeps the config it booted with, so each was restarted (SIGTERM, then a new process): ${replaced.join(', ')}`;
+      : `a running queue:work keeps the config it booted with, so each gets SIGTERM and supervisord starts it again once it has finished its job: ${onIt.join(', ')}`;
   return { input: next, at, message: `${cmd.connection}: ${changes.join(', ')}; ${restarts}` };
 }
 
-/** SIGTERM to `name` and a new process with its options changed, started at once. */
-function replaceWorker(
-  input: ScenarioInput,
-  name: string,
-  o: WorkerChoice,
-  at: number,
-): { input: ScenarioInput; name: string } {
-  const old = workerInput(input, name);
-  if (old === undefined) throw new CommandError(`no worker ${name}`);
-  const { name: _old, start: _start, ...kept } = old;
-  const choice: WorkerChoice = {
-    connection: kept.connection,
-    queue: kept.queue,
-    tries: kept.tries ?? undefined,
-    timeout: kept.timeout,
-    sleep: kept.sleep,
-    delay: kept.delay,
-    backoff: kept.backoff === undefined ? undefined : [kept.backoff].flat(),
-    once: kept.once,
-    ...o,
-  };
-  // A new retry delay replaces the old one, whichever option the old process was given.
-  if (o.backoff !== undefined) delete choice.delay;
-  if (o.delay !== undefined) delete choice.backoff;
-  const stopped = addEntry(input, { at, stop: name });
-  const { input: next, worker } = startWorker(stopped, choice, at);
-  return { input: next, name: worker.name };
+/**
+ * SIGTERM to `name`; once its process has finished its job and exited, supervisord starts the
+ * same program again with `o` changed (a stop entry's `restart`): the worker keeps its name.
+ */
+function restartEntry(name: string, o: WorkerChoice, at: number): EntryInput {
+  const restart: Record<string, unknown> = {};
+  if (o.queue !== undefined) restart.queue = o.queue;
+  if (o.tries !== undefined) restart.tries = o.tries;
+  if (o.timeout !== undefined) restart.timeout = o.timeout;
+  if (o.sleep !== undefined) restart.sleep = o.sleep;
+  if (o.delay !== undefined) restart.delay = o.delay;
+  if (o.backoff !== undefined) restart.backoff = o.backoff.length === 1 ? o.backoff[0]! : o.backoff;
+  return { at, stop: name, restart };
 }
 
 function restartWithOptions(
@@ -289,10 +270,11 @@ function restartWithOptions(
 ): LabChange {
   const running = isRunning(clock.workers.find((w) => w.name === name));
   if (!running) throw new CommandError(`set: ${name} has no process running now; start a new one with worker`);
-  const { input: next, name: successor } = replaceWorker(input, name, o, at);
+  const entry = restartEntry(name, o, at);
+  const flags = workerFlags({ name, ...(entry.restart as Partial<WorkerInput>) });
   return {
-    input: next,
+    input: addEntry(input, entry),
     at,
-    message: `queue:work reads its options only when it starts: ${name} got SIGTERM (it finishes its job) and ${successor} starts with the new options`,
+    message: `queue:work reads its options only when it starts: ${name} got SIGTERM (it finishes its job), then supervisord starts it again with${flags}`,
   };
 }

@@ -300,6 +300,12 @@ export function parseCommand(line: string, v: LabVocabulary): LabCommand {
         if (Object.keys(options).length === 0)
           throw new CommandError(`set ${target}: give an option to change, e.g. timeout=30`);
         checkRetryDelay(`set ${target}`, options, v.laravel);
+        // supervisord restarts the same program: its connection and --once stay (a new worker may differ).
+        const fixed = (['connection', 'blockFor', 'once'] as const).filter((k) => options[k] !== undefined);
+        if (fixed.length > 0)
+          throw new CommandError(
+            `set ${target}: ${fixed.map((k) => (k === 'blockFor' ? 'block_for' : k)).join(', ')} cannot change in a restart; start another worker with worker`,
+          );
         return { kind: 'options', worker: target, options };
       }
       throw new CommandError(

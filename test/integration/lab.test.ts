@@ -58,8 +58,9 @@ describe('lqsim lab', () => {
       await act(lab, 'dispatch SendEmail run=1 throw=Mailer_down');
       await act(lab, 'set worker-2 sleep=1');
       await act(lab, 'next');
-      await act(lab, 'kill worker-3 restart=no');
-      await act(lab, 'stop worker-4');
+      // set restarts a worker under its own name (SIGTERM, then supervisord starts it again).
+      await act(lab, 'kill worker-1 restart=no');
+      await act(lab, 'stop worker-2');
       await act(lab, 'play');
       const whole = join(dir, 'every-action.yaml');
       expect(await act(lab, `save ${whole}`)).toContain('saved');
@@ -95,13 +96,14 @@ describe('lqsim lab', () => {
         'dispatch: Report',
         'block_for: 2',
         'config: redis, retry_after: 45',
-        'stop: worker-1',
-        'stop: worker-2',
-        'kill: worker-3, restart: false',
-        'stop: worker-4',
+        'stop: worker-1, restart: {}',
+        'stop: worker-2, restart: { sleep: 1 }',
+        'kill: worker-1, restart: false',
         'throw: Mailer_down',
       ])
         expect(yaml).toContain(piece);
+      // The last stop is a plain SIGTERM: worker-2 is not restarted.
+      expect(yaml).toMatch(/stop: worker-2 \}/);
       expect(wholeSteps.length).toBeGreaterThan(20);
       // The fork: Fork dispatched a millisecond after step #3, then the alarm at t+63 kills
       // worker-1 (--timeout 60 from t+3) and supervisord's new process pops Fork#1.

@@ -153,13 +153,13 @@ describe('applyCommand and forkAt', () => {
       actionAt: 10,
       workers: [worker('worker-1')],
     });
+    // SIGTERM, then supervisord starts worker-1 again (no option changed): its new process reads the new config.
     expect(change.input.timeline.slice(-2)).toEqual([
       { at: 10, config: 'redis', retry_after: 30 },
-      { at: 10, stop: 'worker-1' },
+      { at: 10, stop: 'worker-1', restart: {} },
     ]);
-    // worker-1's own options (none: the defaults), in a new process that reads the new config.
-    expect(change.input.workers?.at(-1)).toEqual({ name: 'worker-2', start: 10 });
-    expect(change.message).toContain('worker-1 → worker-2');
+    expect(change.input.workers).toEqual([{ name: 'worker-1' }]);
+    expect(change.message).toContain('supervisord starts it again once it has finished its job: worker-1');
   });
 
   it('refuses to stop or kill a worker that is not running', () => {

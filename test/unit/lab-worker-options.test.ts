@@ -9,6 +9,8 @@ import { CommandError, commandOf, complete, helpText, parseCommand } from '../..
 import { checkLab, emptyLab, forkAt } from '../../src/lab/script.ts';
 import type { ScenarioInput } from '../../src/scenarios/schema.ts';
 import type { WorkerState } from '../../src/sim/state.ts';
+import type { WorkerOptions } from '../../src/sim/worker-input.ts';
+import { restartedOptions } from '../../src/sim/worker-input.ts';
 import { openCommandLine } from '../../src/tui/command-line.ts';
 import type { LabStatus } from '../../src/tui/lab-session.ts';
 import { labPanelLines } from '../../src/tui/LabLine.tsx';
@@ -32,6 +34,18 @@ const worker = (name: string): WorkerState =>
     retryAfter: 90,
     blockFor: null,
   }) as WorkerState;
+
+const workerOptions: WorkerOptions = {
+  name: 'worker-1',
+  connection: 'redis',
+  tries: 0,
+  timeout: 60,
+  sleep: 3,
+  delay: 0,
+  once: false,
+  start: 0,
+  restart: true,
+};
 
 const clock = (now = 0) => ({ now, actionAt: now, workers: [worker('worker-1')] });
 
@@ -77,15 +91,36 @@ describe("the worker's retry delay per version", () => {
     expect('spec' in checkLab(change.input)).toBe(true);
   });
 
-  it('set keeps the retry delay a worker had, and a new one replaces the other kind', () => {
+  it('set restarts the same worker with the options changed: SIGTERM, then supervisord starts it again', () => {
     const lab: ScenarioInput = { ...emptyLab('5.7'), workers: [{ name: 'worker-1', delay: 5 }] };
-    const kept = applyCommand(lab, parseCommand('set worker-1 timeout=30', on('5.7')), clock(1));
-    expect(kept.input.workers?.at(-1)).toMatchObject({ timeout: 30, delay: 5 });
-    // After :laravel 8 the old worker still has its (deprecated) --delay; backoff= replaces it.
-    const on8 = { ...lab, laravel: '8' as const };
-    const replaced = applyCommand(on8, parseCommand('set worker-1 backoff=2', on('8')), clock(1));
-    expect(replaced.input.workers?.at(-1)).toEqual({ name: 'worker-2', backoff: 2, start: 1 });
-    expect('spec' in checkLab(replaced.input)).toBe(true);
+    const change = applyCommand(lab, parseCommand('set worker-1 timeout=30', on('5.7')), clock(1));
+    expect(change.input.timeline.at(-1)).toEqual({ at: 1, stop: 'worker-1', restart: { timeout: 30 } });
+    // No new worker: the name stays, as after a kill.
+    expect(change.input.workers).toEqual([{ name: 'worker-1', delay: 5 }]);
+    expect(change.message).toBe(
+      'queue:work reads its options only when it starts: worker-1 got SIGTERM (it finishes its job), then supervisord starts it again with --timeout=30',
+    );
+    expect('spec' in checkLab(change.input)).toBe(true);
+    // After :laravel 8, backoff= replaces the old --delay (restartedOptions); on 5.7 the file is refused.
+    const on8 = applyCommand({ ...lab, laravel: '8' }, parseCommand('set worker-1 backoff=2', on('8')), clock(1));
+    expect(on8.input.timeline.at(-1)).toEqual({ at: 1, stop: 'worker-1', restart: { backoff: 2 } });
+    expect('spec' in checkLab(on8.input)).toBe(true);
+    expect(checkLab({ ...on8.input, laravel: '5.7' })).toEqual({
+      problem:
+        "timeline.1.restart.backoff: --backoff arrived in 8.0.0 (WorkCommand.php@v8.0.0:30); Laravel 5.7's queue:work has --delay, one number: use delay",
+    });
+    expect(() => parseCommand('set worker-1 connection=redis', on('5.7'))).toThrow(
+      'set worker-1: connection cannot change in a restart; start another worker with worker',
+    );
+  });
+
+  it("a restart's retry delay replaces the other kind; other options stay", () => {
+    const old = { ...workerOptions, delay: 5 };
+    expect(restartedOptions(old, { timeout: 30 })).toEqual({ ...old, timeout: 30 });
+    expect(restartedOptions(old, { backoff: 2 })).toEqual({ ...old, delay: 0, backoff: 2 });
+    const listed = { ...workerOptions, backoff: [1, 5] };
+    const { backoff: _b, ...rest } = listed;
+    expect(restartedOptions(listed, { delay: 3 })).toEqual({ ...rest, delay: 3 });
   });
 
   it("completion, usage and help offer the version's option only", () => {

@@ -105,4 +105,40 @@ timeline:
     const w = t.steps.at(-1)!.state.workers[0]!;
     expect([w.generation, w.options.timeout]).toEqual([2, 20]);
   });
+
+  it('a kill from outside while a restart is under way: supervisord still starts the program again', async () => {
+    // No restart: given on the kill: the restart under way decides (the SIGTERM alone would not).
+    const { spec } = parseScenario(
+      `
+name: inline
+title: inline
+laravel: "5.7"
+until: 2
+connections: { redis: { queue: default, retry_after: 90 } }
+workers: [{ name: worker-1 }]
+jobs:
+  J: { class: App\\Jobs\\J, attempts: [{ run: 10 }] }
+timeline:
+  - { at: 0, dispatch: J }
+  - { at: 1, stop: worker-1, restart: { sleep: 7 } }
+  - { at: 2, kill: worker-1 }
+`,
+      'inline.yaml',
+    );
+    const t = await runScenario(spec, { redis: redis() });
+    expect(t.steps.map((s) => [s.kind, s.t - t.start])).toEqual([
+      ['dispatch', 0],
+      ['pop', 0],
+      ['process', 0],
+      ['stop', 1],
+      ['kill', 2],
+      ['restart', 2],
+      ['pop', 2],
+    ]);
+    // The new process: a new connection (SELECT), and J#1 waits in :reserved until t+90.
+    const sent = t.steps.at(-1)!.commands.filter((c) => c.source === 'client');
+    expect(sent.map((c) => c.args[0])).toEqual(['SELECT', 'EVAL', 'EVAL', 'EVAL']);
+    const w = t.steps.at(-1)!.state.workers[0]!;
+    expect([w.generation, w.options.sleep, w.status]).toEqual([2, 7, { kind: 'idle', until: t.start + 9 }]);
+  });
 });

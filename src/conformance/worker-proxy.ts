@@ -10,8 +10,8 @@ import type { Answer, PhpActor, Yield } from './php-actor.ts';
 import { clockAnswer } from './php-actor.ts';
 import { getProfile } from '../sim/profiles/index.ts';
 import { CONFORMANCE_PROFILE } from './profile.ts';
-import type { ExitReason } from '../sim/worker-input.ts';
-import { backoffOption, restartsAfterExit } from '../sim/worker-input.ts';
+import type { ExitReason, RestartOptions } from '../sim/worker-input.ts';
+import { backoffOption, restartedOptions, restartsAfterExit } from '../sim/worker-input.ts';
 import type { AddressBook } from './real-laravel.ts';
 
 export interface WorkerEnv {
@@ -49,9 +49,12 @@ export class WorkerProxy {
   private exitReason: ExitReason | null = null;
   /** The block_for the running process read at its start (its BLPOP's timeout). */
   private blockFor = 0;
+  /** A stop entry's `restart`: the next process's options once this one has ended (as the model's). */
+  private restartOptions: RestartOptions | null = null;
 
   constructor(
-    readonly spec: WorkerSpec,
+    /** The program's options; a restart with other options replaces them. */
+    public spec: WorkerSpec,
     private readonly env: WorkerEnv,
   ) {}
 
@@ -79,13 +82,31 @@ export class WorkerProxy {
     return true;
   }
 
+  /** SIGTERM, then supervisord starts the program again with `changed` (the model's restartWith). */
+  restartWith(changed: RestartOptions): void {
+    this.restartOptions = { ...(this.restartOptions ?? {}), ...changed };
+    this.signalTerm();
+  }
+
   restartsAfterKill(): boolean {
-    return this.spec.restart && !this.shouldQuit;
+    return this.restartOptions !== null || (this.spec.restart && !this.shouldQuit);
   }
 
   async restartAfterKill(ctx: ActorContext): Promise<void> {
+    this.takeRestartOptions();
     await this.restart(ctx);
     await this.supervise(ctx);
+  }
+
+  /** The restart under way, if any, gives the next process its options (and no SIGTERM). */
+  private takeRestartOptions(): boolean {
+    const changed = this.restartOptions;
+    if (changed === null) return false;
+    this.restartOptions = null;
+    this.spec = restartedOptions(this.spec, changed);
+    this.shouldQuit = false;
+    this.termPending = false;
+    return true;
   }
 
   /** supervisord starts a new process for a killed one: a step of its own, as the model's. */
@@ -113,11 +134,14 @@ export class WorkerProxy {
       for (;;) {
         this.exitReason = null;
         const outcome = await this.process(ctx);
+        const restarting = this.restartOptions !== null && (outcome === 'killed' || this.exitReason === 'SIGTERM');
         const restarts =
-          outcome === 'killed'
+          restarting ||
+          (outcome === 'killed'
             ? this.restartsAfterKill()
-            : restartsAfterExit(this.exitReason ?? '--once', this.spec.restart);
+            : restartsAfterExit(this.exitReason ?? '--once', this.spec.restart));
         if (!restarts) return;
+        this.takeRestartOptions();
         await this.restart(ctx);
       }
     } finally {

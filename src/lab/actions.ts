@@ -2,11 +2,12 @@
 // and where the lab's clock stands give the scenario after it, what the lab should run to, and a
 // one-line message saying what happened in Laravel's terms (and what needed a restart).
 import type { ScenarioInput } from '../scenarios/schema.ts';
+import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
 import type { WorkerState } from '../sim/state.ts';
 import type { Behaviour, LabCommand, WorkerChoice } from './commands.ts';
-import { CommandError } from './commands.ts';
+import { checkRetryDelay, CommandError } from './commands.ts';
 import type { EntryInput } from './script.ts';
-import { addEntry, addWorker, forkAt, freeWorkerName } from './script.ts';
+import { addEntry, addWorker, asLabSession, forkAt, freeWorkerName } from './script.ts';
 
 type WorkerInput = NonNullable<ScenarioInput['workers']>[number];
 type JobInput = NonNullable<ScenarioInput['jobs']>[string];
@@ -36,16 +37,28 @@ export interface LabChange {
 
 export const SCENARIO_COMMANDS = ['dispatch', 'worker', 'stop', 'kill', 'config', 'options', 'laravel'] as const;
 
-/** The change a scenario command makes; throws CommandError when it cannot be made here. */
+/**
+ * The change a scenario command makes; throws CommandError when it cannot be made here. A scenario
+ * opened in the lab becomes a lab session derived from it at its first change.
+ */
 export function applyCommand(before: ScenarioInput, cmd: LabCommand, clock: LabClock): LabChange {
+  const change = changeFor(before, cmd, clock);
+  return { ...change, input: asLabSession(change.input) };
+}
+
+function changeFor(before: ScenarioInput, cmd: LabCommand, clock: LabClock): LabChange {
   if (cmd.kind === 'laravel') {
-    const from = before.laravel ?? '8';
+    const from = before.laravel ?? DEFAULT_PROFILE;
     return {
       input: { ...structuredClone(before), laravel: cmd.profile as ScenarioInput['laravel'] },
       at: clock.now,
       message: `Laravel ${from} → ${cmd.profile}: the session replayed from its start under ${cmd.profile}'s scripts, payloads and worker rules`,
     };
   }
+  // The session's version judges the worker options, whatever the command line knew.
+  const laravel = String(before.laravel ?? DEFAULT_PROFILE);
+  if (cmd.kind === 'worker') checkRetryDelay('worker', cmd.options, laravel);
+  if (cmd.kind === 'options') checkRetryDelay(`set ${cmd.worker}`, cmd.options, laravel);
   const input = forkAt(before, clock.now);
   const at = clock.actionAt;
   const running = (name: string) => isRunning(clock.workers.find((w) => w.name === name));
@@ -180,6 +193,7 @@ function startWorker(input: ScenarioInput, o: WorkerChoice, at: number): { input
   if (o.tries !== undefined) worker.tries = o.tries;
   if (o.timeout !== undefined) worker.timeout = o.timeout;
   if (o.sleep !== undefined) worker.sleep = o.sleep;
+  if (o.delay !== undefined) worker.delay = o.delay;
   if (o.backoff !== undefined) worker.backoff = o.backoff.length === 1 ? o.backoff[0]! : o.backoff;
   if (o.once) worker.once = true;
   if (at > 0) worker.start = at;
@@ -193,6 +207,7 @@ function workerFlags(w: WorkerInput): string {
   if (w.tries !== undefined) flags.push(` --tries=${w.tries}`);
   if (w.timeout !== undefined) flags.push(` --timeout=${w.timeout}`);
   if (w.sleep !== undefined) flags.push(` --sleep=${w.sleep}`);
+  if (w.delay !== undefined) flags.push(` --delay=${w.delay}`);
   if (w.backoff !== undefined) flags.push(` --backoff=${[w.backoff].flat().join(',')}`);
   if (w.once) flags.push(' --once');
   return flags.join('');
@@ -222,43 +237,28 @@ function changeConfig(
     changes.push(`block_for ${String(old.block_for ?? null)} → ${String(cmd.blockFor)}`);
   }
   let next = addEntry(input, entry);
-  const onIt = clock.workers.filter((w) => w.connection === cmd.connection && isRunning(w));
-  const replaced: string[] = [];
-  for (const w of onIt) {
-    const restarted = replaceWorker(next, w.name, {}, at);
-    next = restarted.input;
-    replaced.push(`${w.name} → ${restarted.name}`);
-  }
+  const onIt = clock.workers.filter((w) => w.connection === cmd.connection && isRunning(w)).map((w) => w.name);
+  for (const name of onIt) next = addEntry(next, restartEntry(name, {}, at));
   const restarts =
-    replaced.length === 0
+    onIt.length === 0
       ? 'no worker runs on it now; the next to start reads it'
-      : `a running queue:work keeps the config it booted with, so each was restarted (SIGTERM, then a new process): ${replaced.join(', ')}`;
+      : `a running queue:work keeps the config it booted with, so each gets SIGTERM and supervisord starts it again once it has finished its job: ${onIt.join(', ')}`;
   return { input: next, at, message: `${cmd.connection}: ${changes.join(', ')}; ${restarts}` };
 }
 
-/** SIGTERM to `name` and a new process with its options changed, started at once. */
-function replaceWorker(
-  input: ScenarioInput,
-  name: string,
-  o: WorkerChoice,
-  at: number,
-): { input: ScenarioInput; name: string } {
-  const old = workerInput(input, name);
-  if (old === undefined) throw new CommandError(`no worker ${name}`);
-  const { name: _old, start: _start, ...kept } = old;
-  const choice: WorkerChoice = {
-    connection: kept.connection,
-    queue: kept.queue,
-    tries: kept.tries ?? undefined,
-    timeout: kept.timeout,
-    sleep: kept.sleep,
-    backoff: kept.backoff === undefined ? undefined : [kept.backoff].flat(),
-    once: kept.once,
-    ...o,
-  };
-  const stopped = addEntry(input, { at, stop: name });
-  const { input: next, worker } = startWorker(stopped, choice, at);
-  return { input: next, name: worker.name };
+/**
+ * SIGTERM to `name`; once its process has finished its job and exited, supervisord starts the
+ * same program again with `o` changed (a stop entry's `restart`): the worker keeps its name.
+ */
+function restartEntry(name: string, o: WorkerChoice, at: number): EntryInput {
+  const restart: Record<string, unknown> = {};
+  if (o.queue !== undefined) restart.queue = o.queue;
+  if (o.tries !== undefined) restart.tries = o.tries;
+  if (o.timeout !== undefined) restart.timeout = o.timeout;
+  if (o.sleep !== undefined) restart.sleep = o.sleep;
+  if (o.delay !== undefined) restart.delay = o.delay;
+  if (o.backoff !== undefined) restart.backoff = o.backoff.length === 1 ? o.backoff[0]! : o.backoff;
+  return { at, stop: name, restart };
 }
 
 function restartWithOptions(
@@ -270,10 +270,11 @@ function restartWithOptions(
 ): LabChange {
   const running = isRunning(clock.workers.find((w) => w.name === name));
   if (!running) throw new CommandError(`set: ${name} has no process running now; start a new one with worker`);
-  const { input: next, name: successor } = replaceWorker(input, name, o, at);
+  const entry = restartEntry(name, o, at);
+  const flags = workerFlags({ name, ...(entry.restart as Partial<WorkerInput>) });
   return {
-    input: next,
+    input: addEntry(input, entry),
     at,
-    message: `queue:work reads its options only when it starts: ${name} got SIGTERM (it finishes its job) and ${successor} starts with the new options`,
+    message: `queue:work reads its options only when it starts: ${name} got SIGTERM (it finishes its job), then supervisord starts it again with${flags}`,
   };
 }

@@ -2,7 +2,7 @@
 // command, with completion and a usage line per command. Pure: the words a command may complete
 // come from `LabVocabulary`, which the session derives from its scenario and the current step.
 import { didYouMean } from '../scenarios/errors.ts';
-import { PROFILE_NAMES } from '../sim/profiles/index.ts';
+import { findProfile, joinNames, PROFILE_NAMES } from '../sim/profiles/index.ts';
 
 /** What completion and checks may name: the session's jobs, workers, connections. */
 export interface LabVocabulary {
@@ -12,6 +12,11 @@ export interface LabVocabulary {
   /** Workers whose process runs at the lab's clock (stop and kill complete these first). */
   running: readonly string[];
   connections: readonly string[];
+  /**
+   * The session's Laravel profile: which retry delay its queue:work has (`delay=` or `backoff=`).
+   * Absent, completion offers both and the action judges by the session's scenario.
+   */
+  laravel?: string;
 }
 
 /** A job's behaviour on every attempt, as typed: `run=5 throw`. */
@@ -52,6 +57,9 @@ export interface WorkerChoice {
   tries?: number;
   timeout?: number;
   sleep?: number;
+  /** --delay (5.x): seconds before a job that threw is retried. */
+  delay?: number;
+  /** --backoff (8.0+): seconds, or one per attempt. */
   backoff?: number[];
   once?: boolean;
   blockFor?: number;
@@ -67,7 +75,35 @@ interface CommandSpec {
   first?: (v: LabVocabulary) => readonly string[];
 }
 
-const WORKER_KEYS = ['queue=', 'tries=', 'timeout=', 'sleep=', 'backoff=', 'once', 'connection=', 'block_for='];
+const WORKER_KEYS = [
+  'queue=',
+  'tries=',
+  'timeout=',
+  'sleep=',
+  'delay=',
+  'backoff=',
+  'once',
+  'connection=',
+  'block_for=',
+];
+
+/**
+ * The option queue:work takes for the seconds before a job that threw is retried: 5.x's
+ * `--delay=N` (WorkCommand.php@v5.7.29, one number), 8.0's `--backoff=1,5,10`, where --delay is
+ * deprecated (WorkCommand.php@v8.0.0:30). The scenario's worker keys say the same: `delay`, `backoff`.
+ */
+export type RetryDelayKey = 'delay' | 'backoff';
+
+/** Which retry delay the profile's queue:work has, or null for a profile this build does not know. */
+export function retryDelayKey(laravel: string | undefined): RetryDelayKey | null {
+  const profile = findProfile(laravel);
+  if (profile === undefined) return null;
+  return profile.worker.backoff === 'list' ? 'backoff' : 'delay';
+}
+
+/** The usage text of each retry delay, as the worker and set usage lines show it. */
+const RETRY_DELAY_USAGE: Record<RetryDelayKey, string> = { delay: 'delay=N', backoff: 'backoff=N,N' };
+const BOTH_RETRY_DELAYS = '[delay=N (5.x) | backoff=N,N (8+)]';
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
@@ -79,7 +115,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'worker',
-    usage: 'worker [queue=a,b] [tries=N] [timeout=N] [sleep=N] [backoff=N,N] [once] [connection=C] [block_for=N]',
+    usage: `worker [queue=a,b] [tries=N] [timeout=N] [sleep=N] ${BOTH_RETRY_DELAYS} [once] [connection=C] [block_for=N]`,
     help: 'start a queue:work process now (block_for: on a copy of its connection with that block_for)',
     keys: ['name=', ...WORKER_KEYS],
   },
@@ -99,10 +135,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'set',
-    usage:
-      'set <connection> retry_after=N|null block_for=N|null   ·   set <worker> tries=N timeout=N sleep=N backoff=N queue=Q',
+    usage: `set <connection> retry_after=N|null block_for=N|null   ·   set <worker> tries=N timeout=N sleep=N ${BOTH_RETRY_DELAYS} queue=Q`,
     help: 'change config/queue.php (workers on it restart to read it) or restart a worker with other options',
-    keys: ['retry_after=', 'block_for=', 'tries=', 'timeout=', 'sleep=', 'backoff=', 'queue='],
+    keys: ['retry_after=', 'block_for=', 'tries=', 'timeout=', 'sleep=', 'delay=', 'backoff=', 'queue='],
     first: (v) => [...v.connections, ...v.workers],
   },
   {
@@ -130,10 +165,29 @@ export class CommandError extends Error {}
 
 const byName = new Map(COMMANDS.map((c) => [c.name, c]));
 
-/** The command a line starts with (for the usage line while typing), or null. */
-export function commandOf(line: string): CommandSpec | null {
+/**
+ * The command a line starts with (for the usage line while typing), or null. Given the session's
+ * Laravel profile, its usage and keys name only the retry delay that version's queue:work has.
+ */
+export function commandOf(line: string, laravel?: string): CommandSpec | null {
   const word = line.trimStart().split(/\s+/)[0] ?? '';
-  return byName.get(word) ?? null;
+  const spec = byName.get(word);
+  return spec === undefined ? null : forVersion(spec, laravel);
+}
+
+/** The spec as a session of that version shows it: the other version's retry delay left out. */
+function forVersion(spec: CommandSpec, laravel: string | undefined): CommandSpec {
+  const key = retryDelayKey(laravel);
+  if (key === null || !spec.keys.includes('delay=') || !spec.keys.includes('backoff=')) return spec;
+  const other = key === 'delay' ? 'backoff=' : 'delay=';
+  return {
+    ...spec,
+    usage: spec.usage.replace(
+      BOTH_RETRY_DELAYS,
+      spec.name === 'set' ? RETRY_DELAY_USAGE[key] : `[${RETRY_DELAY_USAGE[key]}]`,
+    ),
+    keys: spec.keys.filter((k) => k !== other),
+  };
 }
 
 /** Completions of the line's last word: the whole line as it would read after each. */
@@ -145,8 +199,8 @@ export function complete(line: string, v: LabVocabulary): string[] {
   let candidates: readonly string[];
   if (lead.length === 0) candidates = COMMANDS.map((c) => `${c.name} `);
   else {
-    const spec = byName.get(lead[0]!);
-    if (spec === undefined) return [];
+    const spec = commandOf(lead[0]!, v.laravel);
+    if (spec === null) return [];
     if (lead.length === 1 && spec.first !== undefined) candidates = spec.first(v).map((w) => `${w} `);
     else if (last.includes('=')) {
       const [key, value] = [last.slice(0, last.indexOf('=')), last.slice(last.indexOf('=') + 1)];
@@ -182,7 +236,7 @@ export function parseCommand(line: string, v: LabVocabulary): LabCommand {
         COMMANDS.map((c) => c.name),
       )}; help lists the commands`,
     );
-  const args = new Args(name, words);
+  const args = new Args(name, words, v.laravel);
   switch (name) {
     case 'dispatch': {
       const job = args.positional('a job class name, e.g. dispatch SendEmail');
@@ -214,6 +268,7 @@ export function parseCommand(line: string, v: LabVocabulary): LabCommand {
     case 'worker': {
       const options = workerChoice(args, v, true);
       args.done();
+      checkRetryDelay('worker', options, v.laravel);
       return { kind: 'worker', options };
     }
     case 'stop': {
@@ -244,10 +299,17 @@ export function parseCommand(line: string, v: LabVocabulary): LabCommand {
         args.done();
         if (Object.keys(options).length === 0)
           throw new CommandError(`set ${target}: give an option to change, e.g. timeout=30`);
+        checkRetryDelay(`set ${target}`, options, v.laravel);
+        // supervisord restarts the same program: its connection and --once stay (a new worker may differ).
+        const fixed = (['connection', 'blockFor', 'once'] as const).filter((k) => options[k] !== undefined);
+        if (fixed.length > 0)
+          throw new CommandError(
+            `set ${target}: ${fixed.map((k) => (k === 'blockFor' ? 'block_for' : k)).join(', ')} cannot change in a restart; start another worker with worker`,
+          );
         return { kind: 'options', worker: target, options };
       }
       throw new CommandError(
-        `set: "${target}" is neither a connection (${v.connections.join(', ')}) nor a worker (${v.workers.join(', ') || 'none'})${didYouMean(target, [...v.connections, ...v.workers])}`,
+        `set: no connection or worker named ${target}${typoOf(target, [...v.connections, ...v.workers])}; ${theNames('connection', v.connections)}, ${theNames('worker', v.workers)}`,
       );
     }
     case 'laravel': {
@@ -284,11 +346,11 @@ export function parseCommand(line: string, v: LabVocabulary): LabCommand {
   }
 }
 
-/** The full help of one command, or of all in a few lines. */
-export function helpText(topic?: string): string[] {
+/** The full help of one command, or of all in a few lines (as a session of `laravel` shows them). */
+export function helpText(topic?: string, laravel?: string): string[] {
   if (topic !== undefined) {
-    const c = byName.get(topic);
-    if (c === undefined)
+    const c = commandOf(topic, laravel);
+    if (c === null)
       return [
         `no command "${topic}"${didYouMean(
           topic,
@@ -297,7 +359,7 @@ export function helpText(topic?: string): string[] {
       ];
     return [c.usage, c.help];
   }
-  return COMMANDS.map((c) => `${c.usage} — ${c.help}`);
+  return COMMANDS.map((c) => forVersion(c, laravel)).map((c) => `${c.usage} — ${c.help}`);
 }
 
 function workerChoice(args: Args, v: LabVocabulary, named: boolean): WorkerChoice {
@@ -321,6 +383,7 @@ function workerChoice(args: Args, v: LabVocabulary, named: boolean): WorkerChoic
   set('tries', args.int('tries'));
   set('timeout', args.int('timeout'));
   set('sleep', args.int('sleep'));
+  set('delay', args.int('delay'));
   const backoff = args.text('backoff');
   if (backoff !== undefined) {
     if (!/^\d+(,\d+)*$/.test(backoff))
@@ -329,7 +392,27 @@ function workerChoice(args: Args, v: LabVocabulary, named: boolean): WorkerChoic
   }
   if (args.flag('once')) choice.once = true;
   set('blockFor', args.int('block_for'));
+  if (choice.delay !== undefined && choice.backoff !== undefined)
+    throw new CommandError(`${args.command}: give delay= or backoff=, not both (one retry delay per version)`);
   return choice;
+}
+
+/**
+ * Refuses the retry delay the session's version does not have, naming the one it has: 5.x's
+ * queue:work has no --backoff; 8.0 deprecated --delay in favour of --backoff. Unknown version: no check.
+ */
+export function checkRetryDelay(command: string, choice: WorkerChoice, laravel: string | undefined): void {
+  const key = retryDelayKey(laravel);
+  if (key === 'delay' && choice.backoff !== undefined) {
+    const [first] = choice.backoff;
+    const instead =
+      choice.backoff.length === 1 ? `use delay=${first}` : `one number for every retry, e.g. delay=${first}`;
+    throw new CommandError(`${command}: Laravel ${laravel} has --delay, not --backoff (8.0+): ${instead}`);
+  }
+  if (key === 'backoff' && choice.delay !== undefined)
+    throw new CommandError(
+      `${command}: Laravel ${laravel} has --backoff (--delay is deprecated since 8.0): use backoff=${choice.delay}`,
+    );
 }
 
 /** The words after the command: positionals first, then key=value pairs and bare flags. */
@@ -339,6 +422,7 @@ class Args {
   constructor(
     readonly command: string,
     words: string[],
+    private readonly laravel?: string,
   ) {
     for (const w of words) {
       const eq = w.indexOf('=');
@@ -400,22 +484,43 @@ class Args {
   }
   worker(v: LabVocabulary): string {
     const w = this.positional(`a worker (${v.running.join(', ') || 'none runs now'})`);
-    if (!v.workers.includes(w))
-      throw new CommandError(
-        `${this.command}: no worker "${w}"${didYouMean(w, [...v.workers])} (${v.workers.join(', ') || 'none'})`,
-      );
+    if (!v.workers.includes(w)) throw new CommandError(`${this.command}: ${noWorker(w, v.workers)}`);
     return w;
   }
   done(): void {
     const extra = [...this.positionals, ...this.pairs.keys()];
     if (extra.length === 0) return;
-    const spec = byName.get(this.command)!;
+    const spec = commandOf(this.command, this.laravel)!;
     const first = extra[0]!;
     const keys = spec.keys.map((k) => k.replace(/=.*$/, ''));
     throw new CommandError(
       `${this.command}: "${first}" is not one of its arguments${didYouMean(first, keys)}; usage: ${spec.usage}`,
     );
   }
+}
+
+/** "no worker named worker-7; the workers are worker-1 and worker-2" (and a likely typo's fix). */
+function noWorker(word: string, workers: readonly string[]): string {
+  return `no worker named ${word}${typoOf(word, workers)}; ${theNames('worker', workers)}`;
+}
+
+/** "the workers are worker-1 and worker-2", "the worker is worker-1", "there are no workers". */
+function theNames(noun: string, names: readonly string[]): string {
+  if (names.length === 0) return `there are no ${noun}s`;
+  return names.length === 1 ? `the ${noun} is ${names[0]}` : `the ${noun}s are ${joinNames(names)}`;
+}
+
+/**
+ * ` (did you mean "worker-1"?)` for a misspelt name, but not for another number of the same name:
+ * worker-7 is not a typo of worker-1, and the list that follows names them all anyway. A misspelt
+ * name with a number points at that number's (wroker-1 → worker-1, not worker-2 too).
+ */
+function typoOf(word: string, names: readonly string[]): string {
+  const shape = (n: string) => n.replace(/\d+/g, '#');
+  const digits = (n: string) => n.replace(/\D+/g, ' ').trim();
+  const others = names.filter((n) => shape(n) !== shape(word));
+  const sameNumber = others.filter((n) => digits(n) !== '' && digits(n) === digits(word));
+  return didYouMean(word, sameNumber.length > 0 ? sameNumber : others);
 }
 
 /** The words of a line; a quoted part keeps its spaces: throw="Mail server down". */

@@ -17,11 +17,14 @@ import { DISPATCHER } from '../scenarios/fields.ts';
 export type EntryInput = { at: number } & Record<string, unknown>;
 type WorkerInput = NonNullable<ScenarioInput['workers']>[number];
 
+const LAB_TITLE = 'A lab session';
+const DERIVED_TITLE = 'A lab session from ';
+
 /** The default lab: an empty queue on the default connection and one worker polling it. */
 export function emptyLab(laravel?: string): ScenarioInput {
   return {
     name: 'lab',
-    title: 'A lab session',
+    title: LAB_TITLE,
     description:
       'An empty queue on connection redis (retry_after 90) and one worker polling it. Dispatch a job, start workers, kill them, move the clock.',
     laravel: (laravel ?? DEFAULT_PROFILE) as ScenarioInput['laravel'],
@@ -48,9 +51,23 @@ export function checkLab(input: ScenarioInput): { spec: ScenarioSpec } | { probl
 }
 
 /**
+ * A scenario the lab has changed says so: its title and description were the original's, which
+ * describe a run that is no longer this one. A lab session (new or derived already) stays as it is.
+ */
+export function asLabSession(input: ScenarioInput): ScenarioInput {
+  if (input.title === LAB_TITLE || input.title.startsWith(DERIVED_TITLE)) return input;
+  return {
+    ...input,
+    title: `${DERIVED_TITLE}${input.name}`,
+    description: `Made in lqsim lab from the scenario ${input.name}: its setup and the part of its timeline the lab kept, then the lab's actions.`,
+  };
+}
+
+/**
  * The session as it stands at `now` (seconds after the start), with the future it had planned
  * dropped: entries after `now`, workers that start after it (and the entries naming them), the
- * instances of a repeating dispatch that fall after it, and `until`. What is at `now` stays.
+ * instances of a repeating dispatch that fall after it, `until`, and a connection only that
+ * future used (the first stays: it is the default). What is at `now` stays.
  */
 export function forkAt(input: ScenarioInput, now: number): ScenarioInput {
   const next = structuredClone(input);
@@ -69,7 +86,29 @@ export function forkAt(input: ScenarioInput, now: number): ScenarioInput {
     }
     return [e];
   }) as ScenarioInput['timeline'];
+  const [first, ...others] = Object.keys(next.connections ?? {});
+  const usedBefore = connectionsNamed(input);
+  const usedAfter = connectionsNamed(next);
+  const dropped = others.filter((c) => usedBefore.has(c) && !usedAfter.has(c));
+  if (first !== undefined && dropped.length > 0)
+    next.connections = Object.fromEntries(Object.entries(next.connections!).filter(([c]) => !dropped.includes(c)));
   return next;
+}
+
+/** The connections the workers and entries name (a worker's, a dispatch's or chain link's, a config's). */
+function connectionsNamed(input: ScenarioInput): Set<string> {
+  const named = new Set<string>();
+  for (const w of input.workers ?? []) if (w.connection !== undefined) named.add(w.connection);
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null)
+      for (const [key, v] of Object.entries(value)) {
+        if ((key === 'connection' || key === 'config') && typeof v === 'string') named.add(v);
+        else visit(v);
+      }
+  };
+  visit(input.timeline);
+  return named;
 }
 
 /** A worker name not taken yet: worker-1, worker-2, ... */

@@ -41,6 +41,28 @@ export interface WorkerOptions {
   restart: boolean;
 }
 
+/**
+ * The queue:work options a restart may change (supervisorctl restart after editing the program's
+ * command line): the rest, and the connection, stay the worker's.
+ */
+export type RestartOptions = Partial<
+  Pick<WorkerOptions, 'queue' | 'tries' | 'timeout' | 'sleep' | 'delay' | 'backoff'>
+>;
+
+/**
+ * The options of the process a restart starts: the old ones with `changed` given; a retry delay
+ * given (--delay or --backoff) replaces the other kind, which queue:work would take the max of.
+ */
+export function restartedOptions<T extends { delay: number; backoff?: number | number[] }>(
+  old: T,
+  changed: RestartOptions,
+): T {
+  const next = { ...old, ...changed };
+  if (changed.delay !== undefined && changed.backoff === undefined) delete next.backoff;
+  if (changed.backoff !== undefined && changed.delay === undefined) next.delay = 0;
+  return next;
+}
+
 /** Why Worker::stop ended a daemon, by the check that stopped it, or how --once / SIGTERM ended it. */
 export type ExitReason = 'SIGTERM' | '--once' | '--stop-when-empty' | '--max-time' | '--max-jobs';
 

@@ -49,7 +49,8 @@ export abstract class JobHandling {
   private chainNote: string | null = null;
 
   constructor(
-    readonly spec: WorkerOptions,
+    /** queue:work's options; a restart with other options (a stop entry's `restart`) replaces them. */
+    public spec: WorkerOptions,
     protected readonly env: WorkerEnv,
   ) {
     const config = env.connections[spec.connection];
@@ -62,19 +63,7 @@ export abstract class JobHandling {
       status: { kind: 'starting' },
       connection: spec.connection,
       queue: spec.queue ?? config.default,
-      options: {
-        tries: spec.tries,
-        timeout: spec.timeout,
-        sleep: spec.sleep,
-        delay: spec.delay,
-        once: spec.once,
-        // The options queue:work is given beyond those, only when given (older snapshots lack them).
-        ...(spec.backoff !== undefined ? { backoff: backoffOption(spec) } : {}),
-        ...(spec.stopWhenEmpty ? { stopWhenEmpty: true } : {}),
-        ...(spec.maxJobs ? { maxJobs: spec.maxJobs } : {}),
-        ...(spec.maxTime ? { maxTime: spec.maxTime } : {}),
-        ...(spec.rest ? { rest: spec.rest } : {}),
-      },
+      options: optionsState(spec),
       retryAfter: config.retryAfter,
       blockFor: config.blockFor,
     };
@@ -241,6 +230,8 @@ export abstract class JobHandling {
     if (timeoutAt && ctx.time() <= timeoutAt) return;
     if (!timeoutAt && (maxTries === 0 || job.attempts() <= maxTries)) return;
     this.trail('Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts');
+    // Its outcome (the fail's ZREM) is sent in this step: the worker no longer holds the job.
+    this.state.status = { kind: 'done', job: this.label(job) };
     const e = maxAttemptsExceeded(this.env.profile.worker.maxAttemptsMessage(job.resolveName()));
     await this.failJob(ctx, job, e);
     this.describe(
@@ -436,4 +427,21 @@ export abstract class JobHandling {
       retryAfter: this.config.retryAfter,
     };
   }
+}
+
+/** The options a worker's state shows: queue:work's as its process was given them. */
+export function optionsState(spec: WorkerOptions): WorkerState['options'] {
+  return {
+    tries: spec.tries,
+    timeout: spec.timeout,
+    sleep: spec.sleep,
+    delay: spec.delay,
+    once: spec.once,
+    // The options queue:work is given beyond those, only when given (older snapshots lack them).
+    ...(spec.backoff !== undefined ? { backoff: backoffOption(spec) } : {}),
+    ...(spec.stopWhenEmpty ? { stopWhenEmpty: true } : {}),
+    ...(spec.maxJobs ? { maxJobs: spec.maxJobs } : {}),
+    ...(spec.maxTime ? { maxTime: spec.maxTime } : {}),
+    ...(spec.rest ? { rest: spec.rest } : {}),
+  };
 }

@@ -93,6 +93,18 @@ export function restart(name: string, exited: ExitReason | null = null): Narrati
   };
 }
 
+/** supervisord starts the program again after its process exited on SIGTERM, with `flags` changed. */
+export function restartWithOptions(name: string, flags: string, killed: boolean): Narration {
+  const ended = killed
+    ? 'the process that got SIGTERM was killed before it finished its job (nothing more reached Redis)'
+    : 'the process that got SIGTERM finished its job and exited';
+  return {
+    kind: 'restart',
+    title: `supervisor restarts ${name}${flags === '' ? '' : ` with ${flags}`}: a new PHP process with a new Redis connection`,
+    explain: `queue:work reads its options and config/queue.php only when it starts: ${ended}, and supervisord starts the same program again (supervisorctl restart after a deploy or an edit of its command line).`,
+  };
+}
+
 /** A kill entry found no process: the worker has not started, or has exited. */
 export function nothingToKill(name: string, status: WorkerStatus): Narration {
   const why = status.kind === 'stopped' ? `it exited (${status.reason})` : 'it has no process running';

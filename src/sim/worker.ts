@@ -15,8 +15,9 @@ import { interruptibleSleep } from './scheduler.ts';
 import type { Outcome, ProcessOutcome } from './worker-job.ts';
 import { JobHandling } from './worker-job.ts';
 import * as narration from './worker-narration.ts';
-import type { ExitReason } from './worker-input.ts';
-import { restartsAfterExit } from './worker-input.ts';
+import type { ExitReason, RestartOptions } from './worker-input.ts';
+import { restartedOptions, restartsAfterExit } from './worker-input.ts';
+import { optionsState } from './worker-job.ts';
 
 export type { Attempt, ExitReason, WorkerEnv, WorkerOptions } from './worker-input.ts';
 
@@ -46,6 +47,8 @@ export class WorkerModel extends JobHandling {
   private jobsProcessed = 0;
   /** Why the last process returned on its own (Worker::stop), for its supervisor. */
   private exitReason: ExitReason | null = null;
+  /** A stop entry's `restart`: what the next process is started with once this one exits on SIGTERM. */
+  private restartOptions: RestartOptions | null = null;
 
   /** True while a job's handle() is running (the end-of-run rule, src/scenarios/run-end.ts, asks). */
   busy(): boolean {
@@ -76,6 +79,11 @@ export class WorkerModel extends JobHandling {
         this.exitReason = null;
         const outcome = await this.runWorker(ctx);
         const reason = this.exitReason;
+        // A restart under way (supervisorctl restart) starts the program again however the process ended.
+        if (this.restartOptions !== null && (outcome === 'killed' || reason === 'SIGTERM')) {
+          await this.restartWithOptions(ctx, this.restartOptions, outcome === 'killed');
+          continue;
+        }
         if (
           outcome === 'killed' ? !this.restartsAfterKill() : !restartsAfterExit(reason ?? '--once', this.spec.restart)
         )
@@ -119,14 +127,15 @@ export class WorkerModel extends JobHandling {
     return this.port === null ? null : this.config;
   }
 
-  /** supervisord's autorestart, unless the process was asked to stop (SIGTERM) before it died. */
+  /** supervisord's autorestart, unless the process was asked to stop (SIGTERM) before it died; or a restart under way. */
   restartsAfterKill(): boolean {
-    return this.spec.restart && !this.shouldQuit;
+    return this.restartOptions !== null || (this.spec.restart && !this.shouldQuit);
   }
 
-  /** After a kill from outside: supervisord starts a new process (autorestart), on `ctx`. */
+  /** After a kill from outside: supervisord starts a new process (autorestart, or a restart under way), on `ctx`. */
   async restartAfterKill(ctx: ActorContext): Promise<void> {
-    await this.restart(ctx);
+    if (this.restartOptions !== null) await this.restartWithOptions(ctx, this.restartOptions, true);
+    else await this.restart(ctx);
     await this.supervise(ctx);
   }
 
@@ -177,6 +186,28 @@ export class WorkerModel extends JobHandling {
         }
       },
     };
+  }
+
+  /**
+   * SIGTERM that supervisord follows with a new process of the same program, `changed` given
+   * (supervisorctl restart): the name stays, as after a kill, and the new process reads its
+   * options and config/queue.php when it starts.
+   */
+  restartWith(changed: RestartOptions): void {
+    this.restartOptions = { ...(this.restartOptions ?? {}), ...changed };
+    this.signalTerm();
+  }
+
+  private async restartWithOptions(ctx: ActorContext, changed: RestartOptions, killed: boolean): Promise<void> {
+    this.restartOptions = null;
+    this.shouldQuit = false;
+    this.spec = restartedOptions(this.spec, changed);
+    this.state.options = optionsState(this.spec);
+    await ctx.sleep(0);
+    this.trail('supervisord → php artisan queue:work');
+    this.describe(ctx, narration.restartWithOptions(this.name, restartFlags(changed), killed));
+    this.state.status = { kind: 'starting' };
+    await ctx.sleep(0);
   }
 
   /** SIGTERM: Worker::listenForSignals sets shouldQuit; a sleeping worker wakes at once. */
@@ -474,4 +505,16 @@ export class WorkerModel extends JobHandling {
     this.exitReason = reason;
     return 'done';
   }
+}
+
+/** The queue:work flags a restart changed, e.g. "--timeout=30 --delay=5" ('' for none). */
+function restartFlags(o: RestartOptions): string {
+  const flags: string[] = [];
+  if (o.queue !== undefined) flags.push(`--queue=${o.queue}`);
+  if (o.tries !== undefined) flags.push(`--tries=${o.tries}`);
+  if (o.timeout !== undefined) flags.push(`--timeout=${o.timeout}`);
+  if (o.sleep !== undefined) flags.push(`--sleep=${o.sleep}`);
+  if (o.delay !== undefined) flags.push(`--delay=${o.delay}`);
+  if (o.backoff !== undefined) flags.push(`--backoff=${[o.backoff].flat().join(',')}`);
+  return flags.join(' ');
 }

@@ -4,6 +4,7 @@ import { useSyncExternalStore } from 'react';
 import { Box, Text } from 'ink';
 import { commandOf, helpText } from '../lab/commands.ts';
 import { formatSeconds } from '../sim/clock.ts';
+import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { CommandLine } from './command-line.ts';
 import { footerItems } from './Footer.tsx';
@@ -101,7 +102,8 @@ export function LabLine({ status, command, message, now, bindings, width }: LabL
 export function labPanelLines(command: CommandLine | null, status: LabStatus, width: number): Line[] {
   const out: Line[] = [];
   if (command !== null) {
-    const spec = commandOf(command.text);
+    // The usage names the retry delay of the session's version (--delay 5.x, --backoff 8+).
+    const spec = commandOf(command.text, String(status.input.laravel ?? DEFAULT_PROFILE));
     if (spec === null) {
       out.push(...wrapLine([seg('commands: ', 'dim'), seg(helpTextNames())], width, 2));
       out.push(

@@ -40,7 +40,7 @@ export const LAB_BINDINGS: readonly LabBinding[] = [
     keys: 'W',
     rank: 3,
     label: 'worker',
-    help: 'start a worker: worker [queue=] [tries=] [timeout=] [sleep=] [backoff=] [once] [block_for=]',
+    help: 'start a worker: worker [queue=] [tries=] [timeout=] [sleep=] [delay= (5.x) | backoff= (8+)] [once] [block_for=]',
     match: is('W'),
     prefill: 'worker ',
   },

@@ -293,7 +293,7 @@ describe.skipIf(!tmuxAvailable())('lqsim lab in a terminal (tmux, 80×24)', () =
     t.tmux.keys(':');
     await t.tmux.waitFor((s) => s.includes('commands: dispatch'), 'the command line');
     t.tmux.keys('kill worker-7', 'Enter');
-    screen = await t.tmux.waitFor((s) => s.includes('✗ kill: no worker "worker-7"'), 'the refusal');
+    screen = await t.tmux.waitFor((s) => s.includes('✗ kill: no worker named worker-7'), 'the refusal');
     expect(screen).toContain('step #1 · t+0s');
     t.tmux.keys('q');
     await expectRestored(t, 0);

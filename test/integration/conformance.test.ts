@@ -65,6 +65,13 @@ describe('job options and outcomes no shipped scenario uses', () => {
     const r = await conformScenario(spec, redis(), { file });
     expect(r.status, explain(r)).toBe('identical');
   });
+  it('restarts as the lab makes them: a stop with restart (options changed, same name), a kill while one is under way, after a config change', async () => {
+    const file = new URL('../fixtures/conformance/lab-restart.yaml', import.meta.url).pathname;
+    const { spec } = await loadScenarioFile(file);
+    expect(spec.timeline.filter((e) => e.kind === 'stop' && e.restart !== undefined)).toHaveLength(2);
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, explain(r)).toBe('identical');
+  });
   it('kills from outside: a --once worker mid-job (restarted), idle and BLPOP-blocked workers, restart: false, a stop then a kill', async () => {
     for (const name of ['kill-once', 'kill-idle-blocked-stopped']) {
       const file = new URL(`../fixtures/conformance/${name}.yaml`, import.meta.url).pathname;

@@ -58,8 +58,9 @@ describe('lqsim lab', () => {
       await act(lab, 'dispatch SendEmail run=1 throw=Mailer_down');
       await act(lab, 'set worker-2 sleep=1');
       await act(lab, 'next');
-      await act(lab, 'kill worker-3 restart=no');
-      await act(lab, 'stop worker-4');
+      // set restarts a worker under its own name (SIGTERM, then supervisord starts it again).
+      await act(lab, 'kill worker-1 restart=no');
+      await act(lab, 'stop worker-2');
       await act(lab, 'play');
       const whole = join(dir, 'every-action.yaml');
       expect(await act(lab, `save ${whole}`)).toContain('saved');
@@ -95,13 +96,14 @@ describe('lqsim lab', () => {
         'dispatch: Report',
         'block_for: 2',
         'config: redis, retry_after: 45',
-        'stop: worker-1',
-        'stop: worker-2',
-        'kill: worker-3, restart: false',
-        'stop: worker-4',
+        'stop: worker-1, restart: {}',
+        'stop: worker-2, restart: { sleep: 1 }',
+        'kill: worker-1, restart: false',
         'throw: Mailer_down',
       ])
         expect(yaml).toContain(piece);
+      // The last stop is a plain SIGTERM: worker-2 is not restarted.
+      expect(yaml).toMatch(/stop: worker-2 \}/);
       expect(wholeSteps.length).toBeGreaterThan(20);
       // The fork: Fork dispatched a millisecond after step #3, then the alarm at t+63 kills
       // worker-1 (--timeout 60 from t+3) and supervisord's new process pops Fork#1.
@@ -144,12 +146,13 @@ describe('lqsim lab', () => {
     try {
       const before = lab.getStatus().input;
       for (const [line, says] of [
-        ['kill worker-9', 'no worker "worker-9"'],
+        ['kill worker-9', 'kill: no worker named worker-9; the worker is worker-1'],
         ['dispatch', 'give a job class name'],
         ['dispatch A count=0', 'count=0: a whole number from 1'],
         ['dsipatch A', 'did you mean "dispatch"'],
         ['set redis retry_after=soon', 'retry_after=soon'],
-        ['worker backoff=1,5', 'backoff'], // 5.7 has no --backoff: the version check refuses it
+        // 5.7 has no --backoff: refused, naming the option 5.7's queue:work has.
+        ['worker backoff=1,5', 'Laravel 5.7 has --delay, not --backoff (8.0+)'],
       ] as const) {
         await lab.execute(line, 0);
         const m = lab.getStatus().message;

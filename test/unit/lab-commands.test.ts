@@ -61,11 +61,15 @@ describe('parseCommand', () => {
   it.each([
     ['dispatch A throw fail', 'give one outcome'],
     ['dispatch A speed=3', '"speed" is not one of its arguments'],
-    ['kill worker-3', 'no worker "worker-3" (did you mean "worker-1" or "worker-2"?)'],
+    // Another number is not a typo: the message lists the workers instead of guessing one.
+    ['kill worker-3', 'kill: no worker named worker-3; the workers are worker-1 and worker-2'],
     ['kill worker-1 restart=maybe', 'restart=yes or restart=no'],
     ['wait -3', 'is not a number of seconds'],
     ['laravel 9', 'no profile "9"'],
-    ['set nowhere tries=1', 'neither a connection'],
+    [
+      'set nowhere tries=1',
+      'set: no connection or worker named nowhere; the connection is redis, the workers are worker-1 and worker-2',
+    ],
     ['save out.txt', 'should end in .yaml'],
     ['worker queue=a,,b', 'queue names separated by commas'],
   ])('%s → %s', (line, says) => {
@@ -149,13 +153,13 @@ describe('applyCommand and forkAt', () => {
       actionAt: 10,
       workers: [worker('worker-1')],
     });
+    // SIGTERM, then supervisord starts worker-1 again (no option changed): its new process reads the new config.
     expect(change.input.timeline.slice(-2)).toEqual([
       { at: 10, config: 'redis', retry_after: 30 },
-      { at: 10, stop: 'worker-1' },
+      { at: 10, stop: 'worker-1', restart: {} },
     ]);
-    // worker-1's own options (none: the defaults), in a new process that reads the new config.
-    expect(change.input.workers?.at(-1)).toEqual({ name: 'worker-2', start: 10 });
-    expect(change.message).toContain('worker-1 → worker-2');
+    expect(change.input.workers).toEqual([{ name: 'worker-1' }]);
+    expect(change.message).toContain('supervisord starts it again once it has finished its job: worker-1');
   });
 
   it('refuses to stop or kill a worker that is not running', () => {

@@ -8,6 +8,7 @@ import type { Dispatcher } from '../../sim/dispatcher.ts';
 import type { QueueConfig } from '../../sim/redis-queue.ts';
 import type { QueueResolver } from '../../sim/web-request.ts';
 import type { ActorContext } from '../../sim/scheduler.ts';
+import type { RestartOptions } from '../../sim/worker-input.ts';
 import type { StepKind } from '../../sim/state.ts';
 import type { Path, Problem } from '../schema-issues.ts';
 import type { ScenarioSpec } from '../schema.ts';
@@ -27,6 +28,8 @@ export type Activations = Activation | readonly Activation[] | null;
 export interface WorkerControl {
   /** SIGTERM: quit after the current job. */
   signalTerm(): void;
+  /** SIGTERM, then supervisord starts the same program again with these options changed. */
+  restartWith(changed: RestartOptions): void;
   /** SIGKILL from outside, on `ctx` (the entry's activation); false when no process was running. */
   killFromOutside(ctx: ActorContext, note?: string): Promise<boolean>;
   /** Whether supervisord would start it again now (autorestart, and no stop asked for). */

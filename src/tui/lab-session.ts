@@ -6,6 +6,7 @@
 // (→, wait, next, play) runs the held run further, as the TUI does for a scenario. So the trace
 // in the lab is exactly what `lqsim run` prints for the saved file, by construction.
 import { isAbsolute, relative } from 'node:path';
+import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
 import type { LabVocabulary } from '../lab/commands.ts';
 import { CommandError, complete, helpText, parseCommand } from '../lab/commands.ts';
 import type { LabClock } from '../lab/actions.ts';
@@ -179,6 +180,8 @@ export class LabSession implements StepSource {
       workers,
       running: state.filter((w) => isRunning(w)).map((w) => w.name),
       connections: 'spec' in spec ? Object.keys(spec.spec.connections) : Object.keys(this.input.connections ?? {}),
+      // The version's own options (5.x delay=, 8+ backoff=) offered and checked.
+      laravel: String(this.input.laravel ?? DEFAULT_PROFILE),
     };
   }
 
@@ -290,7 +293,7 @@ export class LabSession implements StepSource {
     const steps = this.shown.steps.length;
     switch (cmd.kind) {
       case 'help': {
-        const lines = helpText(cmd.topic);
+        const lines = helpText(cmd.topic, String(this.input.laravel ?? DEFAULT_PROFILE));
         this.say(lines[0]!, false, lines.slice(1));
         return;
       }

@@ -1,6 +1,7 @@
 // The lab's command line: what a person types after `:` (or a key prefills), parsed into a
 // command, with completion and a usage line per command. Pure: the words a command may complete
 // come from `LabVocabulary`, which the session derives from its scenario and the current step.
+import { extname } from 'node:path';
 import { didYouMean } from '../scenarios/errors.ts';
 import { findProfile, joinNames, PROFILE_NAMES } from '../sim/profiles/index.ts';
 
@@ -47,6 +48,7 @@ export type LabCommand =
   | { kind: 'undo' }
   | { kind: 'redo' }
   | { kind: 'save'; file?: string }
+  | { kind: 'export'; file: string; format: LabExportFormat }
   | { kind: 'help'; topic?: string };
 
 /** queue:work options a person can give a worker in the lab (and block_for via its connection). */
@@ -158,10 +160,27 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'undo', usage: 'undo', help: 'take back the last action (the session before it is replayed)', keys: [] },
   { name: 'redo', usage: 'redo', help: 'do again what undo took back', keys: [] },
   { name: 'save', usage: 'save [file.yaml]', help: 'write the session as a scenario (never overwrites)', keys: [] },
+  {
+    name: 'export',
+    usage: 'export <file.json|.md|.mmd|.resp> [format=json|markdown|mermaid|resp]',
+    help: "write the trace shown as lqsim run --format writes it (the format from the file's name)",
+    keys: ['format='],
+  },
   { name: 'help', usage: 'help [command]', help: 'the commands, or one in full', keys: [] },
 ];
 
 export class CommandError extends Error {}
+
+/** What `export` writes: the formats `lqsim run --format` renders from a whole timeline. */
+export const LAB_EXPORT_FORMATS = ['json', 'markdown', 'mermaid', 'resp'] as const;
+export type LabExportFormat = (typeof LAB_EXPORT_FORMATS)[number];
+const EXPORT_BY_EXTENSION: Record<string, LabExportFormat> = {
+  '.json': 'json',
+  '.md': 'markdown',
+  '.mmd': 'mermaid',
+  '.mermaid': 'mermaid',
+  '.resp': 'resp',
+};
 
 const byName = new Map(COMMANDS.map((c) => [c.name, c]));
 
@@ -333,6 +352,21 @@ export function parseCommand(line: string, v: LabVocabulary): LabCommand {
       if (file !== undefined && !file.endsWith('.yaml') && !file.endsWith('.yml'))
         throw new CommandError(`save: "${file}" should end in .yaml`);
       return { kind: 'save', file };
+    }
+    case 'export': {
+      const file = args.optionalPositional();
+      const given = args.text('format');
+      args.done();
+      if (file === undefined)
+        throw new CommandError('export: name the file (trace.json, trace.md, trace.mmd, trace.resp)');
+      const format = given ?? EXPORT_BY_EXTENSION[extname(file)];
+      if (format === undefined)
+        throw new CommandError(
+          `export: say format=json|markdown|mermaid|resp for "${file}" (or name it .json, .md, .mmd, .resp)`,
+        );
+      if (!(LAB_EXPORT_FORMATS as readonly string[]).includes(format))
+        throw new CommandError(`export: format=${format}: one of ${LAB_EXPORT_FORMATS.join(', ')}`);
+      return { kind: 'export', file, format: format as LabExportFormat };
     }
     case 'help': {
       const topic = args.optionalPositional();

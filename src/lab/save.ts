@@ -46,20 +46,26 @@ export function labYaml(input: ScenarioInput, file: string): string {
 
 export class FileExists extends Error {}
 
-/**
- * Writes `file` unless it exists (then FileExists; `overwrite` when the person said yes). Whole or
- * not at all: the text goes to a temporary file beside it, then takes the name in one step (a
- * link, which fails if the name is taken; a rename over it when overwriting), so a crash, a full
- * disk or a name taken meanwhile never leaves half a file, and the temporary one is removed.
- */
+/** Writes `file` unless it exists (then FileExists; `overwrite` when the person said yes). */
 export async function saveLab(input: ScenarioInput, file: string, overwrite = false): Promise<string> {
   const path = resolve(file);
+  await writeWhole(path, labYaml(input, path), overwrite);
+  return path;
+}
+
+/**
+ * Writes `path` unless it exists (then FileExists), or over it when `overwrite`. Whole or not at
+ * all: the text goes to a temporary file beside it, then takes the name in one step (a link, which
+ * fails if the name is taken; a rename over it when overwriting), so a crash, a full disk or a
+ * name taken meanwhile never leaves half a file, and the temporary one is removed.
+ */
+export async function writeWhole(path: string, content: string | Buffer, overwrite: boolean): Promise<void> {
   const taken = await stat(path).catch(() => null);
   if (taken?.isDirectory() === true) throw new Error(`cannot save to ${path}: it is a directory`);
   if (taken !== null && !overwrite) throw new FileExists(`${path} exists`);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   try {
-    await writeFile(temp, labYaml(input, path), { flag: 'wx' });
+    await writeFile(temp, content, { flag: 'wx' });
     if (overwrite) await rename(temp, path);
     else await link(temp, path);
   } catch (e) {
@@ -69,5 +75,4 @@ export async function saveLab(input: ScenarioInput, file: string, overwrite = fa
   } finally {
     await rm(temp, { force: true });
   }
-  return path;
 }

@@ -5,13 +5,14 @@
 // same virtual clock), runs it to the instant of the action and shows the new steps; moving on
 // (→, wait, next, play) runs the held run further, as the TUI does for a scenario. So the trace
 // in the lab is exactly what `lqsim run` prints for the saved file, by construction.
-import { isAbsolute, relative } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
-import type { LabVocabulary } from '../lab/commands.ts';
+import type { LabExportFormat, LabVocabulary } from '../lab/commands.ts';
 import { CommandError, complete, helpText, parseCommand } from '../lab/commands.ts';
 import type { LabClock } from '../lab/actions.ts';
 import { applyCommand, isRunning } from '../lab/actions.ts';
-import { FileExists, saveLab } from '../lab/save.ts';
+import { FileExists, saveLab, writeWhole } from '../lab/save.ts';
+import { renderExport } from '../cli/export-formats.ts';
 import { checkLab, forkAt } from '../lab/script.ts';
 import { exactInstant, formatSeconds, later, relativeTime as relTime, secondsBetween } from '../sim/clock.ts';
 import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
@@ -83,7 +84,8 @@ export class LabSession implements StepSource {
   private readonly initial: ScenarioInput;
   private readonly commands: string[] = [];
   private waited: number | null = null;
-  private pendingSave: string | null = null;
+  /** A write the person is asked to confirm over an existing file: the file, and the write itself. */
+  private pendingWrite: { file: string; write: () => Promise<void> } | null = null;
   private queue: Promise<void> = Promise.resolve();
   private closed = false;
   private status: LabStatus;
@@ -201,14 +203,14 @@ export class LabSession implements StepSource {
 
   /** Answers the overwrite question (y/n). */
   answer(yes: boolean): Promise<void> {
-    const file = this.pendingSave;
-    this.pendingSave = null;
+    const pending = this.pendingWrite;
+    this.pendingWrite = null;
     this.setStatus({ confirm: null, question: null });
-    if (!yes || file === null) {
-      this.say(file === null ? '' : `not saved: ${file} is left as it was`, false);
+    if (!yes || pending === null) {
+      this.say(pending === null ? '' : `not written: ${pending.file} is left as it was`, false);
       return Promise.resolve();
     }
-    return this.serial(() => this.saying(() => this.save(file, true)));
+    return this.serial(() => this.saying(pending.write));
   }
 
   /**
@@ -241,7 +243,7 @@ export class LabSession implements StepSource {
     await this.serial(() => this.saying(() => this.save(own ?? this.defaultFile(), own !== null)));
     if (this.status.question === 'overwrite') {
       // The name was taken meanwhile: not saved; the question stands for a `:save` to another file.
-      this.pendingSave = null;
+      this.pendingWrite = null;
       this.setStatus({ confirm: null, question: null });
       this.say(`not saved: ${this.defaultFile()} exists; :save <file> to save elsewhere, then q`, true);
       return false;
@@ -299,6 +301,9 @@ export class LabSession implements StepSource {
       }
       case 'save':
         await this.save(cmd.file ?? this.defaultFile(), false);
+        return;
+      case 'export':
+        await this.export(cmd.file, cmd.format, false);
         return;
       case 'undo':
       case 'redo': {
@@ -472,13 +477,28 @@ export class LabSession implements StepSource {
         false,
       );
     } catch (e) {
-      if (e instanceof FileExists) {
-        this.pendingSave = file;
-        this.setStatus({ confirm: `${file} exists: overwrite it? (y/n)`, question: 'overwrite' });
-        return;
-      }
+      if (e instanceof FileExists) return this.askOverwrite(file, () => this.save(file, true));
       throw e;
     }
+  }
+
+  /** The trace shown, as `lqsim run --format` writes it, to `file` (asked before writing over one). */
+  private async export(file: string, format: LabExportFormat, overwrite: boolean): Promise<void> {
+    const { timeline, steps } = this.shown;
+    if (timeline === null) throw new CommandError('export: nothing has run yet');
+    const path = resolve(file);
+    try {
+      await writeWhole(path, renderExport(format, { ...timeline, steps: [...steps] }), overwrite);
+      this.say(`exported the ${plural(steps.length, 'step')} shown to ${shortPath(path)} (${format})`, false);
+    } catch (e) {
+      if (e instanceof FileExists) return this.askOverwrite(file, () => this.export(file, format, true));
+      throw e;
+    }
+  }
+
+  private askOverwrite(file: string, write: () => Promise<void>): void {
+    this.pendingWrite = { file, write };
+    this.setStatus({ confirm: `${file} exists: overwrite it? (y/n)`, question: 'overwrite' });
   }
 
   /** Runs the steps left at the instant of the last step shown (a save mid-instant); how many ran. */

@@ -270,6 +270,31 @@ describe('lqsim lab: what it says is true', () => {
     expect(lab.getStatus().input).toBe(before);
   });
 
+  it("exports the trace shown as lqsim run --format writes it, the format from the file's name", async () => {
+    const lab = newLab();
+    await lab.start();
+    try {
+      await act(lab, 'dispatch Report run=5');
+      await act(lab, 'wait 10');
+      const json = join(dir, 'trace.json');
+      expect(await act(lab, `export ${json}`)).toMatch(/exported the \d+ steps shown to .*trace\.json \(json\)/);
+      const written = JSON.parse(readFileSync(json, 'utf8')) as { steps: Step[] };
+      expect(written.steps.map(essence)).toEqual(lab.getSnapshot().steps.map(essence));
+      const md = join(dir, 'trace.md');
+      await act(lab, `export ${md}`);
+      expect(readFileSync(md, 'utf8')).toContain('dispatch Report\\#1');
+      await lab.execute(`export ${join(dir, 'trace.txt')}`, 0);
+      expect(lab.getStatus().message?.text).toContain('say format=json|markdown|mermaid|resp');
+      // Over an existing file only when the person says yes.
+      await lab.execute(`export ${md} format=mermaid`, 0);
+      expect(lab.getStatus().question).toBe('overwrite');
+      await lab.answer(true);
+      expect(readFileSync(md, 'utf8')).toMatch(/^sequenceDiagram/m);
+    } finally {
+      await lab.stop();
+    }
+  });
+
   it('a save onto a directory says so and asks nothing; a save is whole or not at all', async () => {
     const lab = newLab();
     await lab.start();

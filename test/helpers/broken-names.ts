@@ -10,8 +10,10 @@ const clean = (word: string): string => word.replace(/^[‹([│▏╭╰]+|[›
 export function brokenNames(lines: readonly string[], keys: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i + 1 < lines.length; i++) {
-    const last = clean(lines[i]!.trim().split(/\s+/).pop() ?? '');
-    const first = clean(lines[i + 1]!.trim().split(/\s+/)[0] ?? '');
+    // The actor's bar and the pane's borders stand apart from the words.
+    const words = (line: string): string[] => line.replace(/[│▏]/g, ' ').trim().split(/\s+/);
+    const last = clean(words(lines[i]!).pop() ?? '');
+    const first = clean(words(lines[i + 1]!)[0] ?? '');
     if (last === '' || first === '' || last.includes('…') || first.includes('…')) continue;
     const joined = last + first;
     if (first.startsWith(':') && !last.endsWith(':')) continue; // a break at a `:` part

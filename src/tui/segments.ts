@@ -74,6 +74,9 @@ export function clip(s: string, width: number): string {
  * parts: before a `:`, after a `/` or `,`, beside a wide character; a part still wider than a
  * line is elided in its middle (`laravel_…queues`), never cut mid-word onto the next line.
  */
+/** The least room a part is elided into (`lara…eues`); with less, the indent gives way. */
+const MIN_ELIDED = 8;
+
 export function wrapLine(line: Line, width: number, indent = 0): Line[] {
   const max = Math.max(1, width);
   // Words: runs of pieces up to and including a space; a line breaks only between words.
@@ -104,8 +107,11 @@ export function wrapLine(line: Line, width: number, indent = 0): Line[] {
     for (const part of parts) {
       const w = wordWidth(part);
       if (used + w > max && hasText) newLine();
-      if (w > max - used && !hasText && used > 0 && w <= max) {
-        current = []; // the indent leaves no room for a part a whole line holds: the indent gives way
+      // An indent that leaves too little room to elide into (a wide character after a deep indent)
+      // gives way when a whole line holds the part; with room, the part is elided and the indent,
+      // which tells a continuation from a new trace row, stays.
+      if (w > max - used && !hasText && used > 0 && w <= max && max - used < MIN_ELIDED) {
+        current = [];
         used = 0;
       }
       for (const piece of w > max - used ? elide(part, max - used) : part) {
@@ -177,7 +183,9 @@ function sliceWord(word: readonly Segment[], from: number, to: number): Segment[
 
 /**
  * `part` in `room` columns: its head and tail with `…` between (a key's start and its last
- * letters both help to tell it apart); a trailing space is dropped, as a line's end drops it.
+ * letters both help to tell it apart), cut between the words of a name where they allow
+ * (`laravel_…queues`, not `laravel_dat…ase_queues`); a trailing space is dropped, as a line's end
+ * drops it.
  */
 function elide(part: readonly Segment[], room: number): Segment[] {
   const text = part
@@ -186,26 +194,39 @@ function elide(part: readonly Segment[], room: number): Segment[] {
     .trimEnd();
   const chars = [...text];
   const budget = Math.max(0, room - 1);
-  const headCols = Math.ceil(budget / 2);
-  let head = 0;
+  // Offsets (in `text`) after each character, and the columns up to there.
+  const ends: number[] = [];
+  const cols: number[] = [];
+  let at = 0;
   let w = 0;
   for (const ch of chars) {
-    if (w + displayWidth(ch) > headCols) break;
+    at += ch.length;
     w += displayWidth(ch);
-    head += ch.length;
+    ends.push(at);
+    cols.push(w);
   }
-  let tail = text.length;
-  for (let i = chars.length - 1; i >= 0; i--) {
-    const ch = chars[i]!;
-    if (w + displayWidth(ch) > budget || tail - ch.length < head) break;
-    w += displayWidth(ch);
-    tail -= ch.length;
-  }
+  const total = w;
+  const colsTo = (offset: number): number => (offset === 0 ? 0 : cols[ends.indexOf(offset)]!);
+  const afterSeparator = (i: number): boolean => NAME_SEPARATORS.includes(chars[i]!);
+  // Head: up to half the budget, ending after a separator if one is there.
+  const headCols = Math.ceil(budget / 2);
+  const headFits = ends.filter((e, i) => cols[i]! <= headCols && i < chars.length - 1);
+  const headAtWord = ends.filter((e, i) => cols[i]! <= headCols && afterSeparator(i));
+  const head = headAtWord.at(-1) ?? headFits.at(-1) ?? 0;
+  // Tail: the rest of the budget, starting after a separator if one is there.
+  const tailRoom = budget - colsTo(head);
+  const starts = [0, ...ends.slice(0, -1)].map((start, i) => ({ start, i }));
+  const tailFits = starts.filter(({ start }) => start >= head && total - colsTo(start) <= tailRoom);
+  const tailAtWord = tailFits.filter(({ i }) => i > 0 && afterSeparator(i - 1));
+  const tail = (tailAtWord[0] ?? tailFits[0])?.start ?? text.length;
   const before = sliceWord(part, 0, head);
   // The mark takes the style of the letters it stands for.
   const style = before[before.length - 1] ?? part[0]!;
   return [...before, { ...style, text: '…' }, ...sliceWord(part, tail, text.length)];
 }
+
+/** Where the words of a name meet (`laravel_database_queues`, `App\\Jobs\\Report`, `foo-bar.baz`). */
+const NAME_SEPARATORS = ['_', '-', '.', '\\', '/'];
 
 /** Without trailing spaces (a line that ends at the pane's edge must not overflow it). */
 function trimEnd(line: Line): Line {

@@ -24,8 +24,17 @@ describe('wrapLine on a prefixed key', () => {
 
   it('elides a part wider than a line in its middle, keeping the parts after it whole', () => {
     const lines = wrapLine([seg(KEY)], 15, 2).map(lineText);
-    expect(lines).toEqual(['laravel…_queues', '  :default', '  :reserved']);
+    expect(lines).toEqual(['laravel…queues', '  :default', '  :reserved']);
     for (const l of lines) expect(l.length).toBeLessThanOrEqual(15);
+  });
+
+  it("cuts between a name's words where it can (laravel_…queues), else between letters", () => {
+    expect(wrapLine([seg(`ZADD ${KEY}`)], 24, 4).map(lineText)).toEqual([
+      'ZADD',
+      '    laravel_…queues',
+      '    :default:reserved',
+    ]);
+    expect(wrapLine([seg('abcdefghijklmnopqrstuvwxyz')], 12, 0).map(lineText)).toEqual(['abcdef…vwxyz']);
   });
 
   it('keeps `::` together (RedisQueue::pop) and keeps each part its style', () => {

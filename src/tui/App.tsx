@@ -5,7 +5,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { Key } from 'ink';
 import { Box, Text, useApp, useInput, useStdin } from 'ink';
 import type { CommandLine } from './command-line.ts';
-import { commandKey, openCommandLine } from './command-line.ts';
+import { commandKey, CTRL_C_CLOSED, openCommandLine } from './command-line.ts';
 import { keyPresses } from './input-keys.ts';
 import { LAB_BINDINGS, labBindingFor } from './lab-keys.ts';
 import type { LabSession, LabStatus } from './lab-session.ts';
@@ -19,14 +19,14 @@ import { detailLines } from './detail-lines.ts';
 import { Footer } from './Footer.tsx';
 import { Header } from './Header.tsx';
 import { Help } from './Help.tsx';
-import { helpLines } from './help-lines.ts';
+import { helpBindings, helpLines } from './help-lines.ts';
 import { idleAt } from './idle-steps.ts';
 import type { Mode } from './keymap.ts';
 import { actionFor, bindingsFor } from './keymap.ts';
 import { layoutFor, MIN_COLUMNS, MIN_ROWS, paneBody } from './layout.ts';
 import type { StepSource } from './live-session.ts';
 import { Narration } from './Narration.tsx';
-import { premiseLines } from './premise-lines.ts';
+import { premiseLines, premiseTitle } from './premise-lines.ts';
 import { narrationHeading } from './narration-lines.ts';
 import { StatePane } from './StatePane.tsx';
 import { ThemeContext } from './theme-context.ts';
@@ -84,6 +84,8 @@ export function App({
   const [command, setCommand] = useState<CommandLine | null>(null);
   // A message stays until the next key.
   const [messageSeen, setMessageSeen] = useState<LabStatus['message']>(null);
+  // Said until the next key: Ctrl-C closed the command line, and the next one quits.
+  const [notice, setNotice] = useState<string | null>(null);
   const layout = useMemo(() => layoutFor(columns, rows), [columns, rows]);
   // Moving the selection (↑/↓) changes none of these: the panes get the same rows and lines back.
   const vm = useMemo(
@@ -98,13 +100,23 @@ export function App({
   const about: Premise | null = snap.timeline ?? premise ?? null;
   const shown = overlay.kind === 'premise' && about === null ? 'none' : overlay.kind;
   const overlayWidth = paneBody(layout.columns, overlayHeight).width;
+  const offered = (action: Action | null): boolean =>
+    (action !== 'picker' || onBack !== undefined) && (action !== 'lab' || onBranch !== undefined);
+  // P over a step shown: → goes back to it (at 0, before the run, it starts).
+  const premiseAt = vm.step === undefined ? 0 : vm.cursor;
   const overlayLines =
     overlay.kind === 'detail'
       ? detailLines(overlay, vm.detail, overlayWidth, overlay.script)
       : overlay.kind === 'help'
-        ? helpLines(overlayWidth, lab === undefined ? [] : LAB_BINDINGS)
+        ? helpLines(
+            overlayWidth,
+            helpBindings(
+              bindingsFor('main').filter((b) => offered(b.action)),
+              lab === undefined ? [] : LAB_BINDINGS,
+            ),
+          )
         : overlay.kind === 'premise' && about !== null
-          ? premiseLines(about.scenario, about.profile, overlayWidth)
+          ? premiseLines(about.scenario, about.profile, overlayWidth, premiseAt)
           : [];
 
   const selectedIndex = ui.selected ?? vm.traceRows.length - 1;
@@ -115,7 +127,7 @@ export function App({
     rows: vm.traceRows.length,
     page: paneBody(layout.traceWidth, layout.mainRows).rows,
     stateLines: vm.stateLines.length,
-    statePage: paneBody(layout.stateWidth, layout.mainRows).rows,
+    statePage: paneBody(layout.stateWidth, layout.mainRows).rows - vm.statePinned.length,
     overlayLines: overlayLines.length,
     overlayPage: paneBody(layout.columns, overlayHeight).rows,
     selectedRow: selectedRow === undefined ? null : { step: selectedRow.step, command: selectedRow.command ?? null },
@@ -179,12 +191,14 @@ export function App({
         complete: (text) => lab.complete(text, cursor),
       });
       setCommandLine(r.kind === 'edit' ? r.line : null);
+      if (r.kind === 'close' && r.interrupted === true) setNotice(CTRL_C_CLOSED);
       if (r.kind === 'submit' && r.text.trim() !== '') void lab.execute(r.text, cursor);
     }
   };
   const labKey = (input: string, key: Key): boolean => {
     if (lab === undefined || labStatus === null) return false;
     setMessageSeen(labStatus.message);
+    setNotice(null);
     if (commandRef.current !== null) {
       commandInput(input, key);
       return true;
@@ -218,9 +232,7 @@ export function App({
     }
     return true;
   };
-  const offered = (action: Action | null): boolean =>
-    (action !== 'picker' || onBack !== undefined) && (action !== 'lab' || onBranch !== undefined);
-  const bindings = bindingsFor(mode).filter((b) => offered(b.action));
+  const bindings = bindingsFor(mode, premiseAt).filter((b) => offered(b.action));
   /** Handles one key press on the screen `on`; returns the screen it leaves showing. */
   const handleKey = (input: string, key: Key, on: Mode): Mode => {
     if (labKey(input, key)) return on;
@@ -277,7 +289,7 @@ export function App({
         />
         {overlay.kind === 'premise' && shown === 'premise' ? (
           <DetailView
-            title={`${terminalSafe(about?.scenario.name ?? scenario)} · the premise · → starts`}
+            title={premiseTitle(about?.scenario.name ?? scenario, premiseAt)}
             lines={overlayLines}
             top={overlay.top}
             width={layout.columns}
@@ -328,6 +340,7 @@ export function App({
               />
               <StatePane
                 title={vm.stateTitle}
+                pinned={vm.statePinned}
                 lines={vm.stateLines}
                 top={ui.stateTop}
                 width={layout.stateWidth}
@@ -356,13 +369,14 @@ export function App({
           <LabLine
             status={labStatus}
             command={command}
+            notice={notice ?? ui.notice}
             message={labStatus.message !== null && labStatus.message !== messageSeen ? labStatus.message : null}
             now={lab.now(vm.cursor)}
             bindings={mode === 'main' ? [...LAB_BINDINGS, ...bindings] : bindings}
             width={layout.columns}
           />
         ) : (
-          <Footer bindings={bindings} width={layout.columns} />
+          <Footer bindings={bindings} width={layout.columns} extra={ui.notice ?? undefined} />
         )}
       </Box>
     </ThemeContext.Provider>

@@ -27,6 +27,8 @@ export function useLabStatus(lab: LabSession | undefined): LabStatus | null {
 export interface LabLineProps {
   status: LabStatus;
   command: CommandLine | null;
+  /** Said by the screen itself until the next key (Ctrl-C closed the command line). */
+  notice?: string | null;
   /** The last action's message, until a key is pressed. */
   message: LabStatus['message'];
   /** The lab's clock, seconds after the start. */
@@ -35,7 +37,7 @@ export interface LabLineProps {
   width: number;
 }
 
-export function LabLine({ status, command, message, now, bindings, width }: LabLineProps) {
+export function LabLine({ status, command, notice = null, message, now, bindings, width }: LabLineProps) {
   const theme = useTheme();
   const colour = (c: string) => (theme.colour ? c : undefined);
   let body;
@@ -66,6 +68,12 @@ export function LabLine({ status, command, message, now, bindings, width }: LabL
     body = (
       <Text wrap="truncate-end" color={colour('yellow')}>
         ◌ {status.busy}
+      </Text>
+    );
+  } else if (notice !== null) {
+    body = (
+      <Text wrap="truncate-end" color={colour('yellow')} bold>
+        {notice}
       </Text>
     );
   } else if (message !== null) {
@@ -107,7 +115,11 @@ export function labPanelLines(command: CommandLine | null, status: LabStatus, wi
     if (spec === null) {
       out.push(...wrapLine([seg('commands: ', 'dim'), seg(helpTextNames())], width, 2));
       out.push(
-        ...wrapLine([seg('Tab completes · ↑ ↓ history · Enter runs · Esc closes · help <command>', 'dim')], width, 0),
+        ...wrapLine(
+          [seg('Tab completes · ↑ ↓ history · Enter runs · Esc or Ctrl-C closes · help <command>', 'dim')],
+          width,
+          0,
+        ),
       );
     } else {
       out.push(...wrapLine([seg(spec.usage, 'key')], width, 2));

@@ -19,7 +19,13 @@ export function openCommandLine(text = ''): CommandLine {
 }
 
 export type CommandKeyResult =
-  { kind: 'edit'; line: CommandLine } | { kind: 'submit'; text: string } | { kind: 'close' };
+  | { kind: 'edit'; line: CommandLine }
+  | { kind: 'submit'; text: string }
+  /** `interrupted`: Ctrl-C closed it (a second Ctrl-C quits: the screen says so, CTRL_C_CLOSED). */
+  | { kind: 'close'; interrupted?: boolean };
+
+/** What the lab's bottom row says after Ctrl-C closed the command line instead of quitting. */
+export const CTRL_C_CLOSED = 'Ctrl-C closed the command line · Ctrl-C again quits';
 
 export interface CommandContext {
   history: readonly string[];
@@ -31,7 +37,8 @@ export function commandKey(line: CommandLine, input: string, key: Key, ctx: Comm
     kind: 'edit',
     line: { text, at: Math.max(0, Math.min(at, text.length)), browsing: null, choices },
   });
-  if (key.escape || (key.ctrl && input === 'c')) return { kind: 'close' };
+  if (key.ctrl && input === 'c') return { kind: 'close', interrupted: true };
+  if (key.escape) return { kind: 'close' };
   if (key.return) return { kind: 'submit', text: line.text };
   if (key.tab) {
     const head = line.text.slice(0, line.at);

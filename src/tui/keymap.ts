@@ -152,9 +152,29 @@ export const DETAIL_BINDINGS: readonly Binding[] = [
   },
 ];
 
+/** PgUp/PgDn (and Ctrl-U/Ctrl-D, space as in less) page through a screen that scrolls. */
+const PAGE_BINDINGS: readonly Binding[] = [
+  {
+    keys: 'PgUp PgDn',
+    label: 'page',
+    footer: 'PgUp/Dn',
+    help: 'scroll a page',
+    action: 'pageUp',
+    match: (i, k) => k.pageUp || (k.ctrl && i === 'u'),
+  },
+  {
+    keys: 'PgDn',
+    label: '',
+    help: '',
+    action: 'pageDown',
+    match: (i, k) => k.pageDown || (k.ctrl && i === 'd') || is(' ')(i, k),
+  },
+];
+
 export const HELP_BINDINGS: readonly Binding[] = [
   { keys: '↑ ↓', label: 'scroll', help: 'scroll', action: 'up', match: (i, k) => k.upArrow || is('k')(i, k) },
   { keys: '↓', label: '', help: '', action: 'down', match: (i, k) => k.downArrow || is('j')(i, k) },
+  ...PAGE_BINDINGS,
   {
     keys: 'esc q ?',
     label: 'back',
@@ -174,6 +194,7 @@ export const PREMISE_BINDINGS: readonly Binding[] = [
   },
   { keys: '↑ ↓', label: 'scroll', help: 'scroll', action: 'up', match: (i, k) => k.upArrow || is('k')(i, k) },
   { keys: '↓', label: '', help: '', action: 'down', match: (i, k) => k.downArrow || is('j')(i, k) },
+  ...PAGE_BINDINGS.map((b) => ({ ...b, label: '' })),
   { keys: 'esc P', label: 'close', help: 'close it', action: 'close', match: (i, k) => k.escape || is('P')(i, k) },
   { keys: '?', label: 'help', help: 'help', action: 'help', match: is('?') },
   { keys: 'q', label: 'quit', help: 'quit', action: 'quit', match: is('q') },
@@ -191,6 +212,13 @@ export function actionFor(mode: Mode, input: string, key: Key): Action | null {
   return BY_MODE[mode].find((b) => b.match(input, key))?.action ?? null;
 }
 
-export function bindingsFor(mode: Mode): readonly Binding[] {
-  return BY_MODE[mode];
+/**
+ * The bindings of a screen. `at`: the step the premise was opened over; past step #0, → goes back
+ * to it rather than starting (P pressed mid-run).
+ */
+export function bindingsFor(mode: Mode, at = 0): readonly Binding[] {
+  if (mode !== 'premise' || at <= 0) return BY_MODE[mode];
+  return PREMISE_BINDINGS.map((b) =>
+    b.action === 'next' ? { ...b, label: `back to #${at}`, footer: '→', help: `close it: back to step #${at}` } : b,
+  );
 }

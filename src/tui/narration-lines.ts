@@ -20,11 +20,11 @@ export interface NarrationContext {
 }
 
 /** `label` then `text` wrapped to `width`, continuation lines indented under the text. */
-function labelled(label: string, text: string, width: number, tone: Tone): Line[] {
+function labelled(label: string, text: string, width: number, tone: Tone, labelTone: Tone = 'dim'): Line[] {
   const body = text.replace(/\r\n?/g, '\n').trim().split('\n').map(terminalSafe);
   const indent = ' '.repeat(label.length);
   const lines = body.flatMap((p) => wrap(p, Math.max(10, width - label.length)));
-  return lines.map((l, i): Line => [seg(i === 0 ? label : indent, 'dim'), seg(l, tone)]);
+  return lines.map((l, i): Line => [seg(i === 0 ? label : indent, i === 0 ? labelTone : 'dim'), seg(l, tone)]);
 }
 
 /** `#3 · t+60s · worker-1 · kill`: the rule above the narration. */
@@ -57,7 +57,8 @@ export function narrationLines(step: Step, ctx: NarrationContext, width: number,
   ]);
   // A job in handle() twice at once, an error and the end of the run come right after the title:
   // they must survive a short narration.
-  for (const r of runningTwice(step.state.workers)) out.push(...labelled('!! ', runningTwiceText(r), width, 'warn'));
+  for (const r of runningTwice(step.state.workers))
+    out.push(...labelled('!! ', runningTwiceText(r), width, 'alert', 'alert'));
   if (ctx.error !== undefined) out.push(...labelled('error: ', ctx.error, width, 'bad'));
   if (ctx.atEnd) {
     out.push(...labelled('end: ', endSummary(ctx.jobs), width, 'good'));

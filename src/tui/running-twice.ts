@@ -30,13 +30,15 @@ export function runningTwiceText(r: RunningTwice): string {
 }
 
 /**
- * The state pane's top lines: `!!` marks them without colour too. Narrow (80 columns), the short
+ * The state pane's top lines, pinned above what scrolls (StatePane) for as long as both runs
+ * last: `!!` marks them without colour too. Narrow (80 columns), the short
  * form: the workers below say which attempts; the narration has the whole sentence.
  */
 export function runningTwiceLines(workers: readonly WorkerState[], width: number): Line[] {
   return runningTwice(workers).map((r): Line => {
     const text =
       width >= 60 ? runningTwiceText(r) : `${r.job} running ${r.runs.length === 2 ? 'twice' : `${r.runs.length}×`}`;
-    return [kept('!! ', 'bad'), seg(terminalSafe(text), 'warn')];
+    // Inverse and bold (white on red in colour): a red `!!` in yellow text is lost on a projector.
+    return [kept('!! ', 'alert'), seg(terminalSafe(text), 'alert')];
   });
 }

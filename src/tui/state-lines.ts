@@ -41,13 +41,19 @@ const CLOCK_APART = 30 * 86_400;
 const ENTRY_LIMIT: Record<Density, number> = { full: 6, medium: 6, compact: 3 };
 const KEY_COLUMN = 10;
 
+/**
+ * The pane's parts, always in this order (a learner stepping through must find each where it was
+ * the step before): the running-twice alert, the workers, the queues, the failed jobs, how often
+ * each handle() ran. The workers come first because they are what a step is about, and they must
+ * stay in view when the queues are long (twenty invoices in :delayed, Laravel 8's prefixed keys).
+ */
 export function stateLines(state: StateSnapshot, ctx: StateContext, width: number, density: Density): Line[] {
   // A job in handle() on two workers at once comes first: it is what the step is about.
   const out: Line[] = runningTwiceLines(state.workers, width);
-  for (const q of state.queues) out.push(...queueLines(q, state.t, ctx, width, density));
   if (state.workers.length > 0 && density === 'full') out.push([seg('workers', 'dim')]);
   const strips = timeStrips(state, ctx.start, width);
   for (const w of state.workers) out.push(...workerLines(w, ctx, width, density, strips.get(w.name) ?? []));
+  for (const q of state.queues) out.push(...queueLines(q, state.t, ctx, width, density));
   out.push(...failedLines(state.failed, ctx, width, density));
   out.push(...executionLines(state.executions, density));
   // Nothing is cut: a line too wide continues below, indented under its own text.
@@ -55,10 +61,9 @@ export function stateLines(state: StateSnapshot, ctx: StateContext, width: numbe
 }
 
 /**
- * The fullest that fits `rows`. When even compact does not, the workers (and the running-twice
- * alert) must stay in view: the queues' entries are cut first (their counts stay, "… N more"), the
- * workers' options move to the end, and if that is not enough the workers go above the queues.
- * The pane scrolls for the rest.
+ * The fullest that fits `rows`. When even compact does not, the queues' entries are cut (their
+ * counts stay, "… N more") and the workers' options move to the end; the order of the parts
+ * never changes (see stateLines). The pane scrolls for the rest.
  */
 export function fittedStateLines(state: StateSnapshot, ctx: StateContext, width: number, rows: number): Line[] {
   for (const density of ['full', 'medium', 'compact'] as const) {
@@ -75,13 +80,13 @@ export function fittedStateLines(state: StateSnapshot, ctx: StateContext, width:
     ...executionLines(state.executions, 'compact'),
     ...optionLines(state.workers),
   ];
-  for (const limit of [1, 0]) {
-    const queues = state.queues.flatMap((q) => queueLines(q, state.t, ctx, width, 'compact', limit));
-    const top = wrapAll([...alert, ...queues, ...workers], width);
-    if (top.length <= rows) return [...top, ...wrapAll(rest, width)];
-  }
-  const queues = state.queues.flatMap((q) => queueLines(q, state.t, ctx, width, 'compact', 0));
-  return wrapAll([...alert, ...workers, ...queues, ...rest], width);
+  const top = (limit: number): Line[] =>
+    wrapAll(
+      [...alert, ...workers, ...state.queues.flatMap((q) => queueLines(q, state.t, ctx, width, 'compact', limit))],
+      width,
+    );
+  const one = top(1);
+  return [...(one.length <= rows ? one : top(0)), ...wrapAll(rest, width)];
 }
 
 /** The workers' options, one line each, at the end of a pane too short to show them by the workers. */
@@ -275,7 +280,8 @@ function workerLines(
   strip: readonly Line[],
   o = { options: true },
 ): Line[] {
-  const restarted = w.generation > 1 ? [seg(` ↻ process ${w.generation}`, 'warn')] : [];
+  // `↻ process 2` is one label: never `↻ process` on one line and `2` on the next.
+  const restarted = w.generation > 1 ? [seg(' '), kept(`↻ process ${w.generation}`, 'warn')] : [];
   const [status, ...rest] =
     !o.options && w.status.kind === 'running' && width < 40
       ? // Short of rows: the strip below shows since when; the attempt stays.

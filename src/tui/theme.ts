@@ -32,6 +32,7 @@ const TONES: Record<Tone, TextStyle> = {
   bad: { color: 'red' },
   note: { color: 'yellow', italic: true },
   key: { color: 'cyan', bold: true },
+  alert: { color: 'white', backgroundColor: 'red', bold: true },
 };
 
 /** Without colour: what still tells tones apart. */
@@ -41,6 +42,7 @@ const MONO: Partial<Record<Tone, TextStyle>> = {
   note: { italic: true },
   key: { bold: true },
   command: { bold: true },
+  alert: { inverse: true, bold: true },
 };
 
 export interface Theme {

@@ -24,6 +24,8 @@ export interface UiState {
   skipFrom: number | null;
   /** b pressed: back to the scenario picker. */
   back: boolean;
+  /** What the last key did that the screen does not show by itself ("skipped 14 idle polls"); the next key clears it. */
+  notice: string | null;
 }
 
 /** Milliseconds between steps when playing. */
@@ -41,6 +43,7 @@ export const initialUiState: UiState = {
   quit: false,
   skipFrom: null,
   back: false,
+  notice: null,
 };
 
 export interface View {
@@ -94,7 +97,7 @@ const clamp = (n: number, lo: number, hi: number): number => Math.max(lo, Math.m
 
 /**
  * A new step: the trace follows its newest line again. The state pane keeps where the person
- * scrolled it (the workers, say, below the queues at 80×24), clamped to what the step has.
+ * scrolled it (the queues, say, below the workers at 80×24), clamped to what the step has.
  */
 function atStep(s: UiState, target: number): UiState {
   return { ...s, target, selected: null, skipFrom: null };
@@ -107,9 +110,18 @@ function atStep(s: UiState, target: number): UiState {
  */
 function skipIdle(s: UiState, cursor: number, v: View): UiState {
   const from = s.skipFrom ?? cursor;
-  for (let i = from + 1; i < v.steps; i++) if (!(v.idle?.(i) ?? false)) return atStep(s, i);
-  if (v.finished) return atStep(s, Math.max(0, v.steps - 1));
-  return { ...atStep(s, v.steps), skipFrom: from };
+  for (let i = from + 1; i < v.steps; i++) if (!(v.idle?.(i) ?? false)) return skipped(atStep(s, i), i - from - 1);
+  if (v.finished) {
+    const last = Math.max(0, v.steps - 1);
+    // Every step after `from` was an idle poll (else the loop stopped at it): the last one too.
+    return skipped(atStep(s, last), Math.max(0, last - from), ' to the end');
+  }
+  return { ...atStep(s, v.steps), skipFrom: from, notice: 'skipping idle polls…' };
+}
+
+/** N says how far it went: "skipped 14 idle polls" (nothing when the next step was not idle). */
+function skipped(s: UiState, n: number, where = ''): UiState {
+  return { ...s, notice: n === 0 ? null : `skipped ${n} idle poll${n === 1 ? '' : 's'}${where}` };
 }
 
 function moveSelection(s: UiState, by: number, v: View): UiState {
@@ -137,6 +149,11 @@ function scroll(s: UiState, by: number, v: View): UiState {
  * so keys pressed faster than the screen redraws all count.
  */
 export function reduce(s: UiState, action: Action, v: View): UiState {
+  const next = reduceKey(s, action, v);
+  return action === 'skipIdle' || next.notice === null ? next : { ...next, notice: null };
+}
+
+function reduceKey(s: UiState, action: Action, v: View): UiState {
   const cursor = cursorOf(s.target, v.steps);
   switch (action) {
     case 'next':

@@ -10,6 +10,9 @@ import type { SessionSnapshot } from './live-session.ts';
 import type { NarrationContext } from './narration-lines.ts';
 import { fittedNarration, narrationHeading } from './narration-lines.ts';
 import type { Line } from './segments.ts';
+import { runningTwiceLines } from './running-twice.ts';
+import { wrapAll } from './segments.ts';
+import type { StateContext } from './state-lines.ts';
 import { fittedStateLines } from './state-lines.ts';
 import type { TraceRow } from './trace-rows.ts';
 import { buildTraceRows } from './trace-rows.ts';
@@ -24,6 +27,9 @@ export interface ViewModel {
   clock: string;
   traceRows: TraceRow[];
   stateTitle: string;
+  /** The running-twice alert: drawn above the state lines, never scrolled away while both runs last. */
+  statePinned: Line[];
+  /** The state pane's lines below the alert (what scrolls). */
   stateLines: Line[];
   narration: Line[];
   narrationHeading: string;
@@ -56,20 +62,28 @@ export function viewModel(snap: SessionSnapshot, ui: Pick<UiState, 'target' | 'r
     clock: step === undefined ? 't+0s' : relTime(step.t, start),
     traceRows: step === undefined ? [] : buildTraceRows(steps, cursor, { start, labels }, ui.raw),
     stateTitle: step === undefined ? 'State' : stateTitle(step, start, layout.stateWidth),
-    stateLines:
-      step === undefined
-        ? []
-        : fittedStateLines(
-            step.state,
-            { start, capture: timeline?.server.kind === 'capture', appClock: timeline?.appClockApart === true },
-            stateBody.width,
-            stateBody.rows,
-          ),
+    ...stateParts(
+      step,
+      { start, capture: timeline?.server.kind === 'capture', appClock: timeline?.appClockApart === true },
+      stateBody,
+    ),
     narration: step === undefined ? [] : fittedNarration(step, narrationCtx, narrationWidth, layout.narrationRows),
     narrationHeading: step === undefined ? '' : narrationHeading(step, start),
     detail: { timeline: { start, steps }, labels, scripts, narration: narrationCtx },
     workers: (step?.state.workers ?? []).map((w) => w.name),
   };
+}
+
+/** The state pane's lines, the running-twice alert (which stateLines puts first) apart. */
+function stateParts(
+  step: Step | undefined,
+  ctx: StateContext,
+  body: { width: number; rows: number },
+): Pick<ViewModel, 'statePinned' | 'stateLines'> {
+  if (step === undefined) return { statePinned: [], stateLines: [] };
+  const lines = fittedStateLines(step.state, ctx, body.width, body.rows);
+  const pinned = wrapAll(runningTwiceLines(step.state.workers, body.width), body.width).length;
+  return { statePinned: lines.slice(0, pinned), stateLines: lines.slice(pinned) };
 }
 
 /** The state pane's title: the virtual clock, and which step's snapshot it is when there is room. */

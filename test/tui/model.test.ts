@@ -142,10 +142,12 @@ describe('wrapLine', () => {
     expect(wrapLine([seg('aa'), seg(' 漢')], 4, 3).map(lineText)).toEqual(['aa', '漢']);
   });
 
-  it('no line is wider than asked, and no text is lost', () => {
+  it('no line is wider than asked; no text is lost but a part too wide for a line, elided with …; no word breaks mid-part', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.string({ unit: fc.constantFrom('a', 'b', ' ', '漢', '‹', '›'), maxLength: 30 }), { maxLength: 6 }),
+        fc.array(fc.string({ unit: fc.constantFrom('a', 'b', '_', ' ', ':', '漢', '‹', '›'), maxLength: 30 }), {
+          maxLength: 6,
+        }),
         fc.integer({ min: 4, max: 40 }),
         fc.integer({ min: 0, max: 3 }),
         (texts, width, indent) => {
@@ -156,7 +158,27 @@ describe('wrapLine', () => {
           );
           for (const l of lines) expect(lineWidth(l)).toBeLessThanOrEqual(width);
           const squash = (s: string) => s.replace(/\s+/g, '');
-          expect(squash(lines.map(lineText).join(''))).toBe(squash(texts.join('')));
+          const input = squash(texts.join(''));
+          const shown = lines.map((l) => squash(lineText(l)));
+          // Each … stands for one or more letters of the input, and only there.
+          const pattern = new RegExp(`^${shown.join('').split('…').join('.+')}$`, 'u');
+          expect(input).toMatch(pattern);
+          if (shown.join('').includes('…')) return;
+          // Without elision, every line break falls where the input may break: at a space, before
+          // a run of ':', or beside a wide character.
+          const original = texts.join('');
+          const letters = [...original].flatMap((ch, i) => (/\s/.test(ch) ? [] : [i]));
+          const chars = [...original];
+          let k = 0;
+          for (const l of shown.slice(0, -1)) {
+            k += [...l].length;
+            if (k === 0 || k >= letters.length) continue;
+            const [before, at] = [letters[k - 1]!, letters[k]!];
+            const spaced = at - before > 1;
+            const colon = chars[at] === ':' && chars[before] !== ':';
+            const wide = chars[at] === '漢' || chars[before] === '漢';
+            expect(spaced || colon || wide, `break between ${chars[before]} and ${chars[at]}`).toBe(true);
+          }
         },
       ),
     );

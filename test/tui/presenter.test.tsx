@@ -70,6 +70,22 @@ describe('retry-after-vs-timeout (seed 001)', () => {
     term.unmount();
   });
 
+  it('the alert stays at the top of the state pane when it is scrolled (issue 25: while both runs last)', async () => {
+    const t = timeline('retry-after-vs-timeout');
+    const second = t.steps.findIndex((s) => s.kind === 'process' && s.actor === 'worker-2');
+    const term = renderInTerminal(
+      <App session={recordedSession(t)} scenario="r" colour={false} initial={{ target: second }} />,
+      80,
+      24,
+    );
+    await term.press('');
+    await term.press(KEYS.tab, '\u001b[6~'); // tab to the state pane, PgDn
+    const state = region(term.lastFrame(), 'state', 80, 24);
+    expect(state.split('\n')[0]).toMatch(/↑\d+/); // scrolled
+    expect(state.split('\n')[1]).toContain('!! GenerateReport#1 running');
+    term.unmount();
+  });
+
   it("worker-1's ZREM of its old copy reads as a stale copy, not attempts 2→1", () => {
     const t = timeline('retry-after-vs-timeout');
     const zrem = t.steps.find((s) => s.actor === 'worker-1' && s.kind === 'delete')!;

@@ -17,12 +17,14 @@ type ConnectionInput = NonNullable<ScenarioInput['connections']>[string];
 export interface LabClock {
   /** The lab's clock, seconds after the start: the cursor's step, or later after a wait. */
   now: number;
-  /**
-   * When an action given now happens: `now`, or a millisecond later when a step already shown
-   * happened at `now` (entries run first at their instant: at `now` itself the action would
-   * come before what the person has already seen happen).
-   */
+  /** When an action given now happens: `now`. */
   actionAt: number;
+  /**
+   * A step already shown happened at `now`: the action's entries and workers are `late` in that
+   * instant (entries run first at their instant; at `now` plainly the action would come before
+   * what the person has already seen happen).
+   */
+  late: boolean;
   /** The workers as the cursor's step left them. */
   workers: readonly WorkerState[];
 }
@@ -43,7 +45,33 @@ export const SCENARIO_COMMANDS = ['dispatch', 'worker', 'stop', 'kill', 'config'
  */
 export function applyCommand(before: ScenarioInput, cmd: LabCommand, clock: LabClock): LabChange {
   const change = changeFor(before, cmd, clock);
-  return { ...change, input: asLabSession(change.input) };
+  const input =
+    clock.late && cmd.kind !== 'laravel' ? lateInItsInstant(change.input, forkAt(before, clock.now)) : change.input;
+  return { ...change, input: asLabSession(input) };
+}
+
+/**
+ * The entries and workers an action added (after those of `base`, the session it forked) made
+ * `late` in their instant, written just after their time (`{ at: 3, late: true, dispatch: A }`).
+ */
+function lateInItsInstant(input: ScenarioInput, base: ScenarioInput): ScenarioInput {
+  const entries = (input.timeline ?? []) as EntryInput[];
+  const kept = base.timeline?.length ?? 0;
+  const workers = input.workers ?? [];
+  const had = base.workers?.length ?? 0;
+  return {
+    ...input,
+    timeline: entries.map((e, i) => {
+      if (i < kept) return e;
+      const { at, ...rest } = e;
+      return { at, late: true, ...rest } as EntryInput;
+    }) as ScenarioInput['timeline'],
+    workers: workers.map((w, i) => {
+      if (i < had) return w;
+      const { name, start, ...rest } = w;
+      return { name, ...(start === undefined ? {} : { start }), late: true, ...rest };
+    }),
+  };
 }
 
 function changeFor(before: ScenarioInput, cmd: LabCommand, clock: LabClock): LabChange {

@@ -191,6 +191,12 @@ export const Worker = z
         `--rest (${inProfiles((p) => p.worker.workOptions.rest)}): Worker::sleep this many seconds after each job (the job's --timeout alarm still runs)`,
       ),
     start: virtualTime('virtual seconds at which the process starts, to the millisecond (0.5)').default(0),
+    late: z
+      .boolean()
+      .optional()
+      .describe(
+        "starts after everything else at its start instant (by default before what arises then): the lab writes a worker started at a step's instant so",
+      ),
     restart: z
       .boolean()
       .default(true)

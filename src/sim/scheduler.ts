@@ -1,7 +1,7 @@
 // A discrete-event scheduler over a virtual clock. Actors (the dispatcher, each worker process)
 // are coroutines; exactly one runs at a time, from the moment it is woken until it sleeps, blocks
 // or ends. Each such activation is one *step*. Equal instants run in the order they were
-// scheduled, so a run is deterministic. No I/O here: a blocking operation (BLPOP) is handed in as
+// scheduled (a coroutine spawned `late` after all the rest of its instant), so a run is deterministic. No I/O here: a blocking operation (BLPOP) is handed in as
 // a BlockingOp whose real waiting the caller implements.
 //
 // The clock is exact, to the millisecond (kept as integer milliseconds: clock.ts), because a
@@ -87,6 +87,11 @@ export interface NextEvent {
 interface Event {
   /** Integer milliseconds: equal instants are equal numbers. */
   at: number;
+  /**
+   * After every event at its instant that is not late, those scheduled while the instant runs
+   * too (a coroutine spawned `late`: an entry meant to come after what else happens then).
+   */
+  late: boolean;
   seq: number;
   actor: string;
   /** The coroutine (spawn) it wakes. */
@@ -164,16 +169,25 @@ export class Scheduler {
     return false;
   }
 
-  /** Start a coroutine at the instant `at` (absolute unix seconds, to the millisecond). */
-  spawn(actor: string, at: number, body: (ctx: ActorContext) => Promise<void>): void {
+  /**
+   * Start a coroutine at the instant `at` (absolute unix seconds, to the millisecond); `late`, after
+   * everything else that happens at that instant (not only what was scheduled before it).
+   */
+  spawn(actor: string, at: number, body: (ctx: ActorContext) => Promise<void>, late = false): void {
     const owner = ++this.coroutines;
     const ctx = this.contextFor(actor, owner);
-    this.push(toMs(at), actor, owner, () => {
-      body(ctx).then(
-        () => this.signalYield(),
-        (e: unknown) => this.signalError(e),
-      );
-    });
+    this.push(
+      toMs(at),
+      actor,
+      owner,
+      () => {
+        body(ctx).then(
+          () => this.signalYield(),
+          (e: unknown) => this.signalError(e),
+        );
+      },
+      late,
+    );
   }
 
   /**
@@ -318,8 +332,8 @@ export class Scheduler {
     return end !== null && next.at > end;
   }
 
-  private push(at: number, actor: string, owner: number, fire: Event['fire']): Event {
-    const ev: Event = { at, seq: this.seq++, actor, owner, fire, cancelled: false };
+  private push(at: number, actor: string, owner: number, fire: Event['fire'], late = false): Event {
+    const ev: Event = { at, late, seq: this.seq++, actor, owner, fire, cancelled: false };
     return this.insert(ev);
   }
 
@@ -361,8 +375,11 @@ export class Scheduler {
   }
 }
 
+/** Earlier instants first; at one instant, what is not late first, then in the order scheduled. */
 function before(a: Event, b: Event): boolean {
-  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+  if (a.at !== b.at) return a.at < b.at;
+  if (a.late !== b.late) return b.late;
+  return a.seq < b.seq;
 }
 
 /**

@@ -16,7 +16,7 @@ import { renderExport } from '../cli/export-formats.ts';
 import { checkLab, forkAt } from '../lab/script.ts';
 import { exactInstant, formatSeconds, later, relativeTime as relTime, secondsBetween } from '../sim/clock.ts';
 import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
-import type { Timeline } from '../scenarios/timeline.ts';
+import type { Step, Timeline } from '../scenarios/timeline.ts';
 import type { OnStep, SessionSnapshot, StepSource } from './live-session.ts';
 import { LiveSession } from './live-session.ts';
 
@@ -379,8 +379,17 @@ export class LabSession implements StepSource {
           return;
         }
         this.waited = null;
-        await this.replay(change.input, { at: change.at }, 'replaying');
-        this.say(`${change.message}${forkNotice(before, clock.now, cursor < steps - 1 ? cursor : null)}`, false);
+        // A fork into the past: steps of later instants were shown after the cursor (those of its own
+        // instant run before a late action anyway).
+        const shown = this.shown.steps;
+        const past = cursor < steps - 1 && shown[steps - 1]!.t > shown[Math.min(cursor, steps - 1)]!.t;
+        if (clock.late) {
+          // Late in the instant of a step shown: the session through that instant, and the view on
+          // the first step that differs from what was shown (the action's own).
+          await this.replay(change.input, { through: clock.now }, 'replaying');
+          this.focusOn(firstDifference(shown, this.shown.steps));
+        } else await this.replay(change.input, { at: change.at }, 'replaying');
+        this.say(`${change.message}${forkNotice(before, clock, past ? cursor : null)}`, false);
       }
     }
   }
@@ -391,7 +400,7 @@ export class LabSession implements StepSource {
     const step = steps[Math.min(cursor, steps.length - 1)];
     const start = this.shown.timeline?.start ?? 0;
     const atStep = step !== undefined && secondsBetween(start, step.t) === now;
-    return { now, actionAt: atStep ? later(now, 0.001) : now, workers: step?.state.workers ?? [] };
+    return { now, actionAt: now, late: atStep, workers: step?.state.workers ?? [] };
   }
 
   /** Runs the held run on with `go`, replaying first when its hold may have gone stale. */
@@ -602,7 +611,8 @@ export class LabSession implements StepSource {
  * What acting on a past step dropped, for the action's message: the later actions and workers the
  * session had (forkAt drops them), and the steps shown after it (replayed with the change).
  */
-function forkNotice(before: ScenarioInput, now: number, cursor: number | null): string {
+function forkNotice(before: ScenarioInput, clock: LabClock, cursor: number | null): string {
+  const now = clock.now;
   const forked = forkAt(before, now);
   const entries = (before.timeline?.length ?? 0) - (forked.timeline?.length ?? 0);
   const workers = (before.workers?.length ?? 0) - (forked.workers?.length ?? 0);
@@ -624,6 +634,15 @@ function shortPath(path: string): string {
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The first step of `now` that is not `before`'s (same time, actor and title), or its last. */
+function firstDifference(before: readonly Step[], now: readonly Step[]): number {
+  for (let i = 0; i < now.length; i++) {
+    const b = before[i];
+    if (b === undefined || b.t !== now[i]!.t || b.actor !== now[i]!.actor || b.title !== now[i]!.title) return i;
+  }
+  return Math.max(0, now.length - 1);
 }
 
 function firstAtOrAfter(snap: SessionSnapshot, t: number): number {

@@ -66,21 +66,22 @@ async function commands(tmux: Tmux, ...lines: string[]): Promise<void> {
 
 const EXPERIMENTS: Array<{ name: string; lines: string[]; shows: RegExp }> = [
   {
-    // retry_after 30 against a 45 s job: at t+33 worker-2 reserves it again while worker-1 runs it.
+    // retry_after 30 against a 45 s job: at t+30 worker-1 reserves it again while worker-2 runs it.
     name: 'retry_after shorter than the job',
-    lines: ['set redis retry_after=30', 'worker', 'dispatch Report run=45', 'wait 29', 'next', 'next'],
+    lines: ['set redis retry_after=30', 'worker', 'dispatch Report run=45', 'wait 29', 'next'],
     shows: /reserved Report#1 \(attempts 2\)/,
   },
   {
-    // The kill and supervisord's new process happen at one instant: the lab stands on the kill.
+    // Killed mid-job at t+3, the job waits in :reserved until t+93: the new process's migrate moves
+    // it back and its pop reserves it (attempts 2), with its process step at the same instant.
     name: 'SIGKILL mid-job',
-    lines: ['dispatch Import run=60', 'next', 'kill worker-1'],
-    shows: /SIGKILL to worker-1/,
+    lines: ['dispatch Import run=60', 'next', 'next', 'kill worker-1', 'wait 88', 'next'],
+    shows: /reserved Import#1 \(attempts 2\)/,
   },
   {
     // Due at t+10, moved from :delayed by the migrate of worker-1's poll at t+12.
     name: 'a delayed job migrating',
-    lines: ['worker', 'dispatch Later delay=10', 'wait 9', 'next'],
+    lines: ['worker', 'dispatch Later delay=10', 'wait 9', 'next', 'next', 'next'],
     shows: /reserved Later#1/,
   },
 ];

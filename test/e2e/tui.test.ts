@@ -247,7 +247,7 @@ describe.skipIf(!tmuxAvailable())('lqsim lab in a terminal (tmux, 80×24)', () =
     expect(screen).toContain('dispatch <Job> [queue=Q]'); // the usage, where the narration was
     t.tmux.keys('SendEmail run=5', 'Enter');
     screen = await t.tmux.waitFor((s) => s.includes('✓ dispatched SendEmail'), 'the dispatch');
-    expect(screen).toContain('step #1 · t+0.001s');
+    expect(screen).toContain('step #1 · t+0s');
     expect(screen).toContain('RPUSH queues:default ‹SendEmail#1');
     t.tmux.keys('.');
     screen = await t.tmux.waitFor((s) => s.includes('step #2 · t+3s'), 'the next event');
@@ -270,7 +270,7 @@ describe.skipIf(!tmuxAvailable())('lqsim lab in a terminal (tmux, 80×24)', () =
     // The closing line (wrapped at 80 columns): the kill was undone, one action is left.
     expect(t.tmux.screen().replace(/\n/g, '')).toMatch(/lab: 1 action, \d+ steps shown; saved as \S*lab-1\.yaml/);
     const saved = readFileSync(join(dir, 'lab-1.yaml'), 'utf8');
-    expect(saved).toContain('- { at: 0.001, dispatch: SendEmail }');
+    expect(saved).toContain('- { at: 0, late: true, dispatch: SendEmail }');
     expect(saved).not.toContain('kill:');
     const run = spawnSync(process.execPath, [cli, 'run', 'lab-1.yaml'], {
       cwd: dir,

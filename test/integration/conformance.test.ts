@@ -72,6 +72,19 @@ describe('job options and outcomes no shipped scenario uses', () => {
     const r = await conformScenario(spec, redis(), { file });
     expect(r.status, explain(r)).toBe('identical');
   });
+  it('entries and a worker late in their instant, as the lab writes an action at a step shown: after what else happens then', async () => {
+    const file = new URL('../fixtures/conformance/lab-late.yaml', import.meta.url).pathname;
+    const { spec } = await loadScenarioFile(file);
+    // The order late gives, in the model's own run: the dispatch after worker-1's first poll, the
+    // kill after worker-1's pop and its handle() at t+3, worker-2's first poll after them.
+    const model = await runScenario(spec, { redis: redis(), file });
+    const at = (t: number) => model.steps.filter((s) => s.t === spec.start + t).map((s) => `${s.actor} ${s.kind}`);
+    expect(at(0)).toEqual(['worker-1 pop', 'dispatcher dispatch']);
+    expect(at(3).slice(0, 3)).toEqual(['worker-1 pop', 'worker-1 process', 'worker-1 kill']);
+    expect(at(3).indexOf('worker-2 pop')).toBeGreaterThan(at(3).indexOf('worker-1 kill'));
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, explain(r)).toBe('identical');
+  });
   it('kills from outside: a --once worker mid-job (restarted), idle and BLPOP-blocked workers, restart: false, a stop then a kill', async () => {
     for (const name of ['kill-once', 'kill-idle-blocked-stopped']) {
       const file = new URL(`../fixtures/conformance/${name}.yaml`, import.meta.url).pathname;

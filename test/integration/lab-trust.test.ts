@@ -189,14 +189,17 @@ describe('lqsim lab: what it says is true', () => {
     const lab = newLab();
     await lab.start();
     try {
+      await act(lab, 'wait 5');
       await act(lab, 'dispatch First');
-      await act(lab, 'wait 10');
+      await act(lab, 'wait 5');
       await act(lab, 'worker');
       await act(lab, 'next');
       const said = await act(lab, 'dispatch Fork', 0);
       expect(said).toMatch(
         /at step #0, t\+0s: the steps after it replayed with the change; dropped 1 later entry and 1 later worker/,
       );
+      // What happens at the instant acted on stays, and the action comes after it (late).
+      expect(lab.getStatus().input.timeline?.at(-1)).toEqual({ at: 0, late: true, dispatch: 'Fork' });
     } finally {
       await lab.stop();
     }

@@ -60,14 +60,16 @@ describe('lqsim lab', () => {
       await act(lab, 'next');
       // set restarts a worker under its own name (SIGTERM, then supervisord starts it again).
       await act(lab, 'kill worker-1 restart=no');
+      await act(lab, 'wait 5'); // worker-2's new process (set's restart) is up by then
       await act(lab, 'stop worker-2');
       await act(lab, 'play');
       const whole = join(dir, 'every-action.yaml');
       expect(await act(lab, `save ${whole}`)).toContain('saved');
       const wholeSteps = lab.getSnapshot().steps;
-      // Back to step #3 and another action there: the session forks, dropping what came after it
-      // (worker-2 started at t+10, the config change, the kill and the stop).
-      await act(lab, 'dispatch Fork run=2', 3);
+      // Back to step #1 (t+0s) and another action there: the session forks at that instant,
+      // dropping what came after it (worker-2 started at t+3, the config change, the kill and the
+      // stop); what happened at t+0s stays, and the action comes after it.
+      await act(lab, 'dispatch Fork run=2', 1);
       const forked = lab.getStatus().input;
       expect(forked.workers?.map((w) => w.name)).toEqual(['worker-1']);
       await act(lab, 'undo');
@@ -105,7 +107,7 @@ describe('lqsim lab', () => {
       // The last stop is a plain SIGTERM: worker-2 is not restarted.
       expect(yaml).toMatch(/stop: worker-2 \}/);
       expect(wholeSteps.length).toBeGreaterThan(20);
-      // The fork: Fork dispatched a millisecond after step #3, then the alarm at t+63 kills
+      // The fork: Fork dispatched at t+0s after Report (late), then the alarm at t+63 kills
       // worker-1 (--timeout 60 from t+3) and supervisord's new process pops Fork#1.
       expect(forkSteps.map((s) => s.title).join('\n')).toMatch(/dispatch Fork#1[\s\S]*SIGALRM[\s\S]*reserved Fork#1/);
     } finally {
@@ -117,17 +119,20 @@ describe('lqsim lab', () => {
     const lab = newLab();
     await lab.start();
     try {
-      // Step #0 is worker-1's poll at t+0: an action now comes a millisecond after it (entries run
-      // first at their instant, so at t+0 the dispatch would come before the poll already shown).
+      // Step #0 is worker-1's poll at t+0: an action now comes after it, at t+0 itself (`late`:
+      // entries run first at their instant, so plainly at t+0 the dispatch would come before the
+      // poll already shown).
       await act(lab, 'dispatch SendEmail');
+      expect(lab.getSnapshot().steps[lab.getStatus().focus!.step]!.title).toMatch(/dispatch SendEmail#1/);
       await act(lab, 'wait 5');
       await act(lab, 'kill worker-1');
       const file = join(dir, 'entries.yaml');
       await act(lab, `save ${file}`);
       const yaml = readFileSync(file, 'utf8');
-      expect(yaml).toContain('- { at: 0.001, dispatch: SendEmail }');
-      // The view stands on the dispatch (t+0.001); five seconds on is t+5.001, where no step is.
-      expect(yaml).toContain('- { at: 5.001, kill: worker-1 }');
+      expect(yaml).toContain('- { at: 0, late: true, dispatch: SendEmail }');
+      // The view stands on the dispatch (t+0); five seconds on is t+5, where no step is: no `late`.
+      expect(yaml).toContain('- { at: 5, kill: worker-1 }');
+      expect(yaml).not.toMatch(/at: \d+\.001/);
       expect(yaml).toMatch(/^name: entries$/m);
       expect(yaml).toMatch(/^laravel: "5.7"$/m);
 

@@ -120,14 +120,26 @@ describe('commandKey', () => {
 });
 
 describe('applyCommand and forkAt', () => {
-  it('puts an action at the lab clock, a millisecond after a step shown at that instant', () => {
+  it('puts an action at the lab clock, late in its instant when a step shown happened then (never a millisecond after)', () => {
     const lab = emptyLab('8');
     const change = applyCommand(lab, parseCommand('dispatch SendEmail run=5', vocabulary), {
       now: 3,
-      actionAt: 3.001,
+      actionAt: 3,
+      late: true,
+
       workers: [worker('worker-1')],
     });
-    expect(change.input.timeline.at(-1)).toEqual({ at: 3.001, dispatch: 'SendEmail' });
+    expect(change.input.timeline.at(-1)).toEqual({ at: 3, late: true, dispatch: 'SendEmail' });
+    // The key after `at`, as the saved file reads: at 3, late, dispatch.
+    expect(Object.keys(change.input.timeline.at(-1)!)).toEqual(['at', 'late', 'dispatch']);
+    const started = applyCommand(lab, parseCommand('worker', vocabulary), {
+      now: 3,
+      actionAt: 3,
+      late: true,
+
+      workers: [worker('worker-1')],
+    });
+    expect(started.input.workers?.at(-1)).toMatchObject({ name: 'worker-2', start: 3, late: true });
     expect(change.input.jobs?.SendEmail).toEqual({ class: 'App\\Jobs\\SendEmail', attempts: [{ run: 5 }] });
     expect('spec' in checkLab(change.input)).toBe(true);
   });
@@ -137,6 +149,8 @@ describe('applyCommand and forkAt', () => {
     const change = applyCommand(lab, parseCommand('dispatch SendEmail throw', vocabulary), {
       now: 0,
       actionAt: 0,
+      late: false,
+
       workers: [],
     });
     expect(change.input.timeline.at(-1)).toEqual({ at: 0, dispatch: 'SendEmail2' });
@@ -151,6 +165,8 @@ describe('applyCommand and forkAt', () => {
     const change = applyCommand(lab, parseCommand('set redis retry_after=30', vocabulary), {
       now: 10,
       actionAt: 10,
+      late: false,
+
       workers: [worker('worker-1')],
     });
     // SIGTERM, then supervisord starts worker-1 again (no option changed): its new process reads the new config.
@@ -163,7 +179,7 @@ describe('applyCommand and forkAt', () => {
   });
 
   it('refuses to stop or kill a worker that is not running', () => {
-    const clock = { now: 0, actionAt: 0, workers: [worker('worker-1', 'stopped')] };
+    const clock = { now: 0, actionAt: 0, late: false, workers: [worker('worker-1', 'stopped')] };
     expect(() => applyCommand(emptyLab(), parseCommand('kill worker-1', vocabulary), clock)).toThrow(
       'no process running now',
     );

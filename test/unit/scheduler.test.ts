@@ -142,6 +142,29 @@ describe('Scheduler: virtual time and steps', () => {
     ]);
   });
 
+  it('a coroutine spawned late runs after everything else at its instant, what arises then too', async () => {
+    const s = scheduler();
+    // Spawned first, late: after B (spawned later), after A's sleep(0) step (scheduled while the
+    // instant runs), before the next instant; two late ones in the order spawned.
+    s.spawn('L1', T0 + 5, async (ctx) => say(ctx, 'L1'), true);
+    s.spawn('A', T0 + 5, async (ctx) => {
+      say(ctx, 'A before');
+      await ctx.sleep(0);
+      say(ctx, 'A after');
+    });
+    s.spawn('L2', T0 + 5, async (ctx) => say(ctx, 'L2'), true);
+    s.spawn('B', T0 + 5, async (ctx) => say(ctx, 'B'));
+    s.spawn('C', T0 + 6, async (ctx) => say(ctx, 'C'));
+    expect(await runSteps(s)).toEqual([
+      [5, 'A', 'A before'],
+      [5, 'B', 'B'],
+      [5, 'A', 'A after'],
+      [5, 'L1', 'L1'],
+      [5, 'L2', 'L2'],
+      [6, 'C', 'C'],
+    ]);
+  });
+
   it('starts the clock at `start` and reports it through instant()', async () => {
     const s = scheduler();
     expect(s.instant()).toBe(T0);

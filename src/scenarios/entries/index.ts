@@ -72,20 +72,33 @@ export function scheduleRun(
   scheduler: Scheduler,
   spec: Pick<ScenarioSpec, 'start' | 'timeline'>,
   activate: (entry: TimelineEntrySpec) => Activations,
-  workers: readonly { readonly spec: { name: string; start: number }; supervise(ctx: ActorContext): Promise<void> }[],
+  workers: readonly {
+    readonly spec: { name: string; start: number; late?: boolean };
+    supervise(ctx: ActorContext): Promise<void>;
+  }[],
 ): () => number {
   const all = [
     ...startOrder(spec.timeline).flatMap((e) =>
-      [activate(e) ?? []].flat().map((a: Activation) => ({ ...a, at: a.at ?? e.at })),
+      [activate(e) ?? []].flat().map((a: Activation) => ({ ...a, at: a.at ?? e.at, late: e.late === true })),
     ),
-    ...workers.map((w) => ({ at: w.spec.start, actor: w.spec.name, run: (ctx: ActorContext) => w.supervise(ctx) })),
+    ...workers.map((w) => ({
+      at: w.spec.start,
+      late: w.spec.late === true,
+      actor: w.spec.name,
+      run: (ctx: ActorContext) => w.supervise(ctx),
+    })),
   ];
   let pending = all.length;
   for (const a of all) {
-    scheduler.spawn(a.actor, later(spec.start, a.at), async (ctx) => {
-      pending--;
-      await a.run(ctx);
-    });
+    scheduler.spawn(
+      a.actor,
+      later(spec.start, a.at),
+      async (ctx) => {
+        pending--;
+        await a.run(ctx);
+      },
+      a.late,
+    );
   }
   return () => pending;
 }

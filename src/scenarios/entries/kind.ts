@@ -114,10 +114,22 @@ export interface EntryKind<E extends { kind: string; at: number }> {
   notComparable(entry: E, spec: ScenarioSpec): string | null;
 }
 
+/**
+ * Where an entry falls in its instant: by default before everything else then (entries start
+ * first); `late`, after everything else then, what arises during the instant too. The lab writes
+ * an action taken at a step's instant so: it comes after the steps already seen, at that time.
+ */
+export const late = z
+  .boolean()
+  .optional()
+  .describe(
+    "after everything else at its instant (by default an entry comes first): the lab writes an action taken at a step's instant so",
+  );
+
 /** An entry kind's schema: its own keys, strictly (a typo is an error), and `kind` added by parsing. */
 export function entrySchema<K extends string, S extends z.ZodRawShape>(kind: K, shape: S) {
   return z
-    .object(shape)
+    .object({ ...shape, late })
     .strict()
     .transform((e) => ({ kind, ...e }));
 }

@@ -13,6 +13,7 @@ import { runScenario } from '../../src/scenarios/runner.ts';
 import type { Step } from '../../src/scenarios/timeline.ts';
 import { LabSession } from '../../src/tui/lab-session.ts';
 import type { ScenarioInput } from '../../src/scenarios/schema.ts';
+import { act, essence } from '../helpers/lab.ts';
 import { useRedis } from '../helpers/run.ts';
 
 const redis = useRedis();
@@ -23,26 +24,6 @@ function newLab(input: ScenarioInput = emptyLab('5.7')): LabSession {
   return new LabSession(input, (spec) => (onStep) => runScenario(spec, { redis: redis(), onStep, open: true }), {
     defaultFile: () => join(dir, `lab-${Math.random().toString(36).slice(2)}.yaml`),
   });
-}
-
-/** Runs `line` at `cursor` (default: where the view stands); the message it left. */
-async function act(lab: LabSession, line: string, cursor = lab.getStatus().focus?.step ?? 0): Promise<string> {
-  await lab.execute(line, cursor);
-  const m = lab.getStatus().message;
-  expect(m?.error, `${line}: ${m?.text}`).not.toBe(true);
-  return m?.text ?? '';
-}
-
-/** What a step is, without wall-clock times. */
-function essence(s: Step) {
-  return {
-    t: s.t,
-    actor: s.actor,
-    kind: s.kind,
-    title: s.title,
-    commands: s.commands.map((c) => [c.actor, c.process, c.source, ...c.args]),
-    state: s.state,
-  };
 }
 
 /**

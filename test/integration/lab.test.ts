@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emptyLab } from '../../src/lab/script.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
-import type { Step } from '../../src/scenarios/timeline.ts';
 import { LabSession } from '../../src/tui/lab-session.ts';
+import { act, essence } from '../helpers/lab.ts';
 import { useRedis } from '../helpers/run.ts';
 
 const redis = useRedis();
@@ -21,26 +21,6 @@ function newLab(): LabSession {
     emptyLab('5.7'),
     (spec) => (onStep) => runScenario(spec, { redis: redis(), onStep, open: true }),
   );
-}
-
-/** Runs `line` where the lab's view stands and expects it to succeed. */
-async function act(lab: LabSession, line: string, cursor = lab.getStatus().focus?.step ?? 0): Promise<string> {
-  await lab.execute(line, cursor);
-  const m = lab.getStatus().message;
-  expect(m?.error, `${line}: ${m?.text}`).not.toBe(true);
-  return m?.text ?? '';
-}
-
-/** What a step is, without wall-clock times: who, when, what it said, what Redis got, the state. */
-function essence(s: Step) {
-  return {
-    t: s.t,
-    actor: s.actor,
-    kind: s.kind,
-    title: s.title,
-    commands: s.commands.map((c) => [c.actor, c.process, c.source, ...c.args]),
-    state: s.state,
-  };
 }
 
 describe('lqsim lab', () => {

@@ -2,13 +2,9 @@
 // narration, and the keys. It holds only what the person chose to look at (ui-state.ts); what is
 // drawn is a pure function of the session's snapshot and that choice (view-model.ts).
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import type { Key } from 'ink';
-import { Box, Text, useApp, useInput, useStdin } from 'ink';
-import type { CommandLine } from './command-line.ts';
-import { commandKey, CTRL_C_CLOSED, openCommandLine } from './command-line.ts';
-import { keyPresses } from './input-keys.ts';
-import { LAB_BINDINGS, labBindingFor } from './lab-keys.ts';
-import type { LabSession, LabStatus } from './lab-session.ts';
+import { Box, Text, useApp, useStdin } from 'ink';
+import { LAB_BINDINGS } from './lab-keys.ts';
+import type { LabSession } from './lab-session.ts';
 import { LabLine, labPanelLines, useLabStatus } from './LabLine.tsx';
 import type { ColourLevel } from '../output/colour.ts';
 import { makeChalk } from '../output/colour.ts';
@@ -22,7 +18,7 @@ import { Help } from './Help.tsx';
 import { helpBindings, helpLines } from './help-lines.ts';
 import { idleAt } from './idle-steps.ts';
 import type { Mode } from './keymap.ts';
-import { actionFor, bindingsFor } from './keymap.ts';
+import { bindingsFor } from './keymap.ts';
 import { layoutFor, MIN_COLUMNS, MIN_ROWS, paneBody } from './layout.ts';
 import type { StepSource } from './live-session.ts';
 import { Narration } from './Narration.tsx';
@@ -33,6 +29,7 @@ import { ThemeContext } from './theme-context.ts';
 import { TracePane } from './TracePane.tsx';
 import type { Action, UiState, View } from './ui-state.ts';
 import { initialUiState, reduce, SPEEDS, speedLabel } from './ui-state.ts';
+import { useKeys } from './use-keys.ts';
 import { usePlayer } from './use-player.ts';
 import { useSession } from './use-session.ts';
 import { useTerminalSize } from './use-terminal-size.ts';
@@ -81,11 +78,6 @@ export function App({
   const snap = useSession(session);
   const [ui, setUi] = useState<UiState>(() => ({ ...initialUiState, ...initial }));
   const labStatus = useLabStatus(lab);
-  const [command, setCommand] = useState<CommandLine | null>(null);
-  // A message stays until the next key.
-  const [messageSeen, setMessageSeen] = useState<LabStatus['message']>(null);
-  // Said until the next key: Ctrl-C closed the command line, and the next one quits.
-  const [notice, setNotice] = useState<string | null>(null);
   const layout = useMemo(() => layoutFor(columns, rows), [columns, rows]);
   // Moving the selection (↑/↓) changes none of these: the panes get the same rows and lines back.
   const vm = useMemo(
@@ -171,93 +163,17 @@ export function App({
 
   const mode: Mode = overlay.kind === 'none' ? 'main' : overlay.kind;
   const cursor = vm.cursor;
-  // The command line is read at key time from a ref: keys typed before the next frame (":" then
-  // "dispatch" in one burst) must reach it, not the handler of the frame before it opened.
-  const commandRef = useRef<CommandLine | null>(null);
-  const setCommandLine = (line: CommandLine | null): void => {
-    commandRef.current = line;
-    setCommand(line);
-  };
-  const commandInput = (input: string, key: Key): void => {
-    // A burst may hold the text and its Enter ("SendEmail\r"): type the text, then run it.
-    const parts = !key.return && input.length > 1 && /[\r\n]/.test(input) ? input.split(/([\r\n])/) : [input];
-    for (const part of parts) {
-      const line = commandRef.current;
-      if (line === null || labStatus === null || lab === undefined) return;
-      if (part === '' && parts.length > 1) continue; // a key like Tab or Esc comes with no text
-      const enter = part === '\r' || part === '\n';
-      const r = commandKey(line, enter ? '' : part, enter ? { ...key, return: true } : key, {
-        history: labStatus.history,
-        complete: (text) => lab.complete(text, cursor),
-      });
-      setCommandLine(r.kind === 'edit' ? r.line : null);
-      if (r.kind === 'close' && r.interrupted === true) setNotice(CTRL_C_CLOSED);
-      if (r.kind === 'submit' && r.text.trim() !== '') void lab.execute(r.text, cursor);
-    }
-  };
-  const labKey = (input: string, key: Key): boolean => {
-    if (lab === undefined || labStatus === null) return false;
-    setMessageSeen(labStatus.message);
-    setNotice(null);
-    if (commandRef.current !== null) {
-      commandInput(input, key);
-      return true;
-    }
-    if (labStatus.question === 'quit') {
-      // s saves and quits once saved; d (or Ctrl-C again) discards and quits; Esc stays.
-      const k = input.toLowerCase();
-      if (k === 's') void lab.answerQuit('save').then((quit) => quit && dispatch('quit'));
-      else if (k === 'd' || (key.ctrl && input === 'c')) void lab.answerQuit('discard').then(() => dispatch('quit'));
-      else if (key.escape || k === 'n') void lab.answerQuit('stay');
-      return true;
-    }
-    if (labStatus.confirm !== null) {
-      if (input === 'y' || input === 'Y' || input === 'n' || input === 'N' || key.escape)
-        void lab.answer(input === 'y' || input === 'Y');
-      return true;
-    }
-    // Quitting with actions not saved asks first (q on the main screen, Ctrl-C anywhere).
-    if (((mode === 'main' && input === 'q') || (key.ctrl && input === 'c')) && !lab.askToQuit()) return true;
-    // While a replay runs, the lab's commands are read (the session runs them after it, in order);
-    // other keys, which act on a view about to be replaced, are held back; quitting is read.
-    const busy = labStatus.busy !== null && !(input === 'q' || (key.ctrl && input === 'c'));
-    if (mode !== 'main') return busy;
-    const b = labBindingFor(input[0] ?? '', key);
-    if (b === null) return busy;
-    if (b.run !== undefined) void lab.execute(b.run, cursor);
-    else {
-      setCommandLine(openCommandLine(b.prefill === 'save ' ? `save ${lab.defaultFile()}` : (b.prefill ?? '')));
-      // The rest of a burst ("Dsend") goes to the line just opened.
-      if (input.length > 1) commandInput(input.slice(1), key);
-    }
-    return true;
-  };
   const bindings = bindingsFor(mode, premiseAt).filter((b) => offered(b.action));
-  /** Handles one key press on the screen `on`; returns the screen it leaves showing. */
-  const handleKey = (input: string, key: Key, on: Mode): Mode => {
-    if (labKey(input, key)) return on;
-    // Keys typed faster than they are read arrive together ("nnn"): each one counts.
-    const keys = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e]+$/.test(input) ? [...input] : [input];
-    let now = on;
-    for (const k of keys) {
-      const action = actionFor(now, k, key);
-      if (action === 'lab') onBranch?.(cursor);
-      else if (action !== null && offered(action)) {
-        dispatch(action);
-        now = modeAfter(now, action);
-      }
-    }
-    return now;
-  };
-  useInput(
-    (raw, rawKey) => {
-      // Esc then a key in one read reaches here as Alt+key: handle both (input-keys.ts), the
-      // second on the screen the first leaves (Esc closes the details, then q quits).
-      let on = mode;
-      for (const [input, key] of keyPresses(raw, rawKey)) on = handleKey(input, key, on);
-    },
-    { isActive: isRawModeSupported === true },
-  );
+  const { command, messageSeen, notice } = useKeys({
+    lab,
+    labStatus,
+    mode,
+    cursor,
+    dispatch,
+    offered,
+    onBranch,
+    active: isRawModeSupported === true,
+  });
 
   if (columns < MIN_COLUMNS || rows < MIN_ROWS) {
     // Drawn at the smallest layout it would overflow and wrap into garbage: say what it needs.
@@ -384,14 +300,6 @@ export function App({
 }
 
 /** The screen an action leaves showing, for keys that arrive together (the next frame says it too). */
-function modeAfter(mode: Mode, action: Action): Mode {
-  if (action === 'close' || (mode === 'premise' && action === 'next')) return 'main';
-  if (action === 'detail' || action === 'info') return 'detail';
-  if (action === 'help') return mode === 'help' ? 'main' : 'help';
-  if (action === 'premise') return mode === 'premise' ? 'main' : 'premise';
-  return mode;
-}
-
 function detailTitle(index: number, command: number | null, steps: readonly Step[], start: number): string {
   const step = steps[index];
   if (step === undefined) return `Step #${index}`;

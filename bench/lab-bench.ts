@@ -56,6 +56,16 @@ class Pty {
     return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
   }
 
+  /** Ends it whatever state it is in (a measurement that failed): the command first, then `script`. */
+  kill(): void {
+    if (this.child.exitCode !== null) return;
+    const inner = spawnSync('pgrep', ['-P', String(this.child.pid)], { encoding: 'utf8' })
+      .stdout.trim()
+      .split('\n');
+    for (const pid of inner) if (pid !== '') process.kill(Number(pid), 'SIGTERM');
+    this.child.kill('SIGTERM');
+  }
+
   async quit(): Promise<void> {
     this.child.stdin.write('q');
     await new Promise((r) => setTimeout(r, 300));
@@ -80,6 +90,23 @@ export async function labBench(o: {
   cwd: string;
   line: (s?: string) => void;
 }): Promise<Goal[]> {
+  const ptys: Pty[] = [];
+  try {
+    return await measure(o, (command) => {
+      const pty = new Pty(command, o.env, o.cwd);
+      ptys.push(pty);
+      return pty;
+    });
+  } finally {
+    // A measurement that threw leaves its terminal behind otherwise (and the lqsim in it, and its Redis).
+    for (const pty of ptys) pty.kill();
+  }
+}
+
+async function measure(
+  o: { bin: string; line: (s?: string) => void },
+  open: (command: string) => Pty,
+): Promise<Goal[]> {
   const { line } = o;
   const node = `${word(process.execPath)} ${word(o.bin)}`;
   const goals: Goal[] = [];
@@ -88,7 +115,7 @@ export async function labBench(o: {
   );
 
   // → on steps that run commands: retry-after-vs-timeout's pops, migrates and deletes, run live.
-  const tui = new Pty(`${node} tui retry-after-vs-timeout`, o.env, o.cwd);
+  const tui = open(`${node} tui retry-after-vs-timeout`);
   await tui.until(/the premise/, 20_000);
   const rights: number[] = [];
   // The first → leaves the premise for step #0.
@@ -107,7 +134,7 @@ export async function labBench(o: {
 
   // Lab actions: the empty lab (one worker polling every 3 s: a step each), moved on to 50 and
   // to 5,000 steps, then a dispatch, three times.
-  const lab = new Pty(`${node} lab`, o.env, o.cwd);
+  const lab = open(`${node} lab`);
   await lab.until(/step #0 · t\+0s/, 20_000);
   await new Promise((r) => setTimeout(r, 300));
   for (const [steps, wait] of [
@@ -134,7 +161,7 @@ export async function labBench(o: {
   await lab.quit();
 
   // Memory after a day's wait, from a fresh lab.
-  const day = new Pty(`${node} lab`, o.env, o.cwd);
+  const day = open(`${node} lab`);
   await day.until(/step #0 · t\+0s/, 20_000);
   await new Promise((r) => setTimeout(r, 300));
   const waited = await day.timed(':wait 86400\r', /✓ the clock moved on/);

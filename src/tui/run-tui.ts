@@ -24,7 +24,6 @@ import type { Premise } from './App.tsx';
 import { Root } from './Root.tsx';
 import { enterFullScreen } from './terminal-screen.ts';
 
-
 /**
  * Frames a second Ink may draw. Its default, 30, held → for 33 ms between the frame of the key
  * and the frame of the step it ran (bench section 9: 59 ms a step); 60 halves that wait.

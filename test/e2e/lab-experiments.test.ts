@@ -7,22 +7,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Tmux, tmuxAvailable } from '../../scripts/tmux.ts';
+import { cli, terminalEnv } from '../helpers/terminal.ts';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const cli = join(repoRoot, 'bin', 'lqsim.js');
 const scratch = mkdtempSync(join(tmpdir(), 'lqsim-lab-e2e-'));
 const sessions: Tmux[] = [];
 let started = 0;
-
-function terminalEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', LQSIM_REDIS: 'local' };
-  for (const k of ['CI', 'CONTINUOUS_INTEGRATION', 'TMUX', 'NO_COLOR', 'FORCE_COLOR', 'REDIS_URL', 'LQSIM_DEBUG'])
-    delete env[k];
-  return env;
-}
 
 afterEach(() => {
   for (const s of sessions.splice(0)) s.kill();

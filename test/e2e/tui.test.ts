@@ -5,22 +5,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Tmux, tmuxAvailable } from '../../scripts/tmux.ts';
+import { cli, repoRoot, terminalEnv } from '../helpers/terminal.ts';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const cli = join(repoRoot, 'bin', 'lqsim.js');
 const scratch = mkdtempSync(join(tmpdir(), 'lqsim-tui-e2e-'));
 const ANNOUNCE = /using local redis-server \S+ on 127\.0\.0\.1:\d+ \(pid (\d+)\)/;
-
-/** The real-terminal environment: no CI variables (Ink would draw only its last frame), colours on. */
-function terminalEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, TERM: 'xterm-256color', LQSIM_REDIS: 'local' };
-  for (const k of ['CI', 'CONTINUOUS_INTEGRATION', 'TMUX', 'NO_COLOR', 'FORCE_COLOR', 'REDIS_URL', 'LQSIM_DEBUG'])
-    delete env[k];
-  return env;
-}
 
 const sessions: Tmux[] = [];
 let started = 0;

@@ -44,6 +44,8 @@ export interface LabStatus {
   message: LabMessage | null;
   /** Commands given, oldest first (the command line's ↑ ↓). */
   history: readonly string[];
+  /** A wait or a play runs: Ctrl-C stops it (cancel) rather than quitting. */
+  stoppable: boolean;
   /** Set after an action: the step the UI moves to; `seq` changes with every move. */
   focus: { step: number; seq: number } | null;
   /** A question waiting for its answer: its text, and what it asks. */
@@ -106,6 +108,7 @@ export class LabSession implements StepSource {
       confirm: null,
       question: null,
       unsaved: false,
+      stoppable: false,
       canUndo: false,
       canRedo: false,
       input: initial,
@@ -334,9 +337,12 @@ export class LabSession implements StepSource {
         const start = this.shown.timeline?.start ?? 0;
         const abs = later(start, until);
         if (this.shown.steps[steps - 1] === undefined || this.shown.steps[steps - 1]!.t < abs)
-          await this.working(`running to t+${formatSeconds(until)}s (Ctrl-C quits)`, () =>
-            this.goOn(() => this.live!.advance({ until: abs })),
-          );
+          if (
+            await this.work(`running to t+${formatSeconds(until)}s (Ctrl-C stops)`, () =>
+              this.goOn(() => this.live!.advance({ until: abs })),
+            )
+          )
+            return this.stoppedShort(`the wait to t+${formatSeconds(until)}s`);
         this.waited = until;
         const all = this.shown.steps;
         let index = all.length - 1;
@@ -346,9 +352,10 @@ export class LabSession implements StepSource {
       }
       case 'play': {
         const within = steps + PLAY_LIMIT;
-        await this.working('playing (Ctrl-C quits)', () =>
-          this.goOn(() => this.live!.advance({ settle: true, within })),
-        );
+        if (
+          await this.work('playing (Ctrl-C stops)', () => this.goOn(() => this.live!.advance({ settle: true, within })))
+        )
+          return this.stoppedShort('play');
         const ran = this.shown.steps.length;
         this.say(
           this.shown.status === 'finished'
@@ -543,14 +550,48 @@ export class LabSession implements StepSource {
     return Math.max(0, i);
   }
 
-  /** Runs `fn` with the busy line saying what the lab is doing (commands typed meanwhile wait their turn). */
-  private async working(what: string, fn: () => Promise<void>): Promise<void> {
-    this.setStatus({ busy: this.busyText(`${what}…`) });
+  /**
+   * Runs `fn` (a wait, a play) with the busy line saying what the lab is doing; commands typed
+   * meanwhile wait their turn, and Ctrl-C (cancel) stops it at its next step. Whether it was stopped.
+   */
+  private async work(what: string, fn: () => Promise<void>): Promise<boolean> {
+    this.stopping = false;
+    this.working = what;
+    this.setStatus({ busy: this.busyText(`${what}…`), stoppable: true });
     try {
       await fn();
+      return this.stopping;
     } finally {
-      this.setStatus({ busy: null });
+      this.stopping = false;
+      this.working = null;
+      this.setStatus({ busy: null, stoppable: false });
     }
+  }
+
+  /** What a wait or a play in progress is (the busy line says it, and how far it has got). */
+  private working: string | null = null;
+
+  /** Set by cancel() while a wait or a play runs. */
+  private stopping = false;
+
+  /**
+   * Ctrl-C while a wait or a play runs: it stops at its next step and the lab stays there (true).
+   * False when nothing can be stopped so (Ctrl-C then means quitting).
+   */
+  cancel(): boolean {
+    if (!this.status.stoppable || this.live === null) return false;
+    this.stopping = true;
+    this.live.cancel();
+    return true;
+  }
+
+  /** After a wait or a play stopped by Ctrl-C: the lab where it stopped, and what was not done. */
+  private stoppedShort(what: string): void {
+    this.waited = null;
+    const last = this.shown.steps.length - 1;
+    const t = last < 0 ? 0 : secondsBetween(this.shown.timeline?.start ?? 0, this.shown.steps[last]!.t);
+    this.say(`stopped at t+${formatSeconds(t)}s (Ctrl-C): ${what} was not finished`, false);
+    this.focusOn(Math.max(0, last));
   }
 
   /** Runs `fn`, saying its error instead of throwing it (a key's action has no one to throw to). */
@@ -587,7 +628,15 @@ export class LabSession implements StepSource {
 
   private show(snap: SessionSnapshot): void {
     this.shown = snap;
-    this.emit();
+    // A wait or a play says how far it has got.
+    const last = snap.steps[snap.steps.length - 1];
+    if (this.working !== null && last !== undefined && snap.timeline !== null)
+      this.setStatus({
+        busy: this.busyText(
+          `${this.working}… t+${formatSeconds(secondsBetween(snap.timeline.start, last.t))}s so far, ${snap.steps.length} steps`,
+        ),
+      });
+    else this.emit();
   }
 
   private setStatus(change: Partial<LabStatus>): void {

@@ -103,6 +103,11 @@ export class LiveSession implements StepSource {
     return held;
   }
 
+  /** Stops going on toward the goal: the run holds at its next step (those asked for so far stay). */
+  cancel(): void {
+    this.goal = null;
+  }
+
   /** Resolves at the next hold, or at once when the run is held or has ended. */
   whenHeld(): Promise<void> {
     const s = this.snapshot.status;

@@ -84,6 +84,8 @@ export function useKeys(o: KeyRouting): {
         void lab.answer(input === 'y' || input === 'Y');
       return true;
     }
+    // Ctrl-C while a wait or a play runs stops it there; the lab stays.
+    if (key.ctrl && input === 'c' && lab.cancel()) return true;
     // Quitting with actions not saved asks first (q on the main screen, Ctrl-C anywhere).
     if (((mode === 'main' && input === 'q') || (key.ctrl && input === 'c')) && !lab.askToQuit()) return true;
     // While a replay runs, the lab's commands are read (the session runs them after it, in order);

@@ -239,6 +239,33 @@ describe('lqsim lab: what it says is true', () => {
     }
   });
 
+  it('Ctrl-C during a day-long wait stops it at its next step; the lab stays there and goes on', async () => {
+    const lab = newLab();
+    await lab.start();
+    try {
+      expect(lab.cancel(), 'nothing to stop: Ctrl-C means quitting').toBe(false);
+      const waiting = lab.execute('wait 86400', 0);
+      await until(() => lab.getStatus().stoppable);
+      expect(lab.getStatus().busy).toContain('(Ctrl-C stops)');
+      await until(() => lab.getSnapshot().steps.length > 20);
+      const t0 = Date.now();
+      expect(lab.cancel()).toBe(true);
+      await waiting;
+      expect(Date.now() - t0).toBeLessThan(5_000);
+      const { steps, timeline } = lab.getSnapshot();
+      const at = steps.at(-1)!.t - timeline!.start;
+      expect(at).toBeLessThan(86_400);
+      expect(lab.getStatus().message?.text).toBe(`stopped at t+${at}s (Ctrl-C): the wait to t+86400s was not finished`);
+      expect(lab.getStatus().busy).toBeNull();
+      expect(lab.getStatus().stoppable).toBe(false);
+      // The lab's clock is where it stopped: the next action happens there.
+      await act(lab, 'dispatch After');
+      expect(lab.getStatus().input.timeline?.at(-1)).toEqual({ at, late: true, dispatch: 'After' });
+    } finally {
+      await lab.stop();
+    }
+  });
+
   it('quitting during a day-long wait ends it at once, and what waited its turn is not run', async () => {
     const lab = newLab();
     await lab.start();

@@ -15,10 +15,8 @@ type ConnectionInput = NonNullable<ScenarioInput['connections']>[string];
 
 /** Where the lab stands when a command is given. */
 export interface LabClock {
-  /** The lab's clock, seconds after the start: the cursor's step, or later after a wait. */
+  /** The lab's clock, seconds after the start: the cursor's step, or later after a wait. An action happens then. */
   now: number;
-  /** When an action given now happens: `now`. */
-  actionAt: number;
   /**
    * A step already shown happened at `now`: the action's entries and workers are `late` in that
    * instant (entries run first at their instant; at `now` plainly the action would come before
@@ -35,6 +33,8 @@ export interface LabChange {
   /** Seconds after the start: the lab shows the first step at or after it. */
   at: number;
   message: string;
+  /** What the session had planned after the clock and the change dropped (forkAt): for the message. */
+  dropped: { entries: number; workers: number };
 }
 
 export const SCENARIO_COMMANDS = ['dispatch', 'worker', 'stop', 'kill', 'config', 'options', 'laravel'] as const;
@@ -44,10 +44,24 @@ export const SCENARIO_COMMANDS = ['dispatch', 'worker', 'stop', 'kill', 'config'
  * opened in the lab becomes a lab session derived from it at its first change.
  */
 export function applyCommand(before: ScenarioInput, cmd: LabCommand, clock: LabClock): LabChange {
-  const change = changeFor(before, cmd, clock);
-  const input =
-    clock.late && cmd.kind !== 'laravel' ? lateInItsInstant(change.input, forkAt(before, clock.now)) : change.input;
-  return { ...change, input: asLabSession(input) };
+  if (cmd.kind === 'laravel') {
+    const from = before.laravel ?? DEFAULT_PROFILE;
+    return {
+      input: asLabSession({ ...structuredClone(before), laravel: cmd.profile as ScenarioInput['laravel'] }),
+      at: clock.now,
+      message: `Laravel ${from} → ${cmd.profile}: the session replayed from its start under ${cmd.profile}'s scripts, payloads and worker rules`,
+      dropped: { entries: 0, workers: 0 },
+    };
+  }
+  // The session as it stands at the clock, its planned future dropped; the action goes on from it.
+  const base = forkAt(before, clock.now);
+  const change = changeFor(base, before, cmd, clock);
+  const dropped = {
+    entries: (before.timeline?.length ?? 0) - (base.timeline?.length ?? 0),
+    workers: (before.workers?.length ?? 0) - (base.workers?.length ?? 0),
+  };
+  const input = clock.late ? lateInItsInstant(change.input, base) : change.input;
+  return { ...change, input: asLabSession(input), dropped };
 }
 
 /**
@@ -74,21 +88,18 @@ function lateInItsInstant(input: ScenarioInput, base: ScenarioInput): ScenarioIn
   };
 }
 
-function changeFor(before: ScenarioInput, cmd: LabCommand, clock: LabClock): LabChange {
-  if (cmd.kind === 'laravel') {
-    const from = before.laravel ?? DEFAULT_PROFILE;
-    return {
-      input: { ...structuredClone(before), laravel: cmd.profile as ScenarioInput['laravel'] },
-      at: clock.now,
-      message: `Laravel ${from} → ${cmd.profile}: the session replayed from its start under ${cmd.profile}'s scripts, payloads and worker rules`,
-    };
-  }
+/** What a command other than `laravel` does to `input`, the session `before` forked at the clock. */
+function changeFor(
+  input: ScenarioInput,
+  before: ScenarioInput,
+  cmd: Exclude<LabCommand, { kind: 'laravel' }>,
+  clock: LabClock,
+): Omit<LabChange, 'dropped'> {
   // The session's version judges the worker options, whatever the command line knew.
   const laravel = String(before.laravel ?? DEFAULT_PROFILE);
   if (cmd.kind === 'worker') checkRetryDelay('worker', cmd.options, laravel);
   if (cmd.kind === 'options') checkRetryDelay(`set ${cmd.worker}`, cmd.options, laravel);
-  const input = forkAt(before, clock.now);
-  const at = clock.actionAt;
+  const at = clock.now;
   const running = (name: string) => isRunning(clock.workers.find((w) => w.name === name));
   switch (cmd.kind) {
     case 'dispatch': {
@@ -252,7 +263,7 @@ function changeConfig(
   cmd: Extract<LabCommand, { kind: 'config' }>,
   clock: LabClock,
   at: number,
-): LabChange {
+): Omit<LabChange, 'dropped'> {
   const entry: EntryInput = { at, config: cmd.connection };
   const old = (input.connections ?? {})[cmd.connection] ?? {};
   const changes: string[] = [];
@@ -295,7 +306,7 @@ function restartWithOptions(
   o: WorkerChoice,
   clock: LabClock,
   at: number,
-): LabChange {
+): Omit<LabChange, 'dropped'> {
   const running = isRunning(clock.workers.find((w) => w.name === name));
   if (!running) throw new CommandError(`set: ${name} has no process running now; start a new one with worker`);
   const entry = restartEntry(name, o, at);

@@ -9,11 +9,11 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
 import type { LabExportFormat, LabVocabulary } from '../lab/commands.ts';
 import { CommandError, complete, helpText, parseCommand } from '../lab/commands.ts';
-import type { LabClock } from '../lab/actions.ts';
+import type { LabChange, LabClock } from '../lab/actions.ts';
 import { applyCommand, isRunning } from '../lab/actions.ts';
 import { FileExists, saveLab, writeWhole } from '../lab/save.ts';
 import { renderExport } from '../cli/export-formats.ts';
-import { checkLab, forkAt } from '../lab/script.ts';
+import { checkLab } from '../lab/script.ts';
 import { exactInstant, formatSeconds, later, relativeTime as relTime, secondsBetween } from '../sim/clock.ts';
 import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
 import type { Step, Timeline } from '../scenarios/timeline.ts';
@@ -279,18 +279,26 @@ export class LabSession implements StepSource {
     });
   }
 
-  /** Commands given while the lab worked, not yet run. */
+  // The busy line: what the lab is doing (null: nothing), how far a wait or a play has got, and
+  // how many commands given meanwhile wait their turn.
+  private doing: string | null = null;
+  private progress: string | null = null;
   private queued = 0;
 
   private waiting(change: number): void {
     this.queued += change;
-    const busy = this.status.busy?.replace(/ · \d+ commands? waiting$/, '') ?? null;
-    if (busy !== null) this.setStatus({ busy: this.busyText(busy) });
+    this.showBusy();
   }
 
-  /** What the lab is doing, and how many commands wait their turn. */
-  private busyText(what: string): string {
-    return this.queued === 0 ? what : `${what} · ${plural(this.queued, 'command')} waiting`;
+  /** The busy line as the three parts say it, with any other change to the status. */
+  private showBusy(more: Partial<LabStatus> = {}): void {
+    const busy =
+      this.doing === null
+        ? null
+        : `${this.doing}…${this.progress === null ? '' : ` ${this.progress}`}${
+            this.queued === 0 ? '' : ` · ${plural(this.queued, 'command')} waiting`
+          }`;
+    this.setStatus({ busy, ...more });
   }
 
   private async run(text: string, cursor: number): Promise<void> {
@@ -372,8 +380,7 @@ export class LabSession implements StepSource {
         const change = applyCommand(this.input, cmd, clock);
         const checked = checkLab(change.input);
         if ('problem' in checked) throw new CommandError(`not done: ${checked.problem}`);
-        const before = this.input;
-        this.undos.push(before);
+        this.undos.push(this.input);
         this.redos.length = 0;
         this.input = change.input;
         if (cmd.kind === 'laravel') {
@@ -396,7 +403,7 @@ export class LabSession implements StepSource {
           await this.replay(change.input, { through: clock.now }, 'replaying');
           this.focusOn(firstDifference(shown, this.shown.steps));
         } else await this.replay(change.input, { at: change.at }, 'replaying');
-        this.say(`${change.message}${forkNotice(before, clock, past ? cursor : null)}`, false);
+        this.say(`${change.message}${forkNotice(change.dropped, clock.now, past ? cursor : null)}`, false);
       }
     }
   }
@@ -407,7 +414,7 @@ export class LabSession implements StepSource {
     const step = steps[Math.min(cursor, steps.length - 1)];
     const start = this.shown.timeline?.start ?? 0;
     const atStep = step !== undefined && secondsBetween(start, step.t) === now;
-    return { now, actionAt: now, late: atStep, workers: step?.state.workers ?? [] };
+    return { now, late: atStep, workers: step?.state.workers ?? [] };
   }
 
   /** Runs the held run on with `go`, replaying first when its hold may have gone stale. */
@@ -428,9 +435,13 @@ export class LabSession implements StepSource {
   /** Replaces the run with a new one of `input`, run to `target` before it is shown. */
   private async replay(input: ScenarioInput, target: LabTarget, busy: string): Promise<void> {
     const { until, ...open } = input;
+    const through = 'through' in target ? target.through : 'played' in target ? until : undefined;
     const checked = checkLab(open);
     if ('problem' in checked) throw new CommandError(checked.problem);
-    this.setStatus({ busy: this.busyText(`${busy}…`), input });
+    // Within a wait or a play (goOn replaying a stale hold), its busy line comes back after.
+    const outer = this.doing;
+    this.doing = busy;
+    this.showBusy({ input });
     this.unsubscribe?.();
     await this.live?.stop();
     if (this.closed) return;
@@ -444,11 +455,9 @@ export class LabSession implements StepSource {
       await live.advance({ until: later(checked.spec.start, target.at) });
       live.request(live.getSnapshot().steps.length + 1);
       await live.whenHeld();
-    } else if ('through' in target) {
-      await live.advance({ until: later(checked.spec.start, later(target.through, 0.001)) });
-    } else if (until !== undefined) {
-      // The file's `until`: every step at or before it, as `lqsim run` shows them.
-      await live.advance({ until: later(checked.spec.start, later(until, 0.001)) });
+    } else if (through !== undefined) {
+      // Every step at or before that instant, as `lqsim run` shows a file's `until`.
+      await live.advance({ until: later(checked.spec.start, later(through, 0.001)) });
     } else {
       await live.whenHeld();
       await live.advance({ settle: true, within: 10_000 });
@@ -466,8 +475,8 @@ export class LabSession implements StepSource {
         : 'at' in target
           ? firstAtOrAfter(snap, later(checked.spec.start, target.at))
           : snap.steps.length - 1;
-    this.setStatus({
-      busy: null,
+    this.doing = outer;
+    this.showBusy({
       canUndo: this.undos.length > 0,
       canRedo: this.redos.length > 0,
       actions: this.undos.length,
@@ -556,20 +565,18 @@ export class LabSession implements StepSource {
    */
   private async work(what: string, fn: () => Promise<void>): Promise<boolean> {
     this.stopping = false;
-    this.working = what;
-    this.setStatus({ busy: this.busyText(`${what}…`), stoppable: true });
+    this.doing = what;
+    this.showBusy({ stoppable: true });
     try {
       await fn();
       return this.stopping;
     } finally {
       this.stopping = false;
-      this.working = null;
-      this.setStatus({ busy: null, stoppable: false });
+      this.doing = null;
+      this.progress = null;
+      this.showBusy({ stoppable: false });
     }
   }
-
-  /** What a wait or a play in progress is (the busy line says it, and how far it has got). */
-  private working: string | null = null;
 
   /** Set by cancel() while a wait or a play runs. */
   private stopping = false;
@@ -630,13 +637,10 @@ export class LabSession implements StepSource {
     this.shown = snap;
     // A wait or a play says how far it has got.
     const last = snap.steps[snap.steps.length - 1];
-    if (this.working !== null && last !== undefined && snap.timeline !== null)
-      this.setStatus({
-        busy: this.busyText(
-          `${this.working}… t+${formatSeconds(secondsBetween(snap.timeline.start, last.t))}s so far, ${snap.steps.length} steps`,
-        ),
-      });
-    else this.emit();
+    if (this.status.stoppable && last !== undefined && snap.timeline !== null) {
+      this.progress = `t+${formatSeconds(secondsBetween(snap.timeline.start, last.t))}s so far, ${snap.steps.length} steps`;
+      this.showBusy();
+    } else this.emit();
   }
 
   private setStatus(change: Partial<LabStatus>): void {
@@ -657,21 +661,17 @@ export class LabSession implements StepSource {
 }
 
 /**
- * What acting on a past step dropped, for the action's message: the later actions and workers the
- * session had (forkAt drops them), and the steps shown after it (replayed with the change).
+ * What acting on a past step dropped, for the action's message: the later entries and workers the
+ * session had (forkAt dropped them), and the steps shown after it (replayed with the change).
  */
-function forkNotice(before: ScenarioInput, clock: LabClock, cursor: number | null): string {
-  const now = clock.now;
-  const forked = forkAt(before, now);
-  const entries = (before.timeline?.length ?? 0) - (forked.timeline?.length ?? 0);
-  const workers = (before.workers?.length ?? 0) - (forked.workers?.length ?? 0);
-  const dropped = [
-    ...(entries > 0 ? [plural(entries, 'later entry', 'later entries')] : []),
-    ...(workers > 0 ? [plural(workers, 'later worker')] : []),
+function forkNotice(dropped: LabChange['dropped'], now: number, cursor: number | null): string {
+  const what = [
+    ...(dropped.entries > 0 ? [plural(dropped.entries, 'later entry', 'later entries')] : []),
+    ...(dropped.workers > 0 ? [plural(dropped.workers, 'later worker')] : []),
   ].join(' and ');
-  if (cursor === null) return dropped === '' ? '' : ` (dropped ${dropped} after t+${formatSeconds(now)}s)`;
+  if (cursor === null) return what === '' ? '' : ` (dropped ${what} after t+${formatSeconds(now)}s)`;
   return ` (at step #${cursor}, t+${formatSeconds(now)}s: the steps after it replayed with the change${
-    dropped === '' ? '' : `; dropped ${dropped}`
+    what === '' ? '' : `; dropped ${what}`
   })`;
 }
 

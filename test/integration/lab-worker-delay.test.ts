@@ -31,7 +31,7 @@ describe('lab: worker delay=N on 5.7', () => {
     // A 5.7 lab with no worker yet; the person types two commands at t+0.
     let input: ScenarioInput = { ...emptyLab('5.7'), workers: [] };
     const vocabulary = { jobs: [], workers: [], running: [], connections: ['redis'], laravel: '5.7' };
-    const clock = { now: 0, actionAt: 0, late: false, workers: [] };
+    const clock = { now: 0, late: false, workers: [] };
     for (const line of ['worker delay=5 tries=2', 'dispatch J throw'])
       input = applyCommand(input, parseCommand(line, vocabulary), clock).input;
     input = { ...input, until: 6 };

@@ -124,7 +124,6 @@ describe('applyCommand and forkAt', () => {
     const lab = emptyLab('8');
     const change = applyCommand(lab, parseCommand('dispatch SendEmail run=5', vocabulary), {
       now: 3,
-      actionAt: 3,
       late: true,
 
       workers: [worker('worker-1')],
@@ -134,7 +133,6 @@ describe('applyCommand and forkAt', () => {
     expect(Object.keys(change.input.timeline.at(-1)!)).toEqual(['at', 'late', 'dispatch']);
     const started = applyCommand(lab, parseCommand('worker', vocabulary), {
       now: 3,
-      actionAt: 3,
       late: true,
 
       workers: [worker('worker-1')],
@@ -148,7 +146,6 @@ describe('applyCommand and forkAt', () => {
     const lab = { ...emptyLab('8'), jobs: { SendEmail: { class: 'App\\Jobs\\SendEmail' } } };
     const change = applyCommand(lab, parseCommand('dispatch SendEmail throw', vocabulary), {
       now: 0,
-      actionAt: 0,
       late: false,
 
       workers: [],
@@ -164,7 +161,6 @@ describe('applyCommand and forkAt', () => {
     const lab = emptyLab('8');
     const change = applyCommand(lab, parseCommand('set redis retry_after=30', vocabulary), {
       now: 10,
-      actionAt: 10,
       late: false,
 
       workers: [worker('worker-1')],
@@ -179,7 +175,7 @@ describe('applyCommand and forkAt', () => {
   });
 
   it('refuses to stop or kill a worker that is not running', () => {
-    const clock = { now: 0, actionAt: 0, late: false, workers: [worker('worker-1', 'stopped')] };
+    const clock = { now: 0, late: false, workers: [worker('worker-1', 'stopped')] };
     expect(() => applyCommand(emptyLab(), parseCommand('kill worker-1', vocabulary), clock)).toThrow(
       'no process running now',
     );

@@ -47,7 +47,7 @@ const workerOptions: WorkerOptions = {
   restart: true,
 };
 
-const clock = (now = 0) => ({ now, actionAt: now, late: false, workers: [worker('worker-1')] });
+const clock = (now = 0) => ({ now, late: false, workers: [worker('worker-1')] });
 
 describe("the worker's retry delay per version", () => {
   it('5.7 takes delay=N (--delay) and refuses backoff=, naming delay=', () => {

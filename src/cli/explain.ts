@@ -170,7 +170,8 @@ async function feed(
   explainer: CaptureExplainer,
   progress: Progress,
   named: number,
-  sink: ByteOut,
+  /** Where the trace goes, flushed before late problems are told (none when nothing is printed: the TUI). */
+  sink?: ByteOut,
 ): Promise<void> {
   const late: CaptureProblem[] = [];
   let lateCount = 0;
@@ -185,7 +186,7 @@ async function feed(
     (bytes) => progress.update(2, bytes),
   );
   if (lateCount === 0) return;
-  sink.flush(); // the steps before, where stdout and stderr are one file
+  sink?.flush(); // the steps before, where stdout and stderr are one file
   const { warnings } = explainer.timeline;
   let told = 0;
   for (const p of late) {
@@ -297,7 +298,7 @@ async function explainInTui(file: string, source: string): Promise<number> {
   try {
     const read = await readConfiguration(file, source, progress);
     const explainer = new CaptureExplainer(read.config, { file: source });
-    await feed(file, source, explainer, progress, read.problems.length, new ByteOut());
+    await feed(file, source, explainer, progress, read.problems.length);
     const { timeline, findings } = explainer.finish();
     prepared = { ...read, findings, timeline };
   } finally {

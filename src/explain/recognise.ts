@@ -142,9 +142,6 @@ const KEYS = new Map<string, QueueKey | null>();
 /** Distinct keys kept: an app's other traffic may name a new key on every line; those are read again. */
 const KEYS_KEPT = 4096;
 
-/** A script's command on each key, as recogniseCommand gives it (shared: never to be changed). */
-const IN_SCRIPT = new WeakMap<QueueKey, Recognised>();
-
 export function parseQueueKey(key: string): QueueKey | undefined {
   const known = KEYS.get(key);
   if (known !== undefined) return known ?? undefined;
@@ -195,13 +192,9 @@ export function recogniseCommand(
   const name = args[0] === undefined ? undefined : commandName(args[0]);
   if (name === undefined) return undefined;
   if (client === 'lua') {
-    // Inside one of the scripts: its EVAL line says which operation it is. One object per key
-    // (parseQueueKey gives each key's once): a script's commands are half a capture's lines.
+    // Inside one of the scripts: its EVAL line says which operation it is.
     const key = args[1] === undefined ? undefined : parseQueueKey(args[1]);
-    if (key === undefined) return undefined;
-    let inScript = IN_SCRIPT.get(key);
-    if (inScript === undefined) IN_SCRIPT.set(key, (inScript = { op: 'script', key }));
-    return inScript;
+    return key === undefined ? undefined : shared('script', key);
   }
   if (name === 'SELECT' && argc === 2) return SELECT;
   if (name === 'EVAL') {
@@ -209,32 +202,30 @@ export function recogniseCommand(
     if (script === undefined) return undefined;
     const first = args[3] === undefined ? undefined : parseQueueKey(args[3]);
     if (first === undefined) return { op: scriptOperation(script.name, first), script };
-    let byScript = EVALS.get(first);
-    if (byScript === undefined) EVALS.set(first, (byScript = new Map()));
-    let r = byScript.get(script);
-    if (r === undefined) byScript.set(script, (r = { op: scriptOperation(script.name, first), key: first, script }));
-    return r;
+    return shared(scriptOperation(script.name, first), first, script);
   }
   const key = args[1] === undefined ? undefined : parseQueueKey(args[1]);
   if (key === undefined) return undefined;
-  if (name === 'RPUSH' && key.kind === 'ready' && argc === 3) return onKey('push', key);
-  if (name === 'ZADD' && key.kind === 'delayed' && argc === 4) return onKey('later', key);
-  if (name === 'ZADD' && key.kind === 'reserved' && argc === 4) return onKey('reserve', key);
-  if (name === 'ZREM' && key.kind === 'reserved' && argc === 3) return onKey('delete', key);
-  if (name === 'BLPOP' && (key.kind === 'ready' || key.kind === 'notify')) return onKey('block', key);
+  if (name === 'RPUSH' && key.kind === 'ready' && argc === 3) return shared('push', key);
+  if (name === 'ZADD' && key.kind === 'delayed' && argc === 4) return shared('later', key);
+  if (name === 'ZADD' && key.kind === 'reserved' && argc === 4) return shared('reserve', key);
+  if (name === 'ZREM' && key.kind === 'reserved' && argc === 3) return shared('delete', key);
+  if (name === 'BLPOP' && (key.kind === 'ready' || key.kind === 'notify')) return shared('block', key);
   return undefined;
 }
 
-// Each line's recognition, shared (never to be changed) as IN_SCRIPT's are: one object per
-// operation and key (and script), not one per line.
+// Each line's recognition is shared (never to be changed): one object per key (parseQueueKey
+// gives each key's once) and operation, or script for an EVAL, not one per line; a script's
+// commands alone are half a capture's lines.
 const SELECT: Recognised = { op: 'select' };
-const EVALS = new WeakMap<QueueKey, Map<KnownScript, Recognised>>();
-const ON_KEY = new WeakMap<QueueKey, Partial<Record<Operation, Recognised>>>();
+const SHARED = new WeakMap<QueueKey, Map<Operation | KnownScript, Recognised>>();
 
-function onKey(op: Operation, key: QueueKey): Recognised {
-  let ops = ON_KEY.get(key);
-  if (ops === undefined) ON_KEY.set(key, (ops = {}));
-  return (ops[op] ??= { op, key });
+function shared(op: Operation, key: QueueKey, script?: KnownScript): Recognised {
+  let onKey = SHARED.get(key);
+  if (onKey === undefined) SHARED.set(key, (onKey = new Map()));
+  let r = onKey.get(script ?? op);
+  if (r === undefined) onKey.set(script ?? op, (r = script === undefined ? { op, key } : { op, key, script }));
+  return r;
 }
 
 function scriptOperation(name: ScriptName, first: QueueKey | undefined): Operation {

@@ -2,6 +2,8 @@
 // command, with completion and a usage line per command. Pure: the words a command may complete
 // come from `LabVocabulary`, which the session derives from its scenario and the current step.
 import { extname } from 'node:path';
+import type { ExportFormat } from '../cli/args.ts';
+import { EXPORT_FORMATS, isExportFormat } from '../cli/args.ts';
 import { didYouMean } from '../scenarios/errors.ts';
 import { findProfile, joinNames, PROFILE_NAMES } from '../sim/profiles/index.ts';
 
@@ -48,7 +50,7 @@ export type LabCommand =
   | { kind: 'undo' }
   | { kind: 'redo' }
   | { kind: 'save'; file?: string }
-  | { kind: 'export'; file: string; format: LabExportFormat }
+  | { kind: 'export'; file: string; format: ExportFormat }
   | { kind: 'help'; topic?: string };
 
 /** queue:work options a person can give a worker in the lab (and block_for via its connection). */
@@ -171,10 +173,8 @@ export const COMMANDS: readonly CommandSpec[] = [
 
 export class CommandError extends Error {}
 
-/** What `export` writes: the formats `lqsim run --format` renders from a whole timeline. */
-export const LAB_EXPORT_FORMATS = ['json', 'markdown', 'mermaid', 'resp'] as const;
-export type LabExportFormat = (typeof LAB_EXPORT_FORMATS)[number];
-const EXPORT_BY_EXTENSION: Record<string, LabExportFormat> = {
+/** What `export` writes, by a file's name: the formats `lqsim run --format` renders from a whole timeline. */
+const EXPORT_BY_EXTENSION: Record<string, ExportFormat> = {
   '.json': 'json',
   '.md': 'markdown',
   '.mmd': 'mermaid',
@@ -364,9 +364,9 @@ export function parseCommand(line: string, v: LabVocabulary): LabCommand {
         throw new CommandError(
           `export: say format=json|markdown|mermaid|resp for "${file}" (or name it .json, .md, .mmd, .resp)`,
         );
-      if (!(LAB_EXPORT_FORMATS as readonly string[]).includes(format))
-        throw new CommandError(`export: format=${format}: one of ${LAB_EXPORT_FORMATS.join(', ')}`);
-      return { kind: 'export', file, format: format as LabExportFormat };
+      if (!isExportFormat(format))
+        throw new CommandError(`export: format=${format}: one of ${EXPORT_FORMATS.join(', ')}`);
+      return { kind: 'export', file, format };
     }
     case 'help': {
       const topic = args.optionalPositional();

@@ -7,7 +7,8 @@
 // in the lab is exactly what `lqsim run` prints for the saved file, by construction.
 import { isAbsolute, relative, resolve } from 'node:path';
 import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
-import type { LabExportFormat, LabVocabulary } from '../lab/commands.ts';
+import type { ExportFormat } from '../cli/args.ts';
+import type { LabVocabulary } from '../lab/commands.ts';
 import { CommandError, complete, helpText, parseCommand } from '../lab/commands.ts';
 import type { LabChange, LabClock } from '../lab/actions.ts';
 import { applyCommand, isRunning } from '../lab/actions.ts';
@@ -508,7 +509,7 @@ export class LabSession implements StepSource {
   }
 
   /** The trace shown, as `lqsim run --format` writes it, to `file` (asked before writing over one). */
-  private async export(file: string, format: LabExportFormat, overwrite: boolean): Promise<void> {
+  private async export(file: string, format: ExportFormat, overwrite: boolean): Promise<void> {
     const { timeline, steps } = this.shown;
     if (timeline === null) throw new CommandError('export: nothing has run yet');
     const path = resolve(file);

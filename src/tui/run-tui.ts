@@ -249,9 +249,9 @@ function summary(
     // What the file holds, in words that stay true when actions came after the last save.
     const kept =
       saved === null
-        ? actions === 0
-          ? 'nothing to save'
-          : 'not saved'
+        ? unsaved
+          ? 'not saved'
+          : 'nothing to save'
         : unsaved
           ? `${terminalSafe(saved)} holds it as it was when saved; what came after was not saved`
           : `saved as ${terminalSafe(saved)}`;

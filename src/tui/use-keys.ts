@@ -67,6 +67,7 @@ export function useKeys(o: KeyRouting): {
     if (lab === undefined || labStatus === null) return false;
     setMessageSeen(labStatus.message);
     setNotice(null);
+    const ctrlC = key.ctrl && input === 'c';
     if (commandRef.current !== null) {
       commandInput(input, key);
       return true;
@@ -75,7 +76,7 @@ export function useKeys(o: KeyRouting): {
       // s saves and quits once saved; d (or Ctrl-C again) discards and quits; Esc stays.
       const k = input.toLowerCase();
       if (k === 's') void lab.answerQuit('save').then((quit) => quit && dispatch('quit'));
-      else if (k === 'd' || (key.ctrl && input === 'c')) void lab.answerQuit('discard').then(() => dispatch('quit'));
+      else if (k === 'd' || ctrlC) void lab.answerQuit('discard').then(() => dispatch('quit'));
       else if (key.escape || k === 'n') void lab.answerQuit('stay');
       return true;
     }
@@ -85,12 +86,12 @@ export function useKeys(o: KeyRouting): {
       return true;
     }
     // Ctrl-C while a wait or a play runs stops it there; the lab stays.
-    if (key.ctrl && input === 'c' && lab.cancel()) return true;
+    if (ctrlC && lab.cancel()) return true;
     // Quitting with actions not saved asks first (q on the main screen, Ctrl-C anywhere).
-    if (((mode === 'main' && input === 'q') || (key.ctrl && input === 'c')) && !lab.askToQuit()) return true;
+    if (((mode === 'main' && input === 'q') || ctrlC) && !lab.askToQuit()) return true;
     // While a replay runs, the lab's commands are read (the session runs them after it, in order);
     // other keys, which act on a view about to be replaced, are held back; quitting is read.
-    const busy = labStatus.busy !== null && !(input === 'q' || (key.ctrl && input === 'c'));
+    const busy = labStatus.busy !== null && !(input === 'q' || ctrlC);
     if (mode !== 'main') return busy;
     const b = labBindingFor(input[0] ?? '', key);
     if (b === null) return busy;

@@ -36,6 +36,7 @@ import { ForeignUseError, ForeignWatch } from './foreign-watch.ts';
 import { plannedKeys, probePlan } from './probe-plan.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import { ExecutionLog } from './execution-log.ts';
+import { KeptStrings } from './kept-strings.ts';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems, scenarioErrorAt } from './load.ts';
 import { versionProblems } from './option-checks.ts';
@@ -306,6 +307,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const cap = capture;
     const snapshotLimit = opts.snapshots === 'sizes' ? 0 : SNAPSHOT_LIMIT;
     const keepSteps = opts.keepSteps ?? true;
+    const kept = new KeptStrings();
     // A streaming run (nothing holds it, nothing keeps its steps) does not wait for a step's MONITOR
     // lines before the next step: the step's end is a mark (MonitorCapture.mark) that goes out
     // ahead of the next command, and the step is finished when the mark's line comes back. It
@@ -359,8 +361,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         watchLines(lines);
       }
       // Every EVAL carries the whole script; keep one copy of each text for the whole run.
-      for (const cmd of commands)
+      for (const cmd of commands) {
         if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
+        if (keepSteps) kept.keep(cmd);
+      }
       const d = done.description ?? { kind: 'process' as const, title: `${done.actor} continues` };
       const step: Step = {
         index,

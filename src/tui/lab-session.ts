@@ -67,6 +67,8 @@ export interface LabStatus {
 
 /** A hold this long where a worker waits in a real-time BLPOP may have let the server time it out. */
 const STALE_HOLD_MS = 500;
+/** While the lab works, how often the screen hears of its progress (ms). */
+const PROGRESS_MS = 100;
 /** Steps one `play` runs at most: a job that never settles (tries 0, killed each time) would loop. */
 const PLAY_LIMIT = 500;
 
@@ -649,7 +651,29 @@ export class LabSession implements StepSource {
     this.emit();
   }
 
+  /**
+   * Listeners hear of a change at once, except while the lab works (a day-long wait runs tens of
+   * thousands of steps): then at most every PROGRESS_MS, and once more when it is done. A redraw
+   * per step cost more than the steps (and, in a 100×30 terminal, most of the lab's memory).
+   */
   private emit(): void {
+    if (this.doing !== null) {
+      this.emitLater ??= setTimeout(() => {
+        this.emitLater = null;
+        this.notifyListeners();
+      }, PROGRESS_MS);
+      return;
+    }
+    if (this.emitLater !== null) {
+      clearTimeout(this.emitLater);
+      this.emitLater = null;
+    }
+    this.notifyListeners();
+  }
+
+  private emitLater: NodeJS.Timeout | null = null;
+
+  private notifyListeners(): void {
     for (const l of this.listeners) l();
   }
 

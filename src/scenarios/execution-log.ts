@@ -5,6 +5,37 @@
 import type { JobInstance, StateSnapshot } from './timeline.ts';
 import { JobRegistry } from '../sim/registry.ts';
 
+/**
+ * A step's state whose `executions` is an own, enumerable getter reading the log (so the state
+ * reads, serialises and structuredClones as the plain record it was). One getter function for
+ * every state, reading the log and the step from private fields: V8 keeps such objects in one
+ * shape, where a getter of each object's own (a closure, or a literal's `get`) turns each into a
+ * dictionary four times its size, and a day-long lab wait keeps 28,800 of them.
+ */
+class LoggedState implements StateSnapshot {
+  readonly t: number;
+  readonly queues: StateSnapshot['queues'];
+  readonly workers: StateSnapshot['workers'];
+  readonly failed: StateSnapshot['failed'];
+  declare readonly executions: Record<string, number>;
+  readonly #log: ExecutionLog;
+  readonly #index: number;
+
+  static readonly #executions = function (this: LoggedState): Record<string, number> {
+    return this.#log.upTo(this.#index);
+  };
+
+  constructor(state: Omit<StateSnapshot, 'executions'>, log: ExecutionLog, index: number) {
+    this.t = state.t;
+    this.queues = state.queues;
+    this.workers = state.workers;
+    this.failed = state.failed;
+    this.#log = log;
+    this.#index = index;
+    Object.defineProperty(this, 'executions', { get: LoggedState.#executions, enumerable: true });
+  }
+}
+
 export class ExecutionLog {
   /** Job labels in the order their handle() started, and the step index each belongs to. */
   private readonly labels: string[] = [];
@@ -33,12 +64,9 @@ export class ExecutionLog {
     return out;
   }
 
-  /** Makes `state.executions` read this log as of step `index`. */
+  /** The state with `executions` reading this log as of step `index` (LoggedState). */
   attach(state: Omit<StateSnapshot, 'executions'>, index: number): StateSnapshot {
-    return Object.defineProperty(state, 'executions', {
-      enumerable: true,
-      get: () => this.upTo(index),
-    }) as StateSnapshot;
+    return new LoggedState(state, this, index);
   }
 
   /** A JobRegistry that logs every execution here as well. */

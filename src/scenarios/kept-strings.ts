@@ -12,10 +12,13 @@ const SHARED_LENGTH = 64;
 export class KeptStrings {
   private readonly shared = new Map<string, string>();
 
-  /** `cmd`'s strings as copies of their own (an EVAL's script text is the run's one copy already: left). */
+  /**
+   * `cmd`'s strings as copies of their own (an EVAL's script text is the run's one copy already:
+   * left), in an array of their number (the parser's, grown by push, has room for twice as many).
+   */
   keep(cmd: TraceCommand): void {
-    const { args } = cmd;
-    for (let i = 0; i < args.length; i++) if (i !== 1 || cmd.script === undefined) args[i] = this.own(args[i]!);
+    const script = cmd.script !== undefined;
+    cmd.args = cmd.args.map((a, i) => (i === 1 && script ? a : this.own(a)));
     cmd.time = ownCopy(cmd.time);
   }
 

@@ -37,6 +37,7 @@ import { plannedKeys, probePlan } from './probe-plan.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import { ExecutionLog } from './execution-log.ts';
 import { KeptStrings } from './kept-strings.ts';
+import { SharedState } from './shared-state.ts';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems, scenarioErrorAt } from './load.ts';
 import { versionProblems } from './option-checks.ts';
@@ -346,6 +347,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const snapshotLimit = opts.snapshots === 'sizes' ? 0 : SNAPSHOT_LIMIT;
     const keepSteps = opts.keepSteps ?? true;
     const kept = new KeptStrings();
+    const shared = new SharedState();
     // A streaming run (nothing holds it, nothing keeps its steps) does not wait for a step's MONITOR
     // lines before the next step: the step's end is a mark (MonitorCapture.mark) that goes out
     // ahead of the next command, and the step is finished when the mark's line comes back. It
@@ -392,7 +394,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     }
     const finishStep = async (end: StepEnd, lines: string[], queues: QueueState[]): Promise<void> => {
       const { index, done } = end;
-      const { commands } = attributeLines(lines, hub, { index, t: done.t }, scriptNames);
+      const attributed = attributeLines(lines, hub, { index, t: done.t }, scriptNames).commands;
+      // A kept step's list is the size of its commands (the attribution's grew by push).
+      const commands = keepSteps ? attributed.slice() : attributed;
       if (claim !== null) {
         const lost = claim.lost();
         if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
@@ -414,7 +418,15 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         explain: d.explain,
         note: d.note === undefined ? undefined : noteFor(d.note),
         commands,
-        state: executionLog.attach({ t: done.t, queues, workers: end.workers, failed: end.failed }, index),
+        state: executionLog.attach(
+          {
+            t: done.t,
+            queues: keepSteps ? shared.queuesLike(queues) : queues,
+            workers: keepSteps ? shared.workersLike(end.workers) : end.workers,
+            failed: end.failed,
+          },
+          index,
+        ),
       };
       notes.attach(step);
       if (keepSteps) timeline.steps.push(step);

@@ -91,6 +91,7 @@ export const chainEntry: EntryKind<ChainEntry> = {
     })),
   }),
   notComparable: () => null,
+  lab: null,
 };
 
 function describeChain(

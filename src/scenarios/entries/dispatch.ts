@@ -19,6 +19,8 @@ import type { JobClassSpec } from '../schema.ts';
 import type { CheckContext, EntryKind, ModelEnv, RealEnv } from './kind.ts';
 import { entrySchema } from './kind.ts';
 import { chainLinks, checkLinks, linkFields, linkQueues, toChainLinks, verbatim } from './chain-links.ts';
+import type { DispatchCommand } from './dispatch-lab.ts';
+import { dispatchLab } from './dispatch-lab.ts';
 
 /** One value of a property: the same for every instance, or numbered per instance. */
 const PropertyValue = z
@@ -72,7 +74,7 @@ export type DispatchCall = Pick<
   first?: number;
 };
 
-export const dispatchEntry: EntryKind<DispatchEntry> = {
+export const dispatchEntry: EntryKind<DispatchEntry, DispatchCommand> = {
   schema,
   phase: 0,
   check(e, path, ctx) {
@@ -113,6 +115,7 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
       })),
     })),
   notComparable: () => null,
+  lab: dispatchLab,
 };
 
 /** The web requests an entry makes: one with all its instances, or (`every`) one per instance. */

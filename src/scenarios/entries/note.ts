@@ -37,4 +37,5 @@ export const noteEntry: EntryKind<NoteEntry> = {
   model: () => null,
   real: () => null,
   notComparable: () => null,
+  lab: null,
 };

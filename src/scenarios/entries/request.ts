@@ -98,4 +98,5 @@ export const requestEntry: EntryKind<RequestEntry> = {
     ),
   }),
   notComparable: () => null,
+  lab: null,
 };

@@ -47,6 +47,7 @@ export const sizeEntry: EntryKind<SizeEntry> = {
     run: env.request(`Queue::size('${e.size}')`, 'size', () => ({ role: 'request', calls: [realSize(e)] })),
   }),
   notComparable: () => null,
+  lab: null,
 };
 
 export function checkSizeCall(e: SizeCall, path: Path, ctx: CheckContext): Problem[] {

@@ -236,4 +236,5 @@ export const configEntry: EntryKind<ConfigEntry> = {
   },
   // The lab's `set <connection>` writes it, with a stop for each worker on the connection: not one entry.
   lab: null,
+  names: (e) => ({ workers: [], connections: [e.config] }),
 };

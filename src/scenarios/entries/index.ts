@@ -119,6 +119,7 @@ export type {
   CheckContext,
   ConnectionChange,
   EntryKind,
+  EntryNames,
   LabEntryAction,
   LabEntryCommand,
   LabMoment,

@@ -86,4 +86,5 @@ export const killEntry: EntryKind<KillEntry, KillCommand> = {
   real: (e, env) => ({ actor: e.kill, run: (ctx) => kill(e, env.worker(e.kill), ctx) }),
   notComparable: () => null,
   lab,
+  names: (e) => ({ workers: [e.kill], connections: [] }),
 };

@@ -2,7 +2,7 @@
 // its cross-reference checks, its model behaviour with narration, and what real Laravel does for it
 // in `lqsim conformance`. index.ts lists the kinds in a record keyed by kind, so the compiler
 // names every kind that a new member of the union lacks. A kind also says what the lab needs of it:
-// its lab command, or null for none (`lab`).
+// its lab command, or null for none (`lab`), and the workers and connections an entry names (`names`).
 import { z } from 'zod';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
 import type { Dispatcher } from '../../sim/dispatcher.ts';
@@ -94,6 +94,12 @@ export interface RealEnv {
   configure(connection: string, change: ConnectionChange): void;
 }
 
+/** The workers and connections an entry names: a fork drops it with a worker it names (forkAt). */
+export interface EntryNames {
+  workers: string[];
+  connections: string[];
+}
+
 /** Where the lab stands when a kind's command is given, as the kind's module sees it. */
 export interface LabMoment {
   /** The lab's clock, seconds after the start: the entry's `at`. */
@@ -160,6 +166,13 @@ export interface EntryKind<E extends { kind: string; at: number }, C extends { k
   notComparable(entry: E, spec: ScenarioSpec): string | null;
   /** The lab's command that writes this kind of entry, or null: the lab has none for it. */
   lab: C extends { kind: E['kind'] } ? LabEntryCommand<C> : null;
+  /** The workers and connections the entry names (a fork drops an entry naming a worker it dropped). */
+  names(entry: E): EntryNames;
+  /**
+   * For an entry that goes on after its `at` (a dispatch `every` N seconds): what changes in it as
+   * written when the session is cut at `now` (its later part dropped), or null when it stays whole.
+   */
+  cutAt?(entry: E, now: number): Partial<Omit<E, 'kind'>> | null;
 }
 
 /**

@@ -38,4 +38,5 @@ export const noteEntry: EntryKind<NoteEntry> = {
   real: () => null,
   notComparable: () => null,
   lab: null,
+  names: (e) => ({ workers: e.actor === undefined || e.actor === DISPATCHER ? [] : [e.actor], connections: [] }),
 };

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { at, DISPATCHER, note } from '../fields.ts';
 import {
+  callConnections,
   callDispatches,
   callQueues,
   checkDispatchCall,
@@ -99,4 +100,10 @@ export const requestEntry: EntryKind<RequestEntry> = {
   }),
   notComparable: () => null,
   lab: null,
+  names: (e) => ({
+    workers: [],
+    connections: e.request.flatMap((c) =>
+      isDispatch(c) ? callConnections(c) : c.connection === undefined ? [] : [c.connection],
+    ),
+  }),
 };

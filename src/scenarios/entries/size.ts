@@ -48,6 +48,7 @@ export const sizeEntry: EntryKind<SizeEntry> = {
   }),
   notComparable: () => null,
   lab: null,
+  names: (e) => ({ workers: [], connections: e.connection === undefined ? [] : [e.connection] }),
 };
 
 export function checkSizeCall(e: SizeCall, path: Path, ctx: CheckContext): Problem[] {

@@ -124,4 +124,5 @@ export const stopEntry: EntryKind<StopEntry, StopCommand> = {
     return null;
   },
   lab,
+  names: (e) => ({ workers: [e.stop], connections: [] }),
 };

@@ -6,7 +6,7 @@ import { isAscii } from 'node:buffer';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { ArgsWanted, MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, MonitorParseError, parseMonitorLine, parseMonitorLineHead } from '../redis/monitor-line.ts';
-import { ownCopy } from './own-string.ts';
+import { ownCopy } from '../redis/own-string.ts';
 import { isNdjsonRecord } from '../output/ndjson.ts';
 import { recogniseScript } from './recognise.ts';
 import { commandName } from '../sim/command-name.ts';

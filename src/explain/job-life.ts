@@ -10,7 +10,7 @@ import type { Finding } from './findings.ts';
 import { LIVES_SHOWN } from './lives.ts';
 import type { LifeEnd, LifeStep } from './outcome.ts';
 import { lifeEnd } from './outcome.ts';
-import { ownCopy } from './own-string.ts';
+import { ownCopy } from '../redis/own-string.ts';
 import type { Releases } from './recognise.ts';
 import { attemptOfReservedCopy } from './recognise.ts';
 

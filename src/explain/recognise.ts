@@ -10,7 +10,7 @@ import { clear89, migrateExpiredJobs58, pop58, push58 } from '../sim/profiles/sc
 import type { ProfileName } from '../sim/profiles/index.ts';
 import { PROFILE_NAMES, PROFILES, scriptsOf } from '../sim/profiles/index.ts';
 import { commandName } from '../sim/command-name.ts';
-import { ownCopy } from './own-string.ts';
+import { ownCopy } from '../redis/own-string.ts';
 
 /** One of Laravel's scripts, and every profile that sends exactly this text. */
 export interface KnownScript {

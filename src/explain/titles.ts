@@ -9,7 +9,7 @@ import type { QueueEvent } from './findings.ts';
 import type { Group } from './grouping.ts';
 import type { JobInstance } from '../scenarios/timeline.ts';
 import type { JobLives, PayloadFacts } from './job-life.ts';
-import { ownCopy } from './own-string.ts';
+import { ownCopy } from '../redis/own-string.ts';
 import type { QueueKey } from './recognise.ts';
 import { parseQueueKey } from './recognise.ts';
 import { commandName } from '../sim/command-name.ts';

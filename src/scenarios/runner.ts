@@ -36,12 +36,14 @@ import { ForeignUseError, ForeignWatch } from './foreign-watch.ts';
 import { plannedKeys, probePlan } from './probe-plan.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import { ExecutionLog } from './execution-log.ts';
+import { KeptStrings } from './kept-strings.ts';
 import { ScenarioError } from './errors.ts';
 import { crossReferenceProblems, scenarioErrorAt } from './load.ts';
 import { versionProblems } from './option-checks.ts';
 import type { Problem } from './schema-issues.ts';
 import type { ModelEnv, NoteEntry } from './entries/index.ts';
-import { kindOf, scheduleRun, totalDispatches } from './entries/index.ts';
+import { kindOf, RunPlan, totalDispatches } from './entries/index.ts';
+import { extensionOf } from './extension.ts';
 import type { ScenarioSpec } from './schema.ts';
 import { scenarioQueues } from './queues.ts';
 import { exitsOnItsOwn, runIsOver } from './run-end.ts';
@@ -94,6 +96,21 @@ export interface RunOptions {
    * dispatching 100,000 jobs) is never held whole.
    */
   onCommand?: (cmd: TraceCommand) => void;
+  /**
+   * With `open`: called once the run is built, before its first step, with what lets it take on
+   * more of its scenario while it goes (the lab's actions: OpenRun).
+   */
+  onOpen?: (run: OpenRun) => void;
+}
+
+/** An open run (RunOptions.onOpen), while it is held between steps. */
+export interface OpenRun {
+  /**
+   * Goes on as a run of `next` would: `next` is this run's scenario with entries, job classes or
+   * connections added (extension.ts), all of them at or after where the run stands
+   * (RunPlan.add). Null when it does; else why not (nothing changed then: replay `next` instead).
+   */
+  extend(next: ScenarioSpec): string | null;
 }
 
 /** What a view may ask about the run after each step (RunOptions.onStep). */
@@ -126,17 +143,15 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const prefix = spec.redis.prefix ?? profile.defaultPrefix;
   const connectionNames = Object.keys(spec.connections);
   const defaultConnection = connectionNames[0]!;
+  const queueConfig = (name: string, c: ScenarioSpec['connections'][string]): QueueConfig => ({
+    connectionName: name,
+    default: c.queue,
+    retryAfter: c.retry_after === null && profile.queue.retryAfterNullMeans60 ? 60 : c.retry_after,
+    blockFor: c.block_for,
+    prefix,
+  });
   const connections: Record<string, QueueConfig> = Object.fromEntries(
-    Object.entries(spec.connections).map(([name, c]) => [
-      name,
-      {
-        connectionName: name,
-        default: c.queue,
-        retryAfter: c.retry_after === null && profile.queue.retryAfterNullMeans60 ? 60 : c.retry_after,
-        blockFor: c.block_for,
-        prefix,
-      },
-    ]),
+    Object.entries(spec.connections).map(([name, c]) => [name, queueConfig(name, c)]),
   );
   const queues = scenarioQueues(spec, prefix);
   // Notes describe the scenario's own Laravel version; under --laravel another, they may not hold.
@@ -263,7 +278,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
             cache,
             start: spec.start,
             behaviourOf: (id, attempt) => {
-              const attempts = spec.jobs[dispatcher.jobNameOf(id) ?? '']?.attempts ?? ['succeed'];
+              // The scenario as it stands (an open run may have taken on more job classes).
+              const attempts = env.spec.jobs[dispatcher.jobNameOf(id) ?? '']?.attempts ?? ['succeed'];
               return attempts[Math.min(attempt, attempts.length) - 1] ?? attempts[attempts.length - 1]!;
             },
             bus: { dispatcher, defaultConnection },
@@ -299,13 +315,37 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     });
     const settled = (): boolean =>
       runIsOver({ pending: pending(), queuesEmpty: lastQueues !== null && queuesAreEmpty(lastQueues), workers });
-    const pending = scheduleRun(scheduler, spec, (e) => kindOf(e).model(e, env), workers);
+    const runPlan = new RunPlan(scheduler, spec.start, (e) => kindOf(e).model(e, env));
+    runPlan.add(spec.timeline, 0, workers, 0);
+    const pending = (): number => runPlan.pending;
 
     const notes = new PendingNotes(spec, noteFor);
+    if (opts.open === true)
+      opts.onOpen?.({
+        extend(next) {
+          const before = env.spec;
+          const more = extensionOf(before, next, prefix);
+          if ('refused' in more) return more.refused;
+          if (profile.name !== getProfile(opts.laravel ?? next.laravel).name) return 'its Laravel version changed';
+          // On someone else's server the permission probe passed for what the run started with.
+          if (claim !== null && JSON.stringify(probePlan(next, profile, queues)) !== JSON.stringify(plan))
+            return 'it sends commands the permission probe did not try';
+          const refused = runPlan.add(next.timeline, before.timeline.length, workers, workers.length);
+          if (refused !== null) return refused;
+          // Nothing has run since: what the new entries read is in place before they run.
+          for (const name of more.connections) connections[name] = queueConfig(name, next.connections[name]!);
+          env.spec = next;
+          notes.add(next.timeline.slice(before.timeline.length));
+          scheduler.raiseLimit(1_000_000 + 50 * totalDispatches(next.timeline));
+          timeline.scenario = { ...timeline.scenario, title: next.title, description: next.description };
+          return null;
+        },
+      });
 
     const cap = capture;
     const snapshotLimit = opts.snapshots === 'sizes' ? 0 : SNAPSHOT_LIMIT;
     const keepSteps = opts.keepSteps ?? true;
+    const kept = new KeptStrings();
     // A streaming run (nothing holds it, nothing keeps its steps) does not wait for a step's MONITOR
     // lines before the next step: the step's end is a mark (MonitorCapture.mark) that goes out
     // ahead of the next command, and the step is finished when the mark's line comes back. It
@@ -359,8 +399,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         watchLines(lines);
       }
       // Every EVAL carries the whole script; keep one copy of each text for the whole run.
-      for (const cmd of commands)
+      for (const cmd of commands) {
         if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
+        if (keepSteps) kept.keep(cmd);
+      }
       const d = done.description ?? { kind: 'process' as const, title: `${done.actor} continues` };
       const step: Step = {
         index,
@@ -545,12 +587,16 @@ async function scenarioProblem(file: string | undefined, spec: ScenarioSpec, pro
 
 /** Note-only timeline entries attach to the first matching step at or after their time. */
 class PendingNotes {
-  private readonly pending: NoteEntry[];
+  private readonly pending: NoteEntry[] = [];
   constructor(
     private readonly spec: ScenarioSpec,
     private readonly noteFor: (note: string) => string,
   ) {
-    this.pending = spec.timeline.filter((e): e is NoteEntry => e.kind === 'note');
+    this.add(spec.timeline);
+  }
+  /** Note entries the scenario took on (an open run's): they attach from the next step on. */
+  add(entries: ScenarioSpec['timeline']): void {
+    for (const e of entries) if (e.kind === 'note') this.pending.push(e);
   }
   attach(step: Step): void {
     for (let i = 0; i < this.pending.length; i++) {

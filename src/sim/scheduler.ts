@@ -92,6 +92,13 @@ interface Event {
    * too (a coroutine spawned `late`: an entry meant to come after what else happens then).
    */
   late: boolean;
+  /**
+   * An event planned before the run (scheduleRun's entries and workers): its place in the plan,
+   * compared as a tuple. At one instant the planned events come first, in the plan's order: a
+   * run that takes on more of the plan while it runs (the lab's actions) orders them as a run
+   * planned with them from the start would. Null for what the run schedules as it goes.
+   */
+  plan: readonly number[] | null;
   seq: number;
   actor: string;
   /** The coroutine (spawn) it wakes. */
@@ -135,9 +142,13 @@ export class Scheduler {
   private readonly blocked = new Set<Blocked>();
   private steps = 0;
   private coroutines = 0;
+  /** Of the events run so far, the one the others all come before (fitsAfterNow). */
+  private latest: Event | null = null;
+  private maxSteps: number;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.clock = toMs(opts.start);
+    this.maxSteps = opts.maxSteps;
   }
 
   /** The exact instant (see ActorContext.instant). */
@@ -173,7 +184,13 @@ export class Scheduler {
    * Start a coroutine at the instant `at` (absolute unix seconds, to the millisecond); `late`, after
    * everything else that happens at that instant (not only what was scheduled before it).
    */
-  spawn(actor: string, at: number, body: (ctx: ActorContext) => Promise<void>, late = false): void {
+  spawn(
+    actor: string,
+    at: number,
+    body: (ctx: ActorContext) => Promise<void>,
+    late = false,
+    plan: readonly number[] | null = null,
+  ): void {
     const owner = ++this.coroutines;
     const ctx = this.contextFor(actor, owner);
     this.push(
@@ -187,7 +204,26 @@ export class Scheduler {
         );
       },
       late,
+      plan,
     );
+  }
+
+  /**
+   * Whether a planned event at `at` (unix seconds) spawned now runs where it would have run had it
+   * been planned from the start. Up to then the run is the same either way; planned from the
+   * start, it would have run in place of the first event run so far that it comes before. So it
+   * fits when every event run so far comes before it: the latest of them does (`latest`). Not
+   * merely the last one run: a late event's actor goes on at its instant with events that are
+   * not late, which come before other late ones.
+   */
+  fitsAfterNow(at: number, late: boolean, plan: readonly number[]): boolean {
+    const latest = this.latest;
+    return latest === null || before(latest, { at: toMs(at), late, plan, seq: Infinity });
+  }
+
+  /** Raises the step limit (a run that took on more of its plan: scheduleRun's RunPlan). */
+  raiseLimit(maxSteps: number): void {
+    this.maxSteps = Math.max(this.maxSteps, maxSteps);
   }
 
   /**
@@ -203,11 +239,12 @@ export class Scheduler {
         if (end === null && this.opts.isDone?.()) break;
         const ev = this.pop();
         if (!ev || (end !== null && ev.at > end)) break;
-        if (++this.steps > this.opts.maxSteps) {
+        if (++this.steps > this.maxSteps) {
           throw new SimulationLimitError(
-            `the scenario did not finish within ${this.opts.maxSteps} steps; set "until" to bound it`,
+            `the scenario did not finish within ${this.maxSteps} steps; set "until" to bound it`,
           );
         }
+        if (this.latest === null || before(this.latest, ev)) this.latest = ev;
         this.clock = ev.at;
         this.current = { t: this.instant(), actor: ev.actor, description: null };
         const yielded = new Promise<void>((resolve, reject) => (this.yieldSignal = { resolve, reject }));
@@ -332,8 +369,15 @@ export class Scheduler {
     return end !== null && next.at > end;
   }
 
-  private push(at: number, actor: string, owner: number, fire: Event['fire'], late = false): Event {
-    const ev: Event = { at, late, seq: this.seq++, actor, owner, fire, cancelled: false };
+  private push(
+    at: number,
+    actor: string,
+    owner: number,
+    fire: Event['fire'],
+    late = false,
+    plan: readonly number[] | null = null,
+  ): Event {
+    const ev: Event = { at, late, plan, seq: this.seq++, actor, owner, fire, cancelled: false };
     return this.insert(ev);
   }
 
@@ -375,10 +419,25 @@ export class Scheduler {
   }
 }
 
-/** Earlier instants first; at one instant, what is not late first, then in the order scheduled. */
-function before(a: Event, b: Event): boolean {
+/**
+ * Earlier instants first; at one instant, what is not late first, then what was planned before
+ * the run in the plan's order, then in the order scheduled. (A run planned whole schedules its
+ * plan first, so the plan's order is also the order scheduled: the plan's place makes it so for
+ * events planned while the run goes on.)
+ */
+function before(
+  a: Pick<Event, 'at' | 'late' | 'plan' | 'seq'>,
+  b: Pick<Event, 'at' | 'late' | 'plan' | 'seq'>,
+): boolean {
   if (a.at !== b.at) return a.at < b.at;
   if (a.late !== b.late) return b.late;
+  if (a.plan !== b.plan) {
+    if (a.plan === null) return false;
+    if (b.plan === null) return true;
+    for (let i = 0; i < a.plan.length && i < b.plan.length; i++)
+      if (a.plan[i] !== b.plan[i]) return a.plan[i]! < b.plan[i]!;
+    return a.plan.length < b.plan.length;
+  }
   return a.seq < b.seq;
 }
 

@@ -1,10 +1,12 @@
 // The lab: a live session the person changes while watching. The session *is* a scenario (the
 // lab's actions append timeline entries and workers: src/lab), and what the UI shows is always
-// that scenario run from its start against Redis, held where the person is. An action, an undo or
-// a switch of Laravel version replays the changed scenario from t+0 (deterministic: same seed,
-// same virtual clock), runs it to the instant of the action and shows the new steps; moving on
-// (→, wait, next, play) runs the held run further, as the TUI does for a scenario. So the trace
-// in the lab is exactly what `lqsim run` prints for the saved file, by construction.
+// that scenario's run against Redis, held where the person is. An action at the lab's clock is
+// taken on by the held run (OpenRun.extend: the run goes on exactly as a run of the changed
+// scenario from t+0 would, or refuses), so it costs the steps it adds; one the run cannot take on
+// (a new worker, a step in the past, an undo, a switch of Laravel version) replays the changed
+// scenario from t+0 (deterministic: same seed, same virtual clock) to the action's instant.
+// Moving on (→, wait, next, play) runs the held run further, as the TUI does for a scenario. So
+// the trace in the lab is exactly what `lqsim run` prints for the saved file, by construction.
 import { isAbsolute, relative, resolve } from 'node:path';
 import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
 import type { ExportFormat } from '../cli/args.ts';
@@ -16,6 +18,7 @@ import { FileExists, saveLab, writeWhole } from '../lab/save.ts';
 import { renderExport } from '../cli/export-formats.ts';
 import { checkLab } from '../lab/script.ts';
 import { exactInstant, formatSeconds, later, relativeTime as relTime, secondsBetween } from '../sim/clock.ts';
+import type { OpenRun } from '../scenarios/runner.ts';
 import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
 import type { Step, Timeline } from '../scenarios/timeline.ts';
 import type { OnStep, SessionSnapshot, StepSource } from './live-session.ts';
@@ -28,8 +31,12 @@ import { LiveSession } from './live-session.ts';
  */
 export type LabTarget = { steps: number } | { at: number } | { through: number } | { played: true };
 
-/** Starts a run of `spec` with the session's onStep (runScenario with `open: true`). */
-export type LabRunner = (spec: ScenarioSpec) => (onStep: OnStep) => Promise<Timeline>;
+/**
+ * Starts a run of `spec` with the session's onStep (runScenario with `open: true`), handing
+ * `onOpen` what lets the run take on the lab's actions as it goes (without it, every action
+ * replays the session from its start).
+ */
+export type LabRunner = (spec: ScenarioSpec, onOpen: (run: OpenRun) => void) => (onStep: OnStep) => Promise<Timeline>;
 
 export interface LabMessage {
   text: string;
@@ -67,14 +74,25 @@ export interface LabStatus {
 
 /** A hold this long where a worker waits in a real-time BLPOP may have let the server time it out. */
 const STALE_HOLD_MS = 500;
+/** While the lab works, how often the screen hears of its progress (ms). */
+const PROGRESS_MS = 100;
 /** Steps one `play` runs at most: a job that never settles (tries 0, killed each time) would loop. */
 const PLAY_LIMIT = 500;
+/** Steps a replay or an action runs at most to reach its instant (LiveSession's Goal `within`). */
+const REACH_LIMIT = 10_000;
 
 export class LabSession implements StepSource {
   /** What tells a lab from a replay where the class itself is not imported (isLabSession). */
   readonly kind = 'lab' as const;
   private input: ScenarioInput;
   private live: LiveSession | null = null;
+  /**
+   * How the actions were run: taken on by the live run, or replayed from t+0 (and why the run
+   * refused them). For the bench and the tests, which must know which way they measured.
+   */
+  readonly counts: { takenOn: number; replayed: string[] } = { takenOn: 0, replayed: [] };
+  /** The live run, as it takes on actions (null until it is built, or when the runner cannot). */
+  private open: { run: OpenRun; spec: ScenarioSpec } | null = null;
   private unsubscribe: (() => void) | null = null;
   private shown: SessionSnapshot = { status: 'starting', steps: [], timeline: null };
   private heldSince = 0;
@@ -398,12 +416,11 @@ export class LabSession implements StepSource {
         // instant run before a late action anyway).
         const shown = this.shown.steps;
         const past = cursor < steps - 1 && shown[steps - 1]!.t > shown[Math.min(cursor, steps - 1)]!.t;
-        if (clock.late) {
-          // Late in the instant of a step shown: the session through that instant, and the view on
-          // the first step that differs from what was shown (the action's own).
-          await this.replay(change.input, { through: clock.now }, 'replaying');
-          this.focusOn(firstDifference(shown, this.shown.steps));
-        } else await this.replay(change.input, { at: change.at }, 'replaying');
+        // Late in the instant of a step shown: the session through that instant, and the view on
+        // the first step that differs from what was shown (the action's own).
+        const target: LabTarget = clock.late ? { through: clock.now } : { at: change.at };
+        if (!(await this.goOnWith(checked.spec, target))) await this.replay(change.input, target, 'replaying');
+        if (clock.late) this.focusOn(firstDifference(shown, this.shown.steps));
         this.say(`${change.message}${forkNotice(change.dropped, clock.now, past ? cursor : null)}`, false);
       }
     }
@@ -436,7 +453,6 @@ export class LabSession implements StepSource {
   /** Replaces the run with a new one of `input`, run to `target` before it is shown. */
   private async replay(input: ScenarioInput, target: LabTarget, busy: string): Promise<void> {
     const { until, ...open } = input;
-    const through = 'through' in target ? target.through : 'played' in target ? until : undefined;
     const checked = checkLab(open);
     if ('problem' in checked) throw new CommandError(checked.problem);
     // Within a wait or a play (goOn replaying a stale hold), its busy line comes back after.
@@ -446,37 +462,113 @@ export class LabSession implements StepSource {
     this.unsubscribe?.();
     await this.live?.stop();
     if (this.closed) return;
-    const live = new LiveSession(this.runner(checked.spec), { holdAlways: true });
+    this.open = null;
+    const spec = checked.spec;
+    const live = new LiveSession(
+      this.runner(spec, (run) => {
+        if (this.live === live) this.open = { run, spec };
+      }),
+      { holdAlways: true },
+    );
     this.live = live;
     live.start().catch(() => undefined); // its error is in its snapshot
-    if ('steps' in target) {
-      live.request(target.steps);
-      await live.whenHeld();
-    } else if ('at' in target) {
-      await live.advance({ until: later(checked.spec.start, target.at) });
-      live.request(live.getSnapshot().steps.length + 1);
-      await live.whenHeld();
-    } else if (through !== undefined) {
-      // Every step at or before that instant, as `lqsim run` shows a file's `until`.
-      await live.advance({ until: later(checked.spec.start, later(through, 0.001)) });
-    } else {
-      await live.whenHeld();
-      await live.advance({ settle: true, within: 10_000 });
-    }
+    const stuck = await this.reach(
+      live,
+      'played' in target && until !== undefined ? { through: until } : target,
+      spec.start,
+    );
     this.heldSince = Date.now();
     this.unsubscribe = live.subscribe(() => {
       this.heldSince = Date.now();
       this.show(live.getSnapshot());
     });
+    this.doing = outer;
+    this.present(live, target, spec.start);
+    this.throwIfStuck(stuck, spec.start);
+  }
+
+  /** After reach: a run that could not get past an instant is shown where it stands, and said so. */
+  private throwIfStuck(stuck: number | null, start: number): void {
+    if (stuck === null) return;
+    this.focusOn(this.shown.steps.length - 1);
+    throw new CommandError(
+      `the run does not get past t+${formatSeconds(secondsBetween(start, stuck))}s: ${REACH_LIMIT.toLocaleString('en')} steps and still at that instant (a job retried at once, for ever? one that throws is released with no delay and, with no --tries, popped again at once); shown where it stands: undo, or set the worker's tries= or a retry delay`,
+    );
+  }
+
+  /**
+   * An action at the lab's clock, taken on by the run as it stands (OpenRun.extend): the steps
+   * it adds are run and nothing before them again, so an action costs what it adds, not what the
+   * session holds. The run goes on exactly as a replay of the changed session would (the plan's
+   * order: scheduler.ts), or it refuses and nothing changed (false: the lab replays instead).
+   */
+  private async goOnWith(spec: ScenarioSpec, target: LabTarget): Promise<boolean> {
+    const live = this.live;
+    const open = this.open;
+    if (live === null || open === null || this.staleHold(live) || live.getSnapshot().status !== 'waiting') return false;
+    const refused = open.run.extend(spec);
+    if (refused !== null) {
+      this.counts.replayed.push(refused);
+      return false;
+    }
+    this.counts.takenOn++;
+    this.open = { run: open.run, spec };
+    this.doing = 'running';
+    this.showBusy({ input: this.input });
+    await live.refresh();
+    const stuck = await this.reach(live, target, spec.start);
+    this.doing = null;
+    this.present(live, target, spec.start);
+    this.throwIfStuck(stuck, spec.start);
+    return true;
+  }
+
+  /**
+   * Runs `live` on to `target` (see LabTarget; `played` with no `until` of the session's: where it
+   * plays out), REACH_LIMIT steps at most: the instant the run could not get past (null: reached).
+   */
+  private async reach(live: LiveSession, target: LabTarget, start: number): Promise<number | null> {
+    const within = live.getSnapshot().steps.length + REACH_LIMIT;
+    let until: number;
+    if ('steps' in target) {
+      live.request(target.steps);
+      await live.whenHeld();
+      return null;
+    } else if ('at' in target) {
+      until = later(start, target.at);
+      await live.advance({ until, within });
+      if (!this.stuckBefore(live, until)) {
+        live.request(live.getSnapshot().steps.length + 1);
+        await live.whenHeld();
+      }
+    } else if ('through' in target) {
+      // Every step at or before that instant, as `lqsim run` shows a file's `until`.
+      until = later(start, later(target.through, 0.001));
+      await live.advance({ until, within });
+    } else {
+      await live.whenHeld();
+      await live.advance({ settle: true, within });
+      return null;
+    }
+    return this.stuckBefore(live, until) ? live.getSnapshot().nextAt! : null;
+  }
+
+  /** Held with its next step still before `until`: a goal `within` its steps did not reach. */
+  private stuckBefore(live: LiveSession, until: number): boolean {
+    const { status, nextAt } = live.getSnapshot();
+    return status === 'waiting' && nextAt !== null && nextAt !== undefined && nextAt < until;
+  }
+
+  /** Shows where `live` is held after running to `target`, the view on the target's step. */
+  private present(live: LiveSession, target: LabTarget, start: number): void {
     const snap = live.getSnapshot();
     this.show(snap);
     const focus =
       'steps' in target
         ? Math.min(target.steps, snap.steps.length) - 1
         : 'at' in target
-          ? firstAtOrAfter(snap, later(checked.spec.start, target.at))
+          ? firstAtOrAfter(snap, later(start, target.at))
           : snap.steps.length - 1;
-    this.doing = outer;
     this.showBusy({
       canUndo: this.undos.length > 0,
       canRedo: this.redos.length > 0,
@@ -534,7 +626,10 @@ export class LabSession implements StepSource {
     if (this.live === null || last === undefined || nextAt === null || nextAt === undefined || nextAt > last.t)
       return 0;
     const before = steps.length;
-    await this.goOn(() => this.live!.advance({ until: later(last.t, 0.001) }));
+    const until = later(last.t, 0.001);
+    await this.goOn(() => this.live!.advance({ until, within: before + REACH_LIMIT }));
+    if (this.live !== null && this.stuckBefore(this.live, until))
+      this.throwIfStuck(this.live.getSnapshot().nextAt!, this.shown.timeline?.start ?? 0);
     const ran = this.shown.steps.length - before;
     if (ran > 0) this.focusOn(this.shown.steps.length - 1);
     return ran;
@@ -649,7 +744,29 @@ export class LabSession implements StepSource {
     this.emit();
   }
 
+  /**
+   * Listeners hear of a change at once, except while the lab works (a day-long wait runs tens of
+   * thousands of steps): then at most every PROGRESS_MS, and once more when it is done. A redraw
+   * per step cost more than the steps (and, in a 100×30 terminal, most of the lab's memory).
+   */
   private emit(): void {
+    if (this.doing !== null) {
+      this.emitLater ??= setTimeout(() => {
+        this.emitLater = null;
+        this.notifyListeners();
+      }, PROGRESS_MS);
+      return;
+    }
+    if (this.emitLater !== null) {
+      clearTimeout(this.emitLater);
+      this.emitLater = null;
+    }
+    this.notifyListeners();
+  }
+
+  private emitLater: NodeJS.Timeout | null = null;
+
+  private notifyListeners(): void {
     for (const l of this.listeners) l();
   }
 

@@ -25,9 +25,11 @@ export interface SessionSnapshot {
 
 /**
  * How far to run before holding again, beyond a number of steps: until the next step would be at
- * or after an instant (unix seconds), or until the scenario has played out (only idle polls left).
+ * or after an instant (unix seconds), or until the scenario has played out (only idle polls left);
+ * either way, `within` that many steps of the run at most (a run can go on at one instant for
+ * ever: a job that throws, released with no delay and retried at once with no --tries).
  */
-export type Goal = { until: number } | { settle: true; within: number };
+export type Goal = { until: number; within?: number } | { settle: true; within: number };
 
 /**
  * Whether `source` is the lab's session. By a field, not instanceof: the lab's modules (the scenario
@@ -75,6 +77,8 @@ export class LiveSession implements StepSource {
   /** The run is held while a worker waits in a BLPOP that the server times out in real time. */
   private heldOverRealTime = false;
   private settledAtHold = false;
+  /** What the run said of itself at the hold it is in (refresh asks it again). */
+  private heldInfo: Parameters<OnStep>[2] | null = null;
 
   /**
    * `run` starts the scenario with this session's `onStep` (e.g. runScenario(spec, {..., onStep})).
@@ -106,6 +110,17 @@ export class LiveSession implements StepSource {
   /** Stops going on toward the goal: the run holds at its next step (those asked for so far stay). */
   cancel(): void {
     this.goal = null;
+  }
+
+  /**
+   * Held, the run took on more of its scenario (OpenRun.extend): when the next step happens and
+   * whether it has played out are asked again.
+   */
+  async refresh(): Promise<void> {
+    const info = this.heldInfo;
+    if (this.snapshot.status !== 'waiting' || this.wake === null || info === null || info === undefined) return;
+    this.settledAtHold = info.settled?.() === true;
+    if (info.nextAt !== undefined) this.set({ ...this.snapshot, nextAt: await info.nextAt() });
   }
 
   /** Resolves at the next hold, or at once when the run is held or has ended. */
@@ -183,6 +198,7 @@ export class LiveSession implements StepSource {
       return;
     }
     this.wanted = Math.max(this.wanted, steps.length);
+    this.heldInfo = info;
     this.heldOverRealTime = info?.mayHold === false;
     this.settledAtHold = info?.settled?.() === true;
     const nextAt = info?.nextAt === undefined ? undefined : await info.nextAt();
@@ -204,9 +220,8 @@ export class LiveSession implements StepSource {
     const next = info?.nextAt === undefined ? null : await info.nextAt();
     const ahead =
       next !== null &&
-      ('until' in goal
-        ? next < goal.until
-        : this.snapshot.steps.length < goal.within && (info?.settled === undefined || !info.settled()));
+      (goal.within === undefined || this.snapshot.steps.length < goal.within) &&
+      ('until' in goal ? next < goal.until : info?.settled === undefined || !info.settled());
     if (!ahead) this.goal = null;
     return ahead;
   }

@@ -101,7 +101,7 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
   };
 
   const sessions: Array<{ name: string; session: LiveSession | LabSession }> = [];
-  const runner: LabRunner = (spec) => (onStep) => run(spec, { onStep, open: true });
+  const runner: LabRunner = (spec, onOpen) => (onStep) => run(spec, { onStep, open: true, onOpen });
   const openLab = async (input: ScenarioInput, name: string, steps?: number): Promise<LabSession> => {
     const { LabSession } = await import('./lab-session.ts');
     const lab = new LabSession(input, runner, { defaultFile: freeLabFile });

@@ -3,7 +3,7 @@
 // property test); quitting with actions not saved asks; a version switch and an undo keep the
 // clock; a save is whole or says why not.
 import fc from 'fast-check';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -21,9 +21,13 @@ const dir = mkdtempSync(join(tmpdir(), 'lqsim-lab-trust-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function newLab(input: ScenarioInput = emptyLab('5.7')): LabSession {
-  return new LabSession(input, (spec) => (onStep) => runScenario(spec, { redis: redis(), onStep, open: true }), {
-    defaultFile: () => join(dir, `lab-${Math.random().toString(36).slice(2)}.yaml`),
-  });
+  return new LabSession(
+    input,
+    (spec, onOpen) => (onStep) => runScenario(spec, { redis: redis(), onStep, open: true, onOpen }),
+    {
+      defaultFile: () => join(dir, `lab-${Math.random().toString(36).slice(2)}.yaml`),
+    },
+  );
 }
 
 /**
@@ -87,10 +91,23 @@ describe('lqsim lab: what it says is true', () => {
   it('any mix of actions, steps, waits, forks, undos and version switches saves as a file that replays it', async () => {
     const action = fc.oneof(
       fc.constantFrom('next', 'next', 'wait 3', 'wait 31', 'undo', 'redo', 'laravel 8', 'laravel 5.7'),
-      fc.constantFrom('dispatch Quick', 'dispatch Slow run=40', 'dispatch Later delay=5', 'worker', 'kill worker-1'),
+      fc.constantFrom(
+        'dispatch Quick',
+        'dispatch Slow run=40',
+        'dispatch Later delay=5',
+        'dispatch Twice count=2 release=5',
+        'worker',
+        'kill worker-1',
+        'stop worker-1',
+        'set redis retry_after=30',
+        'set worker-1 tries=2',
+      ),
       fc.record({ back: fc.integer({ min: 1, max: 4 }), line: fc.constantFrom('dispatch Fork', 'worker') }),
     );
     let run = 0;
+    // Which way the lab ran the actions: the live run took them on, or it replayed from t+0 (and why).
+    let takenOn = 0;
+    const replayed = new Set<string>();
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 2, maxLength: 7 }), async (actions) => {
         const lab = newLab();
@@ -106,14 +123,43 @@ describe('lqsim lab: what it says is true', () => {
           const file = join(dir, `property-${run++}.yaml`);
           await lab.execute(`save ${file}`, lab.getStatus().focus?.step ?? 0);
           expect(lab.getStatus().message?.error, lab.getStatus().message?.text).not.toBe(true);
+          takenOn += lab.counts.takenOn;
+          for (const why of lab.counts.replayed) replayed.add(why.replace(/\d+(\.\d+)?/g, 'N'));
           await expectReplays(lab, file);
         } finally {
           await lab.stop();
         }
       }),
-      { numRuns: 6 },
+      { numRuns: 25 },
     );
-  }, 120_000);
+    // Both ways were tried, so what the files replayed held for both.
+    expect(takenOn).toBeGreaterThan(10);
+    expect([...replayed].length, [...replayed].join('; ')).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('a run that cannot get past an instant (a job retried at once, for ever) is shown where it stands and said, never hung', async () => {
+    const lab = newLab();
+    await lab.start();
+    try {
+      // On 5.7 queue:work has no --tries by default and a job that throws is released with no
+      // delay: with a second worker at t+0 both pop Loop again and again within t+0.
+      await act(lab, 'dispatch Loop count=2 throw');
+      await act(lab, 'wait 3');
+      await lab.execute('worker', 0);
+      const said = lab.getStatus().message;
+      expect(said?.error).toBe(true);
+      expect(said?.text).toMatch(/^the run does not get past t\+0s: 10,000 steps and still at that instant/);
+      expect(lab.getStatus().busy).toBeNull();
+      // Nothing half-done: a save is refused for the same reason, and undo goes back.
+      await lab.execute(`save ${join(dir, 'loop.yaml')}`, lab.getSnapshot().steps.length - 1);
+      expect(lab.getStatus().message?.text).toMatch(/^the run does not get past t\+0s/);
+      expect(existsSync(join(dir, 'loop.yaml'))).toBe(false);
+      await act(lab, 'undo');
+      expect(lab.getSnapshot().steps.length).toBeLessThan(10);
+    } finally {
+      await lab.stop();
+    }
+  }, 60_000);
 
   it('a version switch keeps the clock, and the save holds every job the lab had run', async () => {
     const lab = newLab();

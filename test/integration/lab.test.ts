@@ -19,7 +19,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function newLab(): LabSession {
   return new LabSession(
     emptyLab('5.7'),
-    (spec) => (onStep) => runScenario(spec, { redis: redis(), onStep, open: true }),
+    (spec, onOpen) => (onStep) => runScenario(spec, { redis: redis(), onStep, open: true, onOpen }),
   );
 }
 

@@ -13,7 +13,7 @@ import type { CapturedLine } from '../../src/explain/capture.ts';
 import { captureEntry, forEachLine, isProblem } from '../../src/explain/capture.ts';
 import { captureConfiguration, ConfigurationReader } from '../../src/explain/configuration.ts';
 import { ExplainedJsonWriter } from '../../src/explain/json-writer.ts';
-import { ownCopy } from '../../src/explain/own-string.ts';
+import { ownCopy } from '../../src/redis/own-string.ts';
 import { CaptureExplainer, captureTimeline } from '../../src/explain/timeline.ts';
 import { renderJson } from '../../src/output/json.ts';
 

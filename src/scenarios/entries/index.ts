@@ -2,7 +2,7 @@
 // makes the compiler name any kind of the union that has no module here. Code that handles an
 // entry goes through kindOf(entry), never through which keys the entry happens to have.
 import { z } from 'zod';
-import { later } from '../../sim/clock.ts';
+import { formatSeconds, later } from '../../sim/clock.ts';
 import type { ActorContext, Scheduler } from '../../sim/scheduler.ts';
 import type { ScenarioSpec } from '../schema.ts';
 import type { Activation, Activations, EntryKind } from './kind.ts';
@@ -68,6 +68,12 @@ export function startOrder<E extends TimelineEntrySpec>(timeline: readonly E[]):
     .map((x) => x.entry);
 }
 
+/** A worker process's supervisor as scheduleRun starts it. */
+export interface PlannedWorker {
+  readonly spec: { name: string; start: number; late?: boolean };
+  supervise(ctx: ActorContext): Promise<void>;
+}
+
 /**
  * Puts a run on the scheduler, the model's and real Laravel's alike: the timeline's entries in
  * startOrder (what `activate` makes of each), then each worker's supervisor at its start. Returns
@@ -77,35 +83,78 @@ export function scheduleRun(
   scheduler: Scheduler,
   spec: Pick<ScenarioSpec, 'start' | 'timeline'>,
   activate: (entry: TimelineEntrySpec) => Activations,
-  workers: readonly {
-    readonly spec: { name: string; start: number; late?: boolean };
-    supervise(ctx: ActorContext): Promise<void>;
-  }[],
+  workers: readonly PlannedWorker[],
 ): () => number {
-  const all = [
-    ...startOrder(spec.timeline).flatMap((e) =>
-      [activate(e) ?? []].flat().map((a: Activation) => ({ ...a, at: a.at ?? e.at, late: e.late === true })),
-    ),
-    ...workers.map((w) => ({
-      at: w.spec.start,
-      late: w.spec.late === true,
-      actor: w.spec.name,
-      run: (ctx: ActorContext) => w.supervise(ctx),
-    })),
-  ];
-  let pending = all.length;
-  for (const a of all) {
-    scheduler.spawn(
-      a.actor,
-      later(spec.start, a.at),
-      async (ctx) => {
-        pending--;
-        await a.run(ctx);
-      },
-      a.late,
-    );
+  const plan = new RunPlan(scheduler, spec.start, activate);
+  plan.add(spec.timeline, 0, workers, 0);
+  return () => plan.pending;
+}
+
+/**
+ * A run's plan on the scheduler: each entry's activations and each worker's start, each at its
+ * place in the plan (Scheduler.spawn's `plan`): entries before workers, entries by startOrder
+ * (their kind's phase, then as written), an entry's activations in order, workers as written.
+ * An open run takes on more of it as it goes (the lab's actions: `extend`), ordered exactly as a
+ * run planned with them from the start, or not at all.
+ */
+export class RunPlan {
+  /** Entries and workers not started yet. */
+  pending = 0;
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly start: number,
+    private readonly activate: (entry: TimelineEntrySpec) => Activations,
+  ) {}
+
+  /**
+   * Schedules `timeline[fromEntry..]` and `workers[fromWorker..]` (the indexes are their places in
+   * the scenario). What would have had to run already (before an event that has) is refused, and
+   * then nothing is scheduled: the reason is returned, or null.
+   */
+  add(
+    timeline: readonly TimelineEntrySpec[],
+    fromEntry: number,
+    workers: readonly PlannedWorker[],
+    fromWorker: number,
+  ): string | null {
+    const added = timeline.slice(fromEntry);
+    const indexOf = new Map(added.map((e, i) => [e, fromEntry + i]));
+    const events = [
+      ...startOrder(added).flatMap((e) =>
+        [this.activate(e) ?? []].flat().map((a: Activation, sub) => ({
+          ...a,
+          at: a.at ?? e.at,
+          late: e.late === true,
+          plan: [0, kindOf(e).phase, indexOf.get(e)!, sub],
+        })),
+      ),
+      ...workers.slice(fromWorker).map((w, i) => ({
+        at: w.spec.start,
+        late: w.spec.late === true,
+        actor: w.spec.name,
+        run: (ctx: ActorContext) => w.supervise(ctx),
+        plan: [1, fromWorker + i],
+      })),
+    ];
+    const gone = events.find((a) => !this.scheduler.fitsAfterNow(later(this.start, a.at), a.late, a.plan));
+    if (gone !== undefined)
+      return `${gone.actor} at t+${formatSeconds(gone.at)}s${gone.late ? ' (late)' : ''} would have run before what has run already`;
+    this.pending += events.length;
+    for (const a of events) {
+      this.scheduler.spawn(
+        a.actor,
+        later(this.start, a.at),
+        async (ctx) => {
+          this.pending--;
+          await a.run(ctx);
+        },
+        a.late,
+        a.plan,
+      );
+    }
+    return null;
   }
-  return () => pending;
 }
 
 /** Jobs the timeline dispatches in all. */

@@ -1,16 +1,18 @@
 // What each lab command does to the session's scenario. Pure: a command, the scenario before it
 // and where the lab's clock stands give the scenario after it, what the lab should run to, and a
-// one-line message saying what happened in Laravel's terms (and what needed a restart).
+// one-line message saying what happened in Laravel's terms (and what needed a restart). An entry
+// kind's command writes the entry its module makes of it (ENTRY_KINDS[k].lab); the lab's own
+// commands (worker, set, laravel) are here: they add a worker, or span kinds.
+import { entryCommandOf, isEntryCommand } from '../scenarios/entries/lab.ts';
 import type { ScenarioInput } from '../scenarios/schema.ts';
 import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
 import type { WorkerState } from '../sim/state.ts';
-import type { Behaviour, LabCommand, WorkerChoice } from './commands.ts';
+import type { LabCommand, WorkerChoice } from './commands.ts';
 import { checkRetryDelay, CommandError } from './commands.ts';
 import type { EntryInput } from './script.ts';
 import { addEntry, addWorker, asLabSession, forkAt, freeWorkerName } from './script.ts';
 
 type WorkerInput = NonNullable<ScenarioInput['workers']>[number];
-type JobInput = NonNullable<ScenarioInput['jobs']>[string];
 type ConnectionInput = NonNullable<ScenarioInput['connections']>[string];
 
 /** Where the lab stands when a command is given. */
@@ -36,8 +38,6 @@ export interface LabChange {
   /** What the session had planned after the clock and the change dropped (forkAt): for the message. */
   dropped: { entries: number; workers: number };
 }
-
-export const SCENARIO_COMMANDS = ['dispatch', 'worker', 'stop', 'kill', 'config', 'options', 'laravel'] as const;
 
 /**
  * The change a scenario command makes; throws CommandError when it cannot be made here. A scenario
@@ -101,38 +101,14 @@ function changeFor(
   if (cmd.kind === 'options') checkRetryDelay(`set ${cmd.worker}`, cmd.options, laravel);
   const at = clock.now;
   const running = (name: string) => isRunning(clock.workers.find((w) => w.name === name));
+  if (isEntryCommand(cmd)) {
+    const written = entryCommandOf(cmd).toEntry(cmd, { at, input, running });
+    return { input: addEntry(written.input ?? input, written.entry), at, message: written.message };
+  }
   switch (cmd.kind) {
-    case 'dispatch': {
-      const { jobs, name, declared } = jobFor(input, cmd.job, cmd.behaviour);
-      const entry: EntryInput = { at, dispatch: name };
-      if (cmd.queue !== undefined) entry.queue = cmd.queue;
-      if (cmd.delay !== undefined) entry.delay = cmd.delay;
-      if (cmd.count !== undefined && cmd.count !== 1) entry.count = cmd.count;
-      if (cmd.connection !== undefined) entry.connection = cmd.connection;
-      const what = `${cmd.count !== undefined && cmd.count > 1 ? `${cmd.count} × ` : ''}${name}`;
-      return {
-        input: addEntry({ ...input, jobs }, entry),
-        at,
-        message: `dispatched ${what}${cmd.delay ? ` with a delay of ${cmd.delay}s` : ''}${declared ? ` (declared ${declared})` : ''}`,
-      };
-    }
     case 'worker': {
       const { input: next, worker } = startWorker(input, cmd.options, at);
       return { input: next, at, message: `started ${worker.name}: php artisan queue:work${workerFlags(worker)}` };
-    }
-    case 'stop':
-      if (!running(cmd.worker)) throw new CommandError(`stop: ${cmd.worker} has no process running now`);
-      return { input: addEntry(input, { at, stop: cmd.worker }), at, message: `SIGTERM to ${cmd.worker}` };
-    case 'kill': {
-      if (!running(cmd.worker)) throw new CommandError(`kill: ${cmd.worker} has no process running now`);
-      const entry: EntryInput = { at, kill: cmd.worker };
-      if (cmd.restart !== undefined) entry.restart = cmd.restart;
-      const restarts = cmd.restart ?? workerInput(input, cmd.worker)?.restart ?? true;
-      return {
-        input: addEntry(input, entry),
-        at,
-        message: `SIGKILL to ${cmd.worker}; supervisord ${restarts ? 'starts a new process' : 'does not restart it'}`,
-      };
     }
     case 'config':
       return changeConfig(input, cmd, clock, at);
@@ -147,56 +123,6 @@ function changeFor(
 export function isRunning(w: WorkerState | undefined): boolean {
   if (w === undefined) return false;
   return w.status.kind !== 'stopped' && w.status.kind !== 'killed' && w.status.kind !== 'starting';
-}
-
-/** The job name a dispatch uses: the declared one, or a new declaration for a new behaviour. */
-function jobFor(
-  input: ScenarioInput,
-  job: string,
-  behaviour: Behaviour,
-): { jobs: Record<string, JobInput>; name: string; declared: string | null } {
-  const jobs = { ...(input.jobs ?? {}) };
-  const attempts = attemptsOf(behaviour);
-  const existing = jobs[job];
-  if (existing !== undefined && (attempts === null || sameAttempts(existing.attempts, attempts)))
-    return { jobs, name: job, declared: null };
-  // A new behaviour for a declared job is a class of its own, as it would be in an application.
-  let name = job;
-  for (let i = 2; jobs[name] !== undefined; i++) name = `${job}${i}`;
-  jobs[name] = { class: `App\\Jobs\\${name}`, ...(attempts === null ? {} : { attempts }) };
-  return { jobs, name, declared: `App\\Jobs\\${name}${attempts === null ? '' : `: ${describeAttempts(attempts)}`}` };
-}
-
-type AttemptInput = NonNullable<JobInput['attempts']>[number];
-
-function attemptsOf(b: Behaviour): AttemptInput[] | null {
-  if (b.run === undefined && b.outcome === undefined) return null;
-  const a: Record<string, unknown> = {};
-  if (b.run !== undefined) a.run = b.run;
-  if (b.outcome !== undefined) Object.assign(a, b.outcome);
-  return [a as AttemptInput];
-}
-
-function sameAttempts(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a ?? [{}]) === JSON.stringify(b);
-}
-
-function describeAttempts(attempts: AttemptInput[]): string {
-  const a = attempts[0] as Record<string, unknown>;
-  const run = typeof a.run === 'number' ? `runs ${a.run}s` : '';
-  const end =
-    a.throw !== undefined
-      ? `throws "${String(a.throw)}"`
-      : a.fail
-        ? 'fails'
-        : a.release !== undefined
-          ? `releases itself for ${String(a.release)}s`
-          : 'succeeds';
-  return [run, `then ${end}`].filter((x) => x !== '').join(', ');
-}
-
-function workerInput(input: ScenarioInput, name: string): WorkerInput | undefined {
-  return (input.workers ?? []).find((w) => w.name === name);
 }
 
 /** A connection like `base` but with block_for: an existing one, or a copy named for it. */

@@ -1,46 +1,26 @@
 // The lab's command line: what a person types after `:` (or a key prefills), parsed into a
 // command, with completion and a usage line per command. Pure: the words a command may complete
 // come from `LabVocabulary`, which the session derives from its scenario and the current step.
+// A timeline entry kind's command (dispatch, stop, kill) is its module's (ENTRY_KINDS[k].lab):
+// its syntax, its parsing and the entry it writes live beside its schema. Here are the lab's own
+// commands, those that are not one entry: worker, set, laravel, and the clock's and files'.
 import { extname } from 'node:path';
 import type { ExportFormat } from '../cli/args.ts';
 import { EXPORT_FORMATS, isExportFormat } from '../cli/args.ts';
 import { didYouMean } from '../scenarios/errors.ts';
-import { findProfile, joinNames, PROFILE_NAMES } from '../sim/profiles/index.ts';
+import type { EntryLabCommand } from '../scenarios/entries/lab.ts';
+import { ENTRY_COMMANDS } from '../scenarios/entries/lab.ts';
+import type { LabCommandSpec, LabGroup, LabVocabulary } from '../scenarios/entries/lab-args.ts';
+import { Args, CommandError, theNames, tokens, typoOf } from '../scenarios/entries/lab-args.ts';
+import { findProfile, PROFILE_NAMES } from '../sim/profiles/index.ts';
 
-/** What completion and checks may name: the session's jobs, workers, connections. */
-export interface LabVocabulary {
-  jobs: readonly string[];
-  /** Every worker of the session. */
-  workers: readonly string[];
-  /** Workers whose process runs at the lab's clock (stop and kill complete these first). */
-  running: readonly string[];
-  connections: readonly string[];
-  /**
-   * The session's Laravel profile: which retry delay its queue:work has (`delay=` or `backoff=`).
-   * Absent, completion offers both and the action judges by the session's scenario.
-   */
-  laravel?: string;
-}
+export type { LabVocabulary } from '../scenarios/entries/lab-args.ts';
+export { CommandError } from '../scenarios/entries/lab-args.ts';
 
-/** A job's behaviour on every attempt, as typed: `run=5 throw`. */
-export interface Behaviour {
-  run?: number;
-  outcome?: { throw: string } | { fail: true } | { release: number };
-}
-
+/** A command as parsed: an entry kind's (what its module parses into) or one of the lab's own. */
 export type LabCommand =
-  | {
-      kind: 'dispatch';
-      job: string;
-      queue?: string;
-      delay?: number;
-      count?: number;
-      connection?: string;
-      behaviour: Behaviour;
-    }
+  | EntryLabCommand
   | { kind: 'worker'; options: WorkerChoice }
-  | { kind: 'stop'; worker: string }
-  | { kind: 'kill'; worker: string; restart?: boolean }
   | { kind: 'config'; connection: string; retryAfter?: number | null; blockFor?: number | null }
   | { kind: 'options'; worker: string; options: WorkerChoice }
   | { kind: 'laravel'; profile: string }
@@ -67,16 +47,6 @@ export interface WorkerChoice {
   backoff?: number[];
   once?: boolean;
   blockFor?: number;
-}
-
-interface CommandSpec {
-  name: string;
-  usage: string;
-  help: string;
-  /** key=value keys (and bare flags) it takes, for completion. */
-  keys: readonly string[];
-  /** What its first argument completes to. */
-  first?: (v: LabVocabulary) => readonly string[];
 }
 
 const WORKER_KEYS = [
@@ -109,36 +79,18 @@ export function retryDelayKey(laravel: string | undefined): RetryDelayKey | null
 const RETRY_DELAY_USAGE: Record<RetryDelayKey, string> = { delay: 'delay=N', backoff: 'backoff=N,N' };
 const BOTH_RETRY_DELAYS = '[delay=N (5.x) | backoff=N,N (8+)]';
 
-export const COMMANDS: readonly CommandSpec[] = [
-  {
-    name: 'dispatch',
-    usage: 'dispatch <Job> [queue=Q] [delay=N] [count=N] [connection=C] [run=N] [throw[=message] | fail | release=N]',
-    help: 'a web request dispatches a job (a new class is declared App\\Jobs\\<Job>); run/throw/fail/release: what each attempt does',
-    keys: ['queue=', 'delay=', 'count=', 'connection=', 'run=', 'throw', 'fail', 'release='],
-    first: (v) => v.jobs,
-  },
+/** The lab's own commands: those that are not one timeline entry of a kind. */
+const LAB_COMMANDS: readonly LabCommandSpec[] = [
   {
     name: 'worker',
+    group: 'workers',
     usage: `worker [queue=a,b] [tries=N] [timeout=N] [sleep=N] ${BOTH_RETRY_DELAYS} [once] [connection=C] [block_for=N]`,
     help: 'start a queue:work process now (block_for: on a copy of its connection with that block_for)',
     keys: ['name=', ...WORKER_KEYS],
   },
   {
-    name: 'stop',
-    usage: 'stop <worker>',
-    help: 'SIGTERM: the worker finishes its current job and exits',
-    keys: [],
-    first: (v) => v.running,
-  },
-  {
-    name: 'kill',
-    usage: 'kill <worker> [restart=yes|no]',
-    help: 'SIGKILL from outside (OOM killer): its job stays reserved; supervisord restarts it unless restart=no',
-    keys: ['restart=yes', 'restart=no'],
-    first: (v) => v.running,
-  },
-  {
     name: 'set',
+    group: 'config',
     usage: `set <connection> retry_after=N|null block_for=N|null   ·   set <worker> tries=N timeout=N sleep=N ${BOTH_RETRY_DELAYS} queue=Q`,
     help: 'change config/queue.php (workers on it restart to read it) or restart a worker with other options',
     keys: ['retry_after=', 'block_for=', 'tries=', 'timeout=', 'sleep=', 'delay=', 'backoff=', 'queue='],
@@ -146,32 +98,42 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'laravel',
+    group: 'config',
     usage: `laravel <${PROFILE_NAMES.join('|')}>`,
     help: 'switch the Laravel version: the session is replayed from its start under it',
     keys: [],
     first: () => PROFILE_NAMES,
   },
-  { name: 'wait', usage: 'wait <seconds>', help: 'move the clock on: every step before then runs', keys: [] },
-  {
-    name: 'next',
-    usage: 'next',
-    help: 'run to the next event (a poll, the alarm, a job due, a reservation expiring)',
-    keys: [],
-  },
-  { name: 'play', usage: 'play', help: 'run until nothing is left to happen but idle polls', keys: [] },
-  { name: 'undo', usage: 'undo', help: 'take back the last action (the session before it is replayed)', keys: [] },
-  { name: 'redo', usage: 'redo', help: 'do again what undo took back', keys: [] },
-  { name: 'save', usage: 'save [file.yaml]', help: 'write the session as a scenario (never overwrites)', keys: [] },
+  ...[
+    { name: 'wait', usage: 'wait <seconds>', help: 'move the clock on: every step before then runs' },
+    {
+      name: 'next',
+      usage: 'next',
+      help: 'run to the next event (a poll, the alarm, a job due, a reservation expiring)',
+    },
+    { name: 'play', usage: 'play', help: 'run until nothing is left to happen but idle polls' },
+    { name: 'undo', usage: 'undo', help: 'take back the last action (the session before it is replayed)' },
+    { name: 'redo', usage: 'redo', help: 'do again what undo took back' },
+    { name: 'save', usage: 'save [file.yaml]', help: 'write the session as a scenario (never overwrites)' },
+  ].map((c) => ({ ...c, group: 'session' as const, keys: [] })),
   {
     name: 'export',
+    group: 'session',
     usage: 'export <file.json|.md|.mmd|.resp> [format=json|markdown|mermaid|resp]',
     help: "write the trace shown as lqsim run --format writes it (the format from the file's name)",
     keys: ['format='],
   },
-  { name: 'help', usage: 'help [command]', help: 'the commands, or one in full', keys: [] },
+  { name: 'help', group: 'session', usage: 'help [command]', help: 'the commands, or one in full', keys: [] },
 ];
 
-export class CommandError extends Error {}
+/**
+ * Every command, as the help lists them: by group, and in a group the lab's own first (`worker`
+ * starts one before `stop` and `kill` act on it), then the kinds' in the order of ENTRY_KINDS.
+ */
+const GROUPS: readonly LabGroup[] = ['jobs', 'workers', 'config', 'session'];
+export const COMMANDS: readonly LabCommandSpec[] = GROUPS.flatMap((g) =>
+  [...LAB_COMMANDS, ...ENTRY_COMMANDS].filter((c) => c.group === g),
+);
 
 /** What `export` writes, by a file's name: the formats `lqsim run --format` renders from a whole timeline. */
 const EXPORT_BY_EXTENSION: Record<string, ExportFormat> = {
@@ -188,14 +150,14 @@ const byName = new Map(COMMANDS.map((c) => [c.name, c]));
  * The command a line starts with (for the usage line while typing), or null. Given the session's
  * Laravel profile, its usage and keys name only the retry delay that version's queue:work has.
  */
-export function commandOf(line: string, laravel?: string): CommandSpec | null {
+export function commandOf(line: string, laravel?: string): LabCommandSpec | null {
   const word = line.trimStart().split(/\s+/)[0] ?? '';
   const spec = byName.get(word);
   return spec === undefined ? null : forVersion(spec, laravel);
 }
 
 /** The spec as a session of that version shows it: the other version's retry delay left out. */
-function forVersion(spec: CommandSpec, laravel: string | undefined): CommandSpec {
+function forVersion(spec: LabCommandSpec, laravel: string | undefined): LabCommandSpec {
   const key = retryDelayKey(laravel);
   if (key === null || !spec.keys.includes('delay=') || !spec.keys.includes('backoff=')) return spec;
   const other = key === 'delay' ? 'backoff=' : 'delay=';
@@ -223,8 +185,13 @@ export function complete(line: string, v: LabVocabulary): string[] {
     if (lead.length === 1 && spec.first !== undefined) candidates = spec.first(v).map((w) => `${w} `);
     else if (last.includes('=')) {
       const [key, value] = [last.slice(0, last.indexOf('=')), last.slice(last.indexOf('=') + 1)];
+      // A connection names one of the session's; other values are those the keys spell (restart=yes).
       const values =
-        key === 'connection' ? v.connections : key === 'restart' ? ['yes', 'no'] : key === 'name' ? [] : [];
+        key === 'connection'
+          ? v.connections
+          : spec.keys
+              .filter((k) => k.startsWith(`${key}=`) && k.length > key.length + 1)
+              .map((k) => k.slice(key.length + 1));
       return values.filter((x) => x.startsWith(value)).map((x) => `${head}${key}=${x} `);
     } else {
       const used = new Set(lead.slice(1).map((w) => w.split('=')[0]));
@@ -255,53 +222,19 @@ export function parseCommand(line: string, v: LabVocabulary): LabCommand {
         COMMANDS.map((c) => c.name),
       )}; help lists the commands`,
     );
-  const args = new Args(name, words, v.laravel);
+  const args = new Args(forVersion(spec, v.laravel), words);
+  const entry = ENTRY_COMMANDS.find((c) => c.name === name);
+  if (entry !== undefined) {
+    const cmd = entry.parse(args, v);
+    args.done();
+    return cmd;
+  }
   switch (name) {
-    case 'dispatch': {
-      const job = args.positional('a job class name, e.g. dispatch SendEmail');
-      if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(job))
-        throw new CommandError(`dispatch: "${job}" is not a job name (letters, digits, _)`);
-      const behaviour: Behaviour = {};
-      const run = args.int('run');
-      if (run !== undefined) behaviour.run = run;
-      const outcomes = [args.text('throw'), args.flag('fail'), args.int('release')];
-      if (outcomes.filter((o) => o !== undefined && o !== false).length > 1)
-        throw new CommandError('dispatch: give one outcome: throw, fail or release=N');
-      const [thrown, failed, released] = outcomes as [string | undefined, boolean, number | undefined];
-      if (thrown !== undefined) behaviour.outcome = { throw: thrown === '' ? 'Exception' : thrown };
-      else if (failed) behaviour.outcome = { fail: true };
-      else if (released !== undefined) behaviour.outcome = { release: released };
-      const connection = args.name('connection', v.connections, 'connection');
-      const cmd: LabCommand = {
-        kind: 'dispatch',
-        job,
-        queue: args.queue('queue'),
-        delay: args.int('delay'),
-        count: args.int('count', 1, 1000),
-        connection,
-        behaviour,
-      };
-      args.done();
-      return cmd;
-    }
     case 'worker': {
       const options = workerChoice(args, v, true);
       args.done();
       checkRetryDelay('worker', options, v.laravel);
       return { kind: 'worker', options };
-    }
-    case 'stop': {
-      const worker = args.worker(v);
-      args.done();
-      return { kind: 'stop', worker };
-    }
-    case 'kill': {
-      const worker = args.worker(v);
-      const restart = args.text('restart');
-      if (restart !== undefined && restart !== 'yes' && restart !== 'no')
-        throw new CommandError(`kill: restart=${restart}: use restart=yes or restart=no`);
-      args.done();
-      return { kind: 'kill', worker, restart: restart === undefined ? undefined : restart === 'yes' };
     }
     case 'set': {
       const target = args.positional('a connection or a worker, e.g. set redis retry_after=30');
@@ -447,125 +380,4 @@ export function checkRetryDelay(command: string, choice: WorkerChoice, laravel: 
     throw new CommandError(
       `${command}: Laravel ${laravel} has --backoff (--delay is deprecated since 8.0): use backoff=${choice.delay}`,
     );
-}
-
-/** The words after the command: positionals first, then key=value pairs and bare flags. */
-class Args {
-  private readonly pairs = new Map<string, string>();
-  private readonly positionals: string[] = [];
-  constructor(
-    readonly command: string,
-    words: string[],
-    private readonly laravel?: string,
-  ) {
-    for (const w of words) {
-      const eq = w.indexOf('=');
-      if (eq > 0) {
-        const key = w.slice(0, eq);
-        if (this.pairs.has(key)) throw new CommandError(`${command}: ${key} given twice`);
-        this.pairs.set(key, w.slice(eq + 1));
-      } else if (this.positionals.length === 0 && this.pairs.size === 0 && !isFlag(command, w)) {
-        this.positionals.push(w);
-      } else this.pairs.set(w, '');
-    }
-  }
-  positional(what: string): string {
-    const p = this.positionals.shift();
-    if (p === undefined) throw new CommandError(`${this.command}: give ${what}`);
-    return p;
-  }
-  optionalPositional(): string | undefined {
-    return this.positionals.shift();
-  }
-  text(key: string): string | undefined {
-    const v = this.pairs.get(key);
-    this.pairs.delete(key);
-    return v;
-  }
-  flag(key: string): boolean {
-    const v = this.text(key);
-    if (v !== undefined && v !== '') throw new CommandError(`${this.command}: ${key} takes no value`);
-    return v !== undefined;
-  }
-  int(key: string, min = 0, max = 86400): number | undefined {
-    const v = this.text(key);
-    if (v === undefined) return undefined;
-    const n = Number(v);
-    if (!/^\d+$/.test(v) || n < min || n > max)
-      throw new CommandError(`${this.command}: ${key}=${v}: a whole number from ${min} to ${max}`);
-    return n;
-  }
-  intOrNull(key: string): number | null | undefined {
-    if (this.pairs.get(key) === 'null') {
-      this.pairs.delete(key);
-      return null;
-    }
-    return this.int(key);
-  }
-  queue(key: string): string | undefined {
-    const v = this.text(key);
-    if (v !== undefined && !/^[^,\s]+$/.test(v))
-      throw new CommandError(`${this.command}: ${key}=${v}: one queue name, without commas`);
-    return v;
-  }
-  name(key: string, known: readonly string[], what: string): string | undefined {
-    const v = this.text(key);
-    if (v !== undefined && !known.includes(v))
-      throw new CommandError(
-        `${this.command}: ${key}=${v}: no ${what} "${v}"${didYouMean(v, [...known])} (${known.join(', ')})`,
-      );
-    return v;
-  }
-  worker(v: LabVocabulary): string {
-    const w = this.positional(`a worker (${v.running.join(', ') || 'none runs now'})`);
-    if (!v.workers.includes(w)) throw new CommandError(`${this.command}: ${noWorker(w, v.workers)}`);
-    return w;
-  }
-  done(): void {
-    const extra = [...this.positionals, ...this.pairs.keys()];
-    if (extra.length === 0) return;
-    const spec = commandOf(this.command, this.laravel)!;
-    const first = extra[0]!;
-    const keys = spec.keys.map((k) => k.replace(/=.*$/, ''));
-    throw new CommandError(
-      `${this.command}: "${first}" is not one of its arguments${didYouMean(first, keys)}; usage: ${spec.usage}`,
-    );
-  }
-}
-
-/** "no worker named worker-7; the workers are worker-1 and worker-2" (and a likely typo's fix). */
-function noWorker(word: string, workers: readonly string[]): string {
-  return `no worker named ${word}${typoOf(word, workers)}; ${theNames('worker', workers)}`;
-}
-
-/** "the workers are worker-1 and worker-2", "the worker is worker-1", "there are no workers". */
-function theNames(noun: string, names: readonly string[]): string {
-  if (names.length === 0) return `there are no ${noun}s`;
-  return names.length === 1 ? `the ${noun} is ${names[0]}` : `the ${noun}s are ${joinNames(names)}`;
-}
-
-/**
- * ` (did you mean "worker-1"?)` for a misspelt name, but not for another number of the same name:
- * worker-7 is not a typo of worker-1, and the list that follows names them all anyway. A misspelt
- * name with a number points at that number's (wroker-1 → worker-1, not worker-2 too).
- */
-function typoOf(word: string, names: readonly string[]): string {
-  const shape = (n: string) => n.replace(/\d+/g, '#');
-  const digits = (n: string) => n.replace(/\D+/g, ' ').trim();
-  const others = names.filter((n) => shape(n) !== shape(word));
-  const sameNumber = others.filter((n) => digits(n) !== '' && digits(n) === digits(word));
-  return didYouMean(word, sameNumber.length > 0 ? sameNumber : others);
-}
-
-/** The words of a line; a quoted part keeps its spaces: throw="Mail server down". */
-function tokens(line: string): string[] {
-  const out: string[] = [];
-  for (const m of line.matchAll(/(?:[^\s"']+|"[^"]*"?|'[^']*'?)+/g))
-    out.push(m[0].replace(/"([^"]*)"?|'([^']*)'?/g, (_q, d?: string, s?: string) => d ?? s ?? ''));
-  return out;
-}
-
-/** A bare word that is a flag of the command, not its positional argument. */
-function isFlag(command: string, word: string): boolean {
-  return (byName.get(command)?.keys ?? []).includes(word);
 }

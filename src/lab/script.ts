@@ -11,7 +11,8 @@ import { versionProblems, workerOptionProblems } from '../scenarios/option-check
 import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
 import { Scenario } from '../scenarios/schema.ts';
 import { schemaProblems } from '../scenarios/schema-issues.ts';
-import { DISPATCHER } from '../scenarios/fields.ts';
+import type { EntryNames, TimelineEntrySpec } from '../scenarios/entries/index.ts';
+import { kindOf, TimelineEntry } from '../scenarios/entries/index.ts';
 
 /** A timeline entry as written (the YAML's shape). */
 export type EntryInput = { at: number } & Record<string, unknown>;
@@ -76,38 +77,43 @@ export function forkAt(input: ScenarioInput, now: number): ScenarioInput {
   const workers = (next.workers ?? []).filter((w) => !late(w.start));
   const names = new Set(workers.map((w) => w.name));
   next.workers = workers;
-  next.timeline = (next.timeline as EntryInput[]).flatMap((e): EntryInput[] => {
+  // Each entry as its kind reads it: which workers and connections it names, how it is cut.
+  type Read = { e: EntryInput; parsed: TimelineEntrySpec | null };
+  const entries = (next.timeline as EntryInput[]).map((e): Read => ({ e, parsed: parsedEntry(e) }));
+  const kept = entries.flatMap(({ e, parsed }): Read[] => {
     if (late(e.at)) return [];
-    for (const key of ['stop', 'kill'] as const) if (typeof e[key] === 'string' && !names.has(e[key])) return [];
-    if (typeof e.actor === 'string' && e.actor !== DISPATCHER && !names.has(e.actor)) return [];
-    if (typeof e.dispatch === 'string' && typeof e.every === 'number' && e.every > 0) {
-      const fits = Math.floor(secondsBetween(e.at, now) / e.every) + 1;
-      if (fits < (typeof e.count === 'number' ? e.count : 1)) return [{ ...e, count: fits }];
-    }
-    return [e];
-  }) as ScenarioInput['timeline'];
+    if (parsed === null) return [{ e, parsed }];
+    const kind = kindOf(parsed);
+    if (kind.names(parsed).workers.some((w) => !names.has(w))) return [];
+    const cut = kind.cutAt?.(parsed, now) ?? null;
+    return [{ e: cut === null ? e : { ...e, ...cut }, parsed }];
+  });
+  next.timeline = kept.map((k) => k.e) as ScenarioInput['timeline'];
   const [first, ...others] = Object.keys(next.connections ?? {});
-  const usedBefore = connectionsNamed(input);
-  const usedAfter = connectionsNamed(next);
+  const usedBefore = connectionsNamed(input.workers, entries);
+  const usedAfter = connectionsNamed(next.workers, kept);
   const dropped = others.filter((c) => usedBefore.has(c) && !usedAfter.has(c));
   if (first !== undefined && dropped.length > 0)
     next.connections = Object.fromEntries(Object.entries(next.connections!).filter(([c]) => !dropped.includes(c)));
   return next;
 }
 
-/** The connections the workers and entries name (a worker's, a dispatch's or chain link's, a config's). */
-function connectionsNamed(input: ScenarioInput): Set<string> {
+/** An entry as written, parsed as its kind reads it; null when it is not a valid entry (checkLab says why). */
+function parsedEntry(e: EntryInput): TimelineEntrySpec | null {
+  const result = TimelineEntry.safeParse(e);
+  return result.success ? result.data : null;
+}
+
+/** The connections the workers and entries name (a worker's, and each entry's as its kind says). */
+function connectionsNamed(
+  workers: readonly WorkerInput[] | undefined,
+  entries: readonly { parsed: TimelineEntrySpec | null }[],
+): Set<string> {
   const named = new Set<string>();
-  for (const w of input.workers ?? []) if (w.connection !== undefined) named.add(w.connection);
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (typeof value === 'object' && value !== null)
-      for (const [key, v] of Object.entries(value)) {
-        if ((key === 'connection' || key === 'config') && typeof v === 'string') named.add(v);
-        else visit(v);
-      }
-  };
-  visit(input.timeline);
+  for (const w of workers ?? []) if (w.connection !== undefined) named.add(w.connection);
+  const none: EntryNames = { workers: [], connections: [] };
+  for (const { parsed } of entries)
+    for (const c of (parsed === null ? none : kindOf(parsed).names(parsed)).connections) named.add(c);
   return named;
 }
 

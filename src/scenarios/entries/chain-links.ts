@@ -52,6 +52,14 @@ export function linkQueues(links: ChainLinkSpec[]): string[] {
   });
 }
 
+/** Connections the links name (->onConnection() on a job of the chain). */
+export function linkConnections(links: ChainLinkSpec[]): string[] {
+  return links.flatMap((l) => {
+    const c = linkFields(l).connection;
+    return c === undefined ? [] : [c];
+  });
+}
+
 /** What zod cannot see: each link names a job and a connection of the file, and one queue. */
 export function checkLinks(links: ChainLinkSpec[], path: Path, ctx: CheckContext): Problem[] {
   const problems: Problem[] = [];

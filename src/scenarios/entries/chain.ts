@@ -10,7 +10,7 @@ import { queueKeys } from '../../sim/keys.ts';
 import type { StepDescription } from '../../sim/scheduler.ts';
 import { at, DISPATCHER, isQueueName, name, note, seconds, singleQueue } from '../fields.ts';
 import type { Problem } from '../schema-issues.ts';
-import { chainLinks, checkLinks, linkFields, linkQueues, toChainLinks } from './chain-links.ts';
+import { chainLinks, checkLinks, linkConnections, linkFields, linkQueues, toChainLinks } from './chain-links.ts';
 import { jobDefinition, realLink } from './dispatch.ts';
 import type { EntryKind } from './kind.ts';
 import { entrySchema } from './kind.ts';
@@ -91,6 +91,11 @@ export const chainEntry: EntryKind<ChainEntry> = {
     })),
   }),
   notComparable: () => null,
+  lab: null,
+  names: (e) => ({
+    workers: [],
+    connections: [...(e.connection === undefined ? [] : [e.connection]), ...linkConnections(e.chain)],
+  }),
 };
 
 function describeChain(

@@ -234,4 +234,7 @@ export const configEntry: EntryKind<ConfigEntry> = {
       ? null
       : `${stopped} is stopped while it may wait in BLPOP (block_for, set by a config entry): a SIGTERM during BLPOP is not modelled`;
   },
+  // The lab's `set <connection>` writes it, with a stop for each worker on the connection: not one entry.
+  lab: null,
+  names: (e) => ({ workers: [], connections: [e.config] }),
 };

@@ -5,7 +5,7 @@
 // ->chain([new B, new C]) on it (5.5+). The call itself (what one `dispatch()` line of PHP says)
 // is `dispatchCall`, shared with the `request` entry.
 import { z } from 'zod';
-import { exactInstant } from '../../sim/clock.ts';
+import { exactInstant, secondsBetween } from '../../sim/clock.ts';
 import type { Dispatched, JobDefinition, PendingDispatch } from '../../sim/dispatcher.ts';
 import { chainOf } from '../../sim/dispatcher.ts';
 import { queueKeys } from '../../sim/keys.ts';
@@ -18,7 +18,17 @@ import type { Path, Problem } from '../schema-issues.ts';
 import type { JobClassSpec } from '../schema.ts';
 import type { CheckContext, EntryKind, ModelEnv, RealEnv } from './kind.ts';
 import { entrySchema } from './kind.ts';
-import { chainLinks, checkLinks, linkFields, linkQueues, toChainLinks, verbatim } from './chain-links.ts';
+import {
+  chainLinks,
+  checkLinks,
+  linkConnections,
+  linkFields,
+  linkQueues,
+  toChainLinks,
+  verbatim,
+} from './chain-links.ts';
+import type { DispatchCommand } from './dispatch-lab.ts';
+import { dispatchLab } from './dispatch-lab.ts';
 
 /** One value of a property: the same for every instance, or numbered per instance. */
 const PropertyValue = z
@@ -72,7 +82,7 @@ export type DispatchCall = Pick<
   first?: number;
 };
 
-export const dispatchEntry: EntryKind<DispatchEntry> = {
+export const dispatchEntry: EntryKind<DispatchEntry, DispatchCommand> = {
   schema,
   phase: 0,
   check(e, path, ctx) {
@@ -113,6 +123,14 @@ export const dispatchEntry: EntryKind<DispatchEntry> = {
       })),
     })),
   notComparable: () => null,
+  lab: dispatchLab,
+  names: (e) => ({ workers: [], connections: callConnections(e) }),
+  cutAt(e, now) {
+    if (e.every === undefined || e.every <= 0) return null;
+    // The instances at or before `now` happened; those after it are the future a fork drops.
+    const fits = Math.floor(secondsBetween(e.at, now) / e.every) + 1;
+    return fits < e.count ? { count: fits } : null;
+  },
 };
 
 /** The web requests an entry makes: one with all its instances, or (`every`) one per instance. */
@@ -128,6 +146,11 @@ function requests(e: DispatchEntry): { at: number; call: DispatchCall }[] {
 /** Queue names a call puts jobs on: its own, and its chain's jobs' (snapshotted, cleaned up). */
 export function callQueues(e: DispatchCall): string[] {
   return [...(e.queue ? [e.queue] : []), ...linkQueues(e.chain ?? [])];
+}
+
+/** Connections a call names: its own, and its chain's jobs'. */
+export function callConnections(e: DispatchCall): string[] {
+  return [...(e.connection === undefined ? [] : [e.connection]), ...linkConnections(e.chain ?? [])];
 }
 
 /** Jobs a call dispatches: its instances, and each one's chain, which the workers push later. */

@@ -30,7 +30,12 @@ export type TimelineEntrySpec = z.output<typeof TimelineEntry>;
 export type EntryKindName = TimelineEntrySpec['kind'];
 export type EntryOfKind<K extends EntryKindName> = Extract<TimelineEntrySpec, { kind: K }>;
 
-export const ENTRY_KINDS: { readonly [K in EntryKindName]: EntryKind<EntryOfKind<K>> } = {
+/** A kind's module, for an entry of that kind; its lab command, if any, parses into `{ kind }`. */
+export type EntryKindOf<E extends TimelineEntrySpec> = EntryKind<E, { kind: E['kind'] } | null>;
+
+// `satisfies`, not a type annotation: each kind's own type stays, so the lab sees what each kind's
+// lab command parses into (entries/lab.ts).
+export const ENTRY_KINDS = {
   dispatch: dispatchEntry,
   request: requestEntry,
   stop: stopEntry,
@@ -39,12 +44,12 @@ export const ENTRY_KINDS: { readonly [K in EntryKindName]: EntryKind<EntryOfKind
   note: noteEntry,
   chain: chainEntry,
   config: configEntry,
-};
+} as const satisfies { readonly [K in EntryKindName]: EntryKindOf<EntryOfKind<K>> };
 
 /** The module of an entry's kind, typed for that entry. */
-export function kindOf<E extends TimelineEntrySpec>(entry: E): EntryKind<E> {
+export function kindOf<E extends TimelineEntrySpec>(entry: E): EntryKindOf<E> {
   // TypeScript cannot correlate ENTRY_KINDS[entry.kind] with E; the record's type guarantees it.
-  return ENTRY_KINDS[entry.kind] as unknown as EntryKind<E>;
+  return ENTRY_KINDS[entry.kind] as unknown as EntryKindOf<E>;
 }
 
 /**
@@ -163,6 +168,10 @@ export type {
   CheckContext,
   ConnectionChange,
   EntryKind,
+  EntryNames,
+  LabEntryAction,
+  LabEntryCommand,
+  LabMoment,
   ModelEnv,
   ModelWorker,
   RealEnv,

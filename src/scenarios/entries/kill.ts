@@ -6,8 +6,9 @@
 import { z } from 'zod';
 import type { ActorContext } from '../../sim/scheduler.ts';
 import { at, name, note } from '../fields.ts';
-import type { EntryKind, WorkerControl } from './kind.ts';
+import type { EntryKind, LabEntryCommand, WorkerControl } from './kind.ts';
 import { entrySchema } from './kind.ts';
+import { CommandError } from './lab-args.ts';
 
 const schema = entrySchema('kill', {
   at,
@@ -29,7 +30,40 @@ async function kill(e: KillEntry, w: WorkerControl, ctx: ActorContext): Promise<
   if ((await w.killFromOutside(ctx, e.note)) && restart) await w.restartAfterKill(ctx);
 }
 
-export const killEntry: EntryKind<KillEntry> = {
+/** `kill <worker> [restart=yes|no]` as parsed. */
+export interface KillCommand {
+  kind: 'kill';
+  worker: string;
+  restart?: boolean;
+}
+
+const lab: LabEntryCommand<KillCommand, KillInput> = {
+  group: 'workers',
+  usage: 'kill <worker> [restart=yes|no]',
+  help: 'SIGKILL from outside (OOM killer): its job stays reserved; supervisord restarts it unless restart=no',
+  keys: ['restart=yes', 'restart=no'],
+  first: (v) => v.running,
+  examples: ['kill worker-1', 'kill worker-1 restart=no'],
+  parse(args, v) {
+    const worker = args.worker(v);
+    const restart = args.text('restart');
+    if (restart !== undefined && restart !== 'yes' && restart !== 'no')
+      throw new CommandError(`kill: restart=${restart}: use restart=yes or restart=no`);
+    return { kind: 'kill', worker, restart: restart === undefined ? undefined : restart === 'yes' };
+  },
+  toEntry(cmd, { at, input, running }) {
+    if (!running(cmd.worker)) throw new CommandError(`kill: ${cmd.worker} has no process running now`);
+    const entry: KillInput = { at, kill: cmd.worker };
+    if (cmd.restart !== undefined) entry.restart = cmd.restart;
+    const restarts = cmd.restart ?? (input.workers ?? []).find((w) => w.name === cmd.worker)?.restart ?? true;
+    return {
+      entry,
+      message: `SIGKILL to ${cmd.worker}; supervisord ${restarts ? 'starts a new process' : 'does not restart it'}`,
+    };
+  },
+};
+
+export const killEntry: EntryKind<KillEntry, KillCommand> = {
   schema,
   phase: 0,
   check(e, path, ctx) {
@@ -51,4 +85,6 @@ export const killEntry: EntryKind<KillEntry> = {
   model: (e, env) => ({ actor: e.kill, run: (ctx) => kill(e, env.worker(e.kill), ctx) }),
   real: (e, env) => ({ actor: e.kill, run: (ctx) => kill(e, env.worker(e.kill), ctx) }),
   notComparable: () => null,
+  lab,
+  names: (e) => ({ workers: [e.kill], connections: [] }),
 };

@@ -1,7 +1,8 @@
 // What a timeline entry kind is: one module per kind (dispatch.ts, stop.ts, ...) owns its schema,
 // its cross-reference checks, its model behaviour with narration, and what real Laravel does for it
 // in `lqsim conformance`. index.ts lists the kinds in a record keyed by kind, so the compiler
-// names every kind that a new member of the union lacks.
+// names every kind that a new member of the union lacks. A kind also says what the lab needs of it:
+// its lab command, or null for none (`lab`), and the workers and connections an entry names (`names`).
 import { z } from 'zod';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
 import type { Dispatcher } from '../../sim/dispatcher.ts';
@@ -11,7 +12,8 @@ import type { ActorContext } from '../../sim/scheduler.ts';
 import type { RestartOptions } from '../../sim/worker-input.ts';
 import type { StepKind } from '../../sim/state.ts';
 import type { Path, Problem } from '../schema-issues.ts';
-import type { ScenarioSpec } from '../schema.ts';
+import type { ScenarioInput, ScenarioSpec } from '../schema.ts';
+import type { Args, LabCommandSpec, LabVocabulary } from './lab-args.ts';
 
 /** Something an entry starts on the scheduler: an actor's activation, at the entry's time unless `at` says. */
 export interface Activation {
@@ -92,7 +94,57 @@ export interface RealEnv {
   configure(connection: string, change: ConnectionChange): void;
 }
 
-export interface EntryKind<E extends { kind: string; at: number }> {
+/** The workers and connections an entry names: a fork drops it with a worker it names (forkAt). */
+export interface EntryNames {
+  workers: string[];
+  connections: string[];
+}
+
+/** Where the lab stands when a kind's command is given, as the kind's module sees it. */
+export interface LabMoment {
+  /** The lab's clock, seconds after the start: the entry's `at`. */
+  at: number;
+  /** The session's scenario as written, its planned future dropped at the clock. */
+  input: ScenarioInput;
+  /** Whether the worker's process runs at the clock. */
+  running(worker: string): boolean;
+}
+
+/** What a kind's lab command writes: its entry, and what it says happened. */
+export interface LabEntryAction<I extends { at: number }> {
+  /** The entry as written (the YAML's shape), at the lab's clock. */
+  entry: I;
+  /** The scenario the entry goes into, when the command changes more (a job class it declares); absent: as it was. */
+  input?: ScenarioInput;
+  /** One line saying what happened, in Laravel's terms. */
+  message: string;
+}
+
+/**
+ * A kind's command in the lab (`dispatch SendEmail delay=10`), named after the kind: its line in
+ * the help and its completion, the words parsed into `C` (what parseCommand gives the lab, `kind`
+ * the kind's), and `C` written as the kind's entry `I` at the lab's clock.
+ */
+export interface LabEntryCommand<C extends { kind: string }, I extends { at: number } = { at: number }> extends Omit<
+  LabCommandSpec,
+  'name'
+> {
+  /**
+   * Lines that use every key between them, naming worker-1 and connection redis (the default
+   * lab's): a test writes each as an entry and checks that the kind's schema and checks take it.
+   */
+  examples: readonly string[];
+  /** The words after the command's name; the lab refuses any left over afterwards. Throws CommandError. */
+  parse(args: Args, v: LabVocabulary): C;
+  /** The entry the command writes at the clock; throws CommandError when it cannot be done then. */
+  toEntry(cmd: C, moment: LabMoment): LabEntryAction<I>;
+}
+
+/**
+ * `C`: the command the kind's lab command parses into, or null (the default) for a kind with none.
+ * A kind without one says so (`lab: null`), so a new kind decides and the compiler asks.
+ */
+export interface EntryKind<E extends { kind: string; at: number }, C extends { kind: E['kind'] } | null = null> {
   /** The zod schema of the entry as written; parsing adds `kind`. */
   schema: z.ZodType<E>;
   /**
@@ -112,6 +164,15 @@ export interface EntryKind<E extends { kind: string; at: number }> {
   real(entry: E, env: RealEnv): Activations;
   /** Why real Laravel cannot play this entry as written, or null. */
   notComparable(entry: E, spec: ScenarioSpec): string | null;
+  /** The lab's command that writes this kind of entry, or null: the lab has none for it. */
+  lab: C extends { kind: E['kind'] } ? LabEntryCommand<C> : null;
+  /** The workers and connections the entry names (a fork drops an entry naming a worker it dropped). */
+  names(entry: E): EntryNames;
+  /**
+   * For an entry that goes on after its `at` (a dispatch `every` N seconds): what changes in it as
+   * written when the session is cut at `now` (its later part dropped), or null when it stays whole.
+   */
+  cutAt?(entry: E, now: number): Partial<Omit<E, 'kind'>> | null;
 }
 
 /**

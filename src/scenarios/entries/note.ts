@@ -37,4 +37,6 @@ export const noteEntry: EntryKind<NoteEntry> = {
   model: () => null,
   real: () => null,
   notComparable: () => null,
+  lab: null,
+  names: (e) => ({ workers: e.actor === undefined || e.actor === DISPATCHER ? [] : [e.actor], connections: [] }),
 };

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { at, DISPATCHER, note } from '../fields.ts';
 import {
+  callConnections,
   callDispatches,
   callQueues,
   checkDispatchCall,
@@ -98,4 +99,11 @@ export const requestEntry: EntryKind<RequestEntry> = {
     ),
   }),
   notComparable: () => null,
+  lab: null,
+  names: (e) => ({
+    workers: [],
+    connections: e.request.flatMap((c) =>
+      isDispatch(c) ? callConnections(c) : c.connection === undefined ? [] : [c.connection],
+    ),
+  }),
 };

@@ -47,6 +47,8 @@ export const sizeEntry: EntryKind<SizeEntry> = {
     run: env.request(`Queue::size('${e.size}')`, 'size', () => ({ role: 'request', calls: [realSize(e)] })),
   }),
   notComparable: () => null,
+  lab: null,
+  names: (e) => ({ workers: [], connections: e.connection === undefined ? [] : [e.connection] }),
 };
 
 export function checkSizeCall(e: SizeCall, path: Path, ctx: CheckContext): Problem[] {

@@ -4,8 +4,9 @@
 // (supervisorctl restart after editing its command line): the worker keeps its name.
 import { z } from 'zod';
 import { at, name, note } from '../fields.ts';
-import type { EntryKind } from './kind.ts';
+import type { EntryKind, LabEntryCommand } from './kind.ts';
 import { entrySchema } from './kind.ts';
+import { CommandError } from './lab-args.ts';
 
 const seconds = z.number().int().min(0).max(86400);
 
@@ -41,7 +42,28 @@ export type StopEntry = z.output<typeof schema>;
 /** The entry as written (before defaults), for the library's builder. */
 export type StopInput = z.input<typeof schema>;
 
-export const stopEntry: EntryKind<StopEntry> = {
+/** `stop <worker>` as parsed. */
+export interface StopCommand {
+  kind: 'stop';
+  worker: string;
+}
+
+/** The lab's `stop worker-1`: SIGTERM now (the lab's `set <worker>` writes a stop with `restart`). */
+const lab: LabEntryCommand<StopCommand, StopInput> = {
+  group: 'workers',
+  usage: 'stop <worker>',
+  help: 'SIGTERM: the worker finishes its current job and exits',
+  keys: [],
+  first: (v) => v.running,
+  examples: ['stop worker-1'],
+  parse: (args, v) => ({ kind: 'stop', worker: args.worker(v) }),
+  toEntry({ worker }, { at, running }) {
+    if (!running(worker)) throw new CommandError(`stop: ${worker} has no process running now`);
+    return { entry: { at, stop: worker }, message: `SIGTERM to ${worker}` };
+  },
+};
+
+export const stopEntry: EntryKind<StopEntry, StopCommand> = {
   schema,
   phase: 0,
   check(e, path, ctx) {
@@ -101,4 +123,6 @@ export const stopEntry: EntryKind<StopEntry> = {
     }
     return null;
   },
+  lab,
+  names: (e) => ({ workers: [e.stop], connections: [] }),
 };

@@ -201,14 +201,6 @@ export function complete(line: string, v: LabVocabulary): string[] {
   return candidates.filter((c) => c.startsWith(last)).map((c) => `${head}${c}`);
 }
 
-/** The longest prefix the completions share (what Tab fills in at once). */
-export function commonPrefix(options: readonly string[]): string {
-  if (options.length === 0) return '';
-  let p = options[0]!;
-  for (const o of options) while (!o.startsWith(p)) p = p.slice(0, -1);
-  return p;
-}
-
 /** Parses one line; throws CommandError with a one-line message that names the field. */
 export function parseCommand(line: string, v: LabVocabulary): LabCommand {
   const words = tokens(line);

@@ -267,7 +267,7 @@ export function App({
             {lab !== undefined && labStatus !== null && (command !== null || labStatus.message?.more !== undefined) ? (
               <Narration
                 heading={command !== null ? 'lab command' : 'lab help'}
-                lines={labPanelLines(command, labStatus, layout.columns - 2)}
+                lines={labPanelLines(command, labStatus, layout.columns - 2, lab)}
                 width={layout.columns}
                 rows={layout.narrationRows}
               />

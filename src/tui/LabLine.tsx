@@ -2,7 +2,6 @@
 // the lab's clock) and the panel the narration gives way to while a command is typed. Lines pure.
 import { useSyncExternalStore } from 'react';
 import { Box, Text } from 'ink';
-import { commandOf, helpText } from '../lab/commands.ts';
 import { formatSeconds } from '../sim/clock.ts';
 import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
@@ -106,14 +105,30 @@ export function LabLine({ status, command, notice = null, message, now, bindings
   );
 }
 
+/**
+ * The lab's commands as the panel shows them (LabSession's: the commands, with the entry kinds'
+ * schemas, load with the lab, after the first frame).
+ */
+export interface LabCommandTexts {
+  /** The usage and help of the command `line` starts with, as a session of `laravel` shows them; null for none. */
+  usageOf(line: string, laravel: string): { usage: string; help: string } | null;
+  /** The commands' names. */
+  commandNames(): readonly string[];
+}
+
 /** What the narration area shows while a command is typed (its usage, Tab's choices) or after help. */
-export function labPanelLines(command: CommandLine | null, status: LabStatus, width: number): Line[] {
+export function labPanelLines(
+  command: CommandLine | null,
+  status: LabStatus,
+  width: number,
+  commands: LabCommandTexts,
+): Line[] {
   const out: Line[] = [];
   if (command !== null) {
     // The usage names the retry delay of the session's version (--delay 5.x, --backoff 8+).
-    const spec = commandOf(command.text, String(status.input.laravel ?? DEFAULT_PROFILE));
+    const spec = commands.usageOf(command.text, String(status.input.laravel ?? DEFAULT_PROFILE));
     if (spec === null) {
-      out.push(...wrapLine([seg('commands: ', 'dim'), seg(helpTextNames())], width, 2));
+      out.push(...wrapLine([seg('commands: ', 'dim'), seg(commands.commandNames().join(' · '))], width, 2));
       out.push(
         ...wrapLine(
           [seg('Tab completes · ↑ ↓ history · Enter runs · Esc or Ctrl-C closes · help <command>', 'dim')],
@@ -139,10 +154,4 @@ export function labPanelLines(command: CommandLine | null, status: LabStatus, wi
   const m = status.message;
   if (m?.more !== undefined) for (const text of [m.text, ...m.more]) out.push(...wrapLine([seg(text)], width, 2));
   return out;
-}
-
-function helpTextNames(): string {
-  return helpText()
-    .map((l) => l.split(' ')[0])
-    .join(' · ');
 }

@@ -2,7 +2,6 @@
 // Tab completion (the shared prefix at once; the choices shown when they differ), ↑ ↓ through
 // the history, Enter to run, Esc to close. The App feeds it Ink's keys and runs what it submits.
 import type { Key } from 'ink';
-import { commonPrefix } from '../lab/commands.ts';
 
 export interface CommandLine {
   text: string;
@@ -73,4 +72,12 @@ export function commandKey(line: CommandLine, input: string, key: Key, ctx: Comm
   const typed = input.replace(/[\u0000-\u001f\u007f]/g, '');
   if (typed === '') return { kind: 'edit', line };
   return edit(line.text.slice(0, line.at) + typed + line.text.slice(line.at), line.at + typed.length);
+}
+
+/** The longest prefix the completions share (what Tab fills in at once). */
+export function commonPrefix(options: readonly string[]): string {
+  if (options.length === 0) return '';
+  let p = options[0]!;
+  for (const o of options) while (!o.startsWith(p)) p = p.slice(0, -1);
+  return p;
 }

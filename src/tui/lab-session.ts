@@ -11,7 +11,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
 import type { ExportFormat } from '../cli/args.ts';
 import type { LabVocabulary } from '../lab/commands.ts';
-import { CommandError, complete, helpText, parseCommand } from '../lab/commands.ts';
+import { CommandError, commandOf, complete, helpText, parseCommand } from '../lab/commands.ts';
 import type { LabChange, LabClock } from '../lab/actions.ts';
 import { applyCommand, isRunning } from '../lab/actions.ts';
 import { FileExists, saveLab, writeWhole } from '../lab/save.ts';
@@ -23,6 +23,7 @@ import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
 import type { Step, Timeline } from '../scenarios/timeline.ts';
 import type { OnStep, SessionSnapshot, StepSource } from './live-session.ts';
 import { LiveSession } from './live-session.ts';
+import type { LabCommandTexts } from './LabLine.tsx';
 
 /**
  * How far a replay runs before it is shown: a number of steps, to the first step at or after an
@@ -81,7 +82,7 @@ const PLAY_LIMIT = 500;
 /** Steps a replay or an action runs at most to reach its instant (LiveSession's Goal `within`). */
 const REACH_LIMIT = 10_000;
 
-export class LabSession implements StepSource {
+export class LabSession implements StepSource, LabCommandTexts {
   /** What tells a lab from a replay where the class itself is not imported (isLabSession). */
   readonly kind = 'lab' as const;
   private input: ScenarioInput;
@@ -207,6 +208,16 @@ export class LabSession implements StepSource {
       // The version's own options (5.x delay=, 8+ backoff=) offered and checked.
       laravel: String(this.input.laravel ?? DEFAULT_PROFILE),
     };
+  }
+
+  /** The usage and help of the command `line` starts with, as a session of `laravel` shows them (LabCommandTexts). */
+  usageOf(line: string, laravel: string): { usage: string; help: string } | null {
+    return commandOf(line, laravel);
+  }
+
+  /** The lab's commands' names (LabCommandTexts). */
+  commandNames(): readonly string[] {
+    return helpText().map((l) => l.split(' ')[0]!);
   }
 
   complete(line: string, cursor: number): string[] {

@@ -136,7 +136,10 @@ describe("the worker's retry delay per version", () => {
     expect(helpText('worker', '5.7')[0]).not.toContain('backoff');
     // The usage line under the command line W opens, for the session's version.
     const shown = (input: ScenarioInput) =>
-      labPanelLines(openCommandLine('worker '), { message: null, input } as LabStatus, 200)
+      labPanelLines(openCommandLine('worker '), { message: null, input } as LabStatus, 200, {
+        usageOf: commandOf,
+        commandNames: () => [],
+      })
         .map((l) => l.map((x) => x.text).join(''))
         .join('\n');
     expect(shown(emptyLab('5.7'))).toContain('[sleep=N] [delay=N] [once]');

@@ -5,9 +5,8 @@ import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { heapMb } from '../helpers/heap.ts';
 import { writeBigCapture } from '../../bench/big-capture.ts';
 import type { CapturedLine } from '../../src/explain/capture.ts';
 import { captureEntry, forEachLine, isProblem } from '../../src/explain/capture.ts';
@@ -16,14 +15,6 @@ import { ExplainedJsonWriter } from '../../src/explain/json-writer.ts';
 import { ownCopy } from '../../src/redis/own-string.ts';
 import { CaptureExplainer, captureTimeline } from '../../src/explain/timeline.ts';
 import { renderJson } from '../../src/output/json.ts';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const heapMb = (): number => {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed / 1e6;
-};
 
 describe('strings kept beyond their line', () => {
   it('ownCopy keeps nothing of the 64 KB chunk a short string was cut from; the cut itself keeps it all', () => {

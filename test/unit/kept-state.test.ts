@@ -1,20 +1,11 @@
 // What a kept step's state costs (a day-long lab wait keeps 28,800 steps): the state shares what
 // did not change since the step before (shared-state.ts), and its `executions` getter leaves it a
 // small object of one shape (execution-log.ts), while it still reads as the plain record it was.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { heapBytes } from '../helpers/heap.ts';
 import { ExecutionLog } from '../../src/scenarios/execution-log.ts';
 import { SharedState } from '../../src/scenarios/shared-state.ts';
 import type { QueueState, WorkerState } from '../../src/scenarios/timeline.ts';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const heapBytes = (): number => {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-};
 
 function queue(ready: string[]): QueueState {
   return {

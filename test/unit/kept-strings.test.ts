@@ -1,20 +1,11 @@
 // A run that keeps its steps keeps their commands' strings as copies of their own, not as slices
 // of the MONITOR lines they were cut from (kept-strings.ts): the lab's day-long wait keeps 28,800
 // steps, and each 5.7 idle poll's lines carry the pop and migrate scripts' text.
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { heapMb } from '../helpers/heap.ts';
 import { parseMonitorLine } from '../../src/redis/monitor-line.ts';
 import { KeptStrings } from '../../src/scenarios/kept-strings.ts';
 import type { TraceCommand } from '../../src/scenarios/timeline.ts';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const heapMb = (): number => {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed / 1e6;
-};
 
 /** A client line with a long last argument (a script's text, say) and short ones before it, all its own. */
 function line(n: number): string {

@@ -266,7 +266,9 @@ export function App({
             </Box>
             {lab !== undefined && labStatus !== null && (command !== null || labStatus.message?.more !== undefined) ? (
               <Narration
-                heading={command !== null ? 'lab command' : 'lab help'}
+                heading={
+                  command !== null ? 'lab command' : labStatus.message?.error === true ? 'lab · why' : 'lab help'
+                }
                 lines={labPanelLines(command, labStatus, layout.columns - 2, lab)}
                 width={layout.columns}
                 rows={layout.narrationRows}

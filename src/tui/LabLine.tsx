@@ -152,6 +152,8 @@ export function labPanelLines(
     return out;
   }
   const m = status.message;
-  if (m?.more !== undefined) for (const text of [m.text, ...m.more]) out.push(...wrapLine([seg(text)], width, 2));
+  // After an error the bottom row says it: the panel gives what explains it.
+  if (m?.more !== undefined)
+    for (const text of m.error ? m.more : [m.text, ...m.more]) out.push(...wrapLine([seg(text)], width, 2));
   return out;
 }

@@ -303,7 +303,7 @@ export class LabSession implements StepSource, LabCommandTexts {
       try {
         await this.run(text, queued ? (this.status.focus?.step ?? cursor) : cursor);
       } catch (e) {
-        if (e instanceof CommandError) this.say(e.message, true);
+        if (e instanceof CommandError) this.say(e.message, true, e.more);
         else this.say(e instanceof Error ? e.message : String(e), true);
       }
     });
@@ -503,7 +503,11 @@ export class LabSession implements StepSource, LabCommandTexts {
     if (stuck === null) return;
     this.focusOn(this.shown.steps.length - 1);
     throw new CommandError(
-      `the run does not get past t+${formatSeconds(secondsBetween(start, stuck))}s: ${REACH_LIMIT.toLocaleString('en')} steps and still at that instant (a job retried at once, for ever? one that throws is released with no delay and, with no --tries, popped again at once); shown where it stands: undo, or set the worker's tries= or a retry delay`,
+      `the run does not get past t+${formatSeconds(secondsBetween(start, stuck))}s: ${REACH_LIMIT.toLocaleString('en')} steps at that instant, shown where it stands`,
+      [
+        'A job retried at once, for ever? On 5.x a job that throws is released with no delay, and queue:work with no --tries pops it again in the same second (Laravel does the same).',
+        'u undoes the action; set <worker> tries=3 (or a retry delay) ends the loop. Until then a save is refused: lqsim run could not replay the file either.',
+      ],
     );
   }
 

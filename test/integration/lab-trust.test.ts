@@ -148,7 +148,8 @@ describe('lqsim lab: what it says is true', () => {
       await lab.execute('worker', 0);
       const said = lab.getStatus().message;
       expect(said?.error).toBe(true);
-      expect(said?.text).toMatch(/^the run does not get past t\+0s: 10,000 steps and still at that instant/);
+      expect(said?.text).toBe('the run does not get past t+0s: 10,000 steps at that instant, shown where it stands');
+      expect(said?.more?.join(' ')).toMatch(/a job that throws is released with no delay.*u undoes the action/);
       expect(lab.getStatus().busy).toBeNull();
       // Nothing half-done: a save is refused for the same reason, and undo goes back.
       await lab.execute(`save ${join(dir, 'loop.yaml')}`, lab.getSnapshot().steps.length - 1);

@@ -38,7 +38,15 @@ export interface LabCommandSpec {
 }
 
 /** A command that cannot be done as typed: its message is one line naming the field. */
-export class CommandError extends Error {}
+/** A command the lab cannot run as given: one line, and (`more`) the lines that explain it, shown under it. */
+export class CommandError extends Error {
+  constructor(
+    message: string,
+    readonly more?: string[],
+  ) {
+    super(message);
+  }
+}
 
 /** The words after the command: positionals first, then key=value pairs and bare flags. */
 export class Args {

@@ -5,12 +5,9 @@
 // lab then replays the result from its start against Redis, so what the lab shows is exactly what
 // `lqsim run` shows for the saved file.
 import { exactInstant, secondsBetween } from '../sim/clock.ts';
-import { DEFAULT_PROFILE, getProfile } from '../sim/profiles/index.ts';
-import { crossReferenceProblems } from '../scenarios/load.ts';
-import { versionProblems, workerOptionProblems } from '../scenarios/option-checks.ts';
+import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
+import { checkInput } from '../scenarios/load.ts';
 import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
-import { Scenario } from '../scenarios/schema.ts';
-import { schemaProblems } from '../scenarios/schema-issues.ts';
 import type { EntryNames, TimelineEntrySpec } from '../scenarios/entries/index.ts';
 import { kindOf, TimelineEntry } from '../scenarios/entries/index.ts';
 
@@ -38,17 +35,10 @@ export function emptyLab(laravel?: string): ScenarioInput {
 
 /** Validates a lab's scenario as the loader validates a file; the first problem as one line. */
 export function checkLab(input: ScenarioInput): { spec: ScenarioSpec } | { problem: string } {
-  const result = Scenario.safeParse(input);
-  if (!result.success) {
-    const p = schemaProblems(result.error.issues, Scenario, input)[0];
-    return { problem: p === undefined ? 'invalid scenario' : `${p.path.join('.')}: ${p.detail}` };
-  }
-  const spec = result.data;
-  const p =
-    crossReferenceProblems(spec)[0] ??
-    workerOptionProblems(spec)[0] ??
-    versionProblems(spec, getProfile(spec.laravel), `this lab is Laravel ${spec.laravel}`)[0];
-  return p === undefined ? { spec } : { problem: `${p.path.join('.')}: ${p.detail}` };
+  const checked = checkInput(input);
+  if ('spec' in checked) return checked;
+  const { path, detail } = checked.problem;
+  return { problem: path.length === 0 ? detail : `${path.join('.')}: ${detail}` };
 }
 
 /**

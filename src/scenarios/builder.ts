@@ -5,11 +5,10 @@
 // "file" is the scenario's name and whose field path is the one the YAML would have.
 import type { z } from 'zod';
 import { ScenarioError } from './errors.ts';
-import { crossReferenceProblems } from './load.ts';
+import { checkInput } from './load.ts';
 import type { Connection, JobClass, TimelineEntry, Worker } from './schema.ts';
 import type { ProfileName } from '../sim/profiles/index.ts';
-import { Scenario, type ScenarioInput, type ScenarioSpec } from './schema.ts';
-import { schemaProblems } from './schema-issues.ts';
+import type { ScenarioInput, ScenarioSpec } from './schema.ts';
 import type { ChainInput } from './entries/chain.ts';
 import type { ConfigInput } from './entries/config.ts';
 import type { DispatchInput } from './entries/dispatch.ts';
@@ -186,12 +185,8 @@ export function scenario(name: string, title: string): ScenarioBuilder {
 export function buildScenario(input: ScenarioInput): ScenarioSpec {
   const label =
     typeof input === 'object' && input !== null && typeof input.name === 'string' ? input.name : '<scenario>';
-  const result = Scenario.safeParse(input);
-  if (!result.success) {
-    const problem = schemaProblems(result.error.issues, Scenario, input)[0];
-    throw new ScenarioError(label, 0, 0, problem?.path.join('.') ?? '', problem?.detail ?? 'invalid scenario');
-  }
-  const problem = crossReferenceProblems(result.data)[0];
-  if (problem) throw new ScenarioError(label, 0, 0, problem.path.join('.'), problem.detail);
-  return result.data;
+  const checked = checkInput(input);
+  if ('problem' in checked)
+    throw new ScenarioError(label, 0, 0, checked.problem.path.join('.'), checked.problem.detail);
+  return checked.spec;
 }

@@ -55,15 +55,38 @@ export function parseScenario(source: string, file: string): LoadedScenario {
 }
 
 /**
+ * The checks a spec whose schema passed gets, wired once for every caller that holds one (a file
+ * loaded, a spec built in code, the lab's session, a run): its first problem, of its own
+ * (crossReferenceProblems, its version's options among them) or, run under `laravel` (--laravel),
+ * what that version lacks of what it uses.
+ */
+export function specProblem(spec: ScenarioSpec, laravel?: string): Problem | undefined {
+  const own = crossReferenceProblems(spec)[0];
+  if (own !== undefined || laravel === undefined || laravel === spec.laravel) return own;
+  const profile = getProfile(laravel);
+  return (
+    versionProblems(spec, profile, `this run is Laravel ${profile.name} (--laravel)`)[0] ??
+    crossReferenceProblems({ ...spec, laravel: profile.name })[0]
+  );
+}
+
+/** A scenario given as data (not a file): its spec, or its first problem, schema's or specProblem's. */
+export function checkInput(input: unknown): { spec: ScenarioSpec } | { problem: Problem } {
+  const result = Scenario.safeParse(input);
+  if (!result.success)
+    return {
+      problem: schemaProblems(result.error.issues, Scenario, input)[0] ?? { path: [], detail: 'invalid scenario' },
+    };
+  const problem = specProblem(result.data);
+  return problem === undefined ? { spec: result.data } : { problem };
+}
+
+/**
  * What runScenario refuses under `--laravel <version>` (the overriding version lacks an option or
  * an entry the scenario uses), in its words, for the CLI to refuse before it starts a Redis.
  */
 export function checkProfileOverride(loaded: LoadedScenario, laravel: string | undefined): void {
-  if (laravel === undefined || laravel === loaded.spec.laravel) return;
-  const profile = getProfile(laravel);
-  const problem =
-    versionProblems(loaded.spec, profile, `this run is Laravel ${profile.name} (--laravel)`)[0] ??
-    crossReferenceProblems({ ...loaded.spec, laravel: profile.name })[0];
+  const problem = specProblem(loaded.spec, laravel);
   if (problem) throw scenarioErrorAt(loaded, problem.path, problem.detail);
 }
 

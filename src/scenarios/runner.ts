@@ -39,8 +39,7 @@ import { ExecutionLog } from './execution-log.ts';
 import { KeptStrings } from './kept-strings.ts';
 import { SharedState } from './shared-state.ts';
 import { ScenarioError } from './errors.ts';
-import { crossReferenceProblems, scenarioErrorAt } from './load.ts';
-import { versionProblems } from './option-checks.ts';
+import { scenarioErrorAt, specProblem } from './load.ts';
 import type { Problem } from './schema-issues.ts';
 import type { ModelEnv, NoteEntry } from './entries/index.ts';
 import { kindOf, RunPlan, totalDispatches } from './entries/index.ts';
@@ -132,10 +131,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   // Under --laravel, what the overriding version lacks too: its options, then what the entries
   // check against the version (chains), by checking again as that version. At the line and
   // column when the spec came from a file.
-  const problem =
-    crossReferenceProblems(spec)[0] ??
-    versionProblems(spec, profile, `this run is Laravel ${profile.name} (--laravel)`)[0] ??
-    crossReferenceProblems({ ...spec, laravel: profile.name })[0];
+  const problem = specProblem(spec, opts.laravel);
   if (problem) throw await scenarioProblem(opts.file, spec, problem);
   const client = spec.redis.client ?? profile.defaultClient;
   // On someone else's server the run may move to an empty db it claims (claim.ts).

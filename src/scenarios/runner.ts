@@ -21,15 +21,12 @@ import { getProfile, scriptsOf } from '../sim/profiles/index.ts';
 import { Dispatcher } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
-import type { QueueConfig } from '../sim/redis-queue.ts';
 import { exactInstant, formatSeconds, relativeTime, secondsBetween } from '../sim/clock.ts';
 import { ModelCheck } from '../sim/model/check.ts';
 import { ModelMismatchError } from '../sim/model/mismatch.ts';
 import type { CompletedStep } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
-import { webRequest } from '../sim/web-request.ts';
 import { copyWorkerState } from '../sim/state.ts';
-import { WorkerModel } from '../sim/worker.ts';
 import { attributeLines, LineAttributor } from './attribute.ts';
 import type { ForeignUse } from './foreign-watch.ts';
 import { ForeignUseError, ForeignWatch } from './foreign-watch.ts';
@@ -41,11 +38,12 @@ import { SharedState } from './shared-state.ts';
 import { ScenarioError } from './errors.ts';
 import { scenarioErrorAt, specProblem } from './load.ts';
 import type { Problem } from './schema-issues.ts';
-import type { ModelEnv, NoteEntry } from './entries/index.ts';
+import type { NoteEntry } from './entries/index.ts';
 import { kindOf, RunPlan, totalDispatches } from './entries/index.ts';
 import { extensionOf } from './extension.ts';
 import type { ScenarioSpec } from './schema.ts';
 import { scenarioQueues } from './queues.ts';
+import { buildWorld } from './world.ts';
 import { exitsOnItsOwn, runIsOver } from './run-end.ts';
 import { queuesAreEmpty, SNAPSHOT_LIMIT, snapshotQueues } from './snapshot.ts';
 import type { FailedJob, QueueState, Step, Timeline, TraceCommand, WorkerState } from './timeline.ts';
@@ -138,18 +136,6 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   let db = spec.redis.database;
   let selectDb: number | null = null;
   const prefix = spec.redis.prefix ?? profile.defaultPrefix;
-  const connectionNames = Object.keys(spec.connections);
-  const defaultConnection = connectionNames[0]!;
-  const queueConfig = (name: string, c: ScenarioSpec['connections'][string]): QueueConfig => ({
-    connectionName: name,
-    default: c.queue,
-    retryAfter: c.retry_after === null && profile.queue.retryAfterNullMeans60 ? 60 : c.retry_after,
-    blockFor: c.block_for,
-    prefix,
-  });
-  const connections: Record<string, QueueConfig> = Object.fromEntries(
-    Object.entries(spec.connections).map(([name, c]) => [name, queueConfig(name, c)]),
-  );
   const queues = scenarioQueues(spec, prefix);
   // Notes describe the scenario's own Laravel version; under --laravel another, they may not hold.
   const noteFor = (note: string): string =>
@@ -256,46 +242,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     });
     const connect: ConnectionFactory = async (actor) =>
       check.port(actor, new NodeRedisPort(await hub.connect(actor), hub, selectDb));
-    const workers = spec.workers.map(
-      (w) =>
-        new WorkerModel(
-          {
-            ...w,
-            connection: w.connection ?? defaultConnection,
-            tries: w.tries ?? profile.worker.defaultTries,
-            stopWhenEmpty: w.stop_when_empty,
-            maxJobs: w.max_jobs,
-            maxTime: w.max_time,
-          },
-          {
-            profile,
-            connect,
-            connections,
-            registry,
-            cache,
-            start: spec.start,
-            behaviourOf: (id, attempt) => {
-              // The scenario as it stands (an open run may have taken on more job classes).
-              const attempts = env.spec.jobs[dispatcher.jobNameOf(id) ?? '']?.attempts ?? ['succeed'];
-              return attempts[Math.min(attempt, attempts.length) - 1] ?? attempts[attempts.length - 1]!;
-            },
-            bus: { dispatcher, defaultConnection },
-          },
-        ),
-    );
-    const workerByName = new Map(workers.map((w) => [w.name, w]));
-
-    const env: ModelEnv = {
-      spec,
-      profile,
-      prefix,
-      dispatcher,
-      request: (ctx, fn) =>
-        webRequest(ctx, { connect, profile, config: (name) => connections[name ?? defaultConnection]! }, fn),
-      worker: (name) => workerByName.get(name)!,
-      // The same record the workers and web requests read when they start: a config entry replaces its entries.
-      connections,
-    };
+    const world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, cache });
+    const { workers, env } = world;
     let lastQueues: QueueState[] | null = null;
     /** Tells the streaming attribution (onCommand) that step `index` has ended at `t`. */
     let endStep: (index: number, t: number) => void = () => undefined;
@@ -330,8 +278,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
           const refused = runPlan.add(next.timeline, before.timeline.length, workers, workers.length);
           if (refused !== null) return refused;
           // Nothing has run since: what the new entries read is in place before they run.
-          for (const name of more.connections) connections[name] = queueConfig(name, next.connections[name]!);
-          env.spec = next;
+          world.extend(next, more.connections);
           notes.add(next.timeline.slice(before.timeline.length));
           scheduler.raiseLimit(1_000_000 + 50 * totalDispatches(next.timeline));
           timeline.scenario = { ...timeline.scenario, title: next.title, description: next.description };

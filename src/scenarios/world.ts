@@ -1,0 +1,96 @@
+// The modelled world of a run, built from the scenario and the Laravel profile alone: config/
+// queue.php as its processes read it (the connections), the worker processes under supervisord,
+// and what the timeline's entries act through (ModelEnv). No Redis here: the processes' connections
+// come from `connect`, which the runner gives (a checked port on its hub).
+import type { LaravelProfile } from '../sim/profiles/index.ts';
+import type { Dispatcher } from '../sim/dispatcher.ts';
+import type { ConnectionFactory } from '../sim/redis-port.ts';
+import type { QueueConfig } from '../sim/redis-queue.ts';
+import type { JobRegistry } from '../sim/registry.ts';
+import { webRequest } from '../sim/web-request.ts';
+import { WorkerModel } from '../sim/worker.ts';
+import type { ModelEnv } from './entries/index.ts';
+import type { ScenarioSpec } from './schema.ts';
+
+export interface World {
+  /** config/queue.php as it reads now: a config entry replaces a connection's entry here. */
+  connections: Record<string, QueueConfig>;
+  workers: WorkerModel[];
+  env: ModelEnv;
+  /** Takes on `next`, the scenario with more of it (extension.ts): its new connections, its job classes. */
+  extend(next: ScenarioSpec, newConnections: readonly string[]): void;
+}
+
+export function buildWorld(
+  spec: ScenarioSpec,
+  profile: LaravelProfile,
+  deps: {
+    prefix: string;
+    connect: ConnectionFactory;
+    registry: JobRegistry;
+    dispatcher: Dispatcher;
+    /** The cache store Worker::setCache gives the workers (7.x+ counts maxExceptions there); shared. */
+    cache: Map<string, number>;
+  },
+): World {
+  const { prefix, connect, registry, dispatcher, cache } = deps;
+  const defaultConnection = Object.keys(spec.connections)[0]!;
+  const queueConfig = (name: string, c: ScenarioSpec['connections'][string]): QueueConfig => ({
+    connectionName: name,
+    default: c.queue,
+    retryAfter: c.retry_after === null && profile.queue.retryAfterNullMeans60 ? 60 : c.retry_after,
+    blockFor: c.block_for,
+    prefix,
+  });
+  const connections: Record<string, QueueConfig> = Object.fromEntries(
+    Object.entries(spec.connections).map(([name, c]) => [name, queueConfig(name, c)]),
+  );
+  const workers = spec.workers.map(
+    (w) =>
+      new WorkerModel(
+        {
+          ...w,
+          connection: w.connection ?? defaultConnection,
+          tries: w.tries ?? profile.worker.defaultTries,
+          stopWhenEmpty: w.stop_when_empty,
+          maxJobs: w.max_jobs,
+          maxTime: w.max_time,
+        },
+        {
+          profile,
+          connect,
+          connections,
+          registry,
+          cache,
+          start: spec.start,
+          behaviourOf: (id, attempt) => {
+            // The scenario as it stands (an open run may have taken on more job classes).
+            const attempts = env.spec.jobs[dispatcher.jobNameOf(id) ?? '']?.attempts ?? ['succeed'];
+            return attempts[Math.min(attempt, attempts.length) - 1] ?? attempts[attempts.length - 1]!;
+          },
+          bus: { dispatcher, defaultConnection },
+        },
+      ),
+  );
+  const workerByName = new Map(workers.map((w) => [w.name, w]));
+  const env: ModelEnv = {
+    spec,
+    profile,
+    prefix,
+    dispatcher,
+    request: (ctx, fn) =>
+      webRequest(ctx, { connect, profile, config: (name) => connections[name ?? defaultConnection]! }, fn),
+    worker: (name) => workerByName.get(name)!,
+    // The same record the workers and web requests read when they start.
+    connections,
+  };
+  return {
+    connections,
+    workers,
+    env,
+    extend(next, newConnections) {
+      for (const name of newConnections) connections[name] = queueConfig(name, next.connections[name]!);
+      env.spec = next;
+    },
+  };
+}

@@ -2,35 +2,21 @@
 // worker processes with their own connections), plays them on the virtual clock against a real
 // Redis, and after every step collects that step's MONITOR lines and a snapshot of the queues.
 // It produces a Timeline and formats nothing.
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { registerCleanup } from '../cleanup.ts';
-import { ConnectionHub } from '../redis/connections.ts';
-import { describeRunFailure, RedisRefusedError } from '../redis/errors.ts';
-import type { DbClaim } from '../redis/claim.ts';
-import { claimDatabase, MARK_KEY } from '../redis/claim.ts';
-import { clientsAt } from '../redis/claim-clients.ts';
-import { probePermissions } from '../redis/permission-probe.ts';
-import { MonitorCapture } from '../redis/monitor.ts';
-import { preflight } from '../redis/preflight.ts';
 import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
-import type { QueueKeys } from '../sim/keys.ts';
-import { allKeys } from '../sim/keys.ts';
 import { getProfile, scriptsOf } from '../sim/profiles/index.ts';
 import { Dispatcher } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
 import { exactInstant, formatSeconds, relativeTime, secondsBetween } from '../sim/clock.ts';
 import { ModelCheck } from '../sim/model/check.ts';
-import { ModelMismatchError } from '../sim/model/mismatch.ts';
 import type { CompletedStep } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import { copyWorkerState } from '../sim/state.ts';
 import { attributeLines, LineAttributor } from './attribute.ts';
-import type { ForeignUse } from './foreign-watch.ts';
-import { ForeignUseError, ForeignWatch } from './foreign-watch.ts';
-import { plannedKeys, probePlan } from './probe-plan.ts';
+import { ForeignUseError } from './foreign-watch.ts';
+import { probePlan } from './probe-plan.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import { ExecutionLog } from './execution-log.ts';
 import { KeptStrings } from './kept-strings.ts';
@@ -44,18 +30,13 @@ import { extensionOf } from './extension.ts';
 import type { ScenarioSpec } from './schema.ts';
 import { scenarioQueues } from './queues.ts';
 import { buildWorld } from './world.ts';
+import type { RedisTarget } from './run-resources.ts';
+import { RunResources } from './run-resources.ts';
 import { exitsOnItsOwn, runIsOver } from './run-end.ts';
 import { queuesAreEmpty, SNAPSHOT_LIMIT, snapshotQueues } from './snapshot.ts';
 import type { FailedJob, QueueState, Step, Timeline, TraceCommand, WorkerState } from './timeline.ts';
 
-export interface RedisTarget {
-  url: string;
-  /** The tool started this server: it may flush it. */
-  owned: boolean;
-  kind: string;
-  version: string;
-  describe(): string;
-}
+export type { RedisTarget } from './run-resources.ts';
 
 export interface RunOptions {
   redis: RedisTarget;
@@ -131,10 +112,6 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   // column when the spec came from a file.
   const problem = specProblem(spec, opts.laravel);
   if (problem) throw await scenarioProblem(opts.file, spec, problem);
-  const client = spec.redis.client ?? profile.defaultClient;
-  // On someone else's server the run may move to an empty db it claims (claim.ts).
-  let db = spec.redis.database;
-  let selectDb: number | null = null;
   const prefix = spec.redis.prefix ?? profile.defaultPrefix;
   const queues = scenarioQueues(spec, prefix);
   // Notes describe the scenario's own Laravel version; under --laravel another, they may not hold.
@@ -160,79 +137,18 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   };
 
   const urlDb = parseRedisUrl(opts.redis.url).db;
-  if (urlDb !== undefined && urlDb !== db) {
+  if (urlDb !== undefined && urlDb !== spec.redis.database) {
     timeline.notices!.push(
-      `REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${db}), not the URL's`,
+      `REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${spec.redis.database}), not the URL's`,
     );
   }
-  // A server the tool started is flushed by each run: two at once on it would wipe each other.
-  if (opts.redis.owned && flushing.has(opts.redis.url)) {
-    throw new RedisRefusedError(
-      `a run is already going on ${opts.redis.describe()}, which lqsim started and flushes for each run: await one run before the next, give each its own acquireRedis(), or run them in parallel on a shared server through REDIS_URL (each then claims a db of its own)`,
-    );
-  }
-  const ownedUrl = opts.redis.owned ? opts.redis.url : null;
-  if (ownedUrl !== null) flushing.add(ownedUrl);
-  const hub = new ConnectionHub(opts.redis.url, randomBytes(4).toString('hex'));
-  let capture: MonitorCapture | null = null;
-  // On someone else's server our keys are deleted at the end, and on Ctrl-C too, but only once
-  // we know they are ours: keys that held data before the run are refused and never touched.
-  let unregisterCleanup: (() => void) | null = null;
-  // On someone else's server: the db this run holds exclusively (claim.ts).
-  let claim: DbClaim | null = null;
-  /** The permission probe passed: from here on the run may write its keys. */
-  let probed = false;
-  /** Someone else in the claimed db (foreign-watch.ts), from the claim's barrier to the run's end. */
-  let watch: ForeignWatch | null = null;
   const plan = probePlan(spec, profile, queues);
+  // A server the tool started is flushed by each run: a second run at once on it is refused here.
+  const held = new RunResources(opts.redis, plan, spec.redis.database);
+  const { hub } = held;
   try {
-    await hub.start();
-    // Refuse a server that cannot give a faithful trace before touching any key.
-    await preflight(hub.observer);
-    capture = await MonitorCapture.start(opts.redis.url, hub.observer);
-    if (!opts.redis.owned) {
-      const monitor = capture;
-      // The heartbeat and the end go out whatever a command sent ahead did (afterAhead).
-      const held = await claimDatabase(hub.afterAhead, db, hub.runId, {
-        keys: plannedKeys(plan),
-        own: new Set([String(await hub.afterAhead.sendCommand(['CLIENT', 'ID']))]),
-        settle: () => monitor.barrier(hub.observer),
-        avoid: (d) =>
-          profile.worker.selectOnConnect(client, spec.redis.database) && !profile.worker.selectOnConnect(client, d),
-      });
-      claim = held;
-      // The claimed db was free: the run's keys in it are its own, to delete at the end.
-      unregisterCleanup = registerCleanup(() => held.release(probed));
-      timeline.notices!.push(...held.notices);
-      if (held.moved)
-        timeline.notices!.push(
-          `db ${db} ${held.movedBecause} on this server (REDIS_URL), so the run used the empty db ${held.db}: Laravel's SELECT shows ${held.db}`,
-        );
-      db = held.db;
-      timeline.database = {
-        scenario: spec.redis.database,
-        used: db,
-        ...(profile.worker.selectOnConnect(client, db) && !profile.worker.selectOnConnect(client, spec.redis.database)
-          ? { extraSelect: true }
-          : {}),
-      };
-      // Before the first write: a user who may not run what the run sends is refused now.
-      await probePermissions(hub.observer, plan);
-      probed = true;
-    }
-    selectDb = profile.worker.selectOnConnect(client, db) ? db : null;
-    if (db !== 0 || claim !== null) await hub.observer.sendCommand(['SELECT', String(db)]);
-    await prepareKeyspace(hub, opts.redis.owned, queues);
-    const tool = new Set([hub.observerAddr]);
-    // Someone else in the claimed db, from the claim's barrier (claim.ts) to the run's end.
-    watch = claim === null ? null : new ForeignWatch(hub, tool, db);
-    const watchLines = (lines: readonly string[]): void => {
-      const uses = foreignUses(watch, lines);
-      if (uses.length > 0) throw new ForeignUseError(uses, db);
-    };
-    // What MONITOR saw before the claim's barrier (another run ending in the db, say) is no
-    // step's, and what came after it is only watched: the first step's lines start here.
-    if (claim !== null) watchLines(await capture.barrier(hub.observer));
+    await held.open({ spec, profile, queues, timeline });
+    const capture = held.capture!;
 
     // Every reply is checked against the model of the queue keys (src/sim/model/check.ts).
     const check = new ModelCheck({
@@ -241,7 +157,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       when: (t) => relativeTime(t, spec.start),
     });
     const connect: ConnectionFactory = async (actor) =>
-      check.port(actor, new NodeRedisPort(await hub.connect(actor), hub, selectDb));
+      check.port(actor, new NodeRedisPort(await hub.connect(actor), hub, held.selectDb));
     const world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, cache });
     const { workers, env } = world;
     let lastQueues: QueueState[] | null = null;
@@ -273,7 +189,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
           if ('refused' in more) return more.refused;
           if (profile.name !== getProfile(opts.laravel ?? next.laravel).name) return 'its Laravel version changed';
           // On someone else's server the permission probe passed for what the run started with.
-          if (claim !== null && JSON.stringify(probePlan(next, profile, queues)) !== JSON.stringify(plan))
+          if (held.needsAnotherProbe(probePlan(next, profile, queues)))
             return 'it sends commands the permission probe did not try';
           const refused = runPlan.add(next.timeline, before.timeline.length, workers, workers.length);
           if (refused !== null) return refused;
@@ -315,8 +231,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         if (deferredError !== null || isMonitorOk(raw)) return;
         try {
           const line = parseMonitorLine(raw);
-          const use = watch?.push(line) ?? null;
-          if (use !== null) throw new ForeignUseError([use], db);
+          const use = held.watch?.push(line) ?? null;
+          if (use !== null) throw new ForeignUseError([use], held.db);
           const t = endedAt.get(lineStep) ?? scheduler.currentInstant() ?? spec.start;
           const cmd = attributor.pushParsed(line, { index: lineStep, t });
           if (cmd === null) return;
@@ -340,11 +256,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       const attributed = attributeLines(lines, hub, { index, t: done.t }, scriptNames).commands;
       // A kept step's list is the size of its commands (the attribution's grew by push).
       const commands = keepSteps ? attributed.slice() : attributed;
-      if (claim !== null) {
-        const lost = claim.lost();
-        if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
-        watchLines(lines);
-      }
+      held.watchLines(lines);
       // Every EVAL carries the whole script; keep one copy of each text for the whole run.
       for (const cmd of commands) {
         if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
@@ -459,77 +371,12 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     }
     timeline.warnings.push(...notes.unmatched());
   } catch (e) {
-    const cause = capture === null ? e : await clientBehind(e, watch, capture, hub, db);
-    timeline.error = describeRunFailure(await withClientNames(cause, hub));
+    timeline.error = await held.failure(e);
   } finally {
-    await capture?.stop().catch(() => undefined);
-    if (unregisterCleanup && claim !== null) {
-      unregisterCleanup();
-      // Sent whatever failed before (claim.ts, afterAhead). A cleanup that fails is never
-      // silent: the keys are left on someone else's server (until a later run finds the mark).
-      const failed = await claim.release(probed).then(
-        () => null,
-        (e: unknown) => (e instanceof Error ? e.message : String(e)),
-      );
-      if (failed !== null) {
-        // A refused DEL keeps the mark, which lists them for a later run (claim.ts).
-        const later = failed.startsWith('DEL ')
-          ? ` (a later run finds them by the mark ${MARK_KEY} and removes them)`
-          : '';
-        const left = `the run's keys could not be deleted from db ${db} (${failed}); they are left there: ${plannedKeys(plan).join(', ')}${later}`;
-        if (timeline.error === undefined) timeline.error = left;
-        else timeline.warnings.push(left);
-      }
-    }
-    await hub.close().catch(() => undefined);
-    if (ownedUrl !== null) flushing.delete(ownedUrl);
+    await held.release(timeline);
   }
   return timeline;
 }
-
-/** The uses of the run's db by other clients on these MONITOR lines. */
-function foreignUses(watch: ForeignWatch | null, lines: readonly string[]): ForeignUse[] {
-  if (watch === null) return [];
-  return lines.filter((l) => !isMonitorOk(l)).flatMap((l) => watch.push(parseMonitorLine(l)) ?? []);
-}
-
-/**
- * A reply the model did not expect on a claimed db: the client that caused it (an app's worker
- * that took the job) ran its command before that reply, so its MONITOR line is on the way or
- * already in; one more barrier lets the watch read it. The run then fails naming that client,
- * with the mismatch as what it did, not with a guess at the cause.
- */
-async function clientBehind(
-  e: unknown,
-  watch: ForeignWatch | null,
-  capture: MonitorCapture,
-  hub: ConnectionHub,
-  db: number,
-): Promise<unknown> {
-  if (!(e instanceof ModelMismatchError) || watch === null) return e;
-  // A streaming run's sink reads the lines as they come (the watch keeps what it saw); a run that
-  // keeps its lines for the step's barrier gets them here.
-  await capture.barrier(hub.observer, 2000).then(
-    (lines) => foreignUses(watch, lines),
-    () => [],
-  );
-  return watch.seen.length === 0 ? e : new ForeignUseError(watch.seen, db, [], e);
-}
-
-/** Another client in the run's db, named as CLIENT LIST names it when it is still connected. */
-async function withClientNames(e: unknown, hub: ConnectionHub): Promise<unknown> {
-  if (!(e instanceof ForeignUseError)) return e;
-  const text = await hub.afterAhead.sendCommand(['CLIENT', 'LIST']).catch(() => '');
-  return e.named(
-    clientsAt(
-      String(text),
-      e.uses.map((u) => u.addr),
-    ),
-  );
-}
-
-/** Servers the tool started that a run of this process is using (see runScenario). */
-const flushing = new Set<string>();
 
 /** A problem's ScenarioError: at its line and column when the spec came from a file that is still there. */
 async function scenarioProblem(file: string | undefined, spec: ScenarioSpec, problem: Problem): Promise<ScenarioError> {
@@ -567,22 +414,6 @@ class PendingNotes {
     return this.pending.map(
       (n) =>
         `note at t+${formatSeconds(n.at)}s${n.actor ? ` for ${n.actor}` : ''}${n.on ? ` on ${n.on}` : ''} matched no step: "${n.note}"`,
-    );
-  }
-}
-
-/** A server the tool started is flushed; on anyone else's, the scenario's keys must be empty. */
-async function prepareKeyspace(hub: ConnectionHub, owned: boolean, queues: QueueKeys[]): Promise<void> {
-  if (owned) {
-    await hub.observer.sendCommand(['FLUSHALL']);
-    return;
-  }
-  const keys = queues.flatMap(allKeys);
-  const exists = await Promise.all(keys.map((k) => hub.observer.sendCommand(['EXISTS', k])));
-  const taken = keys.filter((_k, i) => Number(exists[i]) > 0);
-  if (taken.length > 0) {
-    throw new RedisRefusedError(
-      `${taken.join(', ')} already ${taken.length === 1 ? 'holds' : 'hold'} data on this server (REDIS_URL); use an empty db or a redis.prefix`,
     );
   }
 }

@@ -94,9 +94,21 @@ export function App({
     (action !== 'picker' || onBack !== undefined) && (action !== 'lab' || onBranch !== undefined);
   // P over a step shown: → goes back to it (at 0, before the run, it starts).
   const premiseAt = vm.step === undefined ? 0 : vm.cursor;
+  // The details of a line: laid out once per line opened, not again at every key that scrolls them.
+  const detailOf = overlay.kind === 'detail' ? overlay : null;
+  const detailStep = detailOf?.step ?? -1;
+  const detailCommand = detailOf?.command ?? null;
+  const detailScript = detailOf?.script ?? false;
+  const details = useMemo(
+    () =>
+      detailStep < 0
+        ? []
+        : detailLines({ step: detailStep, command: detailCommand }, vm.detail, overlayWidth, detailScript),
+    [detailStep, detailCommand, detailScript, vm.detail, overlayWidth],
+  );
   const overlayLines =
     overlay.kind === 'detail'
-      ? detailLines(overlay, vm.detail, overlayWidth, overlay.script)
+      ? details
       : overlay.kind === 'help'
         ? helpLines(
             overlayWidth,

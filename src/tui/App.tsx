@@ -27,6 +27,7 @@ import { narrationHeading } from './narration-lines.ts';
 import { StatePane } from './StatePane.tsx';
 import { ThemeContext } from './theme-context.ts';
 import { TracePane } from './TracePane.tsx';
+import { traceRowAt } from './trace-window.ts';
 import type { Action, UiState, View } from './ui-state.ts';
 import { initialUiState, reduce, SPEEDS, speedLabel } from './ui-state.ts';
 import { useKeys } from './use-keys.ts';
@@ -79,11 +80,8 @@ export function App({
   const [ui, setUi] = useState<UiState>(() => ({ ...initialUiState, ...initial }));
   const labStatus = useLabStatus(lab);
   const layout = useMemo(() => layoutFor(columns, rows), [columns, rows]);
-  // Moving the selection (↑/↓) changes none of these: the panes get the same rows and lines back.
-  const vm = useMemo(
-    () => viewModel(snap, { target: ui.target, raw: ui.raw }, layout),
-    [snap, ui.target, ui.raw, layout],
-  );
+  // Moving the selection (↑/↓) changes none of these: the panes get the same lines back.
+  const vm = useMemo(() => viewModel(snap, { target: ui.target }, layout), [snap, ui.target, layout]);
   const theme = useMemo(() => ({ colour, chalk, workers: vm.workers }), [colour, chalk, vm.workers]);
   const overlayHeight = layout.mainRows + layout.narrationRows + 1;
   const overlay = ui.overlay;
@@ -96,9 +94,21 @@ export function App({
     (action !== 'picker' || onBack !== undefined) && (action !== 'lab' || onBranch !== undefined);
   // P over a step shown: → goes back to it (at 0, before the run, it starts).
   const premiseAt = vm.step === undefined ? 0 : vm.cursor;
+  // The details of a line: laid out once per line opened, not again at every key that scrolls them.
+  const detailOf = overlay.kind === 'detail' ? overlay : null;
+  const detailStep = detailOf?.step ?? -1;
+  const detailCommand = detailOf?.command ?? null;
+  const detailScript = detailOf?.script ?? false;
+  const details = useMemo(
+    () =>
+      detailStep < 0
+        ? []
+        : detailLines({ step: detailStep, command: detailCommand }, vm.detail, overlayWidth, detailScript),
+    [detailStep, detailCommand, detailScript, vm.detail, overlayWidth],
+  );
   const overlayLines =
     overlay.kind === 'detail'
-      ? detailLines(overlay, vm.detail, overlayWidth, overlay.script)
+      ? details
       : overlay.kind === 'help'
         ? helpLines(
             overlayWidth,
@@ -111,18 +121,17 @@ export function App({
           ? premiseLines(about.scenario, about.profile, overlayWidth, premiseAt)
           : [];
 
-  const selectedIndex = ui.selected ?? vm.traceRows.length - 1;
-  const selectedRow = vm.traceRows[selectedIndex];
+  const selectedRow = vm.step === undefined ? null : traceRowAt(snap.steps, vm.start, vm.cursor, ui.selected);
   const view: View = {
     steps: snap.steps.length,
     finished: vm.finished,
-    rows: vm.traceRows.length,
+    rows: vm.traceRows,
     page: paneBody(layout.traceWidth, layout.mainRows).rows,
     stateLines: vm.stateLines.length,
     statePage: paneBody(layout.stateWidth, layout.mainRows).rows - vm.statePinned.length,
     overlayLines: overlayLines.length,
     overlayPage: paneBody(layout.columns, overlayHeight).rows,
-    selectedRow: selectedRow === undefined ? null : { step: selectedRow.step, command: selectedRow.command ?? null },
+    selectedRow,
     idle: (i) => idleAt(snap.steps, i),
   };
   // Read at key time: a key can arrive after a frame is drawn but before the new handler is subscribed.
@@ -244,12 +253,12 @@ export function App({
           <>
             <Box flexDirection="row" height={layout.mainRows} width={layout.columns}>
               <TracePane
-                rows={vm.traceRows}
+                steps={snap.steps}
                 step={vm.cursor}
+                ctx={vm.trace}
                 selected={ui.selected}
                 width={layout.traceWidth}
                 height={layout.mainRows}
-                start={vm.start}
                 rowPrefix={layout.rowPrefix}
                 raw={ui.raw}
                 focused={ui.focus === 'trace'}

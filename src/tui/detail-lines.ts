@@ -183,7 +183,11 @@ function reordered(a: ParsedPayload, b: ParsedPayload): boolean {
   return Object.keys(a).join(',') !== Object.keys(b).join(',');
 }
 
-/** The same job's payload as the trace last showed it before `cmd` (argument `argIndex`). */
+/**
+ * The same job's payload as the trace last showed it before `cmd` (argument `argIndex`): the
+ * nearest one above it, looked for backwards from its own step (a day-long session is not walked
+ * from step 0 for a payload shown a step before).
+ */
 function previousPayload(
   steps: readonly Step[],
   cmd: TraceCommand,
@@ -191,15 +195,25 @@ function previousPayload(
   label: string,
   labels: Map<string, string>,
 ): ParsedPayload | null {
-  let last: ParsedPayload | null = null;
-  for (const step of steps) {
-    for (const c of step.commands) {
-      for (let i = 1; i < c.args.length; i++) {
-        if (c === cmd && i === argIndex) return last;
-        const arg = c.args[i]!;
-        if (describePayload(arg, labels)?.label === label) last = parsePayload(arg);
-      }
+  // Its step is the one it names (a capture's too); searched for if not.
+  let step = steps[cmd.step]?.commands.includes(cmd) === true ? cmd.step : -1;
+  for (let s = 0; step < 0 && s < steps.length; s++) if (steps[s]!.commands.includes(cmd)) step = s;
+  if (step < 0) return null;
+  const at = steps[step]!.commands.indexOf(cmd);
+  const match = (c: TraceCommand, to: number): ParsedPayload | null | undefined => {
+    for (let i = to; i >= 1; i--) {
+      const arg = c.args[i]!;
+      if (describePayload(arg, labels)?.label === label) return parsePayload(arg);
+    }
+    return undefined;
+  };
+  for (let s = step; s >= 0; s--) {
+    const commands = steps[s]!.commands;
+    for (let k = s === step ? at : commands.length - 1; k >= 0; k--) {
+      const c = commands[k]!;
+      const found = match(c, c === cmd ? argIndex - 1 : c.args.length - 1);
+      if (found !== undefined) return found;
     }
   }
-  return last;
+  return null;
 }

@@ -22,16 +22,11 @@ export function isIdlePoll(step: Step, previous: Step | undefined): boolean {
   );
 }
 
-const cache = new WeakMap<Step, boolean>();
-
-/** isIdlePoll of steps[i], remembered per step (steps never change once recorded). */
+/**
+ * isIdlePoll of steps[i]. Not remembered per step (a day of polls would keep an entry each): N
+ * looks at each step once (ui-state.ts skipIdle).
+ */
 export function idleAt(steps: readonly Step[], i: number): boolean {
   const step = steps[i];
-  if (step === undefined) return false;
-  let idle = cache.get(step);
-  if (idle === undefined) {
-    idle = isIdlePoll(step, steps[i - 1]);
-    cache.set(step, idle);
-  }
-  return idle;
+  return step !== undefined && isIdlePoll(step, steps[i - 1]);
 }

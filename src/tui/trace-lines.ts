@@ -27,9 +27,9 @@ export interface TraceLayout {
 }
 
 /**
- * A row's lines, kept per row object (rows are cached per step, see trace-rows.ts) and reused while
- * what they depend on stays the same: moving the selection re-lays-out only the rows it enters and
- * leaves, not every row of the run.
+ * A row's lines, kept per row object (trace-window.ts keeps the rows of the steps around the
+ * cursor) and reused while what they depend on stays the same: moving the selection re-lays-out
+ * only the rows it enters and leaves.
  */
 const laidOut = new WeakMap<TraceRow, { key: string; lines: Line[] }>();
 
@@ -37,37 +37,49 @@ export function traceLines(rows: readonly TraceRow[], o: TraceLayout): TraceLine
   let timeWidth = 0;
   let actorWidth = 0;
   for (const r of rows) {
-    const w = widthsOf(r, o.start);
+    const w = rowWidths(r.t, r.actor, o.start);
     timeWidth = Math.max(timeWidth, w.time);
     actorWidth = Math.max(actorWidth, w.actor);
   }
   const out: TraceLine[] = [];
   rows.forEach((row, i) => {
     const wraps = row.step === o.step || i === o.selected;
-    const key = `${o.width} ${o.start} ${o.rowPrefix} ${timeWidth} ${actorWidth} ${wraps}`;
-    let cached = laidOut.get(row);
-    if (cached?.key !== key) {
-      cached = { key, lines: linesOf(row, o, wraps, timeWidth, actorWidth) };
-      laidOut.set(row, cached);
-    }
-    for (const line of cached.lines) out.push({ row: i, line });
+    for (const line of rowLines(row, o, wraps, { time: timeWidth, actor: actorWidth })) out.push({ row: i, line });
   });
   return out;
 }
 
-/** The columns a row's time and actor take (for the prefix widths), kept per row. */
-const widths = new WeakMap<TraceRow, { start: number; time: number; actor: number }>();
-
-function widthsOf(row: TraceRow, start: number): { time: number; actor: number } {
-  let w = widths.get(row);
-  if (w?.start !== start) {
-    w = { start, time: relTime(row.t, start).length, actor: displayWidth(terminalSafe(row.actor)) };
-    widths.set(row, w);
-  }
-  return w;
+/** The columns a row's time and actor take: the prefix is as wide as the widest of the trace's. */
+export function rowWidths(t: number, actor: string, start: number): { time: number; actor: number } {
+  return { time: relTime(t, start).length, actor: displayWidth(terminalSafe(actor)) };
 }
 
-function linesOf(row: TraceRow, o: TraceLayout, wraps: boolean, timeWidth: number, actorWidth: number): Line[] {
+/**
+ * One row's lines: wrapped (`wraps`: its step is shown, or it is selected) or cut to one line,
+ * behind the time and actor columns `widths` wide.
+ */
+export function rowLines(
+  row: TraceRow,
+  o: Pick<TraceLayout, 'width' | 'start' | 'rowPrefix'>,
+  wraps: boolean,
+  widths: { time: number; actor: number },
+): Line[] {
+  const key = `${o.width} ${o.start} ${o.rowPrefix} ${widths.time} ${widths.actor} ${wraps}`;
+  let cached = laidOut.get(row);
+  if (cached?.key !== key) {
+    cached = { key, lines: linesOf(row, o, wraps, widths.time, widths.actor) };
+    laidOut.set(row, cached);
+  }
+  return cached.lines;
+}
+
+function linesOf(
+  row: TraceRow,
+  o: Pick<TraceLayout, 'width' | 'start' | 'rowPrefix'>,
+  wraps: boolean,
+  timeWidth: number,
+  actorWidth: number,
+): Line[] {
   const [prefix, body] = split(row, o, timeWidth, actorWidth);
   const indent = lineWidth(prefix) + (row.source === 'lua' ? 8 : row.kind === 'command' ? 2 : 3);
   const full = [...prefix, ...body];
@@ -81,7 +93,12 @@ function linesOf(row: TraceRow, o: TraceLayout, wraps: boolean, timeWidth: numbe
   return lines.map((l, k) => [...(k === 0 ? prefix : continuation(prefix, row, o.rowPrefix)), ...l]);
 }
 
-function split(row: TraceRow, o: TraceLayout, timeWidth: number, actorWidth: number): [Line, Line] {
+function split(
+  row: TraceRow,
+  o: Pick<TraceLayout, 'start' | 'rowPrefix'>,
+  timeWidth: number,
+  actorWidth: number,
+): [Line, Line] {
   if (row.kind === 'step') return [[], row.segments];
   if (!o.rowPrefix) return [[actorSeg(row.actor, '▏'), seg(' ')], row.segments];
   return [
@@ -98,16 +115,4 @@ function split(row: TraceRow, o: TraceLayout, timeWidth: number, actorWidth: num
 function continuation(prefix: Line, row: TraceRow, rowPrefix: boolean): Line {
   if (row.kind === 'command' && !rowPrefix) return [actorSeg(row.actor, '▏'), seg(' ')];
   return [seg(' '.repeat(lineWidth(prefix)))];
-}
-
-/** First and last screen line of a row. */
-export function linesOfRow(lines: readonly TraceLine[], row: number): [number, number] {
-  let first = -1;
-  let last = -1;
-  lines.forEach((l, i) => {
-    if (l.row !== row) return;
-    if (first < 0) first = i;
-    last = i;
-  });
-  return [first, last];
 }

@@ -1,8 +1,8 @@
 // The trace pane's rows: for every step up to the cursor, a header row and one row per MONITOR
 // command, lua lines under their EVAL. Arguments are abbreviated for reading (scripts by name,
 // payloads by job and attempts with the changed field marked, unix times as t+Ns, EVAL without its
-// numkeys); the raw view shows every argument verbatim. Pure; rows are cached per Step object,
-// which never changes.
+// numkeys); the raw view shows every argument verbatim. Pure; which steps' rows are built, and
+// kept, is trace-window.ts' concern.
 import { describePayload, fullArgs, isEval, payloadRun, relTime } from '../output/describe.ts';
 import { quoteArg, quoteBytes, terminalSafe } from '../output/terminal-safe.ts';
 import type { Step, TraceCommand } from '../scenarios/timeline.ts';
@@ -46,55 +46,51 @@ export function isVirtualTime(arg: string, start: number): boolean {
   return /^\d{1,12}$/.test(arg) && Math.abs(Number(arg) - start) <= TIME_RANGE && start > TIME_RANGE;
 }
 
-interface StepRows {
+/**
+ * What the trace last showed of each job's payload (by label), for the diff of its next one
+ * (payload-diff.ts). A Map serves; so does anything with its get and set.
+ */
+export interface PayloadHistory {
+  get(label: string): ParsedPayload | undefined;
+  set(label: string, payload: ParsedPayload): unknown;
+}
+
+export interface StepRows {
   rows: TraceRow[];
   raw: TraceRow[];
-  /** Last payload seen per job label, after this step. */
-  after: Map<string, ParsedPayload>;
+  /**
+   * The payloads this step's rows recorded in the history, in order: applying them to the history
+   * before the step gives the history after it, without building its rows again.
+   */
+  sets: Array<[string, ParsedPayload]>;
   /** The context the rows were built for (a run's start never changes; a cache hit checks it). */
   start: number;
 }
 
-/**
- * Rows per Step object: a step never changes once the run has pushed it, so its rows are built
- * once and every later render (another cursor, another selected row) reuses them. The labels are
- * not part of the key: a job has its label from the step that dispatched it on, so every label a
- * step's payloads need is known by the time the step is drawn.
- */
-export class TraceRowCache {
-  private readonly entries = new WeakMap<Step, StepRows>();
-  /** How many steps had their rows built rather than read back (what a test counts). */
-  built = 0;
-
-  rowsOf(step: Step, ctx: TraceContext, before: Map<string, ParsedPayload>): StepRows {
-    const cached = this.entries.get(step);
-    if (cached !== undefined && cached.start === ctx.start) return cached;
-    const entry = rowsOfStep(step, ctx, before);
-    this.built++;
-    this.entries.set(step, entry);
-    return entry;
-  }
-}
-
-const shared = new TraceRowCache();
-
-/** Rows for steps 0..upTo (inclusive): built once per step, then read from `cache`. */
-export function buildTraceRows(
-  steps: readonly Step[],
-  upTo: number,
-  ctx: TraceContext,
-  raw = false,
-  cache: TraceRowCache = shared,
-): TraceRow[] {
+/** Rows for steps 0..upTo (inclusive), built afresh: the whole trace, for tests and exports. */
+export function buildTraceRows(steps: readonly Step[], upTo: number, ctx: TraceContext, raw = false): TraceRow[] {
   const out: TraceRow[] = [];
-  let history = new Map<string, ParsedPayload>();
+  const history = new Map<string, ParsedPayload>();
   for (let i = 0; i <= upTo && i < steps.length; i++) {
-    const entry = cache.rowsOf(steps[i]!, ctx, history);
-    history = entry.after;
+    const entry = rowsOfStep(steps[i]!, ctx, history);
     // A loop, not push(...rows): a step of many thousand commands would overflow the call stack.
     for (const row of raw ? entry.raw : entry.rows) out.push(row);
   }
   return out;
+}
+
+/**
+ * Records in `history` the payloads step's rows would show, without building the rows: the same
+ * walk as commandSegments, for the commands that can hold one (an argument that is a JSON
+ * object: parsePayload reads nothing else), so an idle poll costs a glance at its arguments.
+ */
+export function advanceHistory(step: Step, ctx: TraceContext, history: PayloadHistory): void {
+  for (const cmd of step.commands) if (mayHoldPayload(cmd)) commandSegments(cmd, ctx, history);
+}
+
+function mayHoldPayload(cmd: TraceCommand): boolean {
+  for (let i = 1; i < cmd.args.length; i++) if (cmd.args[i]!.charCodeAt(0) === 0x7b /* { */) return true;
+  return false;
 }
 
 export function stepHeader(step: Step, start: number): Line {
@@ -108,8 +104,16 @@ export function stepHeader(step: Step, start: number): Line {
   ];
 }
 
-function rowsOfStep(step: Step, ctx: TraceContext, before: Map<string, ParsedPayload>): StepRows {
-  const after = new Map(before);
+/** A step's rows; records the payloads they show in `history` (which it changes) and in `sets`. */
+export function rowsOfStep(step: Step, ctx: TraceContext, history: PayloadHistory): StepRows {
+  const sets: StepRows['sets'] = [];
+  const recording: PayloadHistory = {
+    get: (label) => history.get(label),
+    set: (label, payload) => {
+      sets.push([label, payload]);
+      return history.set(label, payload);
+    },
+  };
   const header: TraceRow = {
     kind: 'step',
     step: step.index,
@@ -128,10 +132,10 @@ function rowsOfStep(step: Step, ctx: TraceContext, before: Map<string, ParsedPay
       actor: cmd.actor,
       t: cmd.t,
     };
-    rows.push({ ...base, segments: commandSegments(cmd, ctx, after) });
+    rows.push({ ...base, segments: commandSegments(cmd, ctx, recording) });
     raw.push({ ...base, segments: rawSegments(cmd) });
   });
-  return { rows, raw, after, start: ctx.start };
+  return { rows, raw, sets, start: ctx.start };
 }
 
 function lead(cmd: TraceCommand, name: string): Segment[] {
@@ -140,7 +144,7 @@ function lead(cmd: TraceCommand, name: string): Segment[] {
 }
 
 /** The abbreviated form; records each payload it shows in `history` (by job label). */
-function commandSegments(cmd: TraceCommand, ctx: TraceContext, history: Map<string, ParsedPayload>): Line {
+function commandSegments(cmd: TraceCommand, ctx: TraceContext, history: PayloadHistory): Line {
   const binary = new Set(cmd.binaryArgs ?? []);
   const evalCmd = isEval(cmd);
   const out: Segment[] = lead(cmd, quoteArg(cmd.args[0] ?? ''));
@@ -170,12 +174,7 @@ function commandSegments(cmd: TraceCommand, ctx: TraceContext, history: Map<stri
 }
 
 /** `‹ImportCsv#1 attempts:0→1›` with `0→1` marked, or null when `arg` is not a job payload. */
-function payloadSegments(
-  arg: string,
-  ctx: TraceContext,
-  history: Map<string, ParsedPayload>,
-  removal = false,
-): Segment[] | null {
+function payloadSegments(arg: string, ctx: TraceContext, history: PayloadHistory, removal = false): Segment[] | null {
   const summary = describePayload(arg, ctx.labels);
   if (summary === null) return null;
   const parsed = parsePayload(arg);

@@ -22,6 +22,8 @@ export interface UiState {
   quit: boolean;
   /** N pressed and no later step that is not an idle poll has run yet: the step N started from. */
   skipFrom: number | null;
+  /** While N runs on: the first step it has not looked at (those before it, after skipFrom, are idle polls). */
+  skipSeen: number | null;
   /** b pressed: back to the scenario picker. */
   back: boolean;
   /** What the last key did that the screen does not show by itself ("skipped 14 idle polls"); the next key clears it. */
@@ -42,6 +44,7 @@ export const initialUiState: UiState = {
   speed: 2,
   quit: false,
   skipFrom: null,
+  skipSeen: null,
   back: false,
   notice: null,
 };
@@ -100,7 +103,7 @@ const clamp = (n: number, lo: number, hi: number): number => Math.max(lo, Math.m
  * scrolled it (the queues, say, below the workers at 80×24), clamped to what the step has.
  */
 function atStep(s: UiState, target: number): UiState {
-  return { ...s, target, selected: null, skipFrom: null };
+  return { ...s, target, selected: null, skipFrom: null, skipSeen: null };
 }
 
 /**
@@ -110,13 +113,16 @@ function atStep(s: UiState, target: number): UiState {
  */
 function skipIdle(s: UiState, cursor: number, v: View): UiState {
   const from = s.skipFrom ?? cursor;
-  for (let i = from + 1; i < v.steps; i++) if (!(v.idle?.(i) ?? false)) return skipped(atStep(s, i), i - from - 1);
+  // As each step arrives, only it is looked at: the ones before were idle polls (a long run on
+  // would otherwise look at every one of them again at each new step).
+  const seen = s.skipFrom !== null && s.skipSeen !== null && s.skipSeen <= v.steps ? s.skipSeen : from + 1;
+  for (let i = seen; i < v.steps; i++) if (!(v.idle?.(i) ?? false)) return skipped(atStep(s, i), i - from - 1);
   if (v.finished) {
     const last = Math.max(0, v.steps - 1);
     // Every step after `from` was an idle poll (else the loop stopped at it): the last one too.
     return skipped(atStep(s, last), Math.max(0, last - from), ' to the end');
   }
-  return { ...atStep(s, v.steps), skipFrom: from, notice: 'skipping idle polls…' };
+  return { ...atStep(s, v.steps), skipFrom: from, skipSeen: v.steps, notice: 'skipping idle polls…' };
 }
 
 /** N says how far it went: "skipped 14 idle polls" (nothing when the next step was not idle). */

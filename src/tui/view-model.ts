@@ -14,8 +14,8 @@ import { runningTwiceLines } from './running-twice.ts';
 import { wrapAll } from './segments.ts';
 import type { StateContext } from './state-lines.ts';
 import { fittedStateLines } from './state-lines.ts';
-import type { TraceRow } from './trace-rows.ts';
-import { buildTraceRows } from './trace-rows.ts';
+import type { TraceContext } from './trace-rows.ts';
+import { traceRowCount } from './trace-window.ts';
 import type { UiState } from './ui-state.ts';
 import { cursorOf } from './ui-state.ts';
 
@@ -25,7 +25,10 @@ export interface ViewModel {
   finished: boolean;
   start: number;
   clock: string;
-  traceRows: TraceRow[];
+  /** What the trace pane builds its rows with (trace-window.ts builds those in view). */
+  trace: TraceContext;
+  /** Trace rows of steps 0..cursor. */
+  traceRows: number;
   stateTitle: string;
   /** The running-twice alert: drawn above the state lines, never scrolled away while both runs last. */
   statePinned: Line[];
@@ -37,7 +40,7 @@ export interface ViewModel {
   workers: string[];
 }
 
-export function viewModel(snap: SessionSnapshot, ui: Pick<UiState, 'target' | 'raw'>, layout: Layout): ViewModel {
+export function viewModel(snap: SessionSnapshot, ui: Pick<UiState, 'target'>, layout: Layout): ViewModel {
   const { steps, timeline } = snap;
   const finished = snap.status === 'finished' || snap.status === 'stopped';
   const cursor = cursorOf(ui.target, steps.length);
@@ -60,7 +63,8 @@ export function viewModel(snap: SessionSnapshot, ui: Pick<UiState, 'target' | 'r
     finished,
     start,
     clock: step === undefined ? 't+0s' : relTime(step.t, start),
-    traceRows: step === undefined ? [] : buildTraceRows(steps, cursor, { start, labels }, ui.raw),
+    trace: { start, labels },
+    traceRows: step === undefined ? 0 : traceRowCount(steps, start, cursor),
     stateTitle: step === undefined ? 'State' : stateTitle(step, start, layout.stateWidth),
     ...stateParts(
       step,

@@ -58,7 +58,7 @@ describe.each(RUNS)('%s on Laravel %s', (name, laravel) => {
       const snap = { status: 'finished' as const, steps: t.steps, timeline: t };
       const broken: string[] = [];
       for (const step of t.steps) {
-        const vm = viewModel(snap, { target: step.index, raw: false }, layout);
+        const vm = viewModel(snap, { target: step.index }, layout);
         const state = [...vm.statePinned, ...vm.stateLines].map(lineText);
         const rowsOfStep = buildTraceRows(t.steps, step.index, { start: t.start, labels }).filter(
           (r) => r.step === step.index,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Picks what to run (README "Performance"):
+// Picks what to run (docs/performance.md):
 // - a clone whose bundle was built from the sources as they are (`npm install`/`npm ci` build it,
 //   scripts/build-cli.mjs): dist/cli/lqsim.js, which starts in a fraction of the time;
 // - a clone whose src/ changed since (or that has no bundle): the sources through tsx (a dev

@@ -1,5 +1,5 @@
-// The README's "Use it as a library" example, verbatim (test/unit/readme-example.test.ts keeps the
-// two identical): a whole Vitest file as a team would write it.
+// docs/library.md's "Use it as a library" example, verbatim (test/unit/readme-example.test.ts keeps
+// the two identical): a whole Vitest file as a team would write it.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { acquireRedis, runScenario, scenario, type RedisServer, type Timeline } from 'laravel-queue-sim';
 import { lua, payload, same, scoreAt, script } from 'laravel-queue-sim/testing';

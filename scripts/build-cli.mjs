@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Bundles the CLI (src/cli.ts and everything it imports, dependencies included) into
 // dist/cli/lqsim.js with esbuild, one chunk per lazily imported command, for bin/lqsim.js to run.
-// Why a bundle and not tsc's dist/src/ (README "Performance"): Node 20 spends most of a short
+// Why a bundle and not tsc's dist/src/ (docs/performance.md): Node 20 spends most of a short
 // command's start-up resolving, reading and evaluating hundreds of small module files; Ink alone is
 // ~430 ms that way (its es-toolkit/compat barrel loads every helper), ~140 ms bundled and tree-shaken.
 // Runs in `prepare` (so `npm install`/`npm ci` in a clone leave a fresh bundle), `npm run build`

@@ -1,8 +1,8 @@
 // An app's own test project, made in a temporary directory the way a user makes one after reading
-// the README: `laravel-queue-sim` and Vitest in its node_modules, the README's vitest.config and
-// library example copied verbatim, and test files of their own. The package resolves to this
-// checkout (a symlink, as `npm link` makes), through the `lqsim-source` condition so that the
-// sources run without a build; everything else is what the README says to write.
+// the README and docs/library.md: `laravel-queue-sim` and Vitest in its node_modules, their
+// vitest.config and library examples copied verbatim, and test files of their own. The package
+// resolves to this checkout (a symlink, as `npm link` makes), through the `lqsim-source` condition
+// so that the sources run without a build; everything else is what those pages say to write.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,13 +10,15 @@ import { dirname, join } from 'node:path';
 import { parse } from 'yaml';
 
 export const REPO = new URL('../../', import.meta.url).pathname.replace(/\/$/, '');
-const README = join(REPO, 'README.md');
 
-/** The fenced blocks of a README section (from its heading to the next heading of its level or above). */
-export function readmeBlocks(heading: string, lang: string): string[] {
-  const lines = readFileSync(README, 'utf8').split('\n');
+/**
+ * The fenced blocks of a section of a markdown file of this repository (`README.md`,
+ * `docs/library.md`): from its heading to the next heading of its level or above.
+ */
+export function docBlocks(file: string, heading: string, lang: string): string[] {
+  const lines = readFileSync(join(REPO, file), 'utf8').split('\n');
   const from = lines.indexOf(heading);
-  if (from < 0) throw new Error(`README has no heading "${heading}"`);
+  if (from < 0) throw new Error(`${file} has no heading "${heading}"`);
   const level = /^#+/.exec(heading)![0].length;
   const blocks: string[] = [];
   let block: string[] | null = null;
@@ -37,17 +39,17 @@ export function readmeBlocks(heading: string, lang: string): string[] {
   return blocks;
 }
 
-/** The GitHub Actions workflow the README gives for CI, parsed. */
-export function readmeWorkflow(): {
+/** The GitHub Actions workflow docs/library.md gives for CI, parsed. */
+export function docsWorkflow(): {
   redisImage: string;
   env: Record<string, string>;
   run: string;
   raw: Record<string, unknown>;
 } {
-  const block = readmeBlocks('### A whole test suite on one Redis, files in parallel', 'yaml').find((b) =>
-    b.includes('.github/workflows/'),
+  const block = docBlocks('docs/library.md', '## A whole test suite on one Redis, files in parallel', 'yaml').find(
+    (b) => b.includes('.github/workflows/'),
   );
-  if (block === undefined) throw new Error('README: no GitHub Actions workflow under "A whole test suite…"');
+  if (block === undefined) throw new Error('docs/library.md: no GitHub Actions workflow under "A whole test suite…"');
   const raw = parse(block) as {
     jobs: Record<
       string,

@@ -164,11 +164,11 @@ describe('lqsim diff: identical traces, other sources, bad input', () => {
   );
 });
 
-describe("README's What changed between Laravel versions", () => {
-  it('is what scripts/readme-versions.ts generates from the diffs now (its prose checked against them)', async () => {
-    const script = new URL('../../scripts/readme-versions.ts', import.meta.url).pathname;
+describe("docs/laravel.md's What changed between Laravel versions", () => {
+  it('is what scripts/docs-versions.ts generates from the diffs now (its prose checked against them)', async () => {
+    const script = new URL('../../scripts/docs-versions.ts', import.meta.url).pathname;
     const tsx = new URL('../../node_modules/tsx/dist/cli.mjs', import.meta.url).pathname;
     const { stdout } = await exec(process.execPath, [tsx, script, '--check'], { env: lqsimEnv() });
-    expect(stdout).toBe('README.md: "What changed between Laravel versions" is current\n');
+    expect(stdout).toBe('docs/laravel.md: "What changed between Laravel versions" is current\n');
   }, 300_000);
 });

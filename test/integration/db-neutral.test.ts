@@ -1,5 +1,5 @@
 // On a shared server (REDIS_URL) a run that claims another db than its scenario's is still checked
-// in the scenario's terms: the README's example expectation ('SELECT 0' and all) passes on a run
+// in the scenario's terms: the library example's expectation ('SELECT 0' and all) passes on a run
 // that claimed db 1, and fails with exactDb; a golden written on db 0 passes on a run that claimed
 // db 2, in code (checkGolden) and through the CLI (check, diff, run --golden); `--format json`
 // keeps the record of the claim. A real redis-server; its db 0 (and 1) hold "an app's" data first
@@ -44,7 +44,7 @@ async function appDataIn(n: number): Promise<void> {
 const shared = () => acquireRedis({ env: { ...process.env, REDIS_URL: owner.url } });
 const SLOW = 120_000;
 
-// The README's library example (examples/send-invoice.test.ts): its scenario and its expectation,
+// docs/library.md's example (examples/send-invoice.test.ts): its scenario and its expectation,
 // derived from Laravel 5.7's RedisQueue and LuaScripts for one job that succeeds on its first try.
 const sendInvoice = scenario('send-invoice', 'SendInvoice succeeds on its first try')
   .laravel('5.7')

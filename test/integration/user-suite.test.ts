@@ -1,10 +1,11 @@
-// The user's situation, end to end: an app's test project written from the README (its vitest
-// config, its library example verbatim, a golden per shipped scenario in files of their own), run
-// the way the README's GitHub Actions workflow runs it (`REDIS_URL` and several Vitest workers), on
-// one server that also holds the app's data in db 0 and the app's workers, blocked in BLPOP on
-// dbs 1-3 and polling on db 4. Green every time; no payload ever reaches the app's workers; db 0
-// byte-identical; nothing of any run left behind. And a client that steals a job mid-run: the run
-// fails, and every assertion on it fails with the error naming what happened.
+// The user's situation, end to end: an app's test project written from the README and
+// docs/library.md (the vitest config, both library examples verbatim, a golden per shipped scenario
+// in files of their own), run the way docs/library.md's GitHub Actions workflow runs it (`REDIS_URL`
+// and several Vitest workers), on one server that also holds the app's data in db 0 and the app's
+// workers, blocked in BLPOP on dbs 1-3 and polling on db 4. Green every time; no payload ever
+// reaches the app's workers; db 0 byte-identical; nothing of any run left behind. And a client that
+// steals a job mid-run: the run fails, and every assertion on it fails with the error naming what
+// happened.
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acquireRedis, type RedisServer } from '../../src/redis/server.ts';
@@ -13,7 +14,7 @@ import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 import { appOnServer, type AppOnServer } from '../helpers/app-server.ts';
 import { lqsim } from '../helpers/cli.ts';
-import { readmeBlocks, readmeWorkflow, REPO, userProject, type UserProject } from '../helpers/user-project.ts';
+import { docBlocks, docsWorkflow, REPO, userProject, type UserProject } from '../helpers/user-project.ts';
 
 /** Shipped scenarios the project pins as goldens, one file each: every profile, BLPOP, chains, kills. */
 const GOLDENS = ['failure-release', 'timeout-max-attempts', 'chain', 'block-for', 'priority-queues', 'killed-mid-job'];
@@ -21,15 +22,15 @@ const GOLDENS = ['failure-release', 'timeout-max-attempts', 'chain', 'block-for'
 let server: RedisServer;
 let app: AppOnServer;
 let project: UserProject;
-const workflow = readmeWorkflow();
+const workflow = docsWorkflow();
 
 beforeAll(async () => {
   server = await acquireRedis({ env: { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '' } });
   project = userProject();
-  // The README's config for a whole suite, verbatim, and the one line a checkout needs beside it
+  // docs/library.md's config for a whole suite, verbatim, and the one line a checkout needs beside it
   // (the package's sources instead of its build: see userProject).
-  const [config] = readmeBlocks('### A whole test suite on one Redis, files in parallel', 'ts');
-  // A checkout has no dist/ (the package's build), so the setup the README names by its package
+  const [config] = docBlocks('docs/library.md', '## A whole test suite on one Redis, files in parallel', 'ts');
+  // A checkout has no dist/ (the package's build), so the setup the page names by its package
   // export is taken from the sources here; the installed package is tested in pack.test.ts.
   const setup = "'laravel-queue-sim/vitest-global-setup'";
   expect(config).toContain(setup);
@@ -44,8 +45,10 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  const [example] = readmeBlocks('## Use it as a library', 'ts');
-  project.write('tests/readme-example.test.ts', example!);
+  const [first] = docBlocks('README.md', '## Put it in a test', 'ts');
+  project.write('tests/readme-example.test.ts', first!);
+  const [example] = docBlocks('docs/library.md', '# Use it as a library', 'ts');
+  project.write('tests/library-example.test.ts', example!);
   // Goldens recorded once on a server of the project's own (as `lqsim run --golden` would on a
   // developer's machine), then checked on the shared one.
   project.write('goldens/.keep', '');
@@ -95,8 +98,8 @@ async function keysOutsideDb0(): Promise<string[]> {
   return left;
 }
 
-describe("an app's suite on a shared Redis, as the README's workflow runs it", () => {
-  it('the README workflow is the shape this test runs: a Redis service, REDIS_URL, files in parallel', () => {
+describe("an app's suite on a shared Redis, as docs/library.md's workflow runs it", () => {
+  it('the docs workflow is the shape this test runs: a Redis service, REDIS_URL, files in parallel', () => {
     expect(workflow.redisImage).toMatch(/^redis:/);
     expect(workflow.env.REDIS_URL).toMatch(/^redis:\/\/127\.0\.0\.1:6379$/);
     const workers = /--maxWorkers[= ](\d+)/.exec(workflow.run)?.[1];
@@ -109,7 +112,7 @@ describe("an app's suite on a shared Redis, as the README's workflow runs it", (
       const r = await project.vitest(workflow.run, { REDIS_URL: server.url });
       expect(r.failures, `round ${round}:\n${r.output.slice(-4000)}`).toEqual([]);
       expect(r.code, r.output.slice(-2000)).toBe(0);
-      expect(r.passed).toBe(GOLDENS.length + 1);
+      expect(r.passed).toBe(GOLDENS.length + 2);
       expect(app.delivered, 'payloads the app workers received').toEqual([]);
       expect(await app.stillBlocked()).toBe(3);
       expect(await app.dumpDb0()).toEqual(app.seeded);
@@ -141,7 +144,7 @@ describe("an app's suite on a shared Redis, as the README's workflow runs it", (
       expect(f.messages.join('\n').split('\n')[0], f.test).toMatch(
         /the run ended (with an error|early): another client used this run's db \d+ \(127\.0\.0\.1:\d+ "job-thief": /,
       );
-    expect(r.passed + r.failed).toBe(GOLDENS.length + 1);
+    expect(r.passed + r.failed).toBe(GOLDENS.length + 2);
     expect(app.delivered).toEqual([]);
     expect(await app.dumpDb0()).toEqual(app.seeded);
     expect(await keysOutsideDb0()).toEqual([]);

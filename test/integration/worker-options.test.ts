@@ -13,8 +13,8 @@
 // - The wire of 8.83 (5.8+ scripts with :notify; phpredis SELECT 0 on every connection; prefix
 //   laravel_database_) and of 13.x (the same, migrateExpiredJobs with ARGV[2] = -1 and
 //   `limit 0 -1`; prefix laravel-database-): reference laravel-versions.md §1.1, §1.4.
-// - What the supervisor does after a clean exit is the tool's documented rule (README, "Writing a
-//   scenario"): a new process after --max-jobs / --max-time when `restart`, none after
+// - What the supervisor does after a clean exit is the tool's documented rule (docs/scenarios.md,
+//   "Writing a scenario"): a new process after --max-jobs / --max-time when `restart`, none after
 //   --stop-when-empty.
 import { describe, expect, it } from 'vitest';
 import { laravel8 } from '../../src/sim/profiles/laravel-8.ts';

@@ -1,4 +1,4 @@
-// What `lqsim --version`, `--help` and `list` load before any command runs (README "Performance"):
+// What `lqsim --version`, `--help` and `list` load before any command runs (docs/performance.md):
 // the CLI's entry and what it imports statically, as the bundle splits it (esbuild, as
 // scripts/build-cli.mjs does), must hold no Redis client, no UI, no scenario schema or YAML
 // parser, no diff engine: each command imports those when it runs.

@@ -1,10 +1,10 @@
-// Regenerates the README's "What changed between Laravel versions" (between the `versions:`
+// Regenerates docs/laravel.md's "What changed between Laravel versions" (between the `versions:`
 // markers) from `lqsim diff` of `dispatch` and `timeout-max-attempts` across the profiles 5.7 → 8
 // → 13. The prose for each transition is written by hand from the diffs, and each sentence names
 // the diff lines it rests on: if a run no longer shows them, this script fails instead of printing
 // prose the diff does not back.
-//   npx tsx scripts/readme-versions.ts            rewrite the README block
-//   npx tsx scripts/readme-versions.ts --check    exit 1 if the README block is not current
+//   npx tsx scripts/docs-versions.ts            rewrite the block in docs/laravel.md
+//   npx tsx scripts/docs-versions.ts --check    exit 1 if that block is not current
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { makeChalk } from '../src/output/colour.ts';
@@ -16,7 +16,7 @@ import { runScenarioTrace } from '../src/scenarios/trace-source.ts';
 import type { SourceContext } from '../src/trace/source.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const readme = `${root}README.md`;
+const doc = `${root}docs/laravel.md`;
 const START = '<!-- versions:start -->';
 const END = '<!-- versions:end -->';
 const SCENARIOS = ['dispatch', 'timeout-max-attempts'] as const;
@@ -145,7 +145,7 @@ function excerpt(diff: string): string {
 /** The generated block (markers included). */
 export async function generateVersionsSection(): Promise<string> {
   const chain: ProfileName[] = ['5.7', '8', '13'];
-  const server = await acquireRedis({ log: (m) => process.stderr.write(`readme-versions: ${m}\n`) });
+  const server = await acquireRedis({ log: (m) => process.stderr.write(`docs-versions: ${m}\n`) });
   const ctx: SourceContext = { redis: async () => server };
   const parts: string[] = [START];
   try {
@@ -159,7 +159,7 @@ export async function generateVersionsSection(): Promise<string> {
         diffs.push(`$ lqsim diff ${scenario}@${from} ${scenario}@${to}\n${text}`);
       }
       const excerpts = diffs.map(excerpt);
-      // The prose must be backed by what the README shows, not only by the full diff.
+      // The prose must be backed by what docs/laravel.md shows, not only by the full diff.
       const all = excerpts.join('\n');
       const claims = PROSE[`${from}→${to}`];
       if (!claims) throw new Error(`no prose for ${from} → ${to}: read the diffs and add it to PROSE`);
@@ -181,23 +181,23 @@ export async function generateVersionsSection(): Promise<string> {
 function replaceBlock(text: string, block: string): string {
   const from = text.indexOf(START);
   const to = text.indexOf(END);
-  if (from < 0 || to < from) throw new Error(`README.md has no ${START} … ${END} block`);
+  if (from < 0 || to < from) throw new Error(`docs/laravel.md has no ${START} … ${END} block`);
   return text.slice(0, from) + block + text.slice(to + END.length);
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const text = readFileSync(readme, 'utf8');
+  const text = readFileSync(doc, 'utf8');
   const next = replaceBlock(text, await generateVersionsSection());
   if (process.argv.includes('--check')) {
     if (next !== text) {
       console.error(
-        'README.md: "What changed between Laravel versions" is out of date; run npx tsx scripts/readme-versions.ts',
+        'docs/laravel.md: "What changed between Laravel versions" is out of date; run npx tsx scripts/docs-versions.ts',
       );
       process.exit(1);
     }
-    console.log('README.md: "What changed between Laravel versions" is current');
+    console.log('docs/laravel.md: "What changed between Laravel versions" is current');
   } else {
-    writeFileSync(readme, next);
-    console.log('README.md: "What changed between Laravel versions" regenerated');
+    writeFileSync(doc, next);
+    console.log('docs/laravel.md: "What changed between Laravel versions" regenerated');
   }
 }

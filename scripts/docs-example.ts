@@ -1,11 +1,11 @@
-// Regenerates the README's example (between the `example:` markers) from a real run of
-// `lqsim run timeout-max-attempts`, as printed to a pipe. Run: npx tsx scripts/readme-example.ts
+// Regenerates the example run in docs/cli.md (between the `example:` markers) from a real run of
+// `lqsim run timeout-max-attempts`, as printed to a pipe. Run: npx tsx scripts/docs-example.ts
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const readme = `${root}README.md`;
+const doc = `${root}docs/cli.md`;
 const START = '<!-- example:timeout-max-attempts:start -->';
 const END = '<!-- example:timeout-max-attempts:end -->';
 
@@ -14,10 +14,10 @@ const output = execFileSync(process.execPath, [`${root}bin/lqsim.js`, 'run', 'ti
   encoding: 'utf8',
   stdio: ['ignore', 'pipe', 'ignore'],
 });
-const text = readFileSync(readme, 'utf8');
+const text = readFileSync(doc, 'utf8');
 const from = text.indexOf(START);
 const to = text.indexOf(END);
-if (from < 0 || to < from) throw new Error(`README.md has no ${START} … ${END} block`);
+if (from < 0 || to < from) throw new Error(`docs/cli.md has no ${START} … ${END} block`);
 const block = `${START}\n\`\`\`text\n${output.trimEnd()}\n\`\`\`\n`;
-writeFileSync(readme, text.slice(0, from) + block + text.slice(to));
-console.log(`README.md: example regenerated (${output.trimEnd().split('\n').length} lines)`);
+writeFileSync(doc, text.slice(0, from) + block + text.slice(to));
+console.log(`docs/cli.md: example regenerated (${output.trimEnd().split('\n').length} lines)`);

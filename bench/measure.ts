@@ -1,5 +1,5 @@
 // The bench's pure parts: medians, ratios against targets, redis-benchmark's CSV, and the summary
-// table the README's Performance section is pasted from. Tested in test/unit/bench-measure.test.ts.
+// table docs/performance.md is pasted from. Tested in test/unit/bench-measure.test.ts.
 
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) throw new Error('median of nothing');

@@ -1,4 +1,4 @@
-// `npm run bench`: the performance goals (README "Performance"), each as a figure measured in this
+// `npm run bench`: the performance goals (docs/performance.md), each as a figure measured in this
 // run against a reference measured in the same run: real Laravel 8.83 on the same flow
 // (bench/laravel.php on Debian's packages), redis-benchmark's round trip on the same server, or an
 // absolute budget. Machines are noisy: this prints, it asserts nothing.

@@ -2,7 +2,7 @@
 // one-line messages, here and nowhere else: exit 2 for bad input, 1 for a failed run. What a
 // command does lives in src/cli/<command>.ts and is imported only when that command runs, so
 // `lqsim --version`, `--help` and `list` load no Redis client, no UI and no scenario schema they do
-// not use (README "Performance").
+// not use (docs/performance.md).
 import { Command, CommanderError } from 'commander';
 import type { Format } from './cli/args.ts';
 import { err, FORMATS, nonNegativeInt, oneOf, out, UsageError } from './cli/args.ts';

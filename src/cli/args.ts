@@ -1,7 +1,7 @@
 // What the command line itself needs before any command runs: the output streams, the usage-error
 // type (exit 2), the argument validators, the --format choices and whether CI is set. Imported by
 // src/cli.ts to declare every command, so it stays light: no Redis, no YAML, no UI (a command's
-// own modules are imported only when it runs; README "Performance").
+// own modules are imported only when it runs; docs/performance.md).
 import { InvalidArgumentError } from 'commander';
 
 /** Bad input: exit 2, one `lqsim: ...` line. */

@@ -1,5 +1,5 @@
 // What `lqsim list` prints, kept from the last validation of the shipped scenarios so that listing
-// them needs no YAML parser and no schema (README "Performance"). scripts/build-cli.mjs validates
+// them needs no YAML parser and no schema (docs/performance.md). scripts/build-cli.mjs validates
 // them (listScenarios) and writes the cache beside the CLI bundle; it is used only while every
 // scenario file has the content it had then (by hash: not its modification time, which npm pack
 // and git reset), and no file came or went.

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { LaravelProfile, ProfileName } from '../sim/profiles/index.ts';
 import { byProfile, DEFAULT_PROFILE, joinNames, PROFILE_NAMES, PROFILES } from '../sim/profiles/index.ts';
 import { DEFAULT_EXCEPTION, exceptionClassProblem } from '../sim/exceptions.ts';
-import { name, seconds, virtualTime } from './fields.ts';
+import { name, retryAfter, seconds, virtualTime } from './fields.ts';
 import { TimelineEntry } from './entries/index.ts';
 
 /** "profiles 8 and 13": the profiles whose version has a feature, for the descriptions. */
@@ -104,16 +104,7 @@ export const JobClass = z
 export const Connection = z
   .object({
     queue: z.string().min(1).default('default').describe("the connection's default queue"),
-    retry_after: z
-      .number()
-      .int()
-      .min(0)
-      .max(86400)
-      .nullable()
-      .default(90)
-      .describe(
-        `seconds a reserved job may run before it is migrated back; null: ${byProfile((p) => (p.queue.retryAfterNullMeans60 ? '60' : 'never'))}`,
-      ),
+    retry_after: retryAfter('seconds a reserved job may run before it is migrated back').default(90),
     block_for: z
       .number()
       .int()

@@ -10,7 +10,7 @@
  *
  * CONFIG: { redis: {host, port, database, prefix}, connections: {name: {queue, retry_after,
  *           block_for}}, jobs: {name: {class, tries, timeout, retry_until, backoff, max_exceptions,
- *           fail_on_timeout, properties, attempts}} }   (the scenario, as the tool validated it)
+ *           fail_on_timeout, properties, declared?, attempts}} }   (the scenario, as the tool validated it)
  * ROLE:   { role: request|worker, name: <CLIENT SETNAME>, connections: {as CONFIG's, current at
  *           the process's start}, ...calls or worker options }
  *         request calls: [{op: dispatch, job, count, delay, queue, connection, properties: [per
@@ -189,18 +189,22 @@ namespace Conformance\Laravel {
         $at = strrpos($fqcn, '\\');
         $namespace = $at === false ? '' : substr($fqcn, 0, $at);
         $short = $at === false ? $fqcn : substr($fqcn, $at + 1);
-        // Own properties in the order the tool's serializer writes them (profiles/laravel-8.ts).
+        // Own properties: the options first, then the scenario's properties, unless the scenario
+        // gives the class's declaration order (`declared`, PHP names), which serialize() follows.
         $props = [];
         foreach (['tries' => 'tries', 'timeout' => 'timeout', 'backoff' => 'backoff', 'maxExceptions' => 'max_exceptions'] as $php => $key) {
             if ($job[$key] !== null) {
-                $props[] = "public \${$php} = ".var_export($job[$key], true).';';
+                $props[$php] = "public \${$php} = ".var_export($job[$key], true).';';
             }
         }
         if ($job['fail_on_timeout']) {
-            $props[] = 'public $failOnTimeout = true;';
+            $props['failOnTimeout'] = 'public $failOnTimeout = true;';
         }
         foreach ($job['properties'] as $name => $value) {
-            $props[] = "public \${$name} = ".var_export($value, true).';';
+            $props[$name] = "public \${$name} = ".var_export($value, true).';';
+        }
+        if (isset($job['declared'])) {
+            $props = array_merge(array_flip($job['declared']), $props);
         }
         $retryUntil = $job['retry_until'] === null ? '' :
             'public function retryUntil() { return \Illuminate\Support\Carbon::now()->addSeconds('.(int) $job['retry_until'].'); }';

@@ -87,7 +87,16 @@ export const JobClass = z
     properties: z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), z.number(), z.boolean(), z.null()]))
       .default({})
-      .describe("the job's own public properties, serialized into data.command"),
+      .describe(
+        "the job's own public properties, serialized into data.command (the options have fields of their own: tries, not properties.tries)",
+      ),
+    declared: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a PHP property name such as invoiceId or maxExceptions'))
+      .min(1)
+      .optional()
+      .describe(
+        'the order the class declares its own properties in, which is the order serialize() writes them: every name of properties and every option set, by its PHP name (tries, timeout, backoff, maxExceptions, failOnTimeout), e.g. [invoiceId, tries, backoff]; default: the options first, then properties',
+      ),
     command: z
       .string()
       .nullable()

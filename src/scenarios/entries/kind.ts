@@ -20,6 +20,11 @@ export interface Activation {
   actor: string;
   /** Seconds after the start, when not the entry's `at` (an entry that repeats: dispatch's `every`). */
   at?: number;
+  /**
+   * The run is not over while it runs (a request that sleeps between its calls), not only until it
+   * starts, as for every activation (a kill's goes on as the restarted worker's supervisor).
+   */
+  holdsRun?: boolean;
   run(ctx: ActorContext): Promise<void>;
 }
 

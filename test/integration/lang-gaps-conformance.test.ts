@@ -125,4 +125,20 @@ describe('the language against real Laravel 8.83', () => {
     // The run goes on until the request's last call, though the queue is empty long before.
     expect(r.trace.steps.at(-1)!.t).toBe('T+9');
   });
+
+  it('an artisan command that dispatches one job a second for 250 s: one process, one connection, a push a second', async () => {
+    const file = fixture('artisan-command');
+    const { spec } = await loadScenarioFile(file);
+    const real = await runWithRealLaravel(spec, { redis: redis() });
+    expect(real.error).toBeUndefined();
+    // By hand: one SELECT when the command connects, then the push script at t+0, t+1, ... t+249,
+    // all on that connection (process 1), each payload's seq its second.
+    const sent = real.steps
+      .flatMap((s) => s.commands)
+      .filter((c) => c.actor === 'dispatcher' && c.source === 'client')
+      .map((c) => [secondsBetween(real.start, c.t), c.process, c.args[0]]);
+    expect(sent).toEqual([[0, 1, 'SELECT'], ...Array.from({ length: 250 }, (_, i) => [i, 1, 'EVAL'])]);
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, explain(r)).toBe('identical');
+  });
 });

@@ -2,6 +2,7 @@
 // and a dispatch call's `every` inside `request`, when each call is made, the loader's errors at
 // line:column, and what a fork (the lab) keeps of such a request.
 import { describe, expect, it } from 'vitest';
+import type { Activation, ModelEnv, RealEnv } from '../../src/scenarios/entries/index.ts';
 import { kindOf } from '../../src/scenarios/entries/index.ts';
 import type { RequestEntry } from '../../src/scenarios/entries/request.ts';
 import { requestParts } from '../../src/scenarios/entries/request-times.ts';
@@ -73,6 +74,18 @@ describe('when each call of a request is made', () => {
     ]);
     // Each instance is dispatched when it is made: the entry dispatches 3 jobs in all.
     expect(kindOf(e).dispatches(e)).toBe(3);
+  });
+});
+
+describe('a first call with an offset: the request starts then (it touches Redis first then)', () => {
+  it('its activation is at at + offset, in the model and in real Laravel; without one, at the entry’s at', () => {
+    const e = entryOf(source(['{ dispatch: J, offset: 2.5 }', '{ size: default, offset: 4 }'], { at: 1 }));
+    const kind = kindOf(e);
+    expect((kind.model(e, {} as ModelEnv) as Activation).at).toBe(3.5);
+    expect((kind.real(e, { request: () => async () => undefined } as unknown as RealEnv) as Activation).at).toBe(3.5);
+    expect(requestParts(e.request).map((p) => p.wait)).toEqual([0, 1.5]);
+    const now = entryOf(source(['{ dispatch: J }'], { at: 1 }));
+    expect((kindOf(now).model(now, {} as ModelEnv) as Activation).at).toBeUndefined();
   });
 });
 

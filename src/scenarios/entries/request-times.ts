@@ -23,7 +23,7 @@ export interface TimedCall<C> {
 /** Calls made at one offset: one step of the request, after a sleep() when it is not the first. */
 export interface RequestPart<C> {
   offset: number;
-  /** Seconds the process sleeps before these calls (0 for the first part). */
+  /** Seconds the process sleeps before these calls, from the part before (0 for the first: it starts the request). */
   wait: number;
   calls: TimedCall<C>[];
 }

@@ -74,6 +74,16 @@ const callMethods = (calls: readonly RequestCall[]): string[] => [
   ...(calls.some((c) => !isDispatch(c)) ? ['Queue::size'] : []),
 ];
 
+/**
+ * When the request first touches Redis: its first call's offset after `at`. The process sleeps
+ * until then without a connection (RedisManager connects when a queue first asks for it), so it
+ * is the request starting then.
+ */
+const firstCall = (e: RequestEntry): number | undefined => {
+  const first = requestParts(e.request)[0]!.offset;
+  return first === 0 ? undefined : later(e.at, first);
+};
+
 /** `one request` for a request made at once; `one request, +10s` for a part of one that goes on. */
 const partTitle = (parts: readonly RequestPart<unknown>[], part: RequestPart<unknown>) =>
   parts.length === 1 ? 'one request' : `one request, +${formatSeconds(part.offset)}s`;
@@ -93,6 +103,7 @@ export const requestEntry: EntryKind<RequestEntry> = {
   dispatches: (e) => e.request.reduce((n, c) => n + (isDispatch(c) ? callDispatches(c) : 0), 0),
   model: (e, env) => ({
     actor: DISPATCHER,
+    at: firstCall(e),
     // A request that goes on keeps the run from ending before its last call (RunPlan).
     holdsRun: true,
     async run(ctx) {
@@ -140,6 +151,7 @@ export const requestEntry: EntryKind<RequestEntry> = {
   }),
   real: (e, env) => ({
     actor: DISPATCHER,
+    at: firstCall(e),
     holdsRun: true,
     run: env.request(
       `one request: ${e.request.map((c) => (isDispatch(c) ? `dispatch ${c.count} × ${c.dispatch}` : `Queue::size('${c.size}')`)).join('; ')}`,

@@ -10,24 +10,27 @@
  *
  * CONFIG: { redis: {host, port, database, prefix}, connections: {name: {queue, retry_after,
  *           block_for}}, jobs: {name: {class, tries, timeout, retry_until, backoff, max_exceptions,
- *           fail_on_timeout, properties, attempts}} }   (the scenario, as the tool validated it)
+ *           fail_on_timeout, properties, declared?, attempts}} }   (the scenario, as the tool validated it)
  * ROLE:   { role: request|worker, name: <CLIENT SETNAME>, connections: {as CONFIG's, current at
  *           the process's start}, ...calls or worker options }
  *         request calls: [{op: dispatch, job, count, delay, queue, connection, properties: [per
- *         instance], chain: [{job, queue, connection, delay}] | null, uuids} | {op: chain, chain,
- *         queue, connection, delay, uuids} (Bus::chain) | {op: size, queue, connection}]
+ *         instance], chain: [{job, queue, connection, delay}] | null, uuids | null} | {op: chain,
+ *         chain, queue, connection, delay, uuids} (Bus::chain) | {op: size, queue, connection}],
+ *         each with `wait`: seconds the request sleeps before it (a request that goes on)
  *
  * Protocol: JSON lines. The process prints {"y":"ready"} and waits; the coordinator answers
  * {"now": T, "instant": I}: T is Laravel's clock, whole virtual unix seconds (Carbon::setTestNow;
  * PHP's time() never has a fraction), I the exact virtual instant, to the millisecond, which the
  * alarm is timed from (pcntl_alarm counts from the moment it is called). The actor runs Laravel's
  * code until Laravel waits, where it prints a yield and waits again:
- *   {"y":"sleep","s":N}    Worker::sleep(N)                        (the one Worker method overridden)
+ *   {"y":"sleep","s":N}    Worker::sleep(N)                        (the one Worker method overridden),
+ *                          or a request's sleep() before a call that has a `wait`
  *   {"y":"busy","s":N}     the job's handle() works for N virtual seconds
  *   {"y":"step"}           a new step at the same instant (after a pop, after a processed job)
  *   {"y":"blocking"}       about to BLPOP; then {"y":"unblocked"} once the server answered it
  *   {"y":"done"}           the actor's work is over (the coordinator then closes stdin)
- *   {"y":"uuid"}           a worker's Str::uuid() (the payload of a chain's next job): answered at
+ *   {"y":"uuid"}           a worker's Str::uuid() (the payload of a chain's next job), or a request's
+ *                          after a sleep (a call whose uuids are null): answered at
  *                          once with {"uuid": U}, the next uuid of the model's stream; not a wait,
  *                          the clock and the step go on
  * Every yield carries "alarm": the virtual instant the worker's pcntl_alarm is due (or null).
@@ -189,18 +192,22 @@ namespace Conformance\Laravel {
         $at = strrpos($fqcn, '\\');
         $namespace = $at === false ? '' : substr($fqcn, 0, $at);
         $short = $at === false ? $fqcn : substr($fqcn, $at + 1);
-        // Own properties in the order the tool's serializer writes them (profiles/laravel-8.ts).
+        // Own properties: the options first, then the scenario's properties, unless the scenario
+        // gives the class's declaration order (`declared`, PHP names), which serialize() follows.
         $props = [];
         foreach (['tries' => 'tries', 'timeout' => 'timeout', 'backoff' => 'backoff', 'maxExceptions' => 'max_exceptions'] as $php => $key) {
             if ($job[$key] !== null) {
-                $props[] = "public \${$php} = ".var_export($job[$key], true).';';
+                $props[$php] = "public \${$php} = ".var_export($job[$key], true).';';
             }
         }
         if ($job['fail_on_timeout']) {
-            $props[] = 'public $failOnTimeout = true;';
+            $props['failOnTimeout'] = 'public $failOnTimeout = true;';
         }
         foreach ($job['properties'] as $name => $value) {
-            $props[] = "public \${$name} = ".var_export($value, true).';';
+            $props[$name] = "public \${$name} = ".var_export($value, true).';';
+        }
+        if (isset($job['declared'])) {
+            $props = array_merge(array_flip($job['declared']), $props);
         }
         $retryUntil = $job['retry_until'] === null ? '' :
             'public function retryUntil() { return \Illuminate\Support\Carbon::now()->addSeconds('.(int) $job['retry_until'].'); }';
@@ -331,14 +338,20 @@ namespace Conformance\Laravel {
         case 'request':
             // One web request: its calls in order, on this process's one Redis connection.
             foreach ($role['calls'] as $call) {
+                if (($call['wait'] ?? 0) > 0) {
+                    // A request that goes on (a long request, an artisan command) sleep()s between
+                    // its calls, keeping its process and its Redis connection: on the virtual clock.
+                    Harness::pause(['y' => 'sleep', 's' => $call['wait']]);
+                }
                 if ($call['op'] === 'size') {
                     Queue::connection($call['connection'] ?? null)->size($call['queue']);
                     continue;
                 }
-                // The coordinator's uuids, through Laravel's own test seam (see real-laravel.ts).
+                // The coordinator's uuids, through Laravel's own test seam (see real-laravel.ts):
+                // given up front, or (null: a call after a sleep) asked for when Laravel draws one.
                 $uuids = $call['uuids'];
                 \Illuminate\Support\Str::createUuidsUsing(function () use (&$uuids) {
-                    return array_shift($uuids);
+                    return $uuids === null ? Harness::uuid() : array_shift($uuids);
                 });
                 if ($call['op'] === 'chain') {
                     // Bus::chain([...])->onConnection()->onQueue()->delay()->dispatch() (PendingChain).

@@ -211,12 +211,19 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       configure: (name, change) => {
         connections[name] = { ...connections[name]!, ...change };
       },
-      // A web request: its own PHP process and connection, one step.
+      // A web request: its own PHP process and connection, one step; one more after each sleep()
+      // of a request that goes on, whose later calls ask for their uuids when Laravel draws them.
       request: (what, kind, roleOf) => async (ctx) => {
         const { php, name } = await startActor(WEB_ACTOR, roleOf());
         php.answer(clockAnswer(ctx));
-        const y = await nextYield(php, name);
-        if (y.y !== 'done') throw new Error(`real Laravel ${what} ended unexpectedly: ${describeExit(y)}`);
+        for (let y = await nextYield(php, name); y.y !== 'done'; y = await nextYield(php, name)) {
+          if (y.y === 'uuid') php.answer({ uuid: uuid() });
+          else if (y.y === 'sleep') {
+            ctx.describe({ kind, title: what });
+            await ctx.sleep(y.s);
+            php.answer(clockAnswer(ctx));
+          } else throw new Error(`real Laravel ${what} ended unexpectedly: ${describeExit(y)}`);
+        }
         ctx.describe({ kind, title: what });
         await php.close();
       },

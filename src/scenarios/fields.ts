@@ -1,6 +1,7 @@
 // Field types shared by the scenario schema (schema.ts) and the timeline entry kinds (entries/):
 // names, virtual seconds, the `at` and `note` of every entry, and what a queue name may be.
 import { z } from 'zod';
+import { byProfile } from '../sim/profiles/index.ts';
 import { show } from './schema-issues.ts';
 
 const TEN_YEARS = 10 * 365 * 24 * 3600;
@@ -27,6 +28,19 @@ export const virtualTime = (what: string) =>
       error: (issue) => `expected at most 3 decimals (the virtual clock counts milliseconds), got ${show(issue.input)}`,
     })
     .describe(what);
+
+/**
+ * config/queue.php's retry_after, as a connection declares it and as a `config` entry changes it:
+ * one definition, so both accept and refuse alike. null is what RedisConnector reads it as.
+ */
+export const retryAfter = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(86400)
+    .nullable()
+    .describe(`${what}; null: ${byProfile((p) => (p.queue.retryAfterNullMeans60 ? 'read as 60' : 'never expires'))}`);
 
 export const name = z
   .string()

@@ -9,6 +9,7 @@ import { DISPATCHER, isQueueName, singleQueue } from './fields.ts';
 import type { CheckContext } from './entries/index.ts';
 import { kindOf } from './entries/index.ts';
 import { versionProblems, workerOptionProblems } from './option-checks.ts';
+import { jobClassProblems } from './job-checks.ts';
 import { getProfile, PROFILE_NAMES } from '../sim/profiles/index.ts';
 import {
   MAX_FILE_BYTES,
@@ -468,6 +469,7 @@ export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
   });
   const workers = [...workerIndex.keys()];
   problems.push(...workerOptionProblems(spec));
+  problems.push(...jobClassProblems(spec, unknown));
   problems.push(...versionProblems(spec, getProfile(spec.laravel), `this scenario is Laravel ${spec.laravel}`));
 
   const ctx: CheckContext = { spec, profile: getProfile(spec.laravel), jobs, connections, workers, unknown };

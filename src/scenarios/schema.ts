@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { LaravelProfile, ProfileName } from '../sim/profiles/index.ts';
 import { byProfile, DEFAULT_PROFILE, joinNames, PROFILE_NAMES, PROFILES } from '../sim/profiles/index.ts';
 import { DEFAULT_EXCEPTION, exceptionClassProblem } from '../sim/exceptions.ts';
-import { name, seconds, virtualTime } from './fields.ts';
+import { name, retryAfter, seconds, virtualTime } from './fields.ts';
 import { TimelineEntry } from './entries/index.ts';
 
 /** "profiles 8 and 13": the profiles whose version has a feature, for the descriptions. */
@@ -87,7 +87,16 @@ export const JobClass = z
     properties: z
       .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.union([z.string(), z.number(), z.boolean(), z.null()]))
       .default({})
-      .describe("the job's own public properties, serialized into data.command"),
+      .describe(
+        "the job's own public properties, serialized into data.command (the options have fields of their own: tries, not properties.tries)",
+      ),
+    declared: z
+      .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a PHP property name such as invoiceId or maxExceptions'))
+      .min(1)
+      .optional()
+      .describe(
+        'the order the class declares its own properties in, which is the order serialize() writes them: every name of properties and every option set, by its PHP name (tries, timeout, backoff, maxExceptions, failOnTimeout), e.g. [invoiceId, tries, backoff]; default: the options first, then properties',
+      ),
     command: z
       .string()
       .nullable()
@@ -104,16 +113,7 @@ export const JobClass = z
 export const Connection = z
   .object({
     queue: z.string().min(1).default('default').describe("the connection's default queue"),
-    retry_after: z
-      .number()
-      .int()
-      .min(0)
-      .max(86400)
-      .nullable()
-      .default(90)
-      .describe(
-        `seconds a reserved job may run before it is migrated back; null: ${byProfile((p) => (p.queue.retryAfterNullMeans60 ? '60' : 'never'))}`,
-      ),
+    retry_after: retryAfter('seconds a reserved job may run before it is migrated back').default(90),
     block_for: z
       .number()
       .int()

@@ -21,8 +21,10 @@ export interface JobDefinition {
   backoff: number | number[] | null;
   maxExceptions: number | null;
   failOnTimeout: boolean;
-  /** The job's own public properties, in declaration order. */
+  /** The job's own public properties, in the order the scenario lists them. */
   properties: Record<string, PhpValue>;
+  /** The order the class declares its own properties in (PHP names, the options among them); null: options first. */
+  declared?: readonly string[] | null;
   /** Verbatim data.command instead of the serialize() output. */
   command: string | null;
 }
@@ -234,5 +236,6 @@ function jobObject(job: JobDefinition, set: { connection?: string; queue?: strin
     backoffDeclared: job.backoff,
     maxExceptions: job.maxExceptions,
     failOnTimeout: job.failOnTimeout,
+    declared: job.declared ?? null,
   };
 }

@@ -102,6 +102,24 @@ describe('config entry: errors at line:column', () => {
     expect(e.detail).toBe('expected a whole number >= 0, got -1');
   });
 
+  it('retry_after is one definition: a connection and a config entry refuse alike, with one message', () => {
+    for (const bad of ['-1', '86401', '1.5', '"90"']) {
+      const inConnection = errorOf(
+        source(['{ at: 0, dispatch: J }']).replace('retry_after: 90', `retry_after: ${bad}`),
+      );
+      const inEntry = errorOf(source([`{ at: 10, config: redis, retry_after: ${bad} }`]));
+      expect([inConnection.line, inConnection.field]).toEqual([5, 'connections.redis.retry_after']);
+      expect([inEntry.line, inEntry.field]).toEqual([9, 'timeline.0.retry_after']);
+      expect(inEntry.detail).toBe(inConnection.detail);
+    }
+    // Both take null and the limits themselves.
+    for (const ok of ['null', '0', '86400']) {
+      expect(() => parseScenario(source([`{ at: 10, config: redis, retry_after: ${ok} }`]), 'cfg.yaml')).not.toThrow();
+      const conn = source(['{ at: 0, dispatch: J }']).replace('retry_after: 90', `retry_after: ${ok}`);
+      expect(() => parseScenario(conn, 'cfg.yaml')).not.toThrow();
+    }
+  });
+
   it('a list of queues where the connection has one', () => {
     // line 9 `  - { at: 10, config: redis, queue: "a,b" }`: `"a,b"` at column 37.
     const e = errorOf(source(['{ at: 10, config: redis, queue: "a,b" }']));

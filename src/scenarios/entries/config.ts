@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { exactInstant, formatSeconds } from '../../sim/clock.ts';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
 import type { QueueConfig } from '../../sim/redis-queue.ts';
-import { at, isQueueName, name, note, singleQueue } from '../fields.ts';
+import { at, isQueueName, name, note, retryAfter, singleQueue } from '../fields.ts';
 import type { Problem } from '../schema-issues.ts';
 import type { ScenarioSpec } from '../schema.ts';
 import type { ConnectionChange, EntryKind, ModelEnv } from './kind.ts';
@@ -24,16 +24,7 @@ const schema = entrySchema('config', {
   config: name.describe(
     'a connection of connections: its config/queue.php options change here (a deploy, an env var); processes that start later read them, running workers keep theirs until they restart',
   ),
-  retry_after: z
-    .number()
-    .int()
-    .min(0)
-    .max(86400)
-    .nullable()
-    .optional()
-    .describe(
-      'the new retry_after (null: read as 60 from 5.5 on, never expires in 5.3); a running worker keeps its own until it restarts',
-    ),
+  retry_after: retryAfter('the new retry_after; a running worker keeps its own until it restarts').optional(),
   block_for: z
     .number()
     .int()

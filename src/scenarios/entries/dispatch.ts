@@ -30,10 +30,17 @@ import {
 import type { DispatchCommand } from './dispatch-lab.ts';
 import { dispatchLab } from './dispatch-lab.ts';
 
+/** `{n}` (from 1) or `{n:K}` (from the integer K) in a string property: the instance's number. */
+const INSTANCE_NUMBER = /\{n(?::(-?\d+))?\}/g;
+
 /** One value of a property: the same for every instance, or numbered per instance. */
 const PropertyValue = z
   .union([
-    z.string().describe('a string; "{n}" in it becomes the instance number (1, 2, ...), e.g. "INV-{n}"'),
+    z
+      .string()
+      .describe(
+        'a string; "{n}" in it becomes the instance number (1, 2, ...), e.g. "INV-{n}"; "{n:0}" counts from 0 (0, 1, ...), "{n:1001}" from 1001',
+      ),
     z.number(),
     z.boolean(),
     z.null(),
@@ -191,7 +198,13 @@ export function checkDispatchCall(e: DispatchCall, path: Path, ctx: CheckContext
     return problems;
   }
   const declared = Object.keys(job.properties);
-  for (const prop of Object.keys(e.properties)) {
+  for (const [prop, value] of Object.entries(e.properties)) {
+    if (typeof value === 'string' && /\{n:/.test(value.replace(INSTANCE_NUMBER, ''))) {
+      problems.push({
+        path: [...path, 'properties', prop],
+        detail: `"{n:" starts a number that counts from the integer after the colon, e.g. "{n:0}" or "{n:1001}"; got ${JSON.stringify(value)}`,
+      });
+    }
     if (declared.includes(prop)) continue;
     problems.push({
       path: [...path, 'properties', prop],
@@ -208,7 +221,10 @@ export function checkDispatchCall(e: DispatchCall, path: Path, ctx: CheckContext
 export function instanceProperties(props: DispatchCall['properties'], n: number): Record<string, PhpValue> {
   const out: Record<string, PhpValue> = {};
   for (const [key, v] of Object.entries(props ?? {})) {
-    if (typeof v === 'string') out[key] = v.replaceAll('{n}', String(n));
+    if (typeof v === 'string')
+      out[key] = v.replace(INSTANCE_NUMBER, (_, from?: string) =>
+        String(from === undefined ? n : Number(from) + n - 1),
+      );
     else if (v !== null && typeof v === 'object') out[key] = v.from + (n - 1) * v.step;
     else out[key] = v;
   }
@@ -227,6 +243,7 @@ export function jobDefinition(jobName: string, job: JobClassSpec): JobDefinition
     maxExceptions: job.max_exceptions,
     failOnTimeout: job.fail_on_timeout,
     properties: job.properties,
+    declared: job.declared ?? null,
     command: job.command,
   };
 }

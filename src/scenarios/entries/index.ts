@@ -146,8 +146,11 @@ export class RunPlan {
         a.actor,
         later(this.start, a.at),
         async (ctx) => {
-          this.pending--;
+          // An entry that holds the run (Activation.holdsRun) is pending until it ends.
+          const holds = 'holdsRun' in a && a.holdsRun === true;
+          if (!holds) this.pending--;
           await a.run(ctx);
+          if (holds) this.pending--;
         },
         a.late,
         a.plan,

@@ -20,6 +20,11 @@ export interface Activation {
   actor: string;
   /** Seconds after the start, when not the entry's `at` (an entry that repeats: dispatch's `every`). */
   at?: number;
+  /**
+   * The run is not over while it runs (a request that sleeps between its calls), not only until it
+   * starts, as for every activation (a kill's goes on as the restarted worker's supervisor).
+   */
+  holdsRun?: boolean;
   run(ctx: ActorContext): Promise<void>;
 }
 
@@ -85,7 +90,10 @@ export interface ModelEnv {
 
 /** Real Laravel's side (src/conformance): the coordinator gives each entry these. */
 export interface RealEnv {
-  /** A web request: a PHP process playing `role` (harness.php), shown as one `kind` step. */
+  /**
+   * A web request: a PHP process playing `role` (harness.php), shown as one `kind` step, and one
+   * more after each sleep of a request that goes on (a call's `wait`).
+   */
   request(what: string, kind: StepKind, role: () => Record<string, unknown>): Activation['run'];
   /** The uuids the model would draw for the next `count` jobs (Laravel gets them by Str::createUuidsUsing). */
   uuidsFor(count: number): string[];

@@ -39,6 +39,7 @@ import type { PhpObject, PhpValue } from '../php.ts';
 import { phpJsonEncode, phpSerialize } from '../php.ts';
 import { clear12, later1245, migrateExpiredJobs923, pop12, push12, release12, size12 } from './scripts-12.ts';
 import { chainCatchCallbacksValue, chainedValue } from './queueable.ts';
+import { inDeclaredOrder } from './declared.ts';
 import type { JobObject, LaravelProfile } from './types.ts';
 
 /**
@@ -63,7 +64,11 @@ import type { JobObject, LaravelProfile } from './types.ts';
  *   they stay '' and are never serialized.
  */
 export function serializeJob13(input: JobObject): string {
-  const own = input.properties.map(([name, value]) => ({ name, visibility: 'public' as const, value }));
+  // Only the scenario's properties are written (the options equal their defaults), in the class's order.
+  const own = inDeclaredOrder(
+    input.properties.map(([name, value]) => ({ name, visibility: 'public' as const, value })),
+    input.declared,
+  );
   const chain = input.chain;
   const queueable: Array<[string, PhpValue]> = [
     ['connection', input.connection],

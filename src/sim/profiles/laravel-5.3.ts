@@ -3,6 +3,7 @@
 // retry_after already (RedisConnector.php@v5.3.0:49 `Arr::get($config, 'retry_after', 60)`);
 // `expire` is only RedisQueue's property that holds it (5.2's connector read an 'expire' key).
 import { phpJsonEncode, phpSerialize } from '../php.ts';
+import { inDeclaredOrder } from './declared.ts';
 import { migrateExpiredJobs53, pop53, release53, size53 } from './scripts-5.3.ts';
 import type { JobObject, LaravelProfile } from './types.ts';
 
@@ -13,9 +14,14 @@ export function serializeJob53(input: JobObject): string {
     className: input.className,
     properties: [
       // 5.3 never reads $tries/$timeout, but a class that declares them still serializes them.
-      ...(input.tries !== null ? [{ name: 'tries', visibility: 'public' as const, value: input.tries }] : []),
-      ...(input.timeout !== null ? [{ name: 'timeout', visibility: 'public' as const, value: input.timeout }] : []),
-      ...input.properties.map(([name, value]) => ({ name, visibility: 'public' as const, value })),
+      ...inDeclaredOrder(
+        [
+          ...(input.tries !== null ? [{ name: 'tries', visibility: 'public' as const, value: input.tries }] : []),
+          ...(input.timeout !== null ? [{ name: 'timeout', visibility: 'public' as const, value: input.timeout }] : []),
+          ...input.properties.map(([name, value]) => ({ name, visibility: 'public' as const, value })),
+        ],
+        input.declared,
+      ),
       { name: 'job', visibility: 'protected', value: null },
       { name: 'connection', visibility: 'public', value: input.connection },
       { name: 'queue', visibility: 'public', value: input.queue },

@@ -3,6 +3,7 @@
 import type { PhpObject } from '../php.ts';
 import { phpJsonEncode, phpSerialize } from '../php.ts';
 import { chainedValue } from './queueable.ts';
+import { inDeclaredOrder } from './declared.ts';
 import { migrateExpiredJobs54, pop54, release54, size54 } from './scripts-5.4.ts';
 import type { JobObject, LaravelProfile } from './types.ts';
 
@@ -22,7 +23,7 @@ export function serializeJob57(input: JobObject): string {
     kind: 'object',
     className: input.className,
     properties: [
-      ...own,
+      ...inDeclaredOrder(own, input.declared),
       { name: 'job', visibility: 'protected', value: null },
       { name: 'connection', visibility: 'public', value: input.connection },
       { name: 'queue', visibility: 'public', value: input.queue },

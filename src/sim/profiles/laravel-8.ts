@@ -7,6 +7,7 @@ import type { PhpObject, PhpValue } from '../php.ts';
 import { phpJsonEncode, phpSerialize } from '../php.ts';
 import { clear89, migrateExpiredJobs58, pop58, push58, release58, size58 } from './scripts-5.8.ts';
 import { chainCatchCallbacksValue, chainedValue } from './queueable.ts';
+import { inDeclaredOrder } from './declared.ts';
 import type { JobObject, LaravelProfile } from './types.ts';
 
 /**
@@ -33,7 +34,7 @@ export function serializeJob8(input: JobObject): string {
     kind: 'object',
     className: input.className,
     properties: [
-      ...own,
+      ...inDeclaredOrder(own, input.declared),
       { name: 'job', visibility: 'public', value: null },
       { name: 'connection', visibility: 'public', value: input.connection },
       { name: 'queue', visibility: 'public', value: input.queue },

@@ -15,8 +15,14 @@ export interface JobObject {
   className: string;
   tries: number | null;
   timeout: number | null;
-  /** The job's own public properties, in declaration order. */
+  /** The job's own public properties (the scenario's), in the order it lists them. */
   properties: Array<[string, PhpValue]>;
+  /**
+   * The order the class declares its own properties in, by PHP name (the options it sets among
+   * them: tries, timeout, backoff, maxExceptions, failOnTimeout); absent or null: the options
+   * first, then `properties`.
+   */
+  declared?: readonly string[] | null;
   /** Queueable state set by the dispatch: onConnection / onQueue / delay. */
   connection: string | null;
   queue: string | null;

@@ -21,17 +21,13 @@ const globOf = (name) => (isFile(name) ? `src/${name}` : `src/${name}/**/*.{ts,t
  * options).
  */
 const layerConfigs = MATRIX.map(({ files, may, why, redisPackage }) => {
-  const zones = [
-    files.includes('sim')
-      ? { target: files.map((f) => `src/${f}`), from: '.', except: ['./src/sim'], message: why }
-      : { target: files.map((f) => `src/${f}`), from: 'src', except: may.map((m) => `./${m}`), message: why },
-  ];
+  const target = files.map((f) => `src/${f}`);
+  // Packages by glob on the resolved path, wherever node_modules lives (a worktree may link it).
+  // Nothing of the repository outside src/ either (test/, bench/, scripts/), but packages.
+  const zones = [{ target, from: '.', except: ['./node_modules', ...may.map((m) => `./src/${m}`)], message: why }];
+  if (files.includes('sim')) zones.push({ target, from: ['/**/node_modules/**'], message: why });
   if (redisPackage === false)
-    zones.push({
-      target: files.map((f) => `src/${f}`),
-      from: ['node_modules/redis', 'node_modules/@redis'],
-      message: why,
-    });
+    zones.push({ target, from: ['/**/node_modules/redis/**', '/**/node_modules/@redis/**'], message: why });
   return {
     files: files.map(globOf),
     rules: { 'import-x/no-restricted-paths': ['error', { basePath: ROOT, zones }] },

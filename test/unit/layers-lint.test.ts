@@ -61,6 +61,12 @@ describe('layers, judged on resolved files', { timeout: 60_000 }, () => {
     expect(await problems('src/sim/clock.ts', "export { later } from './profiles/../clock.ts';\n")).toEqual([]);
   });
 
+  it('refuses an import cycle (the model importing a view that imports it)', async () => {
+    // src/output/describe.ts imports src/sim/clock.ts; clock.ts importing it back closes a cycle.
+    const code = "import { jobLabels } from '../output/describe.ts';\nexport const d = jobLabels;\n";
+    expect(await problems('src/sim/clock.ts', code)).toEqual(['1:import-x/no-cycle', '1:import-x/no-restricted-paths']);
+  });
+
   it('refuses a floating promise in src/ (type-checked)', async () => {
     const code = 'export function f(): void {\n  Promise.resolve(1);\n}\n';
     expect(await problems('src/output/colour.ts', code)).toEqual(['2:@typescript-eslint/no-floating-promises']);

@@ -54,6 +54,12 @@ describe('layers, judged on resolved files', { timeout: 60_000 }, () => {
     ]);
   });
 
+  it('refuses anything of the repository outside src/ (a test helper)', async () => {
+    expect(await problems('src/cli/list.ts', "export { heapMb } from '../../test/helpers/heap.ts';\n")).toEqual([
+      '1:import-x/no-restricted-paths',
+    ]);
+  });
+
   it('lets the same imports through where the matrix allows them', async () => {
     const code =
       "export type { Theme } from './../tui/theme.ts';\nexport const ui = (): Promise<unknown> => import('../tui/theme.ts');\n";

@@ -22,9 +22,9 @@ const globOf = (name) => (isFile(name) ? `src/${name}` : `src/${name}/**/*.{ts,t
  */
 const layerConfigs = MATRIX.map(({ files, may, why, redisPackage }) => {
   const target = files.map((f) => `src/${f}`);
-  // Packages by glob on the resolved path, wherever node_modules lives (a worktree may link it).
-  // Nothing of the repository outside src/ either (test/, bench/, scripts/), but packages.
+  // Nothing of the repository but what the row allows of src/ (no test/, bench/ or scripts/ file).
   const zones = [{ target, from: '.', except: ['./node_modules', ...may.map((m) => `./src/${m}`)], message: why }];
+  // Packages by a glob on the resolved path, wherever node_modules lives (a worktree may link it).
   if (files.includes('sim')) zones.push({ target, from: ['/**/node_modules/**'], message: why });
   if (redisPackage === false)
     zones.push({ target, from: ['/**/node_modules/redis/**', '/**/node_modules/@redis/**'], message: why });
@@ -82,12 +82,17 @@ export default tseslint.config(
       // A cycle makes a module's exports undefined while the other is still loading, and hides
       // which layer is below: none in src/ (type-only imports are erased, so not counted).
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      // The layers can only judge a module they can resolve: a dynamic import names it literally.
+      // The layers can only judge a module they can resolve: a dynamic import names it literally, and a
+      // type comes from an `import type` (not `typeof import('...')` inline, which they do not see).
       'no-restricted-syntax': [
         'error',
         {
           selector: 'ImportExpression[source.type!="Literal"]',
           message: 'import() takes a string literal, so the layer rules (lint/layers.js) can judge what it loads',
+        },
+        {
+          selector: 'TSImportType',
+          message: 'a type from another module is imported at the top (`import type`), so the layer rules can judge it',
         },
       ],
     },

@@ -59,7 +59,7 @@ export const MATRIX = [
   },
   {
     files: ['trace'],
-    // RedisTarget (a type) is declared in runner.ts; it belongs in src/redis (see the report of issue 26).
+    // For the type RedisTarget, declared in runner.ts: once it lives in src/redis, runner.ts leaves this row.
     may: ['trace', 'output', 'sim', TIMELINE, 'scenarios/runner.ts', ...BASE],
     redisPackage: false,
     why: 'traces never touch Redis: src/trace normalises, diffs and files Timelines; sources register themselves from their own layers',
@@ -81,7 +81,7 @@ export const MATRIX = [
     why: 'the TUI is a view: it never touches Redis (the runner it holds does), nor imports the CLI above it',
   },
   {
-    // Until lab-session.ts imports ExportFormat and renderExport from src/output/ (issue 26's report).
+    // Until lab-session.ts imports ExportFormat and renderExport from src/output/ (where they live now): then this row goes.
     files: ['tui/lab-session.ts'],
     may: ['tui', 'lab', 'output', 'trace', 'scenarios', 'sim', 'cli/args.ts', 'cli/export-formats.ts', ...BASE],
     redisPackage: false,

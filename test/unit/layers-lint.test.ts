@@ -45,6 +45,11 @@ describe('layers, judged on resolved files', { timeout: 60_000 }, () => {
     expect(await problems('src/output/colour.ts', code)).toEqual(['2:no-restricted-syntax']);
   });
 
+  it("refuses an inline type import (`typeof import('...')`), which the layer rules do not see", async () => {
+    const code = "export type Ui = typeof import('../tui/theme.ts');\n";
+    expect(await problems('src/output/colour.ts', code)).toEqual(['1:no-restricted-syntax']);
+  });
+
   it('refuses the redis package in a view, and any package in the model', async () => {
     expect(await problems('src/tui/theme.ts', "export { createClient } from 'redis';\n")).toEqual([
       '1:import-x/no-restricted-paths',

@@ -3,7 +3,7 @@
 // command does lives in src/cli/<command>.ts and is imported only when that command runs, so
 // `lqsim --version`, `--help` and `list` load no Redis client, no UI and no scenario schema they do
 // not use (docs/performance.md).
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import type { Format } from './cli/args.ts';
 import { err, FORMATS, nonNegativeInt, oneOf, out, UsageError } from './cli/args.ts';
 import { RedisUnavailableError, RedisSettingError } from './redis/errors.ts';
@@ -12,6 +12,14 @@ import { ScenarioError } from './scenarios/errors.ts';
 import { terminalSafe } from './output/terminal-safe.ts';
 import { packageVersion } from './package-root.ts';
 import { PROFILE_NAMES } from './sim/profiles/names.ts';
+
+/** `--laravel <version>`, as run, tui, lab and check take it: the profile overriding the scenario's. */
+function laravelOption(): Option {
+  return new Option(
+    '--laravel <version>',
+    `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
+  ).argParser(oneOf(PROFILE_NAMES, '--laravel'));
+}
 
 function program(setExit: (code: number) => void): Command {
   const cmd = new Command('lqsim')
@@ -36,11 +44,7 @@ function program(setExit: (code: number) => void): Command {
     .argument('<scenario>', 'scenario name or path')
     .option('-f, --format <format>', `output: ${FORMATS.join(' | ')}`, oneOf(FORMATS, '--format'), 'text')
     .option('--full', 'text: print every argument verbatim (scripts and payloads included)')
-    .option(
-      '--laravel <version>',
-      `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
-      oneOf(PROFILE_NAMES, '--laravel'),
-    )
+    .addOption(laravelOption())
     .option('--pace <ms>', 'wait this many real milliseconds after each step', nonNegativeInt)
     .option('--golden <file>', 'also write the normalised trace to this golden file (for lqsim check)')
     .action(
@@ -53,11 +57,7 @@ function program(setExit: (code: number) => void): Command {
     .command('tui')
     .description('step through a scenario in a full-terminal UI (the trace beside the live queue and worker state)')
     .argument('[scenario]', 'scenario name or path (none: choose one)')
-    .option(
-      '--laravel <version>',
-      `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
-      oneOf(PROFILE_NAMES, '--laravel'),
-    )
+    .addOption(laravelOption())
     .action(async (scenario: string | undefined, o: { laravel?: string }) =>
       setExit(await (await import('./cli/tui.ts')).tuiCommand(scenario, o)),
     );
@@ -67,11 +67,7 @@ function program(setExit: (code: number) => void): Command {
       'change the queue while you watch: dispatch, start and kill workers, move the clock, undo, save as a scenario',
     )
     .argument('[scenario]', 'start from where this scenario has played out (none: an empty queue and one worker)')
-    .option(
-      '--laravel <version>',
-      `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
-      oneOf(PROFILE_NAMES, '--laravel'),
-    )
+    .addOption(laravelOption())
     .action(async (scenario: string | undefined, o: { laravel?: string }) =>
       setExit(await (await import('./cli/tui.ts')).labCommand(scenario, o)),
     );
@@ -112,11 +108,7 @@ function program(setExit: (code: number) => void): Command {
     .requiredOption('--golden <file>', 'the golden trace to compare with')
     .option('--update', 'rewrite the golden file with this run (refused when CI is set)')
     .option('--exact-db', "compare the db the run claimed on a shared server as it is, not as the scenario's")
-    .option(
-      '--laravel <version>',
-      `Laravel profile (${PROFILE_NAMES.join(', ')}), overriding the scenario's`,
-      oneOf(PROFILE_NAMES, '--laravel'),
-    )
+    .addOption(laravelOption())
     .action(async (scenario: string, o: { golden: string; update?: boolean; laravel?: string; exactDb?: boolean }) =>
       setExit(await (await import('./cli/check.ts')).checkCommand(scenario, o)),
     );
@@ -200,4 +192,5 @@ function exitWhenFlushed(code: number): void {
   process.stderr.write('', done);
 }
 
-main(process.argv.slice(2)).then(exitWhenFlushed);
+// main reports its own errors; a rejection (a cleanup that threw) is reported the same way.
+main(process.argv.slice(2)).then(exitWhenFlushed, (e: unknown) => exitWhenFlushed(report(e)));

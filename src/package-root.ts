@@ -13,6 +13,9 @@ function findPackageRoot(from: string): string {
 
 export const PACKAGE_ROOT: string = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
 
+/** The shipped JSON Schema of scenario files (`lqsim schema`; the `$schema=` modeline `new` and the lab's save write). */
+export const SCHEMA_FILE: string = join(PACKAGE_ROOT, 'schema', 'scenario.schema.json');
+
 export function packageVersion(): string {
   try {
     return (

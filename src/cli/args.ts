@@ -3,6 +3,7 @@
 // src/cli.ts to declare every command, so it stays light: no Redis, no YAML, no UI (a command's
 // own modules are imported only when it runs; docs/performance.md).
 import { InvalidArgumentError } from 'commander';
+import { EXPORT_FORMATS } from '../output/formats.ts';
 
 /** Bad input: exit 2, one `lqsim: ...` line. */
 export class UsageError extends Error {}
@@ -36,13 +37,9 @@ export function stdoutDrained(): Promise<void> | undefined {
 }
 export const err = (s: string): void => void process.stderr.write(s);
 
-/** The `lqsim run --format` choices rendered from the whole timeline once the run has ended. */
-export const EXPORT_FORMATS = ['json', 'markdown', 'mermaid', 'resp'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-export function isExportFormat(format: string): format is ExportFormat {
-  return (EXPORT_FORMATS as readonly string[]).includes(format);
-}
+// The export formats are the output layer's (the lab's `export` takes them too); re-exported for the CLI.
+export { EXPORT_FORMATS, isExportFormat } from '../output/formats.ts';
+export type { ExportFormat } from '../output/formats.ts';
 
 /** Every `lqsim run --format`: text and ndjson stream step by step, the rest are exports. */
 export const FORMATS = ['text', 'ndjson', ...EXPORT_FORMATS] as const;

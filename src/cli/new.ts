@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { DEFAULT_PROFILE, joinNames, PROFILE_NAMES } from '../sim/profiles/index.ts';
-import { SCHEMA_FILE } from './schema.ts';
+import { SCHEMA_FILE } from '../package-root.ts';
 import { out, UsageError } from './args.ts';
 
 const NAME = /^[A-Za-z][A-Za-z0-9_.-]*$/;

@@ -2,6 +2,7 @@
 // what can stand in for it. Light until the UI is drawn: Redis' client is imported while the
 // first frame is already on screen (src/tui/run-tui.ts starts Redis after drawing it).
 import type { RedisServer } from '../redis/server.ts';
+import type * as RunTui from '../tui/run-tui.ts';
 import { ciIsSet, err, UsageError } from './args.ts';
 
 /**
@@ -10,7 +11,7 @@ import { ciIsSet, err, UsageError } from './args.ts';
  * ~35 ms of a first frame budgeted at 300) to decode bytes yoga decodes itself when there is no
  * fetch. So there is none while the UI's modules load; nothing else runs meanwhile.
  */
-export async function importUi(): Promise<typeof import('../tui/run-tui.ts')> {
+export async function importUi(): Promise<typeof RunTui> {
   const fetch = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
   if (fetch?.configurable !== true) return import('../tui/run-tui.ts');
   Reflect.deleteProperty(globalThis, 'fetch');

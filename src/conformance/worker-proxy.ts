@@ -10,8 +10,10 @@ import type { Answer, PhpActor, Yield } from './php-actor.ts';
 import { clockAnswer } from './php-actor.ts';
 import { getProfile } from '../sim/profiles/index.ts';
 import { CONFORMANCE_PROFILE } from './profile.ts';
+import type { ProcessEnd } from '../sim/supervisor.ts';
+import { Supervisor } from '../sim/supervisor.ts';
 import type { ExitReason, RestartOptions } from '../sim/worker-input.ts';
-import { backoffOption, restartedOptions, restartsAfterExit } from '../sim/worker-input.ts';
+import { backoffOption, restartedOptions } from '../sim/worker-input.ts';
 import type { AddressBook } from './real-laravel.ts';
 
 export interface WorkerEnv {
@@ -35,22 +37,26 @@ export class WorkerProxy {
   /** SIGTERM was sent (the end-of-run rule, src/scenarios/run-end.ts, asks, as it asks the model). */
   shouldQuit = false;
   /** The supervisor has returned: the process exited and will not be restarted. */
-  exited = false;
+  get exited(): boolean {
+    return this.supervisor.exited;
+  }
   /** The model's "busy": a job's handle() is running (Worker::process until it returns). */
   private handling = false;
   private termPending = false;
   private wake: (() => void) | null = null;
-  /** The supervisor's coroutine and the running PHP process (null: none). */
-  private supervisor: ActorContext | null = null;
+  /** supervisord, running the program's processes: the model's loop (src/sim/supervisor.ts). */
+  private readonly supervisor = new Supervisor({
+    autorestart: () => this.spec.restart,
+    shouldQuit: () => this.shouldQuit,
+    runProcess: (ctx) => this.runProcess(ctx),
+    startAgain: (ctx, _ended, changed) => this.startAgain(ctx, changed),
+  });
+  /** The running PHP process (null: none). */
   private php: PhpActor | null = null;
   /** Jobs the running process has taken (each JobProcessing), as Worker::daemon's $jobsProcessed. */
   private jobsProcessed = 0;
-  /** Why the last process returned on its own. */
-  private exitReason: ExitReason | null = null;
   /** The block_for the running process read at its start (its BLPOP's timeout). */
   private blockFor = 0;
-  /** A stop entry's `restart`: the next process's options once this one has ended (as the model's). */
-  private restartOptions: RestartOptions | null = null;
 
   constructor(
     /** The program's options; a restart with other options replaces them. */
@@ -67,15 +73,13 @@ export class WorkerProxy {
   /** SIGKILL to the PHP process from outside: it dies where it waits; the coordinator forgets its waits. */
   async killFromOutside(ctx: ActorContext): Promise<boolean> {
     const php = this.php;
-    if (php === null || this.supervisor === null) {
+    if (php === null || !this.supervisor.running()) {
       ctx.describe({ kind: 'kill', title: `SIGKILL to ${this.spec.name}: nothing to kill` });
       return false;
     }
     // The process first: a wait of the coordinator's cancelled while it lives could let it go on.
     await php.killAndWait();
     await this.supervisor.abandon();
-    this.supervisor = null;
-    this.exited = true;
     this.php = null;
     this.handling = false;
     ctx.describe({ kind: 'kill', title: `SIGKILL to ${this.spec.name} (from outside)` });
@@ -84,33 +88,28 @@ export class WorkerProxy {
 
   /** SIGTERM, then supervisord starts the program again with `changed` (the model's restartWith). */
   restartWith(changed: RestartOptions): void {
-    this.restartOptions = { ...(this.restartOptions ?? {}), ...changed };
+    this.supervisor.restartWith(changed);
     this.signalTerm();
   }
 
   restartsAfterKill(): boolean {
-    return this.restartOptions !== null || (this.spec.restart && !this.shouldQuit);
+    return this.supervisor.restartsAfterKill();
   }
 
-  async restartAfterKill(ctx: ActorContext): Promise<void> {
-    this.takeRestartOptions();
-    await this.restart(ctx);
-    await this.supervise(ctx);
+  restartAfterKill(ctx: ActorContext): Promise<void> {
+    return this.supervisor.restartAfterKill(ctx);
   }
 
-  /** The restart under way, if any, gives the next process its options (and no SIGTERM). */
-  private takeRestartOptions(): boolean {
-    const changed = this.restartOptions;
-    if (changed === null) return false;
-    this.restartOptions = null;
-    this.spec = restartedOptions(this.spec, changed);
-    this.shouldQuit = false;
-    this.termPending = false;
-    return true;
-  }
-
-  /** supervisord starts a new process for a killed one: a step of its own, as the model's. */
-  private async restart(ctx: ActorContext): Promise<void> {
+  /**
+   * supervisord starts a new process, a step of its own, as the model's: with a restart under
+   * way's options (and no SIGTERM pending) when one is.
+   */
+  private async startAgain(ctx: ActorContext, changed: RestartOptions | null): Promise<void> {
+    if (changed !== null) {
+      this.spec = restartedOptions(this.spec, changed);
+      this.shouldQuit = false;
+      this.termPending = false;
+    }
     await ctx.sleep(0);
     ctx.describe({ kind: 'restart', title: `supervisor restarts ${this.spec.name}` });
     await ctx.sleep(0);
@@ -127,26 +126,8 @@ export class WorkerProxy {
   }
 
   /** As the model's supervisor: a new process after a kill, and after a --max-jobs/--max-time exit (restartsAfterExit). */
-  async supervise(ctx: ActorContext): Promise<void> {
-    this.supervisor = ctx;
-    this.exited = false;
-    try {
-      for (;;) {
-        this.exitReason = null;
-        const outcome = await this.process(ctx);
-        const restarting = this.restartOptions !== null && (outcome === 'killed' || this.exitReason === 'SIGTERM');
-        const restarts =
-          restarting ||
-          (outcome === 'killed'
-            ? this.restartsAfterKill()
-            : restartsAfterExit(this.exitReason ?? '--once', this.spec.restart));
-        if (!restarts) return;
-        this.takeRestartOptions();
-        await this.restart(ctx);
-      }
-    } finally {
-      this.exited = true;
-    }
+  supervise(ctx: ActorContext): Promise<void> {
+    return this.supervisor.supervise(ctx);
   }
 
   /**
@@ -161,7 +142,8 @@ export class WorkerProxy {
     return this.spec.max_jobs && this.jobsProcessed >= this.spec.max_jobs ? '--max-jobs' : '--max-time';
   }
 
-  private async process(ctx: ActorContext): Promise<'done' | 'killed'> {
+  /** One queue:work process, start to exit, for the supervisor. */
+  private async runProcess(ctx: ActorContext): Promise<ProcessEnd> {
     const name = this.spec.name;
     const connection = this.spec.connection ?? this.env.defaultConnection;
     // startActor gives the process the connections as they read now; it keeps them while it runs.
@@ -200,15 +182,16 @@ export class WorkerProxy {
           if (y.signal === 'SIGKILL') {
             ctx.describe({ kind: 'kill', title: `${name} is killed (Worker::kill)` });
             this.php = null;
-            return 'killed';
+            return { killed: true };
           }
           throw new Error(`real Laravel ${name} exited unexpectedly: ${describeExit(y)}`);
-        case 'done':
-          this.exitReason = this.reasonForExit(y.idle);
+        case 'done': {
+          const reason = this.reasonForExit(y.idle);
           ctx.describe({ kind: 'stop', title: `${name} exits` });
           await php.close();
           this.php = null;
-          return 'done';
+          return { killed: false, reason };
+        }
         case 'step':
           if (y.job) this.jobsProcessed += 1;
           ctx.describe({ kind: 'process', title: `${name}: next step` });

@@ -14,12 +14,12 @@ import type { CaptureConfiguration } from './configuration.ts';
 import { CaptureExplainer } from './timeline.ts';
 import type { Client } from '../redis/connections.ts';
 import { newClient } from '../redis/connections.ts';
+import type { OnStep } from '../scenarios/on-step.ts';
 import { snapshotQueues } from '../scenarios/snapshot.ts';
 import type { Step, Timeline } from '../scenarios/timeline.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import { queueKeys } from '../sim/keys.ts';
 import { PROFILES } from '../sim/profiles/index.ts';
-import type { OnStep } from '../tui/live-session.ts';
 
 export interface ReplayOptions {
   /** The capture file (standard input already spilled to one). */

@@ -5,8 +5,8 @@
 // its syntax, its parsing and the entry it writes live beside its schema. Here are the lab's own
 // commands, those that are not one entry: worker, set, laravel, and the clock's and files'.
 import { extname } from 'node:path';
-import type { ExportFormat } from '../cli/args.ts';
-import { EXPORT_FORMATS, isExportFormat } from '../cli/args.ts';
+import type { ExportFormat } from '../output/formats.ts';
+import { EXPORT_FORMATS, isExportFormat } from '../output/formats.ts';
 import { didYouMean } from '../scenarios/errors.ts';
 import type { EntryLabCommand } from '../scenarios/entries/lab.ts';
 import { ENTRY_COMMANDS } from '../scenarios/entries/lab.ts';

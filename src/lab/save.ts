@@ -5,7 +5,7 @@
 import { link, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { Document, YAMLMap, YAMLSeq } from 'yaml';
-import { SCHEMA_FILE } from '../cli/schema.ts';
+import { SCHEMA_FILE } from '../package-root.ts';
 import type { ScenarioInput } from '../scenarios/schema.ts';
 
 /** The scenario as YAML, named after the file it goes to (the name must match it). */

@@ -15,6 +15,8 @@ import { interruptibleSleep } from './scheduler.ts';
 import type { Outcome, ProcessOutcome } from './worker-job.ts';
 import { JobHandling } from './worker-job.ts';
 import * as narration from './worker-narration.ts';
+import type { ProcessEnd } from './supervisor.ts';
+import { Supervisor } from './supervisor.ts';
 import type { ExitReason, RestartOptions } from './worker-input.ts';
 import { restartedOptions, restartsAfterExit } from './worker-input.ts';
 import { optionsState } from './worker-job.ts';
@@ -28,8 +30,17 @@ export class WorkerModel extends JobHandling {
   private wake: (() => void) | null = null;
   /** The seconds the current alarm was armed with (what the kill reports). */
   private alarmSeconds = 0;
-  /** The supervisor's coroutine and the running process's connection (null: no process). */
-  private supervisor: ActorContext | null = null;
+  /** supervisord, running this worker's processes (supervisor.ts: the loop conformance's proxy shares). */
+  private readonly supervisor = new Supervisor({
+    autorestart: () => this.spec.restart,
+    shouldQuit: () => this.shouldQuit,
+    runProcess: (ctx) => this.runProcess(ctx),
+    startAgain: (ctx, ended, changed) =>
+      changed !== null
+        ? this.restartWithOptions(ctx, changed, ended === null || ended.killed)
+        : this.restart(ctx, ended === null || ended.killed ? null : ended.reason),
+  });
+  /** The running process's connection (null: no process). */
   private port: RedisPort | null = null;
   /** How the BLPOP of the last getNextJob ended (null: none blocked): the step after it says so. */
   private woke: Wake | null = null;
@@ -41,14 +52,14 @@ export class WorkerModel extends JobHandling {
   }
 
   /** The supervisor has returned: the process exited and will not be restarted. */
-  exited = false;
+  get exited(): boolean {
+    return this.supervisor.exited;
+  }
 
   /** Worker::daemon's $jobsProcessed in the running process (--max-jobs counts it). */
   private jobsProcessed = 0;
   /** Why the last process returned on its own (Worker::stop), for its supervisor. */
   private exitReason: ExitReason | null = null;
-  /** A stop entry's `restart`: what the next process is started with once this one exits on SIGTERM. */
-  private restartOptions: RestartOptions | null = null;
 
   /** True while a job's handle() is running (the end-of-run rule, src/scenarios/run-end.ts, asks). */
   busy(): boolean {
@@ -70,29 +81,16 @@ export class WorkerModel extends JobHandling {
    * The supervisor: runs worker processes, starting a new one after the alarm or a kill ended one,
    * and after a clean exit by --max-jobs or --max-time (restartsAfterExit).
    */
-  async supervise(ctx: ActorContext): Promise<void> {
-    this.supervisor = ctx;
-    this.exited = false;
-    try {
-      for (;;) {
-        this.state.generation += 1;
-        this.exitReason = null;
-        const outcome = await this.runWorker(ctx);
-        const reason = this.exitReason;
-        // A restart under way (supervisorctl restart) starts the program again however the process ended.
-        if (this.restartOptions !== null && (outcome === 'killed' || reason === 'SIGTERM')) {
-          await this.restartWithOptions(ctx, this.restartOptions, outcome === 'killed');
-          continue;
-        }
-        if (
-          outcome === 'killed' ? !this.restartsAfterKill() : !restartsAfterExit(reason ?? '--once', this.spec.restart)
-        )
-          return;
-        await this.restart(ctx, outcome === 'killed' ? null : reason);
-      }
-    } finally {
-      this.exited = true;
-    }
+  supervise(ctx: ActorContext): Promise<void> {
+    return this.supervisor.supervise(ctx);
+  }
+
+  /** One process, WorkCommand to exit, for the supervisor. */
+  private async runProcess(ctx: ActorContext): Promise<ProcessEnd> {
+    this.state.generation += 1;
+    this.exitReason = null;
+    const outcome = await this.runWorker(ctx);
+    return outcome === 'killed' ? { killed: true } : { killed: false, reason: this.exitReason };
   }
 
   /**
@@ -102,15 +100,13 @@ export class WorkerModel extends JobHandling {
    */
   async killFromOutside(ctx: ActorContext, note?: string): Promise<boolean> {
     const port = this.port;
-    if (port === null || this.supervisor === null) {
+    if (port === null || !this.supervisor.running()) {
       this.describe(ctx, { ...narration.nothingToKill(this.name, this.state.status), note });
       return false;
     }
     const running = this.state.status.kind === 'running' ? this.state.status.job : null;
+    // Its supervisor never returns (exited): the process is gone (restartAfterKill starts another).
     await this.supervisor.abandon();
-    this.supervisor = null;
-    // Its supervisor never returns: the process is gone (restartAfterKill starts another).
-    this.exited = true;
     this.port = null;
     await port.close();
     this.env.registry.killedOn(this.name, 'outside');
@@ -129,14 +125,12 @@ export class WorkerModel extends JobHandling {
 
   /** supervisord's autorestart, unless the process was asked to stop (SIGTERM) before it died; or a restart under way. */
   restartsAfterKill(): boolean {
-    return this.restartOptions !== null || (this.spec.restart && !this.shouldQuit);
+    return this.supervisor.restartsAfterKill();
   }
 
   /** After a kill from outside: supervisord starts a new process (autorestart, or a restart under way), on `ctx`. */
-  async restartAfterKill(ctx: ActorContext): Promise<void> {
-    if (this.restartOptions !== null) await this.restartWithOptions(ctx, this.restartOptions, true);
-    else await this.restart(ctx);
-    await this.supervise(ctx);
+  restartAfterKill(ctx: ActorContext): Promise<void> {
+    return this.supervisor.restartAfterKill(ctx);
   }
 
   /**
@@ -194,12 +188,12 @@ export class WorkerModel extends JobHandling {
    * options and config/queue.php when it starts.
    */
   restartWith(changed: RestartOptions): void {
-    this.restartOptions = { ...(this.restartOptions ?? {}), ...changed };
+    this.supervisor.restartWith(changed);
     this.signalTerm();
   }
 
+  /** A restart under way starts the new process with `changed` (the supervisor took them). */
   private async restartWithOptions(ctx: ActorContext, changed: RestartOptions, killed: boolean): Promise<void> {
-    this.restartOptions = null;
     this.shouldQuit = false;
     this.spec = restartedOptions(this.spec, changed);
     this.state.options = optionsState(this.spec);

@@ -12,6 +12,7 @@ import { terminalSafe } from '../output/terminal-safe.ts';
 import type { CatalogEntry } from '../scenarios/catalog.ts';
 import { resolveScenario } from '../scenarios/catalog.ts';
 import { cachedScenario, shippedScenarios } from '../scenarios/catalog-cache.ts';
+import type { LoadedScenario } from '../scenarios/load.ts';
 import type { RedisTarget, RunOptions } from '../scenarios/runner.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import { existsSync } from 'node:fs';
@@ -216,7 +217,7 @@ function premiseOf(spec: ScenarioSpec, laravel: string | undefined, file: string
 }
 
 /** The scenario (and the schema, YAML) loaded and validated: imported when a run or a lab needs it. */
-async function loadScenarioFile(file: string): ReturnType<typeof import('../scenarios/load.ts').loadScenarioFile> {
+async function loadScenarioFile(file: string): Promise<LoadedScenario> {
   return (await import('../scenarios/load.ts')).loadScenarioFile(file);
 }
 

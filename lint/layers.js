@@ -81,13 +81,6 @@ export const MATRIX = [
     why: 'the TUI is a view: it never touches Redis (the runner it holds does), nor imports the CLI above it',
   },
   {
-    // Until lab-session.ts imports ExportFormat and renderExport from src/output/ (where they live now): then this row goes.
-    files: ['tui/lab-session.ts'],
-    may: ['tui', 'lab', 'output', 'trace', 'scenarios', 'sim', 'cli/args.ts', 'cli/export-formats.ts', ...BASE],
-    redisPackage: false,
-    why: 'the TUI is a view: it never touches Redis (the runner it holds does), nor imports the CLI above it',
-  },
-  {
     files: ['explain'],
     may: ['explain', 'output', 'scenarios', 'sim', 'redis', ...BASE],
     why: 'src/explain reads a MONITOR capture (src/redis parses its lines) into a Timeline; the TUI shows it, not the other way',

@@ -6,9 +6,6 @@ import type { ExportFormat } from '../output/formats.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
 import { UsageError } from './args.ts';
 
-// Re-exported for the lab session, which imports it from here (it belongs to src/output/export.ts).
-export { renderExport };
-
 /** Throws a UsageError before the run when the output cannot go where stdout points. */
 export function checkExportTarget(format: string, stdout: { isTTY?: boolean } = process.stdout): void {
   if (format === 'resp' && stdout.isTTY === true) {

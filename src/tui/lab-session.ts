@@ -9,13 +9,13 @@
 // the trace in the lab is exactly what `lqsim run` prints for the saved file, by construction.
 import { isAbsolute, relative, resolve } from 'node:path';
 import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
-import type { ExportFormat } from '../cli/args.ts';
+import type { ExportFormat } from '../output/formats.ts';
 import type { LabVocabulary } from '../lab/commands.ts';
 import { CommandError, commandOf, complete, helpText, parseCommand } from '../lab/commands.ts';
 import type { LabChange, LabClock } from '../lab/actions.ts';
 import { applyCommand, isRunning } from '../lab/actions.ts';
 import { FileExists, saveLab, writeWhole } from '../lab/save.ts';
-import { renderExport } from '../cli/export-formats.ts';
+import { renderExport } from '../output/export.ts';
 import { checkLab } from '../lab/script.ts';
 import { exactInstant, formatSeconds, later, relativeTime as relTime, secondsBetween } from '../sim/clock.ts';
 import type { OpenRun } from '../scenarios/runner.ts';

@@ -47,16 +47,9 @@ export interface StepSource {
   request(count: number): void;
 }
 
-export type OnStep = (
-  step: Step,
-  timeline: Timeline,
-  info?: {
-    mayHold: boolean;
-    isLast?: () => Promise<boolean>;
-    nextAt?: () => Promise<number | null>;
-    settled?: () => boolean;
-  },
-) => Promise<void>;
+import type { OnStep } from '../scenarios/on-step.ts';
+
+export type { OnStep };
 
 export class SessionStopped extends Error {
   constructor() {

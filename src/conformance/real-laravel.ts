@@ -25,7 +25,7 @@ import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import type { ActorDirectory, ConnectionOwner } from '../scenarios/attribute.ts';
-import { attributeLines } from '../scenarios/attribute.ts';
+import { attributedAtBarrier } from '../scenarios/step-collector.ts';
 import type { RealEnv } from '../scenarios/entries/index.ts';
 import { kindOf, scheduleRun, totalDispatches } from '../scenarios/entries/index.ts';
 import { scenarioQueues } from '../scenarios/queues.ts';
@@ -234,14 +234,14 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
     capture = await MonitorCapture.start(opts.redis.url);
     const cap = capture;
     await scheduler.run(async (done) => {
-      const lines = await cap.barrier(observer);
+      // The barrier and the attribution the model's run takes (step-collector.ts).
+      const index = run.steps.length;
+      const { lines, commands } = await attributedAtBarrier(cap, observer, book, { index, t: done.t }, new Map());
       for (const raw of lines) {
         if (isMonitorOk(raw)) continue;
         const client = parseMonitorLine(raw).client;
         if (client !== 'lua' && client !== observerAddr && book.ownerOf(client) === undefined) book.unknown.add(client);
       }
-      const index = run.steps.length;
-      const { commands } = attributeLines(lines, book, { index, t: done.t }, new Map());
       run.steps.push({
         index,
         t: done.t,

@@ -5,36 +5,37 @@
 import { readFile } from 'node:fs/promises';
 import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
+import type { LaravelProfile } from '../sim/profiles/index.ts';
 import { getProfile, scriptsOf } from '../sim/profiles/index.ts';
+import type { QueueKeys } from '../sim/keys.ts';
+import type { JobRegistry } from '../sim/registry.ts';
 import { Dispatcher } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
 import { exactInstant, formatSeconds, relativeTime, secondsBetween } from '../sim/clock.ts';
 import { ModelCheck } from '../sim/model/check.ts';
-import type { CompletedStep } from '../sim/scheduler.ts';
 import { Scheduler } from '../sim/scheduler.ts';
-import { copyWorkerState } from '../sim/state.ts';
-import { attributeLines, LineAttributor } from './attribute.ts';
-import { ForeignUseError } from './foreign-watch.ts';
 import { probePlan } from './probe-plan.ts';
-import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import { ExecutionLog } from './execution-log.ts';
-import { KeptStrings } from './kept-strings.ts';
-import { SharedState } from './shared-state.ts';
 import { ScenarioError } from './errors.ts';
 import { scenarioErrorAt, specProblem } from './load.ts';
 import type { Problem } from './schema-issues.ts';
 import type { NoteEntry } from './entries/index.ts';
+import type { PlannedWorker } from './entries/index.ts';
 import { kindOf, RunPlan, totalDispatches } from './entries/index.ts';
+import type { CollectorContext, StepCollector } from './step-collector.ts';
+import { BarrierSteps, StreamingSteps } from './step-collector.ts';
+import { StepMaker } from './step-maker.ts';
 import { extensionOf } from './extension.ts';
 import type { ScenarioSpec } from './schema.ts';
 import { scenarioQueues } from './queues.ts';
+import type { World } from './world.ts';
 import { buildWorld } from './world.ts';
 import type { RedisTarget } from './run-resources.ts';
 import { RunResources } from './run-resources.ts';
-import { exitsOnItsOwn, runIsOver } from './run-end.ts';
-import { queuesAreEmpty, SNAPSHOT_LIMIT, snapshotQueues } from './snapshot.ts';
-import type { FailedJob, QueueState, Step, Timeline, TraceCommand, WorkerState } from './timeline.ts';
+import { runIsOver } from './run-end.ts';
+import { SNAPSHOT_LIMIT } from './snapshot.ts';
+import type { Step, Timeline, TraceCommand } from './timeline.ts';
 
 export type { RedisTarget } from './run-resources.ts';
 
@@ -124,24 +125,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const scriptNames = new Map(scriptsOf(profile).map((s) => [s.source, s.name]));
   const scriptSources = new Map<string, string>(scriptsOf(profile).map((s) => [s.name, s.source]));
 
-  const timeline: Timeline = {
-    scenario: { name: spec.name, title: spec.title, description: spec.description, file: opts.file },
-    profile: profile.name,
-    start: spec.start,
-    server: { kind: opts.redis.kind, version: opts.redis.version, describe: opts.redis.describe() },
-    steps: [],
-    jobs: registry.list,
-    failed: registry.failed,
-    warnings: [],
-    notices: [],
-  };
-
-  const urlDb = parseRedisUrl(opts.redis.url).db;
-  if (urlDb !== undefined && urlDb !== spec.redis.database) {
-    timeline.notices!.push(
-      `REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${spec.redis.database}), not the URL's`,
-    );
-  }
+  const timeline = newTimeline(spec, profile, opts, registry);
   const plan = probePlan(spec, profile, queues);
   // A server the tool started is flushed by each run: a second run at once on it is refused here.
   const held = new RunResources(opts.redis, plan, spec.redis.database);
@@ -160,9 +144,6 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       check.port(actor, new NodeRedisPort(await hub.connect(actor), hub, held.selectDb));
     const world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, cache });
     const { workers, env } = world;
-    let lastQueues: QueueState[] | null = null;
-    /** Tells the streaming attribution (onCommand) that step `index` has ended at `t`. */
-    let endStep: (index: number, t: number) => void = () => undefined;
     const scheduler = new Scheduler({
       start: spec.start,
       until: spec.until ?? null,
@@ -175,198 +156,68 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       isDone: opts.open ? undefined : () => settled(),
     });
     const settled = (): boolean =>
-      runIsOver({ pending: pending(), queuesEmpty: lastQueues !== null && queuesAreEmpty(lastQueues), workers });
+      runIsOver({ pending: runPlan.pending, queuesEmpty: collector.queuesEmpty(), workers });
     const runPlan = new RunPlan(scheduler, spec.start, (e) => kindOf(e).model(e, env));
     runPlan.add(spec.timeline, 0, workers, 0);
-    const pending = (): number => runPlan.pending;
-
     const notes = new PendingNotes(spec, noteFor);
     if (opts.open === true)
-      opts.onOpen?.({
-        extend(next) {
-          const before = env.spec;
-          const more = extensionOf(before, next, prefix);
-          if ('refused' in more) return more.refused;
-          if (profile.name !== getProfile(opts.laravel ?? next.laravel).name) return 'its Laravel version changed';
-          // On someone else's server the permission probe passed for what the run started with.
-          if (held.needsAnotherProbe(probePlan(next, profile, queues)))
-            return 'it sends commands the permission probe did not try';
-          const refused = runPlan.add(next.timeline, before.timeline.length, workers, workers.length);
-          if (refused !== null) return refused;
-          // Nothing has run since: what the new entries read is in place before they run.
-          world.extend(next, more.connections);
-          notes.add(next.timeline.slice(before.timeline.length));
-          scheduler.raiseLimit(1_000_000 + 50 * totalDispatches(next.timeline));
-          timeline.scenario = { ...timeline.scenario, title: next.title, description: next.description };
-          return null;
-        },
-      });
-
-    const cap = capture;
-    const snapshotLimit = opts.snapshots === 'sizes' ? 0 : SNAPSHOT_LIMIT;
-    const keepSteps = opts.keepSteps ?? true;
-    const kept = new KeptStrings();
-    const shared = new SharedState();
-    // A streaming run (nothing holds it, nothing keeps its steps) does not wait for a step's MONITOR
-    // lines before the next step: the step's end is a mark (MonitorCapture.mark) that goes out
-    // ahead of the next command, and the step is finished when the mark's line comes back. It
-    // reads the queues only where the run's end depends on them. A step a BLPOP waits across
-    // takes the barrier: a push may serve it, and the worker's state says so (noteAnsweredBlpop).
-    const streaming = !keepSteps && opts.paceMs === undefined && opts.open !== true;
-    if (streaming) hub.takeMarks = () => cap.takeMarks();
-    let stepCount = 0;
-    let finishing: Promise<void> = Promise.resolve();
-    let deferredError: unknown = null;
-    const onCommand = streaming ? opts.onCommand : undefined;
-    if (onCommand !== undefined) {
-      // Lines are attributed as they come: to the step they belong to, which is the oldest one
-      // whose barrier or mark has not passed (`lineStep`), ended (its instant in `endedAt`) or
-      // still running.
-      let lineStep = 0;
-      const endedAt = new Map<number, number>();
-      endStep = (index, t) => endedAt.set(index, t);
-      const attributor = new LineAttributor(hub, scriptNames);
-      cap.onBoundary = () => endedAt.delete(lineStep++);
-      cap.sink = (raw) => {
-        if (deferredError !== null || isMonitorOk(raw)) return;
-        try {
-          const line = parseMonitorLine(raw);
-          const use = held.watch?.push(line) ?? null;
-          if (use !== null) throw new ForeignUseError([use], held.db);
-          const t = endedAt.get(lineStep) ?? scheduler.currentInstant() ?? spec.start;
-          const cmd = attributor.pushParsed(line, { index: lineStep, t });
-          if (cmd === null) return;
-          if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
-          onCommand(cmd);
-        } catch (e) {
-          deferredError = e;
-        }
-      };
-    }
-
-    interface StepEnd {
-      index: number;
-      done: CompletedStep;
-      info: StepInfo;
-      workers: WorkerState[];
-      failed: FailedJob[];
-    }
-    const finishStep = async (end: StepEnd, lines: string[], queues: QueueState[]): Promise<void> => {
-      const { index, done } = end;
-      const attributed = attributeLines(lines, hub, { index, t: done.t }, scriptNames).commands;
-      // A kept step's list is the size of its commands (the attribution's grew by push).
-      const commands = keepSteps ? attributed.slice() : attributed;
-      held.watchLines(lines);
-      // Every EVAL carries the whole script; keep one copy of each text for the whole run.
-      for (const cmd of commands) {
-        if (cmd.script !== undefined) cmd.args[1] = scriptSources.get(cmd.script) ?? cmd.args[1]!;
-        if (keepSteps) kept.keep(cmd);
-      }
-      const d = done.description ?? { kind: 'process' as const, title: `${done.actor} continues` };
-      const step: Step = {
-        index,
-        t: done.t,
-        actor: done.actor,
-        kind: d.kind,
-        title: d.title,
-        methods: d.methods ?? [],
-        explain: d.explain,
-        note: d.note === undefined ? undefined : noteFor(d.note),
-        commands,
-        state: executionLog.attach(
-          {
-            t: done.t,
-            queues: keepSteps ? shared.queuesLike(queues) : queues,
-            workers: keepSteps ? shared.workersLike(end.workers) : end.workers,
-            failed: end.failed,
-          },
-          index,
+      opts.onOpen?.(
+        openRun(
+          { world, notes, scheduler, timeline },
+          { profile, laravel: opts.laravel, prefix, queues, held, runPlan },
         ),
-      };
-      notes.attach(step);
-      if (keepSteps) timeline.steps.push(step);
-      await opts.onStep?.(step, timeline, end.info);
-    };
-    /** A streaming run's steps still waiting for their marks: a barrier sends what is unsent and passes them all. */
-    const drain = async (): Promise<void> => {
-      if (!streaming) return;
-      await cap.barrier(hub.observer);
-      await finishing;
-      if (deferredError !== null) throw deferredError;
-    };
+      );
 
+    const keepSteps = opts.keepSteps ?? true;
+    const maker = new StepMaker({
+      hub,
+      held,
+      timeline,
+      executionLog,
+      scriptNames,
+      scriptSources,
+      keepSteps,
+      noteFor,
+      attachNotes: (step) => notes.attach(step),
+      onStep: opts.onStep,
+    });
+    const context: CollectorContext = {
+      hub,
+      capture,
+      held,
+      queues,
+      registry,
+      notify: profile.queue.notify,
+      snapshotLimit: opts.snapshots === 'sizes' ? 0 : SNAPSHOT_LIMIT,
+      workers,
+      scheduler,
+      check,
+      maker,
+      start: spec.start,
+      open: opts.open === true,
+      pending: () => runPlan.pending,
+      settled,
+      paceMs: opts.paceMs,
+    };
+    // Streaming: nothing holds the run and nothing keeps its steps (step-collector.ts).
+    const collector: StepCollector =
+      !keepSteps && opts.paceMs === undefined && opts.open !== true
+        ? new StreamingSteps(context, { onCommand: opts.onCommand, scriptNames, scriptSources })
+        : new BarrierSteps(context);
+    let stepCount = 0;
     try {
       await scheduler.run(async (done, next) => {
-        if (deferredError !== null) throw deferredError;
+        collector.throwIfFaulted();
         check.throwIfFailed();
         const index = stepCount++;
-        endStep(index, done.t);
         executionLog.commit(index);
-        const blocked = scheduler.hasBlocked();
-        // The run's end depends on the queues only where runIsOver's other conditions hold.
-        const endReadsQueues =
-          opts.open !== true && pending() === 0 && !workers.some((w) => w.busy() || exitsOnItsOwn(w));
-        if (streaming && !blocked && !endReadsQueues) {
-          const end: StepEnd = {
-            index,
-            done,
-            info: { mayHold: false, isLast: next.isLast, nextAt: next.at, settled },
-            workers: workers.map((w) => copyWorkerState(w.state)),
-            failed: registry.failedSnapshot(),
-          };
-          const lines = cap.mark();
-          lines.catch(() => undefined);
-          finishing = finishing
-            .then(async () => finishStep(end, await lines, []))
-            .catch((e: unknown) => void (deferredError ??= e));
-          return;
-        }
-        // The step's commands have all been answered, so the snapshot need not wait for the
-        // barrier: both go out together on the observer, one round trip instead of two.
-        const barrier = cap.barrier(hub.observer);
-        const snapshot = snapshotQueues(
-          hub.observer,
-          queues,
-          registry,
-          profile.queue.notify,
-          streaming ? 0 : snapshotLimit,
-        );
-        snapshot.catch(() => undefined); // if the barrier fails first, its error is the one reported
-        const lines = await barrier;
-        lastQueues = await snapshot;
-        // A push in this step may have answered a worker's BLPOP: its status says so (the worker resumes later).
-        for (const w of workers) await w.noteAnsweredBlpop();
-        // The steps before this one come first (their marks' lines came before this barrier's).
-        await finishing;
-        if (deferredError !== null) throw deferredError;
-        await finishStep(
-          {
-            index,
-            done,
-            info: {
-              mayHold: !streaming && !scheduler.hasRealTimeWait(),
-              isLast: next.isLast,
-              nextAt: next.at,
-              settled,
-            },
-            workers: workers.map((w) => copyWorkerState(w.state)),
-            failed: registry.failedSnapshot(),
-          },
-          lines,
-          streaming ? [] : lastQueues,
-        );
-        // The step is shown (with the sizes that differ), then the run stops.
-        check.compareSizes(
-          lastQueues,
-          `at the end of step ${index} (${relativeTime(done.t, spec.start)}, ${done.actor})`,
-        );
-        if (opts.paceMs) await new Promise((r) => setTimeout(r, opts.paceMs));
+        await collector.collect(done, next, index);
       });
-      await drain();
+      await collector.drain();
       check.throwIfFailed();
     } catch (e) {
       // The steps before the fault are still the run's: finish them, then report the fault.
-      await drain().catch(() => undefined);
+      await collector.drain().catch(() => undefined);
       throw e;
     }
     timeline.warnings.push(...notes.unmatched());
@@ -376,6 +227,76 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     await held.release(timeline);
   }
   return timeline;
+}
+
+/** The run's timeline before its first step: what it runs, where, and the jobs and failures the registry fills. */
+function newTimeline(spec: ScenarioSpec, profile: LaravelProfile, opts: RunOptions, registry: JobRegistry): Timeline {
+  const timeline: Timeline = {
+    scenario: { name: spec.name, title: spec.title, description: spec.description, file: opts.file },
+    profile: profile.name,
+    start: spec.start,
+    server: { kind: opts.redis.kind, version: opts.redis.version, describe: opts.redis.describe() },
+    steps: [],
+    jobs: registry.list,
+    failed: registry.failed,
+    warnings: [],
+    notices: [],
+  };
+  const urlDb = parseRedisUrl(opts.redis.url).db;
+  if (urlDb !== undefined && urlDb !== spec.redis.database) {
+    timeline.notices!.push(
+      `REDIS_URL names db ${urlDb}, but Laravel selects the scenario's redis.database (${spec.redis.database}), not the URL's`,
+    );
+  }
+  return timeline;
+}
+
+/** An open run as RunOptions.onOpen hands it out: extend takes on a scenario with more of it (extendRun). */
+function openRun(
+  run: { world: World; notes: PendingNotes; scheduler: Scheduler; timeline: Timeline },
+  o: Omit<Parameters<typeof extendRun>[1], 'spec' | 'workers'>,
+): OpenRun {
+  const { world, notes, scheduler, timeline } = run;
+  return {
+    extend(next) {
+      const before = world.env.spec;
+      const taken = extendRun(next, { ...o, spec: before, workers: world.workers });
+      if (typeof taken === 'string') return taken;
+      // Nothing has run since: what the new entries read is in place before they run.
+      world.extend(next, taken.connections);
+      notes.add(next.timeline.slice(before.timeline.length));
+      scheduler.raiseLimit(1_000_000 + 50 * totalDispatches(next.timeline));
+      timeline.scenario = { ...timeline.scenario, title: next.title, description: next.description };
+      return null;
+    },
+  };
+}
+
+/**
+ * Schedules what `next` adds to an open run of `o.spec` (OpenRun.extend), or says why it cannot
+ * be taken on exactly. Scheduled, it returns the connections `next` adds: the caller puts them,
+ * and whatever else the new entries read, in place before the run goes on.
+ */
+function extendRun(
+  next: ScenarioSpec,
+  o: {
+    spec: ScenarioSpec;
+    profile: LaravelProfile;
+    laravel: string | undefined;
+    prefix: string;
+    queues: QueueKeys[];
+    held: RunResources;
+    runPlan: RunPlan;
+    workers: readonly PlannedWorker[];
+  },
+): string | { connections: string[] } {
+  const more = extensionOf(o.spec, next, o.prefix);
+  if ('refused' in more) return more.refused;
+  if (o.profile.name !== getProfile(o.laravel ?? next.laravel).name) return 'its Laravel version changed';
+  // On someone else's server the permission probe passed for what the run started with.
+  if (o.held.needsAnotherProbe(probePlan(next, o.profile, o.queues)))
+    return 'it sends commands the permission probe did not try';
+  return o.runPlan.add(next.timeline, o.spec.timeline.length, o.workers, o.workers.length) ?? more;
 }
 
 /** A problem's ScenarioError: at its line and column when the spec came from a file that is still there. */

@@ -21,11 +21,8 @@ import {
 } from '../redis/connections.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { parseRedisUrl } from '../redis/url.ts';
-import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
-import type { QueueKeys } from '../sim/keys.ts';
 import { Scheduler } from '../sim/scheduler.ts';
 import type { ActorDirectory, ConnectionOwner } from '../scenarios/attribute.ts';
-import { attributedAtBarrier } from '../scenarios/step-collector.ts';
 import type { RealEnv } from '../scenarios/entries/index.ts';
 import { kindOf, scheduleRun, totalDispatches } from '../scenarios/entries/index.ts';
 import { scenarioQueues } from '../scenarios/queues.ts';
@@ -36,6 +33,7 @@ import type { TraceCommand } from '../scenarios/timeline.ts';
 import type { Yield } from './php-actor.ts';
 import { clockAnswer, PhpActor } from './php-actor.ts';
 import { describeExit, WorkerProxy } from './worker-proxy.ts';
+import { RealSteps } from './real-steps.ts';
 import { laravel8Installation } from './installation.ts';
 import { nextJobIdentity } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
@@ -167,7 +165,8 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
 
   const defaultConnection = Object.keys(spec.connections)[0]!;
   const queues = scenarioQueues(spec, prefix);
-  let queuesEmpty = false;
+  /** After each step, what the run records of it (real-steps.ts); made once MONITOR runs. */
+  let collector: RealSteps | null = null;
 
   try {
     await observer.connect();
@@ -202,7 +201,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       maxSteps: 10_000 + 50 * totalDispatches(spec.timeline),
       onWarning: (m) => run.warnings.push(m),
       // The model's rule (src/scenarios/run-end.ts), so both runs end at the same step.
-      isDone: () => runIsOver({ pending: pending(), queuesEmpty, workers }),
+      isDone: () => runIsOver({ pending: pending(), queuesEmpty: collector?.queuesEmpty() ?? false, workers }),
     });
 
     const env: RealEnv = {
@@ -233,24 +232,9 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
 
     capture = await MonitorCapture.start(opts.redis.url);
     const cap = capture;
-    await scheduler.run(async (done) => {
-      // The barrier and the attribution the model's run takes (step-collector.ts).
-      const index = run.steps.length;
-      const { lines, commands } = await attributedAtBarrier(cap, observer, book, { index, t: done.t }, new Map());
-      for (const raw of lines) {
-        if (isMonitorOk(raw)) continue;
-        const client = parseMonitorLine(raw).client;
-        if (client !== 'lua' && client !== observerAddr && book.ownerOf(client) === undefined) book.unknown.add(client);
-      }
-      run.steps.push({
-        index,
-        t: done.t,
-        actor: done.actor,
-        title: done.description?.title ?? `${done.actor} continues`,
-        commands,
-      });
-      queuesEmpty = await areEmpty(observer, queues);
-    });
+    const steps = new RealSteps({ capture: cap, observer, observerAddr, book, queues, steps: run.steps });
+    collector = steps;
+    await scheduler.run(async (done, next) => steps.collect(done, next, run.steps.length));
     // A line nobody owns would be a command silently left out of the comparison.
     if (book.unknown.size > 0)
       throw new Error(`MONITOR showed commands from connections no actor owns: ${[...book.unknown].join(', ')}`);
@@ -285,16 +269,4 @@ function readEvents(file: string, run: RealRun): void {
       run.executions[c] = (run.executions[c] ?? 0) + 1;
     }
   }
-}
-
-async function areEmpty(observer: Client, queues: QueueKeys[]): Promise<boolean> {
-  for (const q of queues) {
-    const [ready, delayed, reserved] = await Promise.all([
-      observer.sendCommand(['LLEN', q.ready]),
-      observer.sendCommand(['ZCARD', q.delayed]),
-      observer.sendCommand(['ZCARD', q.reserved]),
-    ]);
-    if (Number(ready) + Number(delayed) + Number(reserved) > 0) return false;
-  }
-  return true;
 }

@@ -142,7 +142,8 @@ export class LabSession implements StepSource, LabCommandTexts {
    * `lqsim run` ends it (its `until`, or where it has played out): the lab goes on from there.
    */
   start(target: LabTarget = { steps: 1 }): Promise<void> {
-    return this.serial(() => this.replay(this.input, target, 'starting'));
+    // What goes wrong is said on the lab's line (a key's or the start's caller does not await it).
+    return this.serial(() => this.saying(() => this.replay(this.input, target, 'starting')));
   }
 
   subscribe = (listener: () => void): (() => void) => {
@@ -159,11 +160,13 @@ export class LabSession implements StepSource, LabCommandTexts {
     if (live === null || this.status.busy !== null || count <= live.getSnapshot().steps.length) return;
     // G (all the steps): an open run has no end; run on as `play` does, until only idle polls are left.
     if (count === Infinity) {
-      void this.serial(() => this.run('play', live.getSnapshot().steps.length - 1));
+      void this.serial(() => this.saying(() => this.run('play', live.getSnapshot().steps.length - 1)));
       return;
     }
     if (this.staleHold(live)) {
-      void this.serial(() => this.replay(this.input, { steps: count }, 'replaying to go on faithfully'));
+      void this.serial(() =>
+        this.saying(() => this.replay(this.input, { steps: count }, 'replaying to go on faithfully')),
+      );
       return;
     }
     live.request(count);
@@ -303,8 +306,7 @@ export class LabSession implements StepSource, LabCommandTexts {
       try {
         await this.run(text, queued ? (this.status.focus?.step ?? cursor) : cursor);
       } catch (e) {
-        if (e instanceof CommandError) this.say(e.message, true, e.more);
-        else this.say(e instanceof Error ? e.message : String(e), true);
+        this.sayError(e);
       }
     });
   }
@@ -506,7 +508,7 @@ export class LabSession implements StepSource, LabCommandTexts {
       `the run does not get past t+${formatSeconds(secondsBetween(start, stuck))}s: ${REACH_LIMIT.toLocaleString('en')} steps at that instant, shown where it stands`,
       [
         'A job retried at once, for ever? On 5.x a job that throws is released with no delay, and queue:work with no --tries pops it again in the same second (Laravel does the same).',
-        'u undoes the action; set <worker> tries=3 (or a retry delay) ends the loop. Until then a save is refused: lqsim run could not replay the file either.',
+        'u undoes the last action, if one brought the run here; set <worker> tries=3 (or a retry delay) ends the loop. Until then a save is refused: lqsim run could not replay the file either.',
       ],
     );
   }
@@ -717,8 +719,14 @@ export class LabSession implements StepSource, LabCommandTexts {
     try {
       await fn();
     } catch (e) {
-      this.say(e instanceof Error ? e.message : String(e), true);
+      this.sayError(e);
     }
+  }
+
+  /** An error on the lab's line, with the lines that explain it (CommandError's `more`) above it. */
+  private sayError(e: unknown): void {
+    if (e instanceof CommandError) this.say(e.message, true, e.more);
+    else this.say(e instanceof Error ? e.message : String(e), true);
   }
 
   /**

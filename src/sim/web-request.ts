@@ -15,11 +15,14 @@ export const WEB_ACTOR = 'dispatcher';
 /** Queue::connection($name): the RedisQueue of a queue connection (undefined: the default one). */
 export type QueueResolver = (connection: string | undefined) => RedisQueue;
 
-/** Runs `fn` in one request; returns its result and the Laravel methods it went through. */
+/**
+ * Runs `fn` in one request; returns its result and the Laravel methods it went through since it
+ * last took them (`takeMethods`: a request that goes on over several steps names each step's own).
+ */
 export async function webRequest<T>(
   ctx: ActorContext,
   env: { connect: ConnectionFactory; profile: LaravelProfile; config: (connection: string | undefined) => QueueConfig },
-  fn: (queueFor: QueueResolver) => Promise<T>,
+  fn: (queueFor: QueueResolver, takeMethods: () => string[]) => Promise<T>,
 ): Promise<{ result: T; methods: string[] }> {
   const methods: string[] = [];
   const port = await env.connect(WEB_ACTOR);
@@ -40,7 +43,8 @@ export async function webRequest<T>(
     return queue;
   };
   try {
-    return { result: await fn(queueFor), methods };
+    const takeMethods = (): string[] => methods.splice(0);
+    return { result: await fn(queueFor, takeMethods), methods };
   } finally {
     await port.close();
   }

@@ -35,6 +35,18 @@ const traits8 = (chained: string) =>
 describe('the language against real Laravel 8.83', () => {
   const redis = useRedis();
 
+  it('each step of a request that goes on names the RedisQueue methods of its own calls', async () => {
+    const { spec } = await loadScenarioFile(fixture('request-offsets'));
+    const run = await runScenario(spec, { redis: redis() });
+    expect(run.error).toBeUndefined();
+    const parts = run.steps.filter((s) => s.title.startsWith('one request, +'));
+    const methodsAt = (part: string) => parts.find((s) => s.title.startsWith(`one request, +${part}:`))?.methods;
+    // +0s dispatches (push), +5.5s dispatches with a delay (later), +9s only asks Queue::size.
+    expect(methodsAt('0s')).toEqual(['Bus\\Dispatcher::dispatchToQueue', 'RedisQueue::pushRaw → LuaScripts::push']);
+    expect(methodsAt('5.5s')).toEqual(['Bus\\Dispatcher::dispatchToQueue', 'RedisQueue::laterRaw']);
+    expect(methodsAt('9s')).toEqual(['Queue::size', 'RedisQueue::size → LuaScripts::size']);
+  });
+
   it('a class\'s own properties in its declaration order (before, between and after the options), in a chain too; "{n:0}"', async () => {
     const file = fixture('declared-order');
     const { spec } = await loadScenarioFile(file);

@@ -77,7 +77,10 @@ export interface ModelEnv {
   prefix: string;
   dispatcher: Dispatcher;
   /** A web request: its own process and Redis connection, shared by the queue connections it uses. */
-  request<T>(ctx: ActorContext, fn: (queueFor: QueueResolver) => Promise<T>): Promise<{ result: T; methods: string[] }>;
+  request<T>(
+    ctx: ActorContext,
+    fn: (queueFor: QueueResolver, takeMethods: () => string[]) => Promise<T>,
+  ): Promise<{ result: T; methods: string[] }>;
   /** A worker of the scenario, by name (the loader checked it exists). */
   worker(name: string): ModelWorker;
   /**

@@ -126,12 +126,12 @@ export const requestEntry: EntryKind<RequestEntry> = {
           note: e.note,
         });
       };
-      const { result, methods } = await env.request(ctx, async (queueFor) => {
+      const { result, methods } = await env.request(ctx, async (queueFor, takeMethods) => {
         let done: { title: string; explain: string }[] = [];
         for (const [k, part] of parts.entries()) {
           if (k > 0) {
-            // The part before is a step of its own; its RedisQueue methods are named with the last.
-            describe(parts[k - 1]!, done, []);
+            // The part before is a step of its own, with the RedisQueue methods it went through.
+            describe(parts[k - 1]!, done, takeMethods());
             await ctx.sleep(part.wait);
             done = [];
           }

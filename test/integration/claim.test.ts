@@ -94,11 +94,13 @@ describe('claims on a server the tool did not start', () => {
   it('moves on from a db another run holds, and gets it back once that claim has expired', async () => {
     const admin = await adminOn15();
     await admin.flushAll();
-    // A run killed with SIGKILL left it.
-    await inDb(admin, 0, "return redis.call('set', KEYS[1], 'dead-run', 'PX', 300)", CLAIM_KEY);
+    // A run killed with SIGKILL left it: held long enough for a run started on a loaded machine to
+    // find it, and waited out (not slept for) before the second run.
+    await inDb(admin, 0, "return redis.call('set', KEYS[1], 'dead-run', 'PX', 3000)", CLAIM_KEY);
     const first = await runScenario(await spec('success'), { redis: external() });
     expect(first.notices?.[0]).toContain('so the run used the empty db 1');
-    await new Promise((r) => setTimeout(r, 400));
+    for (let i = 0; i < 100 && Number(await inDb(admin, 0, "return redis.call('exists', KEYS[1])", CLAIM_KEY)) > 0; i++)
+      await new Promise((r) => setTimeout(r, 50));
     const second = await runScenario(await spec('success'), { redis: external() });
     expect(second.notices).toEqual([]);
     admin.destroy();

@@ -10,7 +10,7 @@ import type { ScenarioSpec } from './schema.ts';
 import { scenarioQueues } from './queues.ts';
 
 /** What `next` adds to `before`, or why it is not `before` with more of it. */
-export type Extension = { entries: number; connections: string[] } | { refused: string };
+export type Extension = { connections: string[] } | { refused: string };
 
 export function extensionOf(before: ScenarioSpec, next: ScenarioSpec, prefix: string): Extension {
   // Everything but what may grow (and the title and description, which say what the run is about).
@@ -31,8 +31,5 @@ export function extensionOf(before: ScenarioSpec, next: ScenarioSpec, prefix: st
     if (!same(c, next.connections[name])) return { refused: `the connection ${name} changed` };
   // The queues a run snapshots and cleans up are known when it starts.
   if (!same(scenarioQueues(before, prefix), scenarioQueues(next, prefix))) return { refused: 'it names another queue' };
-  return {
-    entries: next.timeline.length - before.timeline.length,
-    connections: Object.keys(next.connections).filter((c) => !(c in before.connections)),
-  };
+  return { connections: Object.keys(next.connections).filter((c) => !(c in before.connections)) };
 }

@@ -25,6 +25,7 @@ import type { PlannedWorker } from './entries/index.ts';
 import { kindOf, RunPlan, totalDispatches } from './entries/index.ts';
 import type { CollectorContext, StepCollector } from './step-collector.ts';
 import { BarrierSteps, StreamingSteps } from './step-collector.ts';
+import type { StepInfo } from './step-maker.ts';
 import { StepMaker } from './step-maker.ts';
 import { extensionOf } from './extension.ts';
 import type { ScenarioSpec } from './schema.ts';
@@ -93,17 +94,7 @@ export interface OpenRun {
   extend(next: ScenarioSpec): string | null;
 }
 
-/** What a view may ask about the run after each step (RunOptions.onStep). */
-export interface StepInfo {
-  /** False while a worker waits in a BLPOP that the server would time out in real time. */
-  mayHold: boolean;
-  /** Whether the run ends after this step. */
-  isLast(): Promise<boolean>;
-  /** When the next step happens (exact unix seconds), or null when the run ends after this one. */
-  nextAt(): Promise<number | null>;
-  /** The scenario has played out (what ends a run that is not open): only idle polls are left. */
-  settled(): boolean;
-}
+export type { StepInfo } from './step-maker.ts';
 
 export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise<Timeline> {
   const profile = getProfile(opts.laravel ?? spec.laravel);

@@ -7,9 +7,20 @@ import { attributeLines } from './attribute.ts';
 import type { ExecutionLog } from './execution-log.ts';
 import { KeptStrings } from './kept-strings.ts';
 import type { RunResources } from './run-resources.ts';
-import type { StepInfo } from './runner.ts';
 import { SharedState } from './shared-state.ts';
 import type { FailedJob, QueueState, Step, Timeline, WorkerState } from './timeline.ts';
+
+/** What a view may ask about the run after each step (RunOptions.onStep). */
+export interface StepInfo {
+  /** False while a worker waits in a BLPOP that the server would time out in real time. */
+  mayHold: boolean;
+  /** Whether the run ends after this step. */
+  isLast(): Promise<boolean>;
+  /** When the next step happens (exact unix seconds), or null when the run ends after this one. */
+  nextAt(): Promise<number | null>;
+  /** The scenario has played out (what ends a run that is not open): only idle polls are left. */
+  settled(): boolean;
+}
 
 /** A step as it ended: the workers' and failed jobs' state then, and what a view may ask of the run. */
 export interface StepEnd {

@@ -472,30 +472,37 @@ export class LabSession implements StepSource, LabCommandTexts {
     const outer = this.doing;
     this.doing = busy;
     this.showBusy({ input });
-    this.unsubscribe?.();
-    await this.live?.stop();
-    if (this.closed) return;
-    this.open = null;
     const spec = checked.spec;
-    const live = new LiveSession(
-      this.runner(spec, (run) => {
-        if (this.live === live) this.open = { run, spec };
-      }),
-      { holdAlways: true },
-    );
-    this.live = live;
-    live.start().catch(() => undefined); // its error is in its snapshot
-    const stuck = await this.reach(
-      live,
-      'played' in target && until !== undefined ? { through: until } : target,
-      spec.start,
-    );
-    this.heldSince = Date.now();
-    this.unsubscribe = live.subscribe(() => {
+    let live: LiveSession;
+    let stuck: number | null;
+    try {
+      this.unsubscribe?.();
+      await this.live?.stop();
+      if (this.closed) return;
+      this.open = null;
+      const run = new LiveSession(
+        this.runner(spec, (open) => {
+          if (this.live === run) this.open = { run: open, spec };
+        }),
+        { holdAlways: true },
+      );
+      live = run;
+      this.live = run;
+      run.start().catch(() => undefined); // its error is in its snapshot
+      stuck = await this.reach(
+        run,
+        'played' in target && until !== undefined ? { through: until } : target,
+        spec.start,
+      );
       this.heldSince = Date.now();
-      this.show(live.getSnapshot());
-    });
-    this.doing = outer;
+      this.unsubscribe = run.subscribe(() => {
+        this.heldSince = Date.now();
+        this.show(run.getSnapshot());
+      });
+    } finally {
+      // However the replay ended, the lab's busy line is what it was (a wait's or a play's, or none).
+      this.doing = outer;
+    }
     this.present(live, target, spec.start);
     this.throwIfStuck(stuck, spec.start);
   }
@@ -530,11 +537,16 @@ export class LabSession implements StepSource, LabCommandTexts {
     }
     this.counts.takenOn++;
     this.open = { run: open.run, spec };
+    const outer = this.doing;
     this.doing = 'running';
     this.showBusy({ input: this.input });
-    await live.refresh();
-    const stuck = await this.reach(live, target, spec.start);
-    this.doing = null;
+    let stuck: number | null;
+    try {
+      await live.refresh();
+      stuck = await this.reach(live, target, spec.start);
+    } finally {
+      this.doing = outer;
+    }
     this.present(live, target, spec.start);
     this.throwIfStuck(stuck, spec.start);
     return true;

@@ -93,7 +93,7 @@ export class LabSession implements StepSource, LabCommandTexts {
    */
   readonly counts: { takenOn: number; replayed: string[] } = { takenOn: 0, replayed: [] };
   /** The live run, as it takes on actions (null until it is built, or when the runner cannot). */
-  private open: { run: OpenRun; spec: ScenarioSpec } | null = null;
+  private open: OpenRun | null = null;
   private unsubscribe: (() => void) | null = null;
   private shown: SessionSnapshot = { status: 'starting', steps: [], timeline: null };
   private heldSince = 0;
@@ -482,7 +482,7 @@ export class LabSession implements StepSource, LabCommandTexts {
       this.open = null;
       const run = new LiveSession(
         this.runner(spec, (open) => {
-          if (this.live === run) this.open = { run: open, spec };
+          if (this.live === run) this.open = open;
         }),
         { holdAlways: true },
       );
@@ -530,13 +530,12 @@ export class LabSession implements StepSource, LabCommandTexts {
     const live = this.live;
     const open = this.open;
     if (live === null || open === null || this.staleHold(live) || live.getSnapshot().status !== 'waiting') return false;
-    const refused = open.run.extend(spec);
+    const refused = open.extend(spec);
     if (refused !== null) {
       this.counts.replayed.push(refused);
       return false;
     }
     this.counts.takenOn++;
-    this.open = { run: open.run, spec };
     const outer = this.doing;
     this.doing = 'running';
     this.showBusy({ input: this.input });

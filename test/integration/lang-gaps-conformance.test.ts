@@ -40,11 +40,16 @@ describe('the language against real Laravel 8.83', () => {
     const run = await runScenario(spec, { redis: redis() });
     expect(run.error).toBeUndefined();
     const parts = run.steps.filter((s) => s.title.startsWith('one request, +'));
-    const methodsAt = (part: string) => parts.find((s) => s.title.startsWith(`one request, +${part}:`))?.methods;
+    // The RedisQueue methods a part's step names (RedisQueue.php@v8.83.29: push → pushRaw, later →
+    // laterRaw, size), whatever else the narration says with them.
+    const queueMethods = (part: string) =>
+      (parts.find((s) => s.title.startsWith(`one request, +${part}:`))?.methods ?? []).flatMap((m) =>
+        [...m.matchAll(/RedisQueue::(\w+)/g)].map((x) => x[1]),
+      );
     // +0s dispatches (push), +5.5s dispatches with a delay (later), +9s only asks Queue::size.
-    expect(methodsAt('0s')).toEqual(['Bus\\Dispatcher::dispatchToQueue', 'RedisQueue::pushRaw → LuaScripts::push']);
-    expect(methodsAt('5.5s')).toEqual(['Bus\\Dispatcher::dispatchToQueue', 'RedisQueue::laterRaw']);
-    expect(methodsAt('9s')).toEqual(['Queue::size', 'RedisQueue::size → LuaScripts::size']);
+    expect(queueMethods('0s')).toEqual(['pushRaw']);
+    expect(queueMethods('5.5s')).toEqual(['laterRaw']);
+    expect(queueMethods('9s')).toEqual(['size']);
   });
 
   it('a class\'s own properties in its declaration order (before, between and after the options), in a chain too; "{n:0}"', async () => {

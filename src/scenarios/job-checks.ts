@@ -12,6 +12,11 @@ const OPTIONS = [
   { key: 'backoff', php: 'backoff', set: (j: JobClassSpec) => j.backoff !== null },
   { key: 'max_exceptions', php: 'maxExceptions', set: (j: JobClassSpec) => j.max_exceptions !== null },
   { key: 'fail_on_timeout', php: 'failOnTimeout', set: (j: JobClassSpec) => j.fail_on_timeout },
+  {
+    key: 'unique.for',
+    php: 'uniqueFor',
+    set: (j: JobClassSpec) => typeof j.unique === 'object' && j.unique.for !== undefined,
+  },
 ] as const;
 
 /** The PHP names of a job's own properties: the options it sets, then its properties. */

@@ -23,6 +23,7 @@ import { ForeignUseError, ForeignWatch } from './foreign-watch.ts';
 import type { ProbePlan } from '../redis/permission-probe.ts';
 import { plannedKeys } from './probe-plan.ts';
 import type { ScenarioSpec } from './schema.ts';
+import { usesRedisCache } from './cache-config.ts';
 import type { Timeline } from './timeline.ts';
 
 /** A Redis server to run on (runner.ts' RunOptions.redis). */
@@ -50,6 +51,8 @@ export class RunResources {
   db: number;
   /** The db Laravel's connections SELECT when they connect (null: none). */
   selectDb: number | null = null;
+  /** The same for config/database.php's `cache` connection (the cache store's, REDIS_CACHE_DB). */
+  private cacheSelectDb: number | null = null;
   /** The permission probe passed: from here on the run may write its keys. */
   private probed = false;
   /** On someone else's server our keys are deleted at the end, and on Ctrl-C too, once we know they are ours. */
@@ -87,6 +90,10 @@ export class RunResources {
     const { spec, profile, timeline } = o;
     const { hub } = this;
     const client = spec.redis.client ?? profile.defaultClient;
+    if (!this.redis.owned && usesRedisCache(spec))
+      throw new RedisRefusedError(
+        `this scenario keeps its cache on Redis (cache.store: redis), whose keys a run on a shared server (REDIS_URL) cannot claim yet: run it on a server of its own (unset REDIS_URL)`,
+      );
     await hub.start();
     // Refuse a server that cannot give a faithful trace before touching any key.
     await preflight(hub.observer);
@@ -123,6 +130,8 @@ export class RunResources {
       this.probed = true;
     }
     this.selectDb = profile.worker.selectOnConnect(client, this.db) ? this.db : null;
+    const cacheDb = spec.redis.cache_database;
+    this.cacheSelectDb = profile.worker.selectOnConnect(client, cacheDb) ? cacheDb : null;
     if (this.db !== 0 || this.claim !== null) await hub.observer.sendCommand(['SELECT', String(this.db)]);
     await prepareKeyspace(hub, this.redis.owned, o.queues);
     // Someone else in the claimed db, from the claim's barrier (claim.ts) to the run's end.
@@ -130,6 +139,11 @@ export class RunResources {
     // What MONITOR saw before the claim's barrier (another run ending in the db, say) is no
     // step's, and what came after it is only watched: the first step's lines start here.
     if (this.claim !== null) this.watchLines(await capture.barrier(hub.observer));
+  }
+
+  /** The db a connection of config/database.php SELECTs when it connects (null: none). */
+  selectFor(connection: 'default' | 'cache'): number | null {
+    return connection === 'cache' ? this.cacheSelectDb : this.selectDb;
   }
 
   /** Throws when another client used the claimed db on these MONITOR lines, or the claim was lost. */

@@ -2,6 +2,7 @@
 // worker processes with their own connections), plays them on the virtual clock against a real
 // Redis, and after every step collects that step's MONITOR lines and a snapshot of the queues.
 // It produces a Timeline and formats nothing.
+import { CACHE_SCRIPTS } from '../sim/cache-scripts.ts';
 import { readFile } from 'node:fs/promises';
 import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
@@ -111,10 +112,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     profile.name === spec.laravel ? note : `[written for Laravel ${spec.laravel}] ${note}`;
   const executionLog = new ExecutionLog();
   const registry = executionLog.registry();
-  const cache = new Map<string, number>();
   const dispatcher = new Dispatcher(profile, registry, seededRandom(spec.seed));
-  const scriptNames = new Map(scriptsOf(profile).map((s) => [s.source, s.name]));
-  const scriptSources = new Map<string, string>(scriptsOf(profile).map((s) => [s.name, s.source]));
+  const scripts = [...scriptsOf(profile), ...CACHE_SCRIPTS];
+  const scriptNames = new Map<string, string>(scripts.map((s) => [s.source, s.name]));
+  const scriptSources = new Map<string, string>(scripts.map((s) => [s.name, s.source]));
 
   const timeline = newTimeline(spec, profile, opts, registry);
   const plan = probePlan(spec, profile, queues);
@@ -131,9 +132,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       now: () => scheduler.currentInstant() ?? spec.start,
       when: (t) => relativeTime(t, spec.start),
     });
-    const connect: ConnectionFactory = async (actor) =>
-      check.port(actor, new NodeRedisPort(await hub.connect(actor), hub, held.selectDb));
-    const world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, cache });
+    const connect: ConnectionFactory = async (actor, connection = 'default') =>
+      check.port(actor, new NodeRedisPort(await hub.connect(actor), hub, held.selectFor(connection)));
+    const now = (): number => scheduler.currentInstant() ?? spec.start;
+    const world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, now });
     const { workers, env } = world;
     const scheduler = new Scheduler({
       start: spec.start,

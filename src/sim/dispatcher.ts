@@ -3,6 +3,8 @@
 // (even 0) and Queue::push() otherwise; both build the payload (Queue::createPayload with
 // RedisQueue::createPayloadArray's id and attempts) and hand the JSON to pushRaw / laterRaw.
 import type { JobRegistry } from './registry.ts';
+import type { Cache, LockHolder } from './cache.ts';
+import type { UniqueSpec } from './job-middleware.ts';
 import type { PhpValue } from './php.ts';
 import type { ChainProperties, JobObject, LaravelProfile } from './profiles/types.ts';
 import { strRandom, uuid4 } from './random.ts';
@@ -27,6 +29,8 @@ export interface JobDefinition {
   declared?: readonly string[] | null;
   /** Verbatim data.command instead of the serialize() output. */
   command: string | null;
+  /** ShouldBeUnique (8.14+): uniqueId(), $uniqueFor; null: not unique. */
+  unique?: UniqueSpec | null;
 }
 
 /** One `dispatch()` call site: `count` instances, with what ->onConnection/->onQueue/->delay set. */
@@ -97,6 +101,11 @@ export interface NextInChain extends Dispatched {
 
 export interface Dispatched {
   labels: string[];
+  /**
+   * Instances PendingDispatch did not push: a ShouldBeUnique job whose lock another holds
+   * (nothing is pushed and nothing is raised). Their key and who held it.
+   */
+  dropped: Array<{ key: string; holder: LockHolder | null }>;
   /** The queue the jobs went onto. */
   queue: string;
   /** The first payload's `attempts` (0, or 1 in 5.3). */
@@ -131,16 +140,36 @@ export class Dispatcher {
     return (this.chains.get(id)?.links ?? []).map((l) => l.job.name);
   }
 
-  /** Dispatcher::dispatchToQueue → pushCommandToQueue, once per instance, on `queue`'s connection. */
-  async dispatchToQueue(ctx: ActorContext, queue: RedisQueue, d: PendingDispatch): Promise<Dispatched> {
+  /**
+   * Dispatcher::dispatchToQueue → pushCommandToQueue, once per instance, on `queue`'s connection.
+   * `pending`: through PendingDispatch (dispatch(), Job::dispatch()), whose __destruct first takes
+   * a ShouldBeUnique job's lock in the process's cache (Foundation/Bus/PendingDispatch.php@v8.83.29:157-195,
+   * Bus/UniqueLock.php:33-47); Bus::chain() dispatches directly, without it.
+   */
+  async dispatchToQueue(
+    ctx: ActorContext,
+    queue: RedisQueue,
+    d: PendingDispatch,
+    pending?: { cache: Cache; holder: (key: string) => LockHolder | null },
+  ): Promise<Dispatched> {
     const job = d.job;
     const queueName = d.queue ?? queue.config.default;
     const labels: string[] = [];
+    const dropped: Dispatched['dropped'] = [];
     let attempts = 0;
     if (d.chain && !this.profile.bus.chain)
       throw new Error(`Laravel ${this.profile.name} has no job chains (Bus\\Queueable::chain arrived in 5.5)`);
     const chain = d.chain && this.chainProperties(d.chain);
     for (let i = 0; i < d.count; i++) {
+      if (pending !== undefined && job.unique) {
+        const name = this.profile.cache.uniqueKey(job.className, job.unique.id);
+        const lock = pending.cache.lock(name, job.unique.for ?? 0, `ShouldBeUnique (${job.name})`);
+        const holder = pending.holder(lock.key);
+        if (!(await lock.get())) {
+          dropped.push({ key: lock.key, holder });
+          continue;
+        }
+      }
       const { uuid, id } = nextJobIdentity(this.random);
       const payload = this.profile.buildPayload({
         ...jobObject(job, d),
@@ -154,7 +183,7 @@ export class Dispatcher {
         backoff: job.backoff === null ? null : [job.backoff].flat().join(','),
         createdAt: ctx.time(),
       });
-      if (i === 0) attempts = Number(payload.attempts);
+      if (labels.length === 0) attempts = Number(payload.attempts);
       this.names.set(id, job.name);
       if (d.chain && d.chain.links.length > 0) this.chains.set(id, d.chain);
       const instance = this.registry.add({
@@ -168,7 +197,7 @@ export class Dispatcher {
       labels.push(instance.label);
       await this.pushCommandToQueue(queue, this.profile.encodePayload(payload), queueName, d.delay);
     }
-    return { labels, queue: queueName, attempts };
+    return { labels, dropped, queue: queueName, attempts };
   }
 
   /**
@@ -185,20 +214,26 @@ export class Dispatcher {
     ctx: ActorContext,
     id: string,
     resolve: (connection: string | null) => RedisQueue,
+    pending?: { cache: Cache; holder: (key: string) => LockHolder | null },
   ): Promise<NextInChain | null> {
     const chain = this.chains.get(id);
     const next = chain?.links[0];
     if (chain === undefined || next === undefined) return null;
     const connection = next.connection ?? chain.connection ?? undefined;
     const rest = chain.links.slice(1);
-    const dispatched = await this.dispatchToQueue(ctx, resolve(connection ?? null), {
-      job: next.job,
-      count: 1,
-      connection,
-      queue: next.queue ?? chain.queue ?? undefined,
-      delay: next.delay,
-      chain: { ...chain, links: rest },
-    });
+    const dispatched = await this.dispatchToQueue(
+      ctx,
+      resolve(connection ?? null),
+      {
+        job: next.job,
+        count: 1,
+        connection,
+        queue: next.queue ?? chain.queue ?? undefined,
+        delay: next.delay,
+        chain: { ...chain, links: rest },
+      },
+      pending,
+    );
     return {
       ...dispatched,
       delay: next.delay ?? null,
@@ -236,6 +271,7 @@ function jobObject(job: JobDefinition, set: { connection?: string; queue?: strin
     backoffDeclared: job.backoff,
     maxExceptions: job.maxExceptions,
     failOnTimeout: job.failOnTimeout,
+    uniqueFor: job.unique?.for ?? null,
     declared: job.declared ?? null,
   };
 }

@@ -53,6 +53,8 @@ export class RunResources {
   selectDb: number | null = null;
   /** The same for config/database.php's `cache` connection (the cache store's, REDIS_CACHE_DB). */
   private cacheSelectDb: number | null = null;
+  /** The `cache` connection's db (REDIS_CACHE_DB). */
+  private cacheDb = 1;
   /** The permission probe passed: from here on the run may write its keys. */
   private probed = false;
   /** On someone else's server our keys are deleted at the end, and on Ctrl-C too, once we know they are ours. */
@@ -131,6 +133,7 @@ export class RunResources {
     }
     this.selectDb = profile.worker.selectOnConnect(client, this.db) ? this.db : null;
     const cacheDb = spec.redis.cache_database;
+    this.cacheDb = cacheDb;
     this.cacheSelectDb = profile.worker.selectOnConnect(client, cacheDb) ? cacheDb : null;
     if (this.db !== 0 || this.claim !== null) await hub.observer.sendCommand(['SELECT', String(this.db)]);
     await prepareKeyspace(hub, this.redis.owned, o.queues);
@@ -139,6 +142,11 @@ export class RunResources {
     // What MONITOR saw before the claim's barrier (another run ending in the db, say) is no
     // step's, and what came after it is only watched: the first step's lines start here.
     if (this.claim !== null) this.watchLines(await capture.barrier(hub.observer));
+  }
+
+  /** The db a connection of config/database.php is in (where the model keeps its keys). */
+  dbFor(connection: 'default' | 'cache'): number {
+    return connection === 'cache' ? this.cacheDb : this.db;
   }
 
   /** The db a connection of config/database.php SELECTs when it connects (null: none). */

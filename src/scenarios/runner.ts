@@ -2,6 +2,7 @@
 // worker processes with their own connections), plays them on the virtual clock against a real
 // Redis, and after every step collects that step's MONITOR lines and a snapshot of the queues.
 // It produces a Timeline and formats nothing.
+import { snapshotCache } from './cache-snapshot.ts';
 import { CACHE_SCRIPTS } from '../sim/cache-scripts.ts';
 import { readFile } from 'node:fs/promises';
 import { parseRedisUrl } from '../redis/url.ts';
@@ -133,7 +134,11 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       when: (t) => relativeTime(t, spec.start),
     });
     const connect: ConnectionFactory = async (actor, connection = 'default') =>
-      check.port(actor, new NodeRedisPort(await hub.connect(actor), hub, held.selectFor(connection)));
+      check.port(
+        actor,
+        new NodeRedisPort(await hub.connect(actor), hub, held.selectFor(connection)),
+        held.dbFor(connection),
+      );
     const now = (): number => scheduler.currentInstant() ?? spec.start;
     const world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, now });
     const { workers, env } = world;
@@ -191,6 +196,16 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       pending: () => runPlan.pending,
       settled,
       paceMs: opts.paceMs,
+      ...(world.cache.store === 'redis'
+        ? {
+            cacheState: () =>
+              snapshotCache(hub.observer, check.strings, world.locks, {
+                now: now(),
+                start: spec.start,
+                where: `at the end of step ${timeline.steps.length} (${relativeTime(now(), spec.start)})`,
+              }),
+          }
+        : {}),
     };
     // Streaming: nothing holds the run and nothing keeps its steps (step-collector.ts).
     const collector: StepCollector =

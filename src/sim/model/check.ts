@@ -12,6 +12,7 @@ import { Keyspace } from './keyspace.ts';
 import type { Describer } from './mismatch.ts';
 import { describeEntry, describeOrigin, describePayload, describeReply, jobs, ModelMismatchError } from './mismatch.ts';
 import { by, popReserved, popTaken, runScript } from './scripts.ts';
+import type { StringEntry } from './strings.ts';
 import { StringKeys } from './strings.ts';
 
 export interface ModelCheckEnv extends Describer {
@@ -32,15 +33,16 @@ const TOOK = "another client took it (an app's queue:work on this server?)";
 
 export class ModelCheck {
   readonly keyspace = new Keyspace();
-  /** The cache store's keys (locks, the restart signal, counters). */
-  readonly strings = new StringKeys();
+  /** The cache store's keys (locks, the restart signal, counters), in every db the run uses. */
+  readonly strings = new Map<string, StringEntry>();
   private failure: Error | null = null;
 
   constructor(readonly env: ModelCheckEnv) {}
 
   /** The actor's port, checked. */
-  port(actor: string, inner: RedisPort): RedisPort {
-    return new CheckedPort(this, actor, inner);
+  /** `db`: the logical db the connection is in (the cache store's keys are modelled per db). */
+  port(actor: string, inner: RedisPort, db = 0): RedisPort {
+    return new CheckedPort(this, actor, inner, new StringKeys(this.strings, db));
   }
 
   /** A difference found where nobody can throw it (a reply sent ahead): the next check throws it. */
@@ -135,6 +137,8 @@ class CheckedPort implements RedisPort {
     private readonly check: ModelCheck,
     private readonly actor: string,
     private readonly inner: RedisPort,
+    /** The cache store's keys in this connection's db. */
+    private readonly strings: StringKeys,
   ) {}
 
   private get ks(): Keyspace {
@@ -380,10 +384,6 @@ class CheckedPort implements RedisPort {
   }
 
   // The cache store's commands: each reply compared at once (Laravel reads them all).
-
-  private get strings(): StringKeys {
-    return this.check.strings;
-  }
 
   private now(): number {
     return this.check.env.now();

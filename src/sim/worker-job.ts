@@ -98,6 +98,7 @@ export abstract class JobHandling {
       // $job->fire() → CallQueuedHandler::call: a ShouldBeUniqueUntilProcessing job's lock is
       // released first (8.x: before any middleware), then the job goes through its middleware.
       const rules = this.rulesOf(job);
+      if (rules.unique !== null || rules.middleware.length > 0) this.trail('Job::fire → CallQueuedHandler::call');
       if (rules.unique?.untilProcessing === true) await this.ensureUniqueJobLockIsReleased(rules);
       let held: HeldMiddleware[] = [];
       if (rules.middleware.length > 0 && this.cache !== null) {

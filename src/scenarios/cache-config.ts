@@ -53,10 +53,20 @@ export function uniqueOf(job: JobClassSpec): UniqueSpec | null {
   const u = job.unique;
   if (u === undefined) return null;
   if (u === true) return { id: '', for: null, untilProcessing: false };
-  return { id: u.id === undefined ? '' : String(u.id), for: u.for ?? null, untilProcessing: u.until_processing };
+  return {
+    id: u.id === undefined ? '' : typeof u.id === 'object' ? { property: u.id.property } : String(u.id),
+    for: u.for ?? null,
+    untilProcessing: u.until_processing,
+  };
 }
 
-export function jobRules(job: JobClassSpec | undefined): JobClassRules {
+/** `uniqueId` resolved: the instance's own id when uniqueId() reads a property (the dispatch knew it). */
+export function jobRules(job: JobClassSpec | undefined, uniqueId?: string): JobClassRules {
   if (job === undefined) return { className: '', middleware: [], unique: null };
-  return { className: job.class, middleware: middlewareOf(job), unique: uniqueOf(job) };
+  const unique = uniqueOf(job);
+  return {
+    className: job.class,
+    middleware: middlewareOf(job),
+    unique: unique === null || uniqueId === undefined ? unique : { ...unique, id: uniqueId },
+  };
 }

@@ -41,6 +41,12 @@ export function jobClassProblems(
       });
     }
     if (job.declared !== undefined) problems.push(...declaredProblems(name, job, [...path, 'declared'], unknown));
+    const id = typeof job.unique === 'object' ? job.unique.id : undefined;
+    if (typeof id === 'object' && !(id.property in job.properties))
+      problems.push({
+        path: [...path, 'unique', 'id', 'property'],
+        detail: `uniqueId() returns $this->${id.property}, which jobs.${name} does not declare: ${unknown(`property of jobs.${name}`, id.property, Object.keys(job.properties))} (give it under properties, with the value each dispatch sets)`,
+      });
   }
   return problems;
 }

@@ -91,9 +91,18 @@ const Unique = z.union([
   z
     .object({
       id: z
-        .union([z.string(), z.number().int()])
+        .union([
+          z.string(),
+          z.number().int(),
+          z
+            .object({ property: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a PHP property name such as orderId') })
+            .strict()
+            .describe('uniqueId() returns $this-><property>: each instance its own (set by the dispatch)'),
+        ])
         .optional()
-        .describe("uniqueId(): what it returns (the lock is per class and id; default: none, '')"),
+        .describe(
+          "uniqueId(): what it returns, or { property: orderId } for $this->orderId (the lock is per class and id; default: none, '')",
+        ),
       for: seconds('public $uniqueFor: the lock expires after this many seconds (default: never)').optional(),
       until_processing: z
         .boolean()

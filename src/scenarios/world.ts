@@ -80,7 +80,7 @@ export function buildWorld(
           connections,
           registry,
           cacheFor,
-          jobRulesOf: (id) => jobRules(env.spec.jobs[dispatcher.jobNameOf(id) ?? '']),
+          jobRulesOf: (id) => jobRules(env.spec.jobs[dispatcher.jobNameOf(id) ?? ''], dispatcher.uniqueIdOf(id)),
           locks,
           restartSignal,
           start: spec.start,

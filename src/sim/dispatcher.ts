@@ -123,6 +123,8 @@ export class Dispatcher {
   private readonly names = new Map<string, string>();
   /** Payload id → the chain it carries (its data.command's $chained and chain properties). */
   private readonly chains = new Map<string, Chain>();
+  /** Payload id → its uniqueId(), for a unique job whose uniqueId() reads a property. */
+  private readonly uniqueIds = new Map<string, string>();
 
   constructor(
     private readonly profile: LaravelProfile,
@@ -133,6 +135,11 @@ export class Dispatcher {
   /** The name a payload id was dispatched as (how a worker finds what the job does). */
   jobNameOf(id: string): string | undefined {
     return this.names.get(id);
+  }
+
+  /** A unique job's uniqueId() as its dispatch resolved it (undefined: a constant one, or not unique). */
+  uniqueIdOf(id: string): string | undefined {
+    return this.uniqueIds.get(id);
   }
 
   /** The names of the jobs still to run after this payload's job, in order (none: an empty list). */
@@ -161,8 +168,10 @@ export class Dispatcher {
       throw new Error(`Laravel ${this.profile.name} has no job chains (Bus\\Queueable::chain arrived in 5.5)`);
     const chain = d.chain && this.chainProperties(d.chain);
     for (let i = 0; i < d.count; i++) {
+      const props = { ...job.properties, ...d.properties?.(i) };
+      const uniqueId = job.unique ? uniqueIdValue(job.unique.id, props) : '';
       if (pending !== undefined && job.unique) {
-        const name = this.profile.cache.uniqueKey(job.className, job.unique.id);
+        const name = this.profile.cache.uniqueKey(job.className, uniqueId);
         const lock = pending.cache.lock(name, job.unique.for ?? 0, `ShouldBeUnique (${job.name})`);
         const holder = pending.holder(lock.key);
         if (!(await lock.get())) {
@@ -176,7 +185,7 @@ export class Dispatcher {
         chain,
         // retryUntil() returns now()->addSeconds(N); the payload keeps its getTimestamp(): time() + N.
         timeoutAt: job.retryUntil === null ? null : ctx.time() + job.retryUntil,
-        properties: Object.entries({ ...job.properties, ...d.properties?.(i) }),
+        properties: Object.entries(props),
         command: job.command,
         id,
         uuid,
@@ -185,6 +194,7 @@ export class Dispatcher {
       });
       if (labels.length === 0) attempts = Number(payload.attempts);
       this.names.set(id, job.name);
+      if (job.unique && typeof job.unique.id === 'object') this.uniqueIds.set(id, uniqueId);
       if (d.chain && d.chain.links.length > 0) this.chains.set(id, d.chain);
       const instance = this.registry.add({
         id,
@@ -256,6 +266,15 @@ export class Dispatcher {
     if (delay !== undefined) await queue.laterRaw(delay, payload, queueName);
     else await queue.pushRaw(payload, queueName);
   }
+}
+
+/** uniqueId() as PHP concatenates it into the lock's key: `'…'.$id` (true '1', false and null ''). */
+function uniqueIdValue(id: string | { property: string }, props: Record<string, PhpValue>): string {
+  if (typeof id === 'string') return id;
+  const v = props[id.property];
+  if (v === null || v === undefined || v === false) return '';
+  if (v === true) return '1';
+  return typeof v === 'object' ? '' : String(v);
 }
 
 /** `new <job>` with what ->onConnection/->onQueue/->delay set on it: the object serialize() writes. */

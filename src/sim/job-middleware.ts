@@ -18,7 +18,8 @@ export type JobMiddlewareSpec = WithoutOverlappingSpec;
 
 /** ShouldBeUnique: uniqueId(), $uniqueFor, and whether ShouldBeUniqueUntilProcessing. */
 export interface UniqueSpec {
-  id: string;
+  /** uniqueId(): a constant, or $this-><property> (each instance's own value). */
+  id: string | { property: string };
   /** $uniqueFor, when the class declares it (null: not declared): the lock's TTL (0: none). */
   for: number | null;
   untilProcessing: boolean;

@@ -463,7 +463,8 @@ export abstract class JobHandling {
   private async ensureUniqueJobLockIsReleased(rules: JobClassRules): Promise<void> {
     if (rules.unique === null || this.cache === null) return;
     this.trail('CallQueuedHandler::ensureUniqueJobLockIsReleased');
-    const name = this.env.profile.cache.uniqueKey(rules.className, rules.unique.id);
+    const id = typeof rules.unique.id === 'string' ? rules.unique.id : '';
+    const name = this.env.profile.cache.uniqueKey(rules.className, id);
     await this.cache.lock(name, 0, 'forceRelease').forceRelease();
   }
 

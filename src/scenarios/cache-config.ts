@@ -2,7 +2,7 @@
 // the scenario's `cache` section over the version's skeleton (profile.cache), and what a job class
 // declares beyond its options (middleware(), ShouldBeUnique), in the model's terms.
 import type { CacheConfig } from '../sim/cache.ts';
-import type { JobClassRules, JobMiddlewareSpec, UniqueSpec } from '../sim/job-middleware.ts';
+import type { JobClassRules, JobMiddlewareSpec, LimitSpec, UniqueSpec } from '../sim/job-middleware.ts';
 import type { LaravelProfile } from '../sim/profiles/types.ts';
 import type { JobClassSpec, ScenarioSpec } from './schema.ts';
 
@@ -36,8 +36,10 @@ export function databaseOf(spec: ScenarioSpec, connection: 'default' | 'cache'):
   return connection === 'cache' ? spec.redis.cache_database : spec.redis.database;
 }
 
-export function middlewareOf(job: JobClassSpec): JobMiddlewareSpec[] {
-  return job.middleware.map((m) => {
+type MiddlewareInput = JobClassSpec['middleware'][number];
+
+function middlewareSpec(m: MiddlewareInput): JobMiddlewareSpec {
+  if ('without_overlapping' in m) {
     const o = m.without_overlapping;
     if (typeof o === 'string') return { kind: 'without_overlapping', key: o, releaseAfter: 0, expireAfter: 0 };
     return {
@@ -46,7 +48,55 @@ export function middlewareOf(job: JobClassSpec): JobMiddlewareSpec[] {
       releaseAfter: o.dont_release ? null : o.release_after,
       expireAfter: o.expire_after,
     };
-  });
+  }
+  if ('rate_limited' in m || 'rate_limited_with_redis' in m) {
+    const redis = 'rate_limited_with_redis' in m;
+    const o = redis ? m.rate_limited_with_redis : m.rate_limited;
+    return typeof o === 'string'
+      ? { kind: 'rate_limited', limiter: o, redis, release: true }
+      : { kind: 'rate_limited', limiter: o.limiter, redis, release: !o.dont_release };
+  }
+  const redis = 'throttles_exceptions_with_redis' in m;
+  const o = redis ? m.throttles_exceptions_with_redis : m.throttles_exceptions;
+  return {
+    kind: 'throttles_exceptions',
+    redis,
+    maxAttempts: o.max_attempts,
+    decayMinutes: o.decay_minutes,
+    backoffMinutes: o.backoff,
+    key: o.by ?? null,
+    byJob: o.by_job,
+  };
+}
+
+/** The name a middleware has in its key (the scenario's spelling), for messages. */
+export function middlewareKey(m: MiddlewareInput): string {
+  return Object.keys(m)[0]!;
+}
+
+export function middlewareOf(job: JobClassSpec): JobMiddlewareSpec[] {
+  return job.middleware.map(middlewareSpec);
+}
+
+type LimitInput = Exclude<ScenarioSpec['limiters'][string], 'none' | unknown[]>;
+
+/** Limit::perMinute(N) = new Limit('', N, 1); perHour(N) 60 minutes; perDay(N) 1440. */
+function limitSpec(l: LimitInput): LimitSpec {
+  const [maxAttempts, decayMinutes] =
+    l.per_minute !== undefined
+      ? [l.per_minute, 1]
+      : l.per_hour !== undefined
+        ? [l.per_hour, 60]
+        : l.per_day !== undefined
+          ? [l.per_day, 60 * 24]
+          : [l.max_attempts!, l.decay_minutes ?? 1];
+  return { key: l.by ?? '', maxAttempts, decayMinutes };
+}
+
+export function limitersOf(spec: ScenarioSpec): Record<string, readonly LimitSpec[] | 'none'> {
+  return Object.fromEntries(
+    Object.entries(spec.limiters).map(([n, l]) => [n, l === 'none' ? 'none' : [l].flat().map(limitSpec)]),
+  );
 }
 
 export function uniqueOf(job: JobClassSpec): UniqueSpec | null {
@@ -61,12 +111,17 @@ export function uniqueOf(job: JobClassSpec): UniqueSpec | null {
 }
 
 /** `uniqueId` resolved: the instance's own id when uniqueId() reads a property (the dispatch knew it). */
-export function jobRules(job: JobClassSpec | undefined, uniqueId?: string): JobClassRules {
-  if (job === undefined) return { className: '', middleware: [], unique: null };
+export function jobRules(
+  job: JobClassSpec | undefined,
+  limiters: Record<string, readonly LimitSpec[] | 'none'>,
+  uniqueId?: string,
+): JobClassRules {
+  if (job === undefined) return { className: '', middleware: [], unique: null, limiters };
   const unique = uniqueOf(job);
   return {
     className: job.class,
     middleware: middlewareOf(job),
     unique: unique === null || uniqueId === undefined ? unique : { ...unique, id: uniqueId },
+    limiters,
   };
 }

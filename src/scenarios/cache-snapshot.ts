@@ -11,8 +11,34 @@ import type { StringEntry } from '../sim/model/strings.ts';
 import { heldStrings } from '../sim/model/strings.ts';
 import type { CacheKeyState } from './timeline.ts';
 
+/** Each key's value: a string's, or a hash's fields flattened (DurationLimiter's window); false when absent. */
 const READ = `redis.call('select', ARGV[1])
-return redis.call('mget', unpack(KEYS))`;
+local out = {}
+for i, k in ipairs(KEYS) do
+  local t = redis.call('type', k)['ok']
+  if t == 'hash' then out[i] = redis.call('hgetall', k)
+  elseif t == 'string' then out[i] = redis.call('get', k)
+  else out[i] = false end
+end
+return out`;
+
+/** How a value reads in a message and in the state. */
+function shown(e: { value: string; hash?: Map<string, string> }): string {
+  return e.hash === undefined ? JSON.stringify(e.value) : JSON.stringify(Object.fromEntries(e.hash));
+}
+
+function fromReply(r: unknown): { value: string; hash?: Map<string, string> } | null {
+  if (r === null || r === undefined) return null;
+  if (!Array.isArray(r)) return { value: String(r) };
+  const hash = new Map<string, string>();
+  for (let i = 0; i + 1 < r.length; i += 2) hash.set(String(r[i]), String(r[i + 1]));
+  return { value: '', hash };
+}
+
+function same(a: { value: string; hash?: Map<string, string> }, b: { value: string; hash?: Map<string, string> }) {
+  if (a.hash === undefined || b.hash === undefined) return a.hash === b.hash && a.value === b.value;
+  return a.hash.size === b.hash.size && [...a.hash].every(([k, v]) => b.hash!.get(k) === v);
+}
 
 export async function snapshotCache(
   observer: Client,
@@ -28,12 +54,12 @@ export async function snapshotCache(
     const reply = await observer.sendCommand(['EVAL', READ, String(keys.length), ...keys, String(db)]);
     const values = Array.isArray(reply) ? reply : [];
     entries.forEach((e, i) => {
-      const actual = values[i] === null || values[i] === undefined ? null : String(values[i]);
-      if (actual === e.value) return;
+      const actual = fromReply(values[i]);
+      if (actual !== null && same(e, actual)) return;
       throw new ModelMismatchError(
         o.where,
-        `${e.key} (db ${db}) should hold ${JSON.stringify(e.value)} (${e.origin.how} at ${relativeTime(e.origin.at, o.start)} by ${e.origin.actor})`,
-        actual === null ? 'nothing' : JSON.stringify(actual),
+        `${e.key} (db ${db}) should hold ${shown(e)} (${e.origin.how} at ${relativeTime(e.origin.at, o.start)} by ${e.origin.actor})`,
+        actual === null ? 'nothing' : shown(actual),
         'another client changed or deleted the key (an app on this server?)',
       );
     });
@@ -44,6 +70,7 @@ export async function snapshotCache(
       db: e.db,
       key: e.key,
       value: e.value,
+      ...(e.hash !== undefined ? { fields: Object.fromEntries(e.hash) } : {}),
       expires: e.expiresAtMs === null ? null : e.expiresAtMs / 1000,
       ...(holder !== null && holder.owner === e.value
         ? { lock: { actor: holder.actor, what: holder.what, since: holder.since } }

@@ -41,6 +41,19 @@ export function jobClassProblems(
       });
     }
     if (job.declared !== undefined) problems.push(...declaredProblems(name, job, [...path, 'declared'], unknown));
+    job.middleware.forEach((m, i) => {
+      const o =
+        'rate_limited' in m ? m.rate_limited : 'rate_limited_with_redis' in m ? m.rate_limited_with_redis : null;
+      if (o === null) return;
+      const limiter = typeof o === 'string' ? o : o.limiter;
+      if (limiter in spec.limiters) return;
+      const key = 'rate_limited' in m ? 'rate_limited' : 'rate_limited_with_redis';
+      problems.push({
+        path: [...path, 'middleware', i, key, ...(typeof o === 'string' ? [] : ['limiter'])],
+        // Laravel runs the job unlimited when the name has no RateLimiter::for: a typo would go unseen.
+        detail: `${unknown('limiter', limiter, Object.keys(spec.limiters))}: define it under limiters (RateLimiter::for), or Laravel runs the job with no limit`,
+      });
+    });
     const id = typeof job.unique === 'object' ? job.unique.id : undefined;
     if (typeof id === 'object' && !(id.property in job.properties))
       problems.push({

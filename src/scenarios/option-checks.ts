@@ -4,6 +4,7 @@
 import type { LaravelProfile } from '../sim/profiles/types.ts';
 import type { Path, Problem } from './schema-issues.ts';
 import type { ScenarioSpec, WorkerSpec } from './schema.ts';
+import { middlewareKey } from './cache-config.ts';
 
 /** A queue:work option or job property that arrived in a later Laravel than some profiles model. */
 interface Arrival<T> {
@@ -172,6 +173,15 @@ function cacheProblems(spec: ScenarioSpec, profile: LaravelProfile, as: string):
   for (const [name, job] of Object.entries(spec.jobs)) {
     if (job.middleware.length > 0 && rules.middleware !== null)
       problems.push({ path: ['jobs', name, 'middleware'], detail: `${rules.middleware}; ${as}` });
+    else if (profile.name === '13')
+      job.middleware.forEach((m, i) => {
+        const key = middlewareKey(m);
+        if (key !== 'without_overlapping')
+          problems.push({
+            path: ['jobs', name, 'middleware', i, key],
+            detail: `${key} is modelled for Laravel 8 so far (11.0+ counts the decay in seconds and 12.0+ hashes ThrottlesExceptions' key with xxh128); ${as}`,
+          });
+      });
     if (job.unique !== undefined && rules.unique !== null)
       problems.push({ path: ['jobs', name, 'unique'], detail: `${rules.unique}; ${as}` });
   }

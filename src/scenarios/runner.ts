@@ -198,11 +198,11 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       paceMs: opts.paceMs,
       ...(world.cache.store === 'redis'
         ? {
-            cacheState: () =>
+            cacheState: (index: number) =>
               snapshotCache(hub.observer, check.strings, world.locks, {
                 now: now(),
                 start: spec.start,
-                where: `at the end of step ${timeline.steps.length} (${relativeTime(now(), spec.start)})`,
+                where: `at the end of step ${index} (${relativeTime(now(), spec.start)})`,
               }),
           }
         : {}),

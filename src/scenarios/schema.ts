@@ -79,11 +79,66 @@ const WithoutOverlapping = z.union([
     }),
 ]);
 
+/** new RateLimited($limiter) (8.11+), ->dontRelease() (8.12+): a limiter of `limiters`. */
+const RateLimited = z.union([
+  name.describe('the limiter (RateLimiter::for its name)'),
+  z
+    .object({
+      limiter: name.describe('the limiter (RateLimiter::for its name)'),
+      dont_release: z.boolean().default(false).describe('->dontRelease(): a limited job is deleted, not released'),
+    })
+    .strict(),
+]);
+
+/** new ThrottlesExceptions($maxAttempts, $decayMinutes) (8.32+) and its options. */
+const ThrottlesExceptions = z
+  .object({
+    max_attempts: z.number().int().min(1).max(100_000).default(10).describe('exceptions before the circuit opens (10)'),
+    decay_minutes: z.number().int().min(1).max(525_600).default(10).describe('the window, in minutes (10)'),
+    backoff: z
+      .number()
+      .int()
+      .min(0)
+      .max(525_600)
+      .default(0)
+      .describe('->backoff($minutes): the release after a counted exception (0)'),
+    by: z.string().min(1).optional().describe('->by($key): the limiter key (default: md5 of the class)'),
+    by_job: z.boolean().default(false).describe("->byJob(): the job's uuid as the key"),
+  })
+  .strict()
+  .refine((o) => !(o.by !== undefined && o.by_job), { message: 'give by or by_job, not both', path: ['by_job'] });
+
 /** One entry of the job's middleware() array, in order. */
 const Middleware = z
-  .object({ without_overlapping: WithoutOverlapping })
+  .union([
+    z.object({ without_overlapping: WithoutOverlapping }).strict(),
+    z.object({ rate_limited: RateLimited }).strict(),
+    z.object({ rate_limited_with_redis: RateLimited }).strict(),
+    z.object({ throttles_exceptions: ThrottlesExceptions }).strict(),
+    z.object({ throttles_exceptions_with_redis: ThrottlesExceptions }).strict(),
+  ])
+  .describe(
+    'a job middleware: without_overlapping, rate_limited, rate_limited_with_redis, throttles_exceptions or throttles_exceptions_with_redis',
+  );
+
+/** One Limit a named limiter returns: Limit::perMinute(N) and its kin, ->by($key). */
+const Limit = z
+  .object({
+    per_minute: z.number().int().min(1).optional().describe('Limit::perMinute(N)'),
+    per_hour: z.number().int().min(1).optional().describe('Limit::perHour(N)'),
+    per_day: z.number().int().min(1).optional().describe('Limit::perDay(N)'),
+    max_attempts: z.number().int().min(1).optional().describe('new Limit($key, N, $decayMinutes)'),
+    decay_minutes: z.number().int().min(1).optional().describe('with max_attempts: the window, in minutes (1)'),
+    by: z.string().optional().describe("->by($key): the limit's key (default '')"),
+  })
   .strict()
-  .describe('a job middleware: { without_overlapping: key | { key, release_after, expire_after, dont_release } }');
+  .refine((l) => [l.per_minute, l.per_hour, l.per_day, l.max_attempts].filter((x) => x !== undefined).length === 1, {
+    message: 'give one of per_minute, per_hour, per_day or max_attempts',
+  })
+  .refine((l) => l.decay_minutes === undefined || l.max_attempts !== undefined, {
+    message: 'decay_minutes goes with max_attempts (per_minute, per_hour and per_day have their own)',
+    path: ['decay_minutes'],
+  });
 
 /** ShouldBeUnique (8.14+): uniqueId() and $uniqueFor; ShouldBeUniqueUntilProcessing (8.16+). */
 const Unique = z.union([
@@ -168,7 +223,9 @@ export const JobClass = z
     middleware: z
       .array(Middleware)
       .default([])
-      .describe("the job's middleware(), in order (8.11+): without_overlapping"),
+      .describe(
+        "the job's middleware(), in order (8.11+): without_overlapping, rate_limited(_with_redis), throttles_exceptions(_with_redis) (8.32+)",
+      ),
     unique: Unique.optional().describe(
       'implements ShouldBeUnique (8.14+): a dispatch takes a lock in the cache first, and pushes nothing while another holds it',
     ),
@@ -358,6 +415,12 @@ export const Scenario = z
       .record(name, JobClass)
       .default({})
       .describe('the job classes the timeline dispatches (none: workers poll empty queues)'),
+    limiters: z
+      .record(name, z.union([z.literal('none'), Limit, z.array(Limit).min(1)]))
+      .default({})
+      .describe(
+        "RateLimiter::for($name, fn ($job) => ...) in the app's service provider (8.11+): a Limit, a list of them, or none (Limit::none())",
+      ),
     timeline: z.array(TimelineEntry).min(1),
   })
   .strict();

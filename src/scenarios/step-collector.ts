@@ -69,7 +69,7 @@ export interface CollectorContext {
   /** The run goes on after the scenario has played out (the lab's). */
   open: boolean;
   /** The cache store's keys after a step, read from Redis and checked (a run whose cache is there). */
-  cacheState?: () => Promise<CacheKeyState[]>;
+  cacheState?: (index: number) => Promise<CacheKeyState[]>;
   /** Entries and workers not started yet. */
   pending(): number;
   settled(): boolean;
@@ -91,7 +91,7 @@ export class BarrierSteps implements StepCollector {
     const lines = await barrier;
     const queues = await snapshot;
     this.lastQueues = queues;
-    const cache = ctx.cacheState === undefined ? undefined : await ctx.cacheState();
+    const cache = ctx.cacheState === undefined ? undefined : await ctx.cacheState(index);
     // A push in this step may have answered a worker's BLPOP: its status says so (the worker resumes later).
     for (const w of ctx.workers) await w.noteAnsweredBlpop();
     await this.before();

@@ -78,7 +78,10 @@ export interface CacheKeyState {
   db: number;
   /** The key as sent (the connection's and the cache's prefixes included). */
   key: string;
+  /** A string's value ('' for a hash). */
   value: string;
+  /** A hash's fields (DurationLimiter's window: start, end, count). */
+  fields?: Record<string, string>;
   /** The virtual instant it expires (unix seconds, to the millisecond); null: never. */
   expires: number | null;
   /** A lock: who took it, for what, and when (as the run saw it taken). */

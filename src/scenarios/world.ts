@@ -14,7 +14,7 @@ import type { ScenarioSpec } from './schema.ts';
 import type { Cache, CacheConfig, FileValues, LockEnv, ProcessRedis } from '../sim/cache.ts';
 import { FileCache, LockBook, RedisCache } from '../sim/cache.ts';
 import { seededRandom, strRandom } from '../sim/random.ts';
-import { cacheConfig, jobRules } from './cache-config.ts';
+import { cacheConfig, jobRules, limitersOf } from './cache-config.ts';
 
 export interface World {
   /** config/queue.php as it reads now: a config entry replaces a connection's entry here. */
@@ -80,7 +80,8 @@ export function buildWorld(
           connections,
           registry,
           cacheFor,
-          jobRulesOf: (id) => jobRules(env.spec.jobs[dispatcher.jobNameOf(id) ?? ''], dispatcher.uniqueIdOf(id)),
+          jobRulesOf: (id) =>
+            jobRules(env.spec.jobs[dispatcher.jobNameOf(id) ?? ''], limitersOf(env.spec), dispatcher.uniqueIdOf(id)),
           locks,
           restartSignal,
           start: spec.start,

@@ -4,7 +4,7 @@
 // skeleton's file store nothing reaches Redis, and the model keeps the values itself, shared by the
 // run's processes as the files are. research/cache-store.md has the sources.
 import { later, toMs } from './clock.ts';
-import { releaseLock } from './cache-scripts.ts';
+import { add as addScript, releaseLock } from './cache-scripts.ts';
 import type { RedisConnectionName } from './profiles/types.ts';
 import type { ConnectionFactory, RedisPort } from './redis-port.ts';
 
@@ -123,6 +123,8 @@ export interface Cache {
   increment(name: string, by?: number): Promise<number>;
   forget(name: string): Promise<void>;
   many(names: string[]): Promise<Array<string | null>>;
+  /** Repository::add for `seconds`: true when it was not there (RedisStore::add, one script). */
+  add(name: string, value: string, seconds: number): Promise<boolean>;
   /** Repository::lock($name, $seconds): on the store's lock connection; `what` took it (for the lock book). */
   lock(name: string, seconds: number, what: string): CacheLock;
 }
@@ -168,6 +170,14 @@ export class RedisCache implements Cache {
 
   async many(names: string[]): Promise<Array<string | null>> {
     return (await this.store()).mget(names.map((n) => this.keyOf(n)));
+  }
+
+  async add(name: string, value: string, seconds: number): Promise<boolean> {
+    if (seconds <= 0) return false;
+    const reply = await (
+      await this.store()
+    ).eval(addScript, [this.keyOf(name)], [value, Math.max(1, Math.trunc(seconds))]);
+    return reply !== null && reply !== undefined;
   }
 
   lock(name: string, seconds: number, what: string): CacheLock {
@@ -246,6 +256,12 @@ export class FileCache implements Cache {
 
   many(names: string[]): Promise<Array<string | null>> {
     return Promise.resolve(names.map((n) => this.read(n)));
+  }
+
+  add(name: string, value: string, seconds: number): Promise<boolean> {
+    if (seconds <= 0 || this.read(name) !== null) return Promise.resolve(false);
+    this.values.set(name, { value, untilMs: toMs(this.now()) + Math.trunc(seconds) * 1000 });
+    return Promise.resolve(true);
   }
 
   lock(name: string, seconds: number, what: string): CacheLock {

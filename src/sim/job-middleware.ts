@@ -1,8 +1,15 @@
-// What a job class declares beyond its options: its middleware() (8.11+: WithoutOverlapping) and
-// ShouldBeUnique (8.14+), and what CallQueuedHandler::call does with them around handle().
-// Queue/Middleware/WithoutOverlapping.php@v8.83.29:63-78 and 137-140, Bus/UniqueLock.php@v8.83.29:33-47,
-// Queue/CallQueuedHandler.php@v8.83.29:58-90 and 197-214 (research/cache-store.md §3.1, §4).
-import type { Cache, CacheLock } from './cache.ts';
+// What a job class declares beyond its options: its middleware() (8.11+) and ShouldBeUnique
+// (8.14+), and how CallQueuedHandler::dispatchThroughMiddleware runs the middleware around
+// handle(): a Pipeline, each middleware wrapping the next, so the first one's code before $next
+// runs first and its code after $next (or its finally, or its catch) last. Sources, Laravel 8.83:
+// Queue/Middleware/WithoutOverlapping.php:63-78, RateLimited.php:53-122, RateLimitedWithRedis.php:
+// 49-90, ThrottlesExceptions.php:88-108, ThrottlesExceptionsWithRedis.php:36-61,
+// Bus/UniqueLock.php:33-47, Queue/CallQueuedHandler.php:58-90 (research/cache-store.md §3, §4).
+import { createHash } from 'node:crypto';
+import type { Cache, CacheLock, LockBook, LockHolder } from './cache.ts';
+import { durationLimiter, tooManyAttempts } from './cache-scripts.ts';
+import { RateLimiter } from './rate-limiter.ts';
+import type { RedisPort } from './redis-port.ts';
 
 /** new WithoutOverlapping($key) with ->releaseAfter() / ->dontRelease() / ->expireAfter(). */
 export interface WithoutOverlappingSpec {
@@ -14,7 +21,38 @@ export interface WithoutOverlappingSpec {
   expireAfter: number;
 }
 
-export type JobMiddlewareSpec = WithoutOverlappingSpec;
+/** new RateLimited($name) / new RateLimitedWithRedis($name), maybe ->dontRelease() (8.12+). */
+export interface RateLimitedSpec {
+  kind: 'rate_limited';
+  limiter: string;
+  /** DurationLimiter on the default Redis connection (RateLimitedWithRedis), not the cache. */
+  redis: boolean;
+  /** false: ->dontRelease(), a limited job is deleted unrun. */
+  release: boolean;
+}
+
+/** new ThrottlesExceptions($maxAttempts, $decayMinutes) (or …WithRedis), ->backoff(), ->by(), ->byJob(). */
+export interface ThrottlesExceptionsSpec {
+  kind: 'throttles_exceptions';
+  redis: boolean;
+  maxAttempts: number;
+  decayMinutes: number;
+  /** ->backoff($minutes): the release after a counted exception. */
+  backoffMinutes: number;
+  /** ->by($key); null: md5 of the class (or the job's uuid with byJob). */
+  key: string | null;
+  byJob: boolean;
+}
+
+export type JobMiddlewareSpec = WithoutOverlappingSpec | RateLimitedSpec | ThrottlesExceptionsSpec;
+
+/** One Limit of a named limiter (RateLimiter::for): Limit::perMinute(N)->by($key) and its kin. */
+export interface LimitSpec {
+  /** ->by($key) ('' by default). */
+  key: string;
+  maxAttempts: number;
+  decayMinutes: number;
+}
 
 /** ShouldBeUnique: uniqueId(), $uniqueFor, and whether ShouldBeUniqueUntilProcessing. */
 export interface UniqueSpec {
@@ -29,50 +67,340 @@ export interface JobClassRules {
   className: string;
   middleware: readonly JobMiddlewareSpec[];
   unique: UniqueSpec | null;
+  /** RateLimiter::for's limiters, by name ('none': Limit::none()). */
+  limiters: Readonly<Record<string, readonly LimitSpec[] | 'none'>>;
 }
 
-export const NO_RULES: JobClassRules = { className: '', middleware: [], unique: null };
+export const NO_RULES: JobClassRules = { className: '', middleware: [], unique: null, limiters: {} };
 
 /** WithoutOverlapping::$prefix . get_class($job) . ':' . $key (8.x; shared() is 9.32+). */
 export function overlapLockName(className: string, key: string): string {
   return `laravel-queue-overlap:${className}:${key}`;
 }
 
-/** A middleware that let the job through holds this until handle() returns (its finally). */
-export interface HeldMiddleware {
-  spec: JobMiddlewareSpec;
-  lock: CacheLock;
+const md5 = (s: string): string => createHash('md5').update(s, 'utf8').digest('hex');
+
+/** What a middleware works with, in the worker process running the job. */
+export interface MiddlewareEnv {
+  cache: Cache;
+  /** Redis::connection(): the process's `default` connection (the queue's), for DurationLimiter. */
+  redis(): Promise<RedisPort>;
+  /** The connection's key prefix, which phpredis puts before DurationLimiter's key. */
+  connectionPrefix: string;
+  /** PHP's time() and microtime(true) now. */
+  time(): number;
+  instant(): number;
+  rules: JobClassRules;
+  /** The payload's uuid (byJob). */
+  uuid: string | null;
+  /** The job's label (SyncOrder#1), for whom a lock is held. */
+  label: string;
+  locks: LockBook;
+  /** $job->release($delay). */
+  release(delay: number): Promise<void>;
+  trail(method: string): void;
 }
 
-/** How the pipeline ended before handle(): a middleware refused the job. */
-export interface Refused {
-  spec: WithoutOverlappingSpec;
-  lock: CacheLock;
+/** How a middleware ended the job without handle(), or took a thrown exception upon itself. */
+export interface MiddlewareOutcome {
+  /** Its class: WithoutOverlapping, RateLimited… */
+  middleware: string;
+  /** The delay it released the job with; null: not released (CallQueuedHandler deletes it). */
+  released: number | null;
+  /** Why, for the step: "the lock … is held by worker-1 …". */
+  why: string;
+  /** A lock's holder, when a lock refused it. */
+  holder?: LockHolder | null;
+  /** The key it read. */
+  key: string;
+}
+
+/** A middleware of the job, as the Pipeline runs it. */
+interface RunningMiddleware {
+  /** Its code before $next: null to go on, or how it ended the job. */
+  before(): Promise<MiddlewareOutcome | null>;
+  /** $next returned: its code after it (a finally, a limiter's clear). */
+  returned(): Promise<void>;
+  /** $next threw: its finally, or its catch (null: the exception goes on; an outcome: it took it). */
+  threw(): Promise<MiddlewareOutcome | null>;
 }
 
 /**
- * CallQueuedHandler::dispatchThroughMiddleware up to handle(): each middleware in order; the first
- * that does not call $next ends it. Returns what the passed ones hold, or the refusal.
+ * CallQueuedHandler::dispatchThroughMiddleware: `enter` runs each middleware's code before $next
+ * in order until one ends the job; then `returned` or `threw` run the code after $next of those
+ * entered, innermost first. A middleware that takes the exception upon itself (ThrottlesExceptions)
+ * returns normally to the ones outside it.
  */
-export async function throughMiddleware(
-  cache: Cache,
-  rules: JobClassRules,
-  what: string,
-): Promise<{ held: HeldMiddleware[]; refused: Refused | null }> {
-  const held: HeldMiddleware[] = [];
-  for (const spec of rules.middleware) {
-    const lock = cache.lock(
-      overlapLockName(rules.className, spec.key),
-      spec.expireAfter,
-      `WithoutOverlapping (${what})`,
-    );
-    if (!(await lock.get())) return { held, refused: { spec, lock } };
-    held.push({ spec, lock });
+export class MiddlewarePipeline {
+  private readonly all: RunningMiddleware[];
+  private entered: RunningMiddleware[] = [];
+
+  constructor(private readonly env: MiddlewareEnv) {
+    this.all = env.rules.middleware.map((spec) => running(spec, env));
   }
-  return { held, refused: null };
+
+  /** Null: handle() runs next. Otherwise how a middleware ended the job (the ones entered have returned). */
+  async enter(): Promise<MiddlewareOutcome | null> {
+    this.env.trail('CallQueuedHandler::dispatchThroughMiddleware');
+    for (const m of this.all) {
+      const ended = await m.before();
+      if (ended !== null) {
+        await this.unwind(null);
+        return ended;
+      }
+      this.entered.push(m);
+    }
+    return null;
+  }
+
+  /** handle() returned. */
+  async returned(): Promise<void> {
+    await this.unwind(null);
+  }
+
+  /** handle() threw: the outcome of the middleware that took it, or null (it reaches the Worker). */
+  async threw(): Promise<MiddlewareOutcome | null> {
+    return this.unwind('threw');
+  }
+
+  private async unwind(state: 'threw' | null): Promise<MiddlewareOutcome | null> {
+    let taken: MiddlewareOutcome | null = null;
+    let throwing = state === 'threw';
+    for (const m of this.entered.reverse()) {
+      if (throwing) {
+        taken = await m.threw();
+        if (taken !== null) throwing = false;
+      } else await m.returned();
+    }
+    this.entered = [];
+    return taken;
+  }
 }
 
-/** The middlewares' finally blocks, innermost first: each lock released by its owner. */
-export async function releaseHeld(held: readonly HeldMiddleware[]): Promise<void> {
-  for (const h of [...held].reverse()) await h.lock.release();
+function running(spec: JobMiddlewareSpec, env: MiddlewareEnv): RunningMiddleware {
+  switch (spec.kind) {
+    case 'without_overlapping':
+      return withoutOverlapping(spec, env);
+    case 'rate_limited':
+      return spec.redis ? rateLimitedWithRedis(spec, env) : rateLimited(spec, env);
+    case 'throttles_exceptions':
+      return spec.redis ? throttlesExceptionsWithRedis(spec, env) : throttlesExceptions(spec, env);
+  }
+}
+
+/** WithoutOverlapping::handle: `if ($lock->get()) try { $next } finally { $lock->release() }` else release. */
+function withoutOverlapping(spec: WithoutOverlappingSpec, env: MiddlewareEnv): RunningMiddleware {
+  let lock: CacheLock | null = null;
+  const free = async () => {
+    env.trail('WithoutOverlapping::handle → Lock::release');
+    await lock?.release();
+  };
+  return {
+    async before() {
+      const l = env.cache.lock(
+        overlapLockName(env.rules.className, spec.key),
+        spec.expireAfter,
+        `WithoutOverlapping (${env.label})`,
+      );
+      const holder = env.locks.holder(l.key);
+      if (await l.get()) {
+        lock = l;
+        return null;
+      }
+      env.trail('WithoutOverlapping::handle');
+      if (spec.releaseAfter !== null) await env.release(spec.releaseAfter);
+      return {
+        middleware: 'WithoutOverlapping',
+        released: spec.releaseAfter,
+        why: `the lock ${l.key} is held`,
+        holder,
+        key: l.key,
+      };
+    },
+    returned: free,
+    async threw() {
+      await free();
+      return null;
+    },
+  };
+}
+
+/** A limiter the scenario names (the loader checked it exists). */
+function limitsOf(spec: RateLimitedSpec, env: MiddlewareEnv): readonly LimitSpec[] | 'none' {
+  return env.rules.limiters[spec.limiter] ?? 'none';
+}
+
+/** RateLimited::handle on the cache's RateLimiter: each limit's tooManyAttempts, else its hit. */
+function rateLimited(spec: RateLimitedSpec, env: MiddlewareEnv): RunningMiddleware {
+  return {
+    async before() {
+      const limits = limitsOf(spec, env);
+      if (limits === 'none') return null;
+      const limiter = new RateLimiter(env.cache, env.time);
+      for (const limit of limits) {
+        const key = md5(`${spec.limiter}${limit.key}`);
+        if (await limiter.tooManyAttempts(key, limit.maxAttempts)) {
+          env.trail('RateLimited::handle → RateLimiter::tooManyAttempts');
+          const delay = spec.release ? (await limiter.availableIn(key)) + 3 : null;
+          if (delay !== null) await env.release(delay);
+          return {
+            middleware: 'RateLimited',
+            released: delay,
+            why: `limiter ${spec.limiter} allows ${limit.maxAttempts} per ${limit.decayMinutes} min and its window is full`,
+            key: env.cache.keyOf(key),
+          };
+        }
+        await limiter.hit(key, limit.decayMinutes * 60);
+      }
+      return null;
+    },
+    returned: async () => undefined,
+    threw: () => Promise.resolve(null),
+  };
+}
+
+/** DurationLimiter on the default connection: its key has the connection's prefix only. */
+class DurationLimiter {
+  decaysAt = 0;
+  remaining = 0;
+
+  constructor(
+    private readonly env: MiddlewareEnv,
+    readonly name: string,
+    private readonly maxLocks: number,
+    private readonly decay: number,
+  ) {}
+
+  private args(): Array<string | number> {
+    // microtime(true), PHP's float to string (precision 14): the virtual instant, to the millisecond.
+    return [String(this.env.instant()), this.env.time(), this.decay, this.maxLocks];
+  }
+
+  async acquire(): Promise<boolean> {
+    const port = await this.env.redis();
+    const r = (await port.eval(durationLimiter, [this.env.connectionPrefix + this.name], this.args())) as unknown[];
+    this.decaysAt = Number(r[1]);
+    this.remaining = Math.max(0, Number(r[2]));
+    return r[0] !== null && r[0] !== undefined && Number(r[0]) !== 0;
+  }
+
+  async tooManyAttempts(): Promise<boolean> {
+    const port = await this.env.redis();
+    const r = (await port.eval(tooManyAttempts, [this.env.connectionPrefix + this.name], this.args())) as unknown[];
+    this.decaysAt = Number(r[0]);
+    this.remaining = Number(r[1]);
+    return this.remaining <= 0;
+  }
+
+  async clear(): Promise<void> {
+    await (await this.env.redis()).del(this.env.connectionPrefix + this.name);
+  }
+}
+
+/** RateLimitedWithRedis::handle: each limit's DurationLimiter::acquire (a refused one counts too). */
+function rateLimitedWithRedis(spec: RateLimitedSpec, env: MiddlewareEnv): RunningMiddleware {
+  return {
+    async before() {
+      const limits = limitsOf(spec, env);
+      if (limits === 'none') return null;
+      for (const limit of limits) {
+        const key = md5(`${spec.limiter}${limit.key}`);
+        const limiter = new DurationLimiter(env, key, limit.maxAttempts, limit.decayMinutes * 60);
+        if (!(await limiter.acquire())) {
+          env.trail('RateLimitedWithRedis::handle → DurationLimiter::acquire');
+          const delay = spec.release ? limiter.decaysAt - env.time() + 3 : null;
+          if (delay !== null) await env.release(delay);
+          return {
+            middleware: 'RateLimitedWithRedis',
+            released: delay,
+            why: `limiter ${spec.limiter} allows ${limit.maxAttempts} per ${limit.decayMinutes} min and its window (until ${limiter.decaysAt}) is full`,
+            key: env.connectionPrefix + key,
+          };
+        }
+      }
+      return null;
+    },
+    returned: async () => undefined,
+    threw: () => Promise.resolve(null),
+  };
+}
+
+/** ThrottlesExceptions::getKey: by(), byJob() (the uuid), else md5 of the class. */
+function throttleKey(spec: ThrottlesExceptionsSpec, env: MiddlewareEnv): string {
+  const prefix = 'laravel_throttles_exceptions:';
+  if (spec.key) return prefix + spec.key;
+  if (spec.byJob) return prefix + (env.uuid ?? '');
+  return prefix + md5(env.rules.className);
+}
+
+/** ThrottlesExceptions::handle on the cache's RateLimiter: a circuit breaker over handle()'s exceptions. */
+function throttlesExceptions(spec: ThrottlesExceptionsSpec, env: MiddlewareEnv): RunningMiddleware {
+  const key = throttleKey(spec, env);
+  const limiter = new RateLimiter(env.cache, env.time);
+  return {
+    async before() {
+      if (!(await limiter.tooManyAttempts(key, spec.maxAttempts))) return null;
+      env.trail('ThrottlesExceptions::handle → RateLimiter::tooManyAttempts');
+      const delay = (await limiter.availableIn(key)) + 3;
+      await env.release(delay);
+      return {
+        middleware: 'ThrottlesExceptions',
+        released: delay,
+        why: `${spec.maxAttempts} exceptions within ${spec.decayMinutes} min opened the circuit`,
+        key: env.cache.keyOf(key),
+      };
+    },
+    async returned() {
+      env.trail('ThrottlesExceptions::handle → RateLimiter::clear');
+      await limiter.clear(key);
+    },
+    async threw() {
+      env.trail('ThrottlesExceptions::handle → RateLimiter::hit');
+      await limiter.hit(key, spec.decayMinutes * 60);
+      const delay = spec.backoffMinutes * 60;
+      await env.release(delay);
+      return {
+        middleware: 'ThrottlesExceptions',
+        released: delay,
+        why: `the exception counts towards ${spec.maxAttempts} within ${spec.decayMinutes} min`,
+        key: env.cache.keyOf(key),
+      };
+    },
+  };
+}
+
+/** ThrottlesExceptionsWithRedis::handle: the same over DurationLimiter on the default connection. */
+function throttlesExceptionsWithRedis(spec: ThrottlesExceptionsSpec, env: MiddlewareEnv): RunningMiddleware {
+  const limiter = new DurationLimiter(env, throttleKey(spec, env), spec.maxAttempts, spec.decayMinutes * 60);
+  return {
+    async before() {
+      if (!(await limiter.tooManyAttempts())) return null;
+      env.trail('ThrottlesExceptionsWithRedis::handle → DurationLimiter::tooManyAttempts');
+      // decaysAt - currentTime(), without ThrottlesExceptions' + 3.
+      const delay = limiter.decaysAt - env.time();
+      await env.release(delay);
+      return {
+        middleware: 'ThrottlesExceptionsWithRedis',
+        released: delay,
+        why: `${spec.maxAttempts} exceptions within ${spec.decayMinutes} min opened the circuit`,
+        key: env.connectionPrefix + limiter.name,
+      };
+    },
+    async returned() {
+      env.trail('ThrottlesExceptionsWithRedis::handle → DurationLimiter::clear');
+      await limiter.clear();
+    },
+    async threw() {
+      env.trail('ThrottlesExceptionsWithRedis::handle → DurationLimiter::acquire');
+      await limiter.acquire();
+      const delay = spec.backoffMinutes * 60;
+      await env.release(delay);
+      return {
+        middleware: 'ThrottlesExceptionsWithRedis',
+        released: delay,
+        why: `the exception counts towards ${spec.maxAttempts} within ${spec.decayMinutes} min`,
+        key: env.connectionPrefix + limiter.name,
+      };
+    },
+  };
 }

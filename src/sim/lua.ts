@@ -4,7 +4,7 @@
 /** The queue's scripts (Illuminate\Queue\LuaScripts), which every profile decides. */
 export type ScriptName = 'pop' | 'release' | 'migrateExpiredJobs' | 'size' | 'push' | 'clear' | 'later';
 /** The cache store's (Illuminate\Cache\LuaScripts): cache-scripts.ts. */
-export type CacheScriptName = 'releaseLock';
+export type CacheScriptName = 'releaseLock' | 'add' | 'durationLimiter' | 'tooManyAttempts';
 
 export interface LuaScript {
   name: ScriptName;

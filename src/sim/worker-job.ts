@@ -12,9 +12,9 @@ import type { WorkerState } from './state.ts';
 import type { AttemptBehaviour, WorkerEnv, WorkerOptions } from './worker-input.ts';
 import { attemptBehaviour, backoffOption } from './worker-input.ts';
 import * as narration from './worker-narration.ts';
-import type { Cache } from './cache.ts';
-import type { HeldMiddleware, JobClassRules, Refused } from './job-middleware.ts';
-import { releaseHeld, throughMiddleware } from './job-middleware.ts';
+import type { Cache, ProcessRedis } from './cache.ts';
+import type { JobClassRules, MiddlewareOutcome } from './job-middleware.ts';
+import { MiddlewarePipeline } from './job-middleware.ts';
 
 /** A PHP exception in flight (thrown by the job or by the worker's own checks). */
 class Thrown extends Error {
@@ -52,6 +52,8 @@ export abstract class JobHandling {
   private chainNote: string | null = null;
   /** The running process's cache (Worker::setCache); null: no process. */
   protected cache: Cache | null = null;
+  /** The running process's Redis connections (null: no process). */
+  protected redis: ProcessRedis | null = null;
 
   constructor(
     /** queue:work's options; a restart with other options (a stop entry's `restart`) replaces them. */
@@ -100,15 +102,11 @@ export abstract class JobHandling {
       const rules = this.rulesOf(job);
       if (rules.unique !== null || rules.middleware.length > 0) this.trail('Job::fire → CallQueuedHandler::call');
       if (rules.unique?.untilProcessing === true) await this.ensureUniqueJobLockIsReleased(rules);
-      let held: HeldMiddleware[] = [];
-      if (rules.middleware.length > 0 && this.cache !== null) {
-        this.trail('CallQueuedHandler::dispatchThroughMiddleware');
-        const through = await throughMiddleware(this.cache, rules, label);
-        if (through.refused !== null) {
-          await this.refusedByMiddleware(ctx, job, rules, through.refused);
-          return 'done';
-        }
-        held = through.held;
+      const pipeline = this.pipelineFor(ctx, job, rules);
+      const ended = pipeline === null ? null : await pipeline.enter();
+      if (ended !== null) {
+        await this.endedByMiddleware(ctx, job, rules, ended);
+        return 'done';
       }
       // The job's handle() runs for its virtual duration.
       const attempt = job.attempts();
@@ -147,7 +145,7 @@ export abstract class JobHandling {
         await ctx.sleep(behaviour.run);
       }
       this.env.registry.attemptEnded(job.getJobId());
-      await this.finishAttempt(ctx, job, behaviour, { held, rules });
+      await this.finishAttempt(ctx, job, behaviour, { pipeline, rules });
     } catch (e) {
       if (!(e instanceof Thrown)) throw e;
       await this.handleJobException(ctx, job, e);
@@ -165,27 +163,27 @@ export abstract class JobHandling {
     ctx: ActorContext,
     job: RedisJob,
     b: AttemptBehaviour,
-    mw: { held: readonly HeldMiddleware[]; rules: JobClassRules },
+    mw: { pipeline: MiddlewarePipeline | null; rules: JobClassRules },
   ): Promise<void> {
     const label = this.label(job);
     this.state.status = { kind: 'done', job: label };
     const afterHandle = async () => {
-      if (mw.held.length > 0) {
-        this.trail('WithoutOverlapping::handle → Lock::release');
-        await releaseHeld(mw.held);
-      }
+      await mw.pipeline?.returned();
       if (!job.released && mw.rules.unique?.untilProcessing === false)
         await this.ensureUniqueJobLockIsReleased(mw.rules);
     };
     switch (b.outcome) {
       case 'throw': {
-        // The exception passes through the middleware's finally; CallQueuedHandler::call goes no further.
-        if (mw.held.length > 0) {
-          this.trail('WithoutOverlapping::handle → Lock::release');
-          await releaseHeld(mw.held);
-        }
         // `throw new X($message)` in handle(); Worker::process catches it (5.x: an Error wrapped).
         const thrown = exception(b.message ?? '', b.exception ?? DEFAULT_EXCEPTION);
+        // It passes through the middleware (a lock's finally); one may take it upon itself
+        // (ThrottlesExceptions releases the job): CallQueuedHandler::call then goes on as after a
+        // return, and the Worker sees none.
+        const taken = (await mw.pipeline?.threw()) ?? null;
+        if (taken !== null) {
+          await this.tookException(ctx, job, mw.rules, taken, thrown);
+          return;
+        }
         throw new Thrown(caughtByWorker(thrown, this.env.profile.worker.caughtError), thrown);
       }
       case 'release': {
@@ -468,32 +466,49 @@ export abstract class JobHandling {
     await this.cache.lock(name, 0, 'forceRelease').forceRelease();
   }
 
+  /** The job's middleware pipeline in this process (null: none, or no cache to run it on). */
+  private pipelineFor(ctx: ActorContext, job: RedisJob, rules: JobClassRules): MiddlewarePipeline | null {
+    const cache = this.cache;
+    const redis = this.redis;
+    if (rules.middleware.length === 0 || cache === null || redis === null) return null;
+    return new MiddlewarePipeline({
+      cache,
+      redis: () => redis.connection('default'),
+      connectionPrefix: this.config.prefix,
+      time: () => ctx.time(),
+      instant: () => ctx.instant(),
+      rules,
+      uuid: job.uuid(),
+      label: this.label(job),
+      locks: this.env.locks,
+      release: async (delay) => {
+        this.trail('InteractsWithQueue::release → RedisJob::release');
+        await job.release(delay);
+      },
+      trail: (m) => this.trail(m),
+    });
+  }
+
   /**
-   * WithoutOverlapping::handle when another holds the lock: the job is released (releaseAfter) and
-   * its attempt spent without handle(); with dontRelease() CallQueuedHandler::call goes on as after
-   * a handle() that returned: the unique lock, the chain's next job, the delete.
+   * A middleware ended the job before handle(): it released it (its attempt spent without
+   * handle()), or returned without $next (dontRelease), and CallQueuedHandler::call goes on as
+   * after a handle() that returned: the unique lock, the chain's next job, the delete.
    */
-  private async refusedByMiddleware(
+  private async endedByMiddleware(
     ctx: ActorContext,
     job: RedisJob,
     rules: JobClassRules,
-    refused: Refused,
+    ended: MiddlewareOutcome,
   ): Promise<void> {
     const label = this.label(job);
-    const holder = this.env.locks.holder(refused.lock.key);
     this.state.status = { kind: 'done', job: label };
-    const releaseAfter = refused.spec.releaseAfter;
-    if (releaseAfter !== null) {
-      this.trail('WithoutOverlapping::handle → InteractsWithQueue::release → RedisJob::release');
-      await job.release(releaseAfter);
+    if (ended.released !== null) {
       this.noteChain(job, narration.chainWaits);
       this.describe(
         ctx,
-        narration.releasedByOverlap(this.setup, {
+        narration.releasedByMiddleware(this.setup, {
           label,
-          key: refused.lock.key,
-          holder,
-          delay: releaseAfter,
+          ended,
           now: ctx.time(),
           attempts: job.attempts(),
           maxTries: job.maxTries() ?? this.spec.tries,
@@ -502,13 +517,35 @@ export abstract class JobHandling {
       );
       return;
     }
-    this.trail('WithoutOverlapping::handle');
     if (rules.unique?.untilProcessing === false) await this.ensureUniqueJobLockIsReleased(rules);
     const next = await this.ensureNextJobInChainIsDispatched(ctx, job);
     this.trail('CallQueuedHandler::call → RedisJob::delete');
     const removed = await job.delete();
     this.settle(job, 'deleted');
-    this.describe(ctx, narration.droppedByOverlap({ label, key: refused.lock.key, holder, removed, next }));
+    this.describe(ctx, narration.droppedByMiddleware(this.setup, { label, ended, removed, next }));
+  }
+
+  /** handle() threw and a middleware took it: released, the Worker sees a return. */
+  private async tookException(
+    ctx: ActorContext,
+    job: RedisJob,
+    rules: JobClassRules,
+    taken: MiddlewareOutcome,
+    thrown: JobException,
+  ): Promise<void> {
+    void rules;
+    this.noteChain(job, narration.chainWaits);
+    this.describe(
+      ctx,
+      narration.exceptionTakenByMiddleware(this.setup, {
+        label: this.label(job),
+        thrown,
+        taken,
+        now: ctx.time(),
+        attempts: job.attempts(),
+        maxTries: job.maxTries() ?? this.spec.tries,
+      }),
+    );
   }
 
   /** The job instance's outcome, unless it already has one. */

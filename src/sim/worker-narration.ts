@@ -4,6 +4,7 @@ import type { JobException } from './exceptions.ts';
 import { formatSeconds, later, relativeTime, secondsBetween } from './clock.ts';
 import { shortClass } from './exceptions.ts';
 import type { LockHolder } from './cache.ts';
+import type { MiddlewareOutcome } from './job-middleware.ts';
 import type { WorkerRules } from './profiles/types.ts';
 import type { JobRegistry } from './registry.ts';
 import type { ExitReason } from './worker-input.ts';
@@ -468,23 +469,29 @@ export function holderText(s: Setup, h: LockHolder | null): string {
   return `${h.actor}, for ${h.what}, since ${rel(s, h.since)} (${until})`;
 }
 
+/** What a middleware saw, as a step says it: the lock and who holds it, or the limiter. */
+function middlewareWhy(s: Setup, e: MiddlewareOutcome): string {
+  if (e.holder === undefined) return e.why;
+  return `${e.why} by ${holderText(s, e.holder)}`;
+}
+
 /**
- * WithoutOverlapping refused the job the lock and released it (Queue/Middleware/WithoutOverlapping.php@v8.83.29:63-78):
- * handle() did not run, but the pop counted an attempt.
+ * A middleware released the job before handle() (WithoutOverlapping refused the lock, a rate
+ * limiter's window is full, ThrottlesExceptions' circuit is open): the pop counted an attempt that
+ * handle() never had.
  */
-export function releasedByOverlap(
+export function releasedByMiddleware(
   s: Setup,
   d: {
     label: string;
-    key: string;
-    holder: LockHolder | null;
-    delay: number;
+    ended: MiddlewareOutcome;
     now: number;
     attempts: number;
     maxTries: number;
     retryUntil: number | null;
   },
 ): Narration {
+  const delay = d.ended.released ?? 0;
   const spent =
     d.retryUntil !== null
       ? `this was attempt ${d.attempts}; retryUntil (${rel(s, d.retryUntil)}) decides when it fails, not --tries`
@@ -493,23 +500,33 @@ export function releasedByOverlap(
         : `this release counts as attempt ${d.attempts} of ${d.maxTries || 'unlimited'}`;
   return {
     kind: 'release',
-    title: `${d.label} released by WithoutOverlapping for ${d.delay}s: the lock is held; handle() did not run, ${spent}`,
-    explain: `WithoutOverlapping::handle asked for ${d.key} (SET … NX), which ${holderText(s, d.holder)} holds, so it released the reserved copy (releaseAfter ${d.delay}s, due at ${rel(s, d.now + d.delay)}) without calling $next: no exception reaches the Worker, and the attempt the pop counted is spent. Give the job retryUntil() or more $tries, or a releaseAfter, when overlaps are expected.`,
+    title: `${d.label} released by ${d.ended.middleware} for ${delay}s; handle() did not run, ${spent}`,
+    explain: `${d.ended.middleware}::handle released the reserved copy (due at ${rel(s, d.now + delay)}) without calling $next: ${middlewareWhy(s, d.ended)}. No exception reaches the Worker, and the attempt the pop counted is spent. Jobs meant to wait this way usually have retryUntil() or a generous $tries.`,
   };
 }
 
-/** WithoutOverlapping with dontRelease(): the refused job is deleted unrun (CallQueuedHandler::call goes on). */
-export function droppedByOverlap(d: {
-  label: string;
-  key: string;
-  holder: LockHolder | null;
-  removed: number;
-  next: ChainPush | null;
-}): Narration {
+/** A middleware returned without $next and without a release (->dontRelease()): the job is deleted unrun. */
+export function droppedByMiddleware(
+  s: Setup,
+  d: { label: string; ended: MiddlewareOutcome; removed: number; next: ChainPush | null },
+): Narration {
   return {
     kind: 'delete',
-    title: `${d.label} dropped by WithoutOverlapping (dontRelease): the lock is held; handle() did not run, ZREM removed ${d.removed}${d.next === null ? '' : `; then ${chainPushText(d.next)}`}`,
-    explain: `With dontRelease() the middleware returns without calling $next; CallQueuedHandler::call then treats the job as done and deletes it. ${d.key} was held by ${d.holder === null ? 'another process' : d.holder.actor}. Nothing is logged to failed_jobs.`,
+    title: `${d.label} dropped by ${d.ended.middleware} (dontRelease); handle() did not run, ZREM removed ${d.removed}${d.next === null ? '' : `; then ${chainPushText(d.next)}`}`,
+    explain: `${middlewareWhy(s, d.ended)}, and with dontRelease() the middleware returns without calling $next; CallQueuedHandler::call then treats the job as done and deletes it. Nothing is logged to failed_jobs.`,
+  };
+}
+
+/** ThrottlesExceptions caught what handle() threw, counted it and released the job: the Worker sees a return. */
+export function exceptionTakenByMiddleware(
+  s: Setup,
+  d: { label: string; thrown: JobException; taken: MiddlewareOutcome; now: number; attempts: number; maxTries: number },
+): Narration {
+  const delay = d.taken.released ?? 0;
+  return {
+    kind: 'release',
+    title: `${d.label} throws ${thrownText(d.thrown)}: ${d.taken.middleware} counts it and releases the job for ${delay}s (attempt ${d.attempts} of ${d.maxTries || 'unlimited'})`,
+    explain: `${d.taken.middleware} catches every exception of handle(): ${d.taken.why} (${d.taken.key}); it releases the job itself, so the Worker sees no exception: no report, no maxExceptions count, no failed(). The attempt is spent all the same.`,
   };
 }
 

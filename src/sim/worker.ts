@@ -43,8 +43,6 @@ export class WorkerModel extends JobHandling {
   });
   /** The running process's connection to the queue (null: no process). */
   private port: RedisPort | null = null;
-  /** The running process's Redis connections, the queue's and the cache's (null: no process). */
-  private redis: ProcessRedis | null = null;
   /** How the BLPOP of the last getNextJob ended (null: none blocked): the step after it says so. */
   private woke: Wake | null = null;
   /** The BLPOP the worker waits in (null: none), so a snapshot can tell once a push answered it. */

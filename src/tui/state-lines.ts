@@ -375,6 +375,13 @@ function cacheLines(cache: readonly CacheKeyState[], ctx: StateContext, density:
         actorSeg(c.lock.actor),
         seg(` (${terminalSafe(c.lock.what)}) since ${relTime(c.lock.since, ctx.start)}, ${until}`, 'dim'),
       ]);
+    } else if (c.fields !== undefined) {
+      const f = c.fields;
+      out.push([
+        seg(`  window ${name} `, 'payload'),
+        seg(`count ${f.count ?? '?'} until ${relTime(Number(f.end), ctx.start)}`),
+        seg(`, ${until} (db ${c.db})`, 'dim'),
+      ]);
     } else if (name === 'illuminate:queue:restart') {
       out.push([seg('  restart signal ', 'warn'), seg(terminalSafe(c.value)), seg(` (db ${c.db})`, 'dim')]);
     } else {

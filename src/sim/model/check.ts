@@ -14,6 +14,7 @@ import { describeEntry, describeOrigin, describePayload, describeReply, jobs, Mo
 import { by, popReserved, popTaken, runScript } from './scripts.ts';
 import type { StringEntry } from './strings.ts';
 import { StringKeys } from './strings.ts';
+import { runCacheScript } from './cache-scripts.ts';
 
 export interface ModelCheckEnv extends Describer {
   /** The exact virtual instant now (when an entry was pushed, for messages). */
@@ -112,6 +113,11 @@ export class ModelCheck {
   }
 }
 
+const CACHE_SCRIPT_NAMES = new Set<string>(['releaseLock', 'add', 'durationLimiter', 'tooManyAttempts']);
+function isCacheScript(s: AnyScript): s is CacheScript {
+  return CACHE_SCRIPT_NAMES.has(s.name);
+}
+
 /** A reply compared with the model's: null, an integer, or an array of strings. */
 function sameReply(expected: unknown, actual: unknown): boolean {
   if (!Array.isArray(expected)) return expected === actual;
@@ -151,7 +157,7 @@ class CheckedPort implements RedisPort {
 
   async eval(script: AnyScript, keys: string[], args: Array<string | number>): Promise<unknown> {
     this.check.throwIfFailed();
-    if (script.name === 'releaseLock') return this.releaseLock(script as CacheScript, keys, args);
+    if (isCacheScript(script)) return this.cacheScript(script, keys, args);
     const argv = args.map(String);
     if (script.name === 'pop') return this.pop(script as LuaScript, keys, argv, args);
     const expected = runScript(this.ks, script as LuaScript, keys, argv, this.origin());
@@ -262,8 +268,8 @@ class CheckedPort implements RedisPort {
   // of their own, the inner port's promise is theirs.
   evalIgnoringReply(script: AnyScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void> {
     if (this.check.failed !== null) return Promise.reject(this.check.failed);
-    if (script.name === 'releaseLock') throw new Error('the lock release is a reply Laravel reads');
-    const expected = runScript(this.ks, script, keys, args.map(String), this.origin());
+    if (isCacheScript(script)) throw new Error(`${script.method}'s reply is one Laravel reads`);
+    const expected = runScript(this.ks, script as LuaScript, keys, args.map(String), this.origin());
     this.ks.endCommand();
     const check = (reply: unknown) => {
       onReply?.(reply);
@@ -468,21 +474,23 @@ class CheckedPort implements RedisPort {
     return reply;
   }
 
-  /** LuaScripts::releaseLock: del while the owner still holds it (1), else 0. */
-  private async releaseLock(script: CacheScript, keys: string[], args: Array<string | number>): Promise<unknown> {
-    const [key] = keys as [string];
-    const owner = String(args[0]);
-    const held = this.strings.get(key, this.now()) === owner;
-    if (held) this.strings.del(key, this.now());
-    const expected = held ? 1 : 0;
+  /** A cache store's script (a lock's release, RedisStore::add, DurationLimiter's): its reply against the model's. */
+  private async cacheScript(script: CacheScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    const key = keys[0]!;
+    const before = this.strings.entry(key, this.now());
+    const expected = runCacheScript(this.strings, script, keys, args.map(String), by(this.origin(), script.name));
     const reply = await this.inner.eval(script, keys, args);
-    if (reply !== expected)
-      this.cacheMismatch(
-        `EVAL ‹releaseLock› 1 ${key} ${owner}`,
-        key,
-        held ? 'the lock was gone before its owner released it' : 'the lock was held by this owner after all',
-        reply,
+    if (!sameReply(expected, reply)) {
+      const d = this.check.env;
+      this.mismatch(
+        `${this.actor}'s ${script.name} (EVAL ‹${script.name}› 1 ${key} ${args.join(' ')})`,
+        before === undefined
+          ? `${key} should not exist, so it replies ${describeReply(d, expected)}`
+          : `${key} should hold ${before.hash ? 'its window' : JSON.stringify(before.value)} (${describeOrigin(d, before.origin)}), so it replies ${describeReply(d, expected)}`,
+        describeReply(d, reply),
+        'another client on this server changed the key',
       );
+    }
     return reply;
   }
 

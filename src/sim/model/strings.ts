@@ -9,7 +9,10 @@ export interface StringEntry {
   /** The logical db and the key as sent. */
   db: number;
   key: string;
+  /** A string's value ('' for a hash). */
   value: string;
+  /** A hash's fields (DurationLimiter's window); absent for a string. */
+  hash?: Map<string, string>;
   /** Integer milliseconds of the virtual instant it expires at; null: never. */
   expiresAtMs: number | null;
   origin: Origin;
@@ -72,6 +75,46 @@ export class StringKeys {
       origin: e?.origin ?? origin,
     });
     return value;
+  }
+
+  exists(key: string, now: number): boolean {
+    return this.entry(key, now) !== undefined;
+  }
+
+  /** HMSET: the fields set (a new hash keeps no expiry until EXPIRE). */
+  hmset(key: string, fields: Array<[string, string]>, origin: Origin): void {
+    const e = this.entry(key, origin.at);
+    const hash = new Map(e?.hash ?? []);
+    for (const [f, v] of fields) hash.set(f, v);
+    this.entries.set(this.id(key), { db: this.db, key, value: '', hash, expiresAtMs: e?.expiresAtMs ?? null, origin });
+  }
+
+  hget(key: string, field: string, now: number): string | null {
+    return this.entry(key, now)?.hash?.get(field) ?? null;
+  }
+
+  hincrby(key: string, field: string, by: number, origin: Origin): number {
+    const value = Number(this.hget(key, field, origin.at) ?? 0) + by;
+    const e = this.entry(key, origin.at);
+    const hash = new Map(e?.hash ?? []);
+    hash.set(field, String(value));
+    this.entries.set(this.id(key), {
+      db: this.db,
+      key,
+      value: '',
+      hash,
+      expiresAtMs: e?.expiresAtMs ?? null,
+      origin: e?.origin ?? origin,
+    });
+    return value;
+  }
+
+  /** EXPIRE key seconds, from the virtual instant `at`: 1, or 0 when the key is not there. */
+  expire(key: string, seconds: number, at: number): number {
+    const e = this.entry(key, at);
+    if (e === undefined) return 0;
+    e.expiresAtMs = toMs(at) + seconds * 1000;
+    return 1;
   }
 
   del(key: string, now: number): number {

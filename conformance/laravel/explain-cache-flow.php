@@ -46,6 +46,10 @@ namespace {
         'stores' => ['redis' => ['driver' => 'redis', 'connection' => 'cache', 'lock_connection' => 'default']],
         'prefix' => 'laravel_cache',
     ]);
+    // Application::registerCoreContainerAliases: 'redis' is also the Redis Factory (what
+    // RateLimitedWithRedis and ThrottlesExceptionsWithRedis resolve).
+    $app->alias('redis', \Illuminate\Contracts\Redis\Factory::class);
+    $app->alias('redis', \Illuminate\Redis\RedisManager::class);
     // CacheServiceProvider::register().
     $app->singleton('cache', function ($app) {
         return new CacheManager($app);

@@ -5,6 +5,7 @@
 // Every figure keeps the capture lines it rests on. Pure: fed the entries capture.ts reads.
 import type { ProfileName } from '../sim/profiles/index.ts';
 import type { CapturedLine } from './capture.ts';
+import type { CacheCommand } from './cache-store.ts';
 import type { KnownScript, Operation } from './recognise.ts';
 import { profilesSendingAll, recogniseCommand } from './recognise.ts';
 
@@ -26,6 +27,24 @@ export interface Connection {
   other: number;
   firstLine: number;
   lastLine: number;
+  /** Its phpredis SELECT (the db it chose as it connected), when in the capture. */
+  selectLine?: number;
+  /**
+   * A cache connection (one that sends the cache store's commands and no queue command) read as a
+   * worker's: the worker connection whose commands its own follow (a worker checks the restart
+   * signal, counts an exception, right after its own queue commands), with those lines.
+   */
+  cacheOf?: { client: string; lines: number[] };
+}
+
+/** How the cache store shows in the capture (explain/cache-store.ts). */
+export interface CacheConfiguration {
+  /** What stands before Laravel's names in the cache's keys: the connection's prefix and the cache's. */
+  prefixes: Array<Evidence<string>>;
+  /** The dbs of the cache store's own commands (the restart signal, maxExceptions, RateLimiter). */
+  dbs: Array<Evidence<number>>;
+  /** Which connection carries the queue's locks: `queue` (the queue's own TCP connection), `cache`, or `other`. */
+  locks: Array<Evidence<{ on: 'queue' | 'cache' | 'other'; db: number }>>;
 }
 
 export interface CaptureConfiguration {
@@ -46,6 +65,7 @@ export interface CaptureConfiguration {
   clockApart: Array<Evidence<number>>;
   blockFor: Array<Evidence<number>>;
   connections: Connection[];
+  cache: CacheConfiguration;
   /** How many MONITOR lines (commands, those scripts ran included). */
   commands: number;
   /** First and last MONITOR time ("1489802272.491060"), or null for an empty capture. */
@@ -112,6 +132,17 @@ export class ConfigurationReader {
   private commands = 0;
   /** Each connection's `now` from the migrate script it sent last, until its next other command. */
   private readonly pollNow = new Map<string, number>();
+  private readonly cachePrefixes = new Tally<string>(16);
+  private readonly cacheDbs = new Tally<number>(16);
+  /** Lock commands: by connection, their db and lines (a connection's role is known at the end). */
+  private readonly lockLines = new Map<string, { db: number; lines: number[] }>();
+  /** Per cache-sending connection: the connections whose command came right before each of its own (votes). */
+  private readonly votes = new Map<string, Map<string, number[]>>();
+  /** The last line of another connection than the one before it (lua aside): who spoke before. */
+  private last: { client: string; lineNo: number } | undefined;
+  private before: { client: string; lineNo: number } | undefined;
+  /** A cache connection's first command, waiting for the next connection to start (a worker connects its queue's after). */
+  private firstCache: { client: string; lineNo: number } | undefined;
 
   add({ lineNo, line }: CapturedLine): void {
     this.commands++;
@@ -125,12 +156,27 @@ export class ConfigurationReader {
       this.connections.set(line.client, c);
     }
     c.lastLine = lineNo;
+    if (this.last?.client !== line.client) {
+      this.before = this.last;
+      // The connection that starts right after a cache connection's first command: its worker's queue connection.
+      if (this.firstCache !== undefined && r?.op === 'select' && this.firstCache.client !== line.client)
+        this.vote(this.firstCache.client, line.client, this.firstCache.lineNo);
+      this.firstCache = undefined;
+    }
+    this.last = { client: line.client, lineNo };
     if (r === undefined) {
       c.other++;
       return;
     }
     c.operations[r.op] = (c.operations[r.op] ?? 0) + 1;
-    if (r.op === 'select') return;
+    if (r.op === 'select') {
+      c.selectLine ??= lineNo;
+      return;
+    }
+    if (r.cache !== undefined) {
+      this.cacheCommand(r.cache, line.client, line.db, lineNo, c);
+      return;
+    }
     this.dbs.add(line.db, lineNo);
     if (r.key !== undefined) {
       this.prefixes.add(r.key.prefix, lineNo);
@@ -171,8 +217,81 @@ export class ConfigurationReader {
     }
   }
 
+  private cacheCommand(cache: CacheCommand, client: string, db: number, lineNo: number, c: Connection): void {
+    const { action, key } = cache;
+    // A DurationLimiter's keys (its EVALs, and DurationLimiter::clear's DEL) carry the connection's prefix only.
+    if (key.kind !== 'limiter' && !action.startsWith('duration') && action !== 'limiter-clear')
+      this.cachePrefixes.add(key.prefix, lineNo);
+    if (action.startsWith('lock')) {
+      let locks = this.lockLines.get(client);
+      if (locks === undefined && this.lockLines.size < 4096) this.lockLines.set(client, (locks = { db, lines: [] }));
+      if (locks !== undefined && locks.lines.length < CITED) locks.lines.push(lineNo);
+      return;
+    }
+    // The cache store's own connection: the restart signal, maxExceptions, the cache RateLimiter.
+    if (!action.startsWith('duration') && action !== 'limiter-clear') this.cacheDbs.add(db, lineNo);
+    if (action === 'restart-write') return; // queue:restart's own process
+    if ((c.operations.cache ?? 0) === 1) this.firstCache = { client, lineNo };
+    if (this.before !== undefined && this.last?.client === client && this.before.lineNo < lineNo)
+      this.vote(client, this.before.client, lineNo);
+  }
+
+  private vote(cacheClient: string, other: string, lineNo: number): void {
+    let byOther = this.votes.get(cacheClient);
+    if (byOther === undefined) {
+      if (this.votes.size >= 4096) return;
+      this.votes.set(cacheClient, (byOther = new Map()));
+    }
+    const lines = byOther.get(other);
+    if (lines === undefined) {
+      if (byOther.size < 16) byOther.set(other, [lineNo]);
+    } else lines.push(lineNo);
+  }
+
+  /** Each cache connection's worker: the worker connection most of its commands follow. */
+  private pairCacheConnections(): void {
+    for (const [client, byOther] of this.votes) {
+      const c = this.connections.get(client);
+      if (c === undefined || c.role !== 'other') continue;
+      let best: { client: string; lines: number[] } | undefined;
+      let tie = false;
+      for (const [other, lines] of byOther) {
+        if (this.connections.get(other)?.role !== 'worker') continue;
+        if (best === undefined || lines.length > best.lines.length) [best, tie] = [{ client: other, lines }, false];
+        else if (lines.length === best.lines.length) tie = true;
+      }
+      if (best !== undefined && !tie) c.cacheOf = { client: best.client, lines: best.lines.slice(0, CITED) };
+    }
+  }
+
+  private cacheResult(): CacheConfiguration {
+    const locks = new Tally<{ on: 'queue' | 'cache' | 'other'; db: number }>();
+    const kinds = new Map<string, { on: 'queue' | 'cache' | 'other'; db: number }>();
+    for (const [client, { db, lines }] of this.lockLines) {
+      const c = this.connections.get(client);
+      const on =
+        c === undefined
+          ? 'other'
+          : c.role !== 'other'
+            ? 'queue'
+            : c.cacheOf !== undefined || (c.operations.cache ?? 0) > lines.length
+              ? 'cache'
+              : 'other';
+      const id = `${on}:${db}`;
+      let kind = kinds.get(id);
+      if (kind === undefined) kinds.set(id, (kind = { on, db }));
+      for (const l of lines) locks.add(kind, l);
+    }
+    return {
+      prefixes: this.cachePrefixes.list(),
+      dbs: this.cacheDbs.list(),
+      locks: locks.list().map((e) => ({ value: e.value, lines: e.lines.sort((a, b) => a - b) })),
+    };
+  }
+
   result(): CaptureConfiguration {
     for (const c of this.connections.values()) c.role = roleOf(c.operations, c.client);
+    this.pairCacheConnections();
     return {
       profiles: profilesSendingAll(this.scripts.keys()),
       scripts: [...this.scripts].map(([script, cited]) => ({ value: script, lines: cited })),
@@ -183,6 +302,7 @@ export class ConfigurationReader {
       clockApart: this.clockApart.list(),
       blockFor: this.blockFor.list(),
       connections: [...this.connections.values()],
+      cache: this.cacheResult(),
       commands: this.commands,
       span: this.span === null ? null : { ...this.span },
     };

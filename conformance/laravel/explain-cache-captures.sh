@@ -112,6 +112,24 @@ flow_restart-signal() {
   end
 }
 
+# Two queue:restart in the same second around a daemon's start: the worker read the first one's
+# value at its start, the second writes the same value (the time, in whole seconds), so its check
+# after its empty poll reads no change (Worker::queueShouldRestart compares the values) and it
+# stops only by --stop-when-empty.
+top_of_second() {
+  sleep "$(php -r 'printf("%.3f", 1 - fmod(microtime(true), 1));')"
+}
+flow_restart-same-second() {
+  begin restart-same-second
+  top_of_second
+  php_ restart "$PORT"
+  bg work "$PORT" 1; A=$BG
+  sleep 0.25
+  php_ restart "$PORT"
+  wait "$A"
+  end
+}
+
 # $maxExceptions = 2, $tries = 5 (ImportFeed), handle() throws every time: attempt 1's exception is
 # counted in job-exceptions:<uuid> (GET, SETEX 86400 0, INCRBY) and the job released; attempt 2's
 # reaches 2: the counter is deleted and the job failed (Worker::markJobAsFailedIfWillExceedMaxExceptions).
@@ -137,7 +155,7 @@ flow_rate-limited() {
   end
 }
 
-ALL=(overlap-attempts unique-dropped restart-signal max-exceptions rate-limited)
+ALL=(overlap-attempts unique-dropped restart-signal restart-same-second max-exceptions rate-limited)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for f in "$@"; do
   declare -F "flow_$f" >/dev/null || { echo "explain-cache-captures.sh: no flow '$f' (flows: ${ALL[*]})" >&2; exit 2; }

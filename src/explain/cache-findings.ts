@@ -55,6 +55,18 @@ export class CacheFindings {
     return list;
   }
 
+  /** Each worker's last restart check (its cache connection's GET, after each job). */
+  private readonly checked = new Map<string, number>();
+
+  restartCheck(worker: string, line: number): void {
+    if (this.checked.size < KEPT || this.checked.has(worker)) this.checked.set(worker, line);
+  }
+
+  /** Whether `worker` checked the restart signal after `line`: its loop went on past the job it ended there. */
+  checkedRestartAfter(worker: string, line: number): boolean {
+    return (this.checked.get(worker) ?? 0) > line;
+  }
+
   restartRead(e: RestartRead): void {
     this.restarts.push({ e, watch: this.live.watch(e.worker ?? e.actor, e.line) });
   }

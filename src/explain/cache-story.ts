@@ -51,6 +51,7 @@ export class CacheStory {
         return `queue:restart: wrote the restart signal ${args[2] ?? '?'} (Cache::forever ${name})`;
       case 'restart-read': {
         const who = worker ?? actor;
+        if (worker !== undefined) event({ kind: 'restart-check', worker, line: entry.lineNo });
         const reader = this.readers.get(entry.line.client);
         if (reader === undefined) {
           if (this.readers.size < KEPT) this.readers.set(entry.line.client, { start: this.lastWrite, told: false });

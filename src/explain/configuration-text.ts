@@ -3,6 +3,7 @@
 import { utcTime } from '../output/describe.ts';
 import { joinNames } from '../sim/profiles/index.ts';
 import type { CaptureConfiguration } from './configuration.ts';
+import { actorNames } from './grouping.ts';
 import { releasesName, releasesSendingAll } from './recognise.ts';
 
 /** The configuration, one line per figure, each citing its first lines. */
@@ -116,6 +117,7 @@ export function cacheLines(config: CaptureConfiguration): string[] {
     other: 'a connection of its own',
   };
   const paired = config.connections.filter((c) => c.cacheOf !== undefined);
+  const names = actorNames(config);
   return [
     `cache prefix: ${cache.prefixes.length === 0 ? 'not seen' : cache.prefixes.map((p) => `${prefix(p.value)} (${cite(p.lines)})`).join('; ')}`,
     `cache db: ${cache.dbs.length === 0 ? 'not seen' : cache.dbs.map((d) => `${d.value} (${cite(d.lines)}${selects(d.value)})`).join('; ')}`,
@@ -127,7 +129,7 @@ export function cacheLines(config: CaptureConfiguration): string[] {
             .slice(0, 5)
             .map(
               (c) =>
-                `${c.client} is ${c.cacheOf!.client}'s (its commands follow that worker's: ${cite(c.cacheOf!.lines)})`,
+                `${c.client} is ${names.get(c.cacheOf!.client) ?? c.cacheOf!.client}'s (${c.cacheOf!.client}): its commands follow that worker's (${cite(c.cacheOf!.lines)})`,
             )
             .join('; ')}${paired.length > 5 ? `; ${paired.length - 5} more` : ''}`,
         ]),

@@ -70,6 +70,8 @@ export type QueueEvent =
       silentFor?: number;
       heldBy?: string;
     }
+  /** A worker's restart check (Worker::stopIfNecessary, after each job): its loop went on past the job. */
+  | { kind: 'restart-check'; worker: string; line: number }
   /** A worker's restart check that read another value than at its start (explain/cache-story.ts). */
   | {
       kind: 'restart-read';
@@ -311,6 +313,9 @@ export class FindingRules {
         break;
       case 'restart-read':
         this.cache.restartRead(e);
+        break;
+      case 'restart-check':
+        this.cache.restartCheck(e.worker, e.line);
         break;
       case 'reserve': {
         this.cache.reserved(e);
@@ -640,6 +645,8 @@ export class FindingRules {
    */
   private silentAfterDelete({ h, del, watch }: SlowDelete): Finding | undefined {
     if (this.shared.has(del.actor) || watch.next?.what === 'queue') return undefined;
+    // Its restart check after the job: the loop went on (stopIfNecessary), no alarm killed it mid-job.
+    if (this.cache.checkedRestartAfter(del.actor, del.line)) return undefined;
     // Before 5.8.28 the alarm kills the worker and deletes nothing: a delete is never its doing.
     if (this.timeoutFailsJob === false) return undefined;
     const quietFor = this.live.lastT - del.t;

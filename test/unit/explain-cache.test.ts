@@ -1,0 +1,278 @@
+// lqsim explain on real Laravel 8.83 captures with the cache store on Redis
+// (test/fixtures/explain-cache, recorded by conformance/laravel/explain-cache-captures.sh). Each
+// expectation is derived by hand from Laravel's source (research/cache-store.md, cited per test)
+// and the capture's own lines, and checked against Laravel's events recorded beside it: which
+// step says what, the header's cache prefix, db and lock connection, the findings and where a
+// finding must not be made.
+import { describe, expect, it } from 'vitest';
+import type { CapturedLine } from '../../src/explain/capture.ts';
+import { captureEntry, isProblem } from '../../src/explain/capture.ts';
+import { captureConfiguration } from '../../src/explain/configuration.ts';
+import { cacheLines } from '../../src/explain/configuration-text.ts';
+import { captureSettings } from '../../src/explain/settings.ts';
+import type { Finding } from '../../src/explain/findings.ts';
+import { CaptureExplainer } from '../../src/explain/timeline.ts';
+import { captureText, laravelEvents } from '../fixtures/explain/read.ts';
+
+const DIR = new URL('../fixtures/explain-cache/', import.meta.url);
+const CP = 'laravel_database_';
+const SP = 'laravel_cache:';
+
+interface Read {
+  /** Each step by the first capture line it holds (its SELECT aside: the line of its first command). */
+  steps: Map<number, { actor: string; title: string; operations: Array<string | undefined> }>;
+  findings: Finding[];
+  config: ReturnType<typeof captureConfiguration>;
+  lines: string[];
+}
+
+function read(name: string): Read {
+  const text = captureText(name, DIR);
+  const lines = text.split('\n');
+  const captured = lines
+    .map((raw, i) => captureEntry(raw, i + 1))
+    .filter((e): e is CapturedLine => e !== null && !isProblem(e));
+  const config = captureConfiguration(captured);
+  const steps: Read['steps'] = new Map();
+  const explainer = new CaptureExplainer(config, {
+    file: name,
+    onStep: (step, at) => {
+      // The line of the step's first command that is not a SELECT.
+      const first = step.commands.findIndex((c) => c.args[0] !== 'SELECT');
+      steps.set(at.first + Math.max(0, first), {
+        actor: step.actor,
+        title: step.title,
+        operations: step.commands.map((c) => c.operation),
+      });
+    },
+  });
+  for (const e of captured) explainer.add(e);
+  return { steps, findings: explainer.finish().findings, config, lines };
+}
+
+/** The capture's line `n` names this command and key (the line numbers the tests cite are the capture's). */
+function lineIs(r: Read, n: number, command: string, key: string): void {
+  expect(r.lines[n - 1]).toContain(`"${command}" "${key.replace(/\\/g, '\\\\')}"`);
+}
+
+const OVERLAP = `${CP}${SP}laravel-queue-overlap:App\\Jobs\\SyncOrder:order-1`;
+const UNIQUE = `${CP}${SP}laravel_unique_job:App\\Jobs\\UpdateSearchIndex42`;
+const RESTART = `${CP}${SP}illuminate:queue:restart`;
+
+describe('WithoutOverlapping spending attempts (laravel8-overlap-attempts)', () => {
+  // SyncOrder: $tries = 2, WithoutOverlapping('order-1')->expireAfter(30) (research §3.1, §7.1).
+  // worker-1 takes the lock for job 1 (line 17) and holds it for its 3 s handle(); worker-2 pops
+  // job 2 three times: SET NX refused (lines 33, 49), each followed by the queue's release (34,
+  // 50) and no releaseLock; attempt 3 is past $tries: ZREM (65) without any SET (the check comes
+  // before the middleware, Worker::markJobAsFailedIfAlreadyExceedsMaxAttempts).
+  const r = read('overlap-attempts');
+
+  it('the capture is what the story says', () => {
+    for (const n of [17, 33, 49]) lineIs(r, n, 'SET', OVERLAP);
+    expect(r.lines[73]).toContain('"EVAL" "if redis.call(\\"get\\",KEYS[1]) == ARGV[1] then\\n');
+    expect(r.lines[73]).toContain(`"1" "${OVERLAP.replace(/\\/g, '\\\\')}" "bxUQjeArIQTEcAh8"`);
+    expect(r.lines[16]).toContain('"bxUQjeArIQTEcAh8" "EX" "30" "NX"');
+    const failed = laravelEvents('overlap-attempts', DIR).filter((e) => e.event === 'JobFailed');
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({ attempts: 3, exception: 'Illuminate\\Queue\\MaxAttemptsExceededException' });
+    // handle() ran once, for job 1 only.
+    expect(laravelEvents('overlap-attempts', DIR).filter((e) => e.event === 'handle')).toHaveLength(1);
+  });
+
+  it('says each lock taken, refused (held by worker-1) and released, in Laravel’s words', () => {
+    expect(r.steps.get(17)).toMatchObject({
+      actor: 'worker-1',
+      title:
+        'WithoutOverlapping: lock laravel-queue-overlap:App\\Jobs\\SyncOrder:order-1 taken for 30 s (released at line 74): handle() runs',
+      operations: ['cache lock-acquire'],
+    });
+    for (const n of [33, 49])
+      expect(r.steps.get(n)).toMatchObject({
+        actor: 'worker-2',
+        title:
+          'WithoutOverlapping: lock laravel-queue-overlap:App\\Jobs\\SyncOrder:order-1 refused: held by worker-1 (taken at line 17): the job is released without running handle()',
+      });
+    expect(r.steps.get(74)?.title).toBe(
+      'lock laravel-queue-overlap:App\\Jobs\\SyncOrder:order-1 released by its owner (RedisLock::release)',
+    );
+  });
+
+  it('finds the attempts spent by WithoutOverlapping before MaxAttemptsExceeded, certain, in place of a bare max-attempts finding', () => {
+    const spent = r.findings.filter((f) => f.kind === 'attempts-spent-by-middleware');
+    expect(spent).toHaveLength(1);
+    expect(spent[0]).toMatchObject({ certainty: 'certain', alternatives: [] });
+    expect(spent[0]!.lines).toEqual(expect.arrayContaining([33, 34, 49, 50, 65]));
+    expect(spent[0]!.title).toContain('SyncOrder#2 reserved for attempt 3 of 2');
+    expect(spent[0]!.title).toContain('refused on attempts 1, 2 (held by worker-1 (taken at line 17))');
+    expect(spent[0]!.failed).toMatchObject({ line: 65, certainty: 'certain' });
+    expect(r.findings.map((f) => f.kind)).not.toContain('max-attempts-exceeded');
+  });
+
+  it('reads the cache prefix, the cache db and the lock connection off the capture, citing lines', () => {
+    expect(r.config.cache.prefixes).toEqual([{ value: `${CP}${SP}`, lines: [7, 17, 23, 33, 37] }]);
+    expect(r.config.cache.dbs.map((d) => d.value)).toEqual([1]);
+    // Locks on db 0, on the TCP connection of worker-1's and worker-2's queue commands.
+    expect(r.config.cache.locks).toEqual([{ value: { on: 'queue', db: 0 }, lines: [17, 33, 49, 74] }]);
+    const byClient = new Map(r.config.connections.map((c) => [c.client, c]));
+    // worker-1's cache connection :41374 (SELECT 1, line 6), worker-2's :41396 (line 22).
+    expect(byClient.get('127.0.0.1:41374')?.cacheOf?.client).toBe('127.0.0.1:41388');
+    expect(byClient.get('127.0.0.1:41396')?.cacheOf?.client).toBe('127.0.0.1:41404');
+    const text = cacheLines(r.config).join('\n');
+    expect(text).toContain(
+      "cache prefix: laravel_database_laravel_cache: (the connection's laravel_database_, then the cache's laravel_cache:)",
+    );
+    expect(text).toContain(
+      'cache db: 1 (lines 7, 23, 37, 53, 66; SELECT 1 as each cache connection connects: lines 6, 22)',
+    );
+    expect(text).toContain(
+      "lock connection: the queue's own connection, db 0 (lines 17, 33, 49, 74): lock_connection 'default'",
+    );
+    expect(captureSettings(r.config).cache.locks).toEqual([{ value: { on: 'queue', db: 0 }, lines: [17, 33, 49, 74] }]);
+  });
+});
+
+describe('a unique dispatch dropped (laravel8-unique-dropped)', () => {
+  // UpdateSearchIndex: ShouldBeUnique, $uniqueId 42, no $uniqueFor → SETNX (research §4.1).
+  // Request 1: SETNX (3) then the push (4); the second dispatch's SETNX (7) and nothing more from
+  // that connection. The worker force-releases the lock (DEL, 19) after the job succeeds.
+  // Request 2: SETNX (30) then the push (31).
+  const r = read('unique-dropped');
+
+  it('the capture and the events are what the story says', () => {
+    for (const n of [3, 7, 30]) lineIs(r, n, 'SETNX', UNIQUE);
+    lineIs(r, 19, 'DEL', UNIQUE);
+    // Three dispatches, two queued.
+    expect(laravelEvents('unique-dropped', DIR).filter((e) => e.event === 'JobQueued')).toHaveLength(2);
+  });
+
+  it('says the lock taken before each push, refused for the dropped dispatch, force-released after the job', () => {
+    expect(r.steps.get(3)?.title).toBe(
+      'unique lock laravel_unique_job:App\\Jobs\\UpdateSearchIndex42 taken with no expiry: the dispatch pushes the job (line 4)',
+    );
+    expect(r.steps.get(7)?.title).toMatch(
+      /^unique lock laravel_unique_job:App\\Jobs\\UpdateSearchIndex42 refused: held by dispatcher-1 \(taken at line 3\): this dispatch was dropped/,
+    );
+    expect(r.steps.get(19)?.title).toMatch(
+      /^unique lock laravel_unique_job:App\\Jobs\\UpdateSearchIndex42 force-released \(DEL/,
+    );
+    expect(r.steps.get(30)?.title).toContain('taken with no expiry: the dispatch pushes the job (line 31)');
+  });
+
+  it('finds the dropped dispatch (likely: its connection said nothing more), and none for the dispatches that pushed', () => {
+    const dropped = r.findings.filter((f) => f.kind === 'unique-dispatch-dropped');
+    expect(dropped).toHaveLength(1);
+    expect(dropped[0]).toMatchObject({ certainty: 'likely', lines: [7] });
+    expect(dropped[0]!.alternatives.map((a) => a.kind)).toEqual(['capture-ended']);
+    expect(r.findings.filter((f) => f.lines.includes(3) || f.lines.includes(30))).toEqual([]);
+  });
+
+  it("the lock connection is the dispatching request's queue connection", () => {
+    expect(r.config.cache.locks).toEqual([{ value: { on: 'queue', db: 0 }, lines: [3, 7, 19, 30] }]);
+  });
+});
+
+describe('queue:restart read by a worker (laravel8-restart-signal)', () => {
+  // Worker::daemon reads illuminate:queue:restart at its start (7) and after each job (20);
+  // queue:restart SETs it (18) while worker-1 runs its job: worker-1's check after the job reads
+  // the new value and it stops (research §2.1-2.3). worker-2 starts after (22), reads the same
+  // value after its empty poll (30): unchanged, it stops only by --stop-when-empty.
+  const r = read('restart-signal');
+
+  it('the capture and the events are what the story says', () => {
+    for (const n of [7, 20, 22, 30]) lineIs(r, n, 'GET', RESTART);
+    lineIs(r, 18, 'SET', RESTART);
+    const restart = laravelEvents('restart-signal', DIR).find((e) => e.event === 'queue:restart');
+    expect(r.lines[17]).toContain(`"${restart!['illuminate:queue:restart'] as string}"`);
+  });
+
+  it('says each check against the value the worker read at its start', () => {
+    expect(r.steps.get(18)?.title).toBe(
+      'queue:restart: wrote the restart signal 1795646951 (Cache::forever illuminate:queue:restart)',
+    );
+    expect(r.steps.get(7)).toMatchObject({
+      actor: 'worker-1:cache',
+      title: 'worker-1 read the restart signal as it started: what was set before the capture, if anything',
+    });
+    expect(r.steps.get(20)?.title).toBe(
+      'worker-1 read the restart signal: changed to 1795646951 (written at line 18): it stops now, after its job (Worker::stopIfNecessary)',
+    );
+    expect(r.steps.get(22)?.title).toBe(
+      'worker-2 read the restart signal as it started: 1795646951 (written at line 18)',
+    );
+    expect(r.steps.get(30)?.title).toBe('worker-2 read the restart signal: unchanged');
+  });
+
+  it('finds worker-1 read a new restart signal; nothing of worker-2, nor a timeout for the silence the restart explains', () => {
+    expect(r.findings.map((f) => f.kind)).toEqual(['restart-signal-read']);
+    expect(r.findings[0]).toMatchObject({ certainty: 'likely', lines: [18, 20] });
+    expect(r.findings[0]!.title).toMatch(
+      /^worker-1 read a new restart signal \(1795646951, written by queue:restart at line 18/,
+    );
+  });
+});
+
+describe('queue:restart twice in one second (laravel8-restart-same-second)', () => {
+  // queue:restart writes the time in whole seconds (RestartCommand: currentTime()): its SET (3),
+  // the daemon's check at its start (5), another queue:restart in the same second (14) writes the
+  // same value, so the check after the empty poll (15) reads no change: queueShouldRestart
+  // compares values (`!=`), and the worker stops only by --stop-when-empty.
+  const r = read('restart-same-second');
+
+  it('the capture is what the story says', () => {
+    for (const n of [3, 14]) expect(r.lines[n - 1]).toContain(`"SET" "${RESTART}" "1795647609"`);
+    for (const n of [5, 15]) lineIs(r, n, 'GET', RESTART);
+  });
+
+  it('reads the check as unchanged and finds nothing', () => {
+    expect(r.steps.get(5)?.title).toBe(
+      'worker-1 read the restart signal as it started: 1795647609 (written at line 3)',
+    );
+    expect(r.steps.get(15)?.title).toBe('worker-1 read the restart signal: unchanged');
+    expect(r.findings.filter((f) => f.kind === 'restart-signal-read')).toEqual([]);
+  });
+});
+
+describe('maxExceptions and the rate limiters (laravel8-max-exceptions, laravel8-rate-limited)', () => {
+  it('words each maxExceptions command with the job of the uuid (research §2.4)', () => {
+    const r = read('max-exceptions');
+    // ImportFeed: $maxExceptions 2. Attempt 1: GET (17), SETEX 86400 0 (18), INCRBY (19);
+    // attempt 2: GET (35), INCRBY (36), DEL (37), then the ZREM of its failure.
+    expect(r.steps.get(18)?.title).toMatch(
+      /^maxExceptions: started ImportFeed#1's count at 0, for a day \(job-exceptions:/,
+    );
+    expect(r.steps.get(19)?.title).toMatch(/^maxExceptions: counted an exception of ImportFeed#1/);
+    expect(r.steps.get(37)?.title).toMatch(
+      /^maxExceptions: ImportFeed#1 reached its maxExceptions: the count deleted, the job fails/,
+    );
+    expect(r.lines[36]).toContain('"DEL" "laravel_database_laravel_cache:job-exceptions:');
+  });
+
+  it('recognises every command of the limiters, the DurationLimiter scripts by their exact text: no other traffic is left', () => {
+    for (const name of [
+      'rate-limited',
+      'overlap-attempts',
+      'unique-dropped',
+      'restart-signal',
+      'restart-same-second',
+      'max-exceptions',
+    ]) {
+      const r = read(name);
+      const other = [...r.steps.values()].filter((s) => s.title.startsWith('other traffic'));
+      expect(other, name).toEqual([]);
+    }
+    const r = read('rate-limited');
+    const titles = [...r.steps.values()].map((s) => s.title);
+    // RateLimited('orders'): key md5('orders') (research §3.3); RateLimitedWithRedis and
+    // ThrottlesExceptionsWithRedis EVAL DurationLimiter's scripts on the queue's connection (§3.4-3.5).
+    expect(titles).toContain('rate limiter 12c500ed0b7879105fb46af0f246be87: read the attempts (tooManyAttempts)');
+    expect(
+      titles.filter((t) => t.startsWith('DurationLimiter 12c500ed0b7879105fb46af0f246be87: acquire a slot')),
+    ).toHaveLength(2);
+    expect(
+      titles.some((t) => /^DurationLimiter laravel_throttles_exceptions:[0-9a-f]{32}: too many attempts\?/.test(t)),
+    ).toBe(true);
+    expect(titles.some((t) => /^ThrottlesExceptions laravel_throttles_exceptions:[0-9a-f]{32}: hit/.test(t))).toBe(
+      true,
+    );
+  });
+});

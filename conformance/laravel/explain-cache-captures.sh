@@ -82,6 +82,18 @@ flow_overlap-attempts() {
   end
 }
 
+# Its twin: the same middleware and $tries, no other worker holds the lock, and handle() releases
+# the job itself on every attempt: each attempt takes the lock, releases the job from inside
+# handle(), then releases the lock (finally); attempt 3 fails with MaxAttemptsExceededException
+# as above. The same queue traffic; the locks taken tell it apart.
+flow_overlap-self-release() {
+  begin overlap-self-release
+  php_ dispatch "$PORT" SyncOrderReleasing 1
+  bg work "$PORT" 1; A=$BG
+  wait "$A"
+  end
+}
+
 # ShouldBeUnique ($uniqueId 42, no $uniqueFor: SETNX): a request dispatches UpdateSearchIndex twice,
 # the second finds the lock held and pushes nothing; a worker runs the first (the lock released with
 # DEL after it succeeds) and stops when empty; a second request dispatches it again: taken and pushed.
@@ -155,7 +167,7 @@ flow_rate-limited() {
   end
 }
 
-ALL=(overlap-attempts unique-dropped restart-signal restart-same-second max-exceptions rate-limited)
+ALL=(overlap-attempts overlap-self-release unique-dropped restart-signal restart-same-second max-exceptions rate-limited)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for f in "$@"; do
   declare -F "flow_$f" >/dev/null || { echo "explain-cache-captures.sh: no flow '$f' (flows: ${ALL[*]})" >&2; exit 2; }

@@ -35,6 +35,29 @@ class SyncOrder implements ShouldQueue
     }
 }
 
+/**
+ * SyncOrder's middleware and $tries = 2, but handle() releases the job itself every time
+ * ($this->release(), InteractsWithQueue): the lock is taken, the release comes from inside
+ * handle(), the lock's release after it (WithoutOverlapping's finally).
+ */
+class SyncOrderReleasing implements ShouldQueue
+{
+    use Dispatchable, InteractsWithQueue, Queueable, SerializesModels;
+
+    public $tries = 2;
+
+    public function middleware()
+    {
+        return [(new WithoutOverlapping('order-1'))->expireAfter(30)];
+    }
+
+    public function handle()
+    {
+        \Conformance\Laravel\log_event('handle', ['class' => static::class, 'attempt' => $this->attempts(), 'behaviour' => 'release']);
+        $this->release();
+    }
+}
+
 /** ShouldBeUnique with $uniqueId = 42 and no $uniqueFor: the lock is a SETNX without TTL. */
 class UpdateSearchIndex implements ShouldQueue, ShouldBeUnique
 {

@@ -110,9 +110,7 @@ export type FindingKind =
   /** A ShouldBeUnique dispatch whose lock was held: nothing pushed. */
   | 'unique-dispatch-dropped'
   /** A daemon read a new `queue:restart` signal: it stops after its current job. */
-  | 'restart-signal-read'
-  /** handle() called $this->release() itself (no middleware's refusal before the release). */
-  | 'released-by-job';
+  | 'restart-signal-read';
 
 /** `certain`: the capture proves it; `likely`: evidence points to it (`because` says which); `possible`: one reading of several. */
 export type Certainty = 'certain' | 'likely' | 'possible';

@@ -131,6 +131,33 @@ describe('WithoutOverlapping spending attempts (laravel8-overlap-attempts)', () 
   });
 });
 
+describe('its twin: handle() releases the job itself (laravel8-overlap-self-release)', () => {
+  // SyncOrderReleasing: the same middleware and $tries = 2, no other holder, handle() calls
+  // $this->release(). Each attempt: SET NX (17, 36), the queue's release from inside handle()
+  // (18, 37), then WithoutOverlapping's finally releases the lock (21, 40); attempt 3 fails with
+  // MaxAttemptsExceededException (ZREM, 55). The same queue traffic as overlap-attempts: the lock's
+  // release after the job's tells that the lock was taken and handle() ran.
+  const r = read('overlap-self-release');
+
+  it('the capture and the events are what the story says', () => {
+    for (const n of [17, 36])
+      expect(r.lines[n - 1]).toContain('"SET" "laravel_database_laravel_cache:laravel-queue-overlap:');
+    for (const n of [18, 37]) expect(r.lines[n - 1]).toContain('"EVAL" "-- Remove the job from the current queue');
+    for (const n of [21, 40]) expect(r.lines[n - 1]).toContain('"EVAL" "if redis.call(\\"get\\",KEYS[1])');
+    const events = laravelEvents('overlap-self-release', DIR);
+    expect(events.filter((e) => e.event === 'handle').map((e) => e.attempt)).toEqual([1, 2]);
+    expect(events.find((e) => e.event === 'JobFailed')).toMatchObject({ attempts: 3 });
+  });
+
+  it('reads each lock as taken, released after the job was, and makes no middleware finding', () => {
+    expect(r.steps.get(17)?.title).toBe(
+      'WithoutOverlapping: lock laravel-queue-overlap:App\\Jobs\\SyncOrderReleasing:order-1 taken for 30 s (released at line 21): handle() runs',
+    );
+    expect(r.steps.get(36)?.title).toContain('taken for 30 s (released at line 40)');
+    expect(r.findings.map((f) => [f.kind, f.certainty])).toEqual([['max-attempts-exceeded', 'certain']]);
+  });
+});
+
 describe('a unique dispatch dropped (laravel8-unique-dropped)', () => {
   // UpdateSearchIndex: ShouldBeUnique, $uniqueId 42, no $uniqueFor → SETNX (research §4.1).
   // Request 1: SETNX (3) then the push (4); the second dispatch's SETNX (7) and nothing more from

@@ -23,17 +23,24 @@ export class CacheFindings {
   readonly out: Finding[] = [];
   /** Each worker's last refused overlap lock since its last pop. */
   private readonly refused = new Map<string, Lock>();
+  /** Each worker's overlap lock taken since its last pop: a release then came from inside handle(). */
+  private readonly taken = new Map<string, Lock>();
   /** Each job's releases by middleware, until it is deleted. */
   private readonly spent = new Map<string, MiddlewareRelease[]>();
+  /** Each job's releases from inside handle() under a lock taken (their lines), until it is deleted. */
+  private readonly selfReleased = new Map<string, number[]>();
   private readonly restarts: Array<{ e: RestartRead; watch: Watch }> = [];
 
   constructor(private readonly live: Liveness) {}
 
   reserved(r: Reserve): void {
     this.refused.delete(r.actor);
+    this.taken.delete(r.actor);
   }
 
   lock(e: Lock): void {
+    if (e.taken === true && e.lock === 'overlap' && (this.taken.size < KEPT || this.taken.has(e.actor)))
+      this.taken.set(e.actor, e);
     if (e.taken !== false) return;
     if (e.lock === 'overlap') {
       if (this.refused.size < KEPT || this.refused.has(e.actor)) this.refused.set(e.actor, e);
@@ -42,17 +49,29 @@ export class CacheFindings {
     this.out.push(uniqueDropped(e));
   }
 
-  /** A delete or release: a release right after its worker's refused overlap lock is the middleware's. */
-  ended(e: Delete): MiddlewareRelease[] {
+  /**
+   * A delete or release: a release right after its worker's refused overlap lock is the
+   * middleware's; one after a lock taken came from inside handle() (the lock is released after it).
+   */
+  ended(e: Delete): { byMiddleware: MiddlewareRelease[]; selfReleased: number[] } {
     const lock = this.refused.get(e.actor);
     this.refused.delete(e.actor);
+    const held = this.taken.get(e.actor);
+    this.taken.delete(e.actor);
     const list = this.spent.get(e.job) ?? [];
+    const self = this.selfReleased.get(e.job) ?? [];
     if (e.kind === 'release' && lock !== undefined && (this.spent.size < KEPT || list.length > 0)) {
       list.push({ lock, release: e });
       this.spent.set(e.job, list);
+    } else if (e.kind === 'release' && held !== undefined && (this.selfReleased.size < KEPT || self.length > 0)) {
+      self.push(e.line);
+      this.selfReleased.set(e.job, self);
     }
-    if (e.kind === 'delete') this.spent.delete(e.job);
-    return list;
+    if (e.kind === 'delete') {
+      this.spent.delete(e.job);
+      this.selfReleased.delete(e.job);
+    }
+    return { byMiddleware: list, selfReleased: self };
   }
 
   /** Each worker's last restart check (its cache connection's GET, after each job). */

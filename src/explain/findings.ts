@@ -188,12 +188,21 @@ const ONCE_WORKERS = 3;
  * (5.5+), retryUntil alone, whatever the attempts: certain once the poll's clock has passed it,
  * else only possible (the worker runs it while its clock has not).
  */
-function reservedPastItsLimit(over: Reserve, del: Delete): Finding {
+function reservedPastItsLimit(
+  over: Reserve,
+  del: Delete,
+  /** Lines where handle() released the job itself under a WithoutOverlapping lock it had taken (explain/cache-findings.ts). */
+  selfReleased: readonly number[] = [],
+): Finding {
+  const path =
+    selfReleased.length > 0
+      ? `its earlier attempts released from inside handle() (lines ${selfReleased.join(', ')}: each after its WithoutOverlapping lock was taken, the lock released after the job), not by a middleware refusal`
+      : 'the path of a job whose earlier attempt timed out or was killed';
   if (over.retryUntil === undefined || over.retryUntil === null)
     return {
       kind: 'max-attempts-exceeded',
       certainty: 'certain',
-      title: `${del.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts, the path of a job whose earlier attempt timed out or was killed)`,
+      title: `${del.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts, ${path})`,
       lines: [over.line, del.line],
       alternatives: [],
       failed: {
@@ -390,13 +399,13 @@ export class FindingRules {
     const key = `${e.job}@${e.actor}`;
     const over = this.overTries.get(key);
     this.overTries.delete(key);
-    const byMiddleware = this.cache.ended(e);
+    const { byMiddleware, selfReleased } = this.cache.ended(e);
     if (over !== undefined && e.kind === 'delete') {
       // Its earlier attempts released by WithoutOverlapping (no retryUntil: the tries decided).
       this.out.push(
         byMiddleware.length > 0 && (over.retryUntil ?? null) === null
           ? spentByMiddleware(over, e, byMiddleware)
-          : reservedPastItsLimit(over, e),
+          : reservedPastItsLimit(over, e, selfReleased),
       );
     } else if (h !== undefined && e.kind === 'delete' && h.maxTries === null && e.t - h.t < AT_ONCE) {
       // Taken over from a holder: read in finish, once the holder's fate is known.

@@ -155,6 +155,7 @@ describe('its twin: handle() releases the job itself (laravel8-overlap-self-rele
     );
     expect(r.steps.get(36)?.title).toContain('taken for 30 s (released at line 40)');
     expect(r.findings.map((f) => [f.kind, f.certainty])).toEqual([['max-attempts-exceeded', 'certain']]);
+    expect(r.findings[0]!.title).toContain('its earlier attempts released from inside handle() (lines 18, 37');
   });
 });
 

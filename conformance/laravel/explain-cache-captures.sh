@@ -82,6 +82,19 @@ flow_overlap-attempts() {
   end
 }
 
+# overlap-attempts with a store that has no lock_connection (a config/cache.php from before
+# skeleton v8.5.6): the locks go over each worker's cache connection, db 1, not the queue's.
+flow_overlap-lock-on-cache() {
+  begin overlap-lock-on-cache
+  php_ dispatch "$PORT" SyncOrder 1
+  LOCK_CONNECTION=none PROBE_BEHAVIOUR=run:3 bg work "$PORT" 1; A=$BG
+  wait_handle 1
+  php_ dispatch "$PORT" SyncOrder 1
+  LOCK_CONNECTION=none PROBE_BEHAVIOUR=run:3 bg work "$PORT" 1; B=$BG
+  wait "$A" "$B"
+  end
+}
+
 # Its twin: the same middleware and $tries, no other worker holds the lock, and handle() releases
 # the job itself on every attempt: each attempt takes the lock, releases the job from inside
 # handle(), then releases the lock (finally); attempt 3 fails with MaxAttemptsExceededException
@@ -121,6 +134,19 @@ flow_restart-signal() {
   sleep 1.1
   bg work "$PORT" 1; B=$BG
   wait "$B"
+  end
+}
+
+# The same, with the store on the queue's connection (`connection => 'default'`, as 5.3's
+# skeleton has it): the restart checks go over each worker's own queue connection, db 0.
+flow_restart-on-default() {
+  begin restart-on-default
+  php_ dispatch "$PORT" ProbeJob 1
+  CACHE_CONNECTION=default STOP_WHEN_EMPTY=0 PROBE_BEHAVIOUR=run:2 bg work "$PORT" 1; A=$BG
+  wait_handle 1
+  sleep 0.5
+  CACHE_CONNECTION=default php_ restart "$PORT"
+  wait "$A"
   end
 }
 
@@ -167,7 +193,7 @@ flow_rate-limited() {
   end
 }
 
-ALL=(overlap-attempts overlap-self-release unique-dropped restart-signal restart-same-second max-exceptions rate-limited)
+ALL=(overlap-attempts overlap-lock-on-cache overlap-self-release unique-dropped restart-signal restart-on-default restart-same-second max-exceptions rate-limited)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for f in "$@"; do
   declare -F "flow_$f" >/dev/null || { echo "explain-cache-captures.sh: no flow '$f' (flows: ${ALL[*]})" >&2; exit 2; }

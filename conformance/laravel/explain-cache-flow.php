@@ -18,7 +18,8 @@
  *   php explain-cache-flow.php work PORT TRIES           `queue:work --tries --sleep=1 [--stop-when-empty]`
  *   php explain-cache-flow.php restart PORT              `queue:restart` (Laravel's own RestartCommand)
  *
- * PROBE_BEHAVIOUR as in bootstrap.php; STOP_WHEN_EMPTY=0 drops --stop-when-empty; WORK_ONCE=1 is `--once`.
+ * PROBE_BEHAVIOUR as in bootstrap.php; STOP_WHEN_EMPTY=0 drops --stop-when-empty; WORK_ONCE=1 is `--once`;
+ * CACHE_CONNECTION and LOCK_CONNECTION change the store's connections (below).
  */
 
 namespace {
@@ -41,11 +42,14 @@ namespace {
     $config->set('database.redis.cache', [
         'url' => null, 'host' => '127.0.0.1', 'password' => null, 'port' => (string) $port, 'database' => '1',
     ]);
-    $config->set('cache', [
-        'default' => 'redis',
-        'stores' => ['redis' => ['driver' => 'redis', 'connection' => 'cache', 'lock_connection' => 'default']],
-        'prefix' => 'laravel_cache',
-    ]);
+    // CACHE_CONNECTION=default: the store on the queue's connection (5.3's skeleton);
+    // LOCK_CONNECTION=none: no lock_connection (a config from before skeleton v8.5.6): locks go
+    // where the cache goes (CacheManager::createRedisDriver: `lock_connection ?? connection`).
+    $store = ['driver' => 'redis', 'connection' => getenv('CACHE_CONNECTION') ?: 'cache'];
+    if (getenv('LOCK_CONNECTION') !== 'none') {
+        $store['lock_connection'] = 'default';
+    }
+    $config->set('cache', ['default' => 'redis', 'stores' => ['redis' => $store], 'prefix' => 'laravel_cache']);
     // Application::registerCoreContainerAliases: 'redis' is also the Redis Factory (what
     // RateLimitedWithRedis and ThrottlesExceptionsWithRedis resolve).
     $app->alias('redis', \Illuminate\Contracts\Redis\Factory::class);

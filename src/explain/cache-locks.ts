@@ -89,7 +89,13 @@ function settle(p: Pending, entry: CapturedLine, r: Recognised | undefined): Loc
   const c = r?.cache;
   const args = entry.line.args;
   if (c?.action === 'lock-release' && args[3] === p.key && args[4] === p.owner) return { taken: true, line: n };
-  if ((r !== undefined && POLL.has(r.op)) || (c?.action === 'lock-acquire' && args[1] === p.key))
+  // The worker's next poll, its next try of the lock, or (a lock on the cache connection) its
+  // restart check after the job: a taken lock is released before any of them.
+  if (
+    (r !== undefined && POLL.has(r.op)) ||
+    (c?.action === 'lock-acquire' && args[1] === p.key) ||
+    c?.action === 'restart-read'
+  )
     return { taken: false, line: n };
   if (r?.op === 'release' || r?.op === 'delete') p.jobEnd ??= n;
   return undefined;

@@ -84,7 +84,8 @@ export class CacheStory {
         const heldBy = held === undefined ? undefined : `${held.actor} (taken at line ${held.line})`;
         const expiry = args[3] === 'EX' ? `for ${args[4]} s` : 'with no expiry';
         if (verdict?.taken === true) {
-          if (this.holders.size < KEPT || held !== undefined) this.holders.set(full, { actor, line: entry.lineNo });
+          if (this.holders.size < KEPT || held !== undefined)
+            this.holders.set(full, { actor: worker ?? actor, line: entry.lineNo });
           event({
             kind: 'lock',
             lock: unique ? 'unique' : 'overlap',
@@ -116,7 +117,7 @@ export class CacheStory {
           : `WithoutOverlapping: lock ${name} refused: held by ${by}: the job is released without running handle()${verdict.likely === true ? ' (no lock release followed its job before the capture ended)' : ''}`;
       }
       case 'lock-release':
-        if (this.holders.get(full)?.actor === actor) this.holders.delete(full);
+        if (this.holders.get(full)?.actor === (worker ?? actor)) this.holders.delete(full);
         return `lock ${name} released by its owner (RedisLock::release)`;
       case 'lock-force-release':
         this.holders.delete(full);

@@ -99,7 +99,7 @@ export function cacheLines(config: CaptureConfiguration): string[] {
   const selects = (db: number): string => {
     // The connections that send the cache's own commands (no queue command): their SELECT as they connect.
     const lines = config.connections
-      .filter((c) => c.selectLine !== undefined && c.role === 'other' && (c.operations.cache ?? 0) > 0)
+      .filter((c) => c.selectLine !== undefined && c.role === 'other' && (c.cacheStore ?? 0) > 0)
       .map((c) => c.selectLine!)
       .slice(0, 3);
     return lines.length === 0 ? '' : `; SELECT ${db} as each cache connection connects: ${cite(lines)}`;
@@ -117,11 +117,23 @@ export function cacheLines(config: CaptureConfiguration): string[] {
     other: 'a connection of its own',
   };
   const paired = config.connections.filter((c) => c.cacheOf !== undefined);
+  // A store on the queue's connection (5.3's skeleton: `connection => 'default'`): the workers' own.
+  const onQueue = config.connections.filter((c) => c.role !== 'other' && (c.cacheStore ?? 0) > 0);
   const names = actorNames(config);
   return [
     `cache prefix: ${cache.prefixes.length === 0 ? 'not seen' : cache.prefixes.map((p) => `${prefix(p.value)} (${cite(p.lines)})`).join('; ')}`,
     `cache db: ${cache.dbs.length === 0 ? 'not seen' : cache.dbs.map((d) => `${d.value} (${cite(d.lines)}${selects(d.value)})`).join('; ')}`,
     `lock connection: ${cache.locks.length === 0 ? 'not seen (no queue lock in the capture)' : cache.locks.map((l) => `${on[l.value.on]}, db ${l.value.db} (${cite(l.lines)}): ${lockWhy[l.value.on]}`).join('; ')}`,
+    ...(onQueue.length === 0
+      ? []
+      : [
+          `cache on the queue's connection: ${onQueue
+            .slice(0, 5)
+            .map((c) => `${names.get(c.client) ?? c.client} (${c.client}, from line ${c.firstLine})`)
+            .join(
+              '; ',
+            )} sends the cache's commands over its queue connection: the store's connection is the queue's ('default', as 5.3's skeleton has it)`,
+        ]),
     ...(paired.length === 0
       ? []
       : [

@@ -27,6 +27,8 @@ export interface Connection {
   other: number;
   firstLine: number;
   lastLine: number;
+  /** How many of the cache store's own commands it sent (the restart signal, maxExceptions, RateLimiter; not locks). */
+  cacheStore?: number;
   /** Its phpredis SELECT (the db it chose as it connected), when in the capture. */
   selectLine?: number;
   /**
@@ -229,9 +231,12 @@ export class ConfigurationReader {
       return;
     }
     // The cache store's own connection: the restart signal, maxExceptions, the cache RateLimiter.
-    if (!action.startsWith('duration') && action !== 'limiter-clear') this.cacheDbs.add(db, lineNo);
+    if (!action.startsWith('duration') && action !== 'limiter-clear') {
+      this.cacheDbs.add(db, lineNo);
+      c.cacheStore = (c.cacheStore ?? 0) + 1;
+    }
     if (action === 'restart-write') return; // queue:restart's own process
-    if ((c.operations.cache ?? 0) === 1) this.firstCache = { client, lineNo };
+    if (c.cacheStore === 1) this.firstCache = { client, lineNo };
     if (this.before !== undefined && this.last?.client === client && this.before.lineNo < lineNo)
       this.vote(client, this.before.client, lineNo);
   }
@@ -274,7 +279,7 @@ export class ConfigurationReader {
           ? 'other'
           : c.role !== 'other'
             ? 'queue'
-            : c.cacheOf !== undefined || (c.operations.cache ?? 0) > lines.length
+            : c.cacheOf !== undefined || (c.cacheStore ?? 0) > 0
               ? 'cache'
               : 'other';
       const id = `${on}:${db}`;

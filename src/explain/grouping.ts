@@ -142,7 +142,7 @@ export function actorNames(config: CaptureConfiguration): Map<string, string> {
     }
     // A worker's cache connection is named after it, once the workers are named (below).
     if (c.cacheOf !== undefined) continue;
-    const cache = c.role === 'other' && (c.operations.cache ?? 0) > 0;
+    const cache = c.role === 'other' && (c.cacheStore ?? 0) > 0;
     const role = cache ? 'cache' : word[c.role];
     const n = (counts.get(role) ?? 0) + 1;
     counts.set(role, n);

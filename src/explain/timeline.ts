@@ -89,9 +89,14 @@ export class CaptureExplainer {
     },
   ) {
     this.actors = actorNames(config);
-    for (const c of config.connections)
+    for (const c of config.connections) {
+      // A cache connection read as a worker's; or a worker's own connection carrying its cache
+      // (a store on the queue's connection: 5.3's skeleton, `connection => 'default'`).
       if (c.cacheOf !== undefined)
         this.workerOfCache.set(c.client, this.actors.get(c.cacheOf.client) ?? c.cacheOf.client);
+      else if (c.role === 'worker' && (c.cacheStore ?? 0) > 0)
+        this.workerOfCache.set(c.client, this.actors.get(c.client) ?? c.client);
+    }
     // Every connection over a unix socket has one address in MONITOR: one actor for many processes.
     this.rules = new FindingRules(
       new Set(config.connections.filter((c) => c.client.startsWith('unix:')).map((c) => this.actors.get(c.client)!)),

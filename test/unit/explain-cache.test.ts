@@ -131,6 +131,52 @@ describe('WithoutOverlapping spending attempts (laravel8-overlap-attempts)', () 
   });
 });
 
+describe('a store without lock_connection (laravel8-overlap-lock-on-cache)', () => {
+  // overlap-attempts again, config/cache.php without lock_connection (a config from before
+  // skeleton v8.5.6): CacheManager::createRedisDriver locks on the store's connection, so each
+  // SET NX and the release script go over the worker's cache connection in db 1 (research §1.3).
+  // The refused locks are told by that connection's next command: the restart check after the
+  // job (37, 53), where a lock taken would have been released first.
+  const r = read('overlap-lock-on-cache');
+
+  it('reads the lock connection as the cache connection, db 1, and the story as before', () => {
+    for (const n of [17, 33, 49])
+      expect(r.lines[n - 1]).toMatch(/^\S+ \[1 [^\]]+\] "SET" "laravel_database_laravel_cache:laravel-queue-overlap:/);
+    expect(r.config.cache.locks).toEqual([{ value: { on: 'cache', db: 1 }, lines: [17, 33, 49, 74] }]);
+    expect(cacheLines(r.config).join('\n')).toContain(
+      'lock connection: the cache connection, db 1 (lines 17, 33, 49, 74): no lock_connection',
+    );
+    expect(r.steps.get(17)).toMatchObject({
+      actor: 'worker-1:cache',
+      title: expect.stringContaining('taken for 30 s (released at line 74)'),
+    });
+    expect(r.steps.get(33)).toMatchObject({
+      actor: 'worker-2:cache',
+      title: expect.stringContaining('refused: held by worker-1 (taken at line 17)'),
+    });
+    expect(r.findings.map((f) => [f.kind, f.certainty])).toEqual([['attempts-spent-by-middleware', 'certain']]);
+  });
+});
+
+describe('a store on the queue connection (laravel8-restart-on-default)', () => {
+  // restart-signal with `connection => 'default'` (5.3's skeleton): the worker's restart checks
+  // (7, 19) go over its own queue connection, db 0, as does queue:restart's SET (17).
+  const r = read('restart-on-default');
+
+  it('says the cache is on the queue connection, and the worker read the new signal', () => {
+    expect(r.config.cache.dbs).toEqual([{ value: 0, lines: [7, 17, 19] }]);
+    expect(cacheLines(r.config).join('\n')).toContain(
+      "cache on the queue's connection: worker-1 (127.0.0.1:36928, from line 6) sends the cache's commands over its queue connection",
+    );
+    expect(r.steps.get(19)).toMatchObject({
+      actor: 'worker-1',
+      title:
+        'worker-1 read the restart signal: changed to 1795647944 (written at line 17): it stops now, after its job (Worker::stopIfNecessary)',
+    });
+    expect(r.findings.map((f) => [f.kind, f.lines])).toEqual([['restart-signal-read', [17, 19]]]);
+  });
+});
+
 describe('its twin: handle() releases the job itself (laravel8-overlap-self-release)', () => {
   // SyncOrderReleasing: the same middleware and $tries = 2, no other holder, handle() calls
   // $this->release(). Each attempt: SET NX (17, 36), the queue's release from inside handle()

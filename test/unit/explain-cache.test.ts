@@ -154,7 +154,9 @@ describe('a store without lock_connection (laravel8-overlap-lock-on-cache)', () 
       actor: 'worker-2:cache',
       title: expect.stringContaining('refused: held by worker-1 (taken at line 17)'),
     });
+    expect(r.steps.get(49)?.title).toContain('refused: held by worker-1 (taken at line 17)');
     expect(r.findings.map((f) => [f.kind, f.certainty])).toEqual([['attempts-spent-by-middleware', 'certain']]);
+    expect(r.findings[0]!.title).toContain('refused on attempts 1, 2');
   });
 });
 

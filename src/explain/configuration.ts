@@ -138,8 +138,8 @@ export class ConfigurationReader {
   private readonly cacheDbs = new Tally<number>(16);
   /** Lock commands: by connection, their db and lines (a connection's role is known at the end). */
   private readonly lockLines = new Map<string, { db: number; lines: number[] }>();
-  /** Per cache-sending connection: the connections whose command came right before each of its own (votes). */
-  private readonly votes = new Map<string, Map<string, number[]>>();
+  /** Per cache-sending connection: the connections whose command came right before each of its own (votes, the first lines cited). */
+  private readonly votes = new Map<string, Map<string, { count: number; lines: number[] }>>();
   /** The last line of another connection than the one before it (lua aside): who spoke before. */
   private last: { client: string; lineNo: number } | undefined;
   private before: { client: string; lineNo: number } | undefined;
@@ -247,10 +247,13 @@ export class ConfigurationReader {
       if (this.votes.size >= 4096) return;
       this.votes.set(cacheClient, (byOther = new Map()));
     }
-    const lines = byOther.get(other);
-    if (lines === undefined) {
-      if (byOther.size < 16) byOther.set(other, [lineNo]);
-    } else lines.push(lineNo);
+    const votes = byOther.get(other);
+    if (votes === undefined) {
+      if (byOther.size < 16) byOther.set(other, { count: 1, lines: [lineNo] });
+    } else {
+      votes.count++;
+      if (votes.lines.length < CITED) votes.lines.push(lineNo);
+    }
   }
 
   /** Each cache connection's worker: the worker connection most of its commands follow. */
@@ -258,14 +261,14 @@ export class ConfigurationReader {
     for (const [client, byOther] of this.votes) {
       const c = this.connections.get(client);
       if (c === undefined || c.role !== 'other') continue;
-      let best: { client: string; lines: number[] } | undefined;
+      let best: { client: string; count: number; lines: number[] } | undefined;
       let tie = false;
-      for (const [other, lines] of byOther) {
+      for (const [other, { count, lines }] of byOther) {
         if (this.connections.get(other)?.role !== 'worker') continue;
-        if (best === undefined || lines.length > best.lines.length) [best, tie] = [{ client: other, lines }, false];
-        else if (lines.length === best.lines.length) tie = true;
+        if (best === undefined || count > best.count) [best, tie] = [{ client: other, count, lines }, false];
+        else if (count === best.count) tie = true;
       }
-      if (best !== undefined && !tie) c.cacheOf = { client: best.client, lines: best.lines.slice(0, CITED) };
+      if (best !== undefined && !tie) c.cacheOf = { client: best.client, lines: [...best.lines] };
     }
   }
 

@@ -47,6 +47,12 @@ export interface CacheConfiguration {
   dbs: Array<Evidence<number>>;
   /** Which connection carries the queue's locks: `queue` (the queue's own TCP connection), `cache`, or `other`. */
   locks: Array<Evidence<{ on: 'queue' | 'cache' | 'other'; db: number }>>;
+  /**
+   * The md5 names the capture shows as a limiter's (with its `:timer`, in RateLimiter's add script
+   * or DurationLimiter's): only their bare GET, INCRBY, SETEX and DEL are read as a limiter's,
+   * since any cache key may end in an md5.
+   */
+  limiters: ReadonlySet<string>;
 }
 
 export interface CaptureConfiguration {
@@ -81,6 +87,9 @@ const MAX_RETRY_AFTER = 30 * 86_400;
 export function isRetryAfter(seconds: number): boolean {
   return seconds > 0 && seconds <= MAX_RETRY_AFTER;
 }
+
+/** Limiter names kept (a capture of any size). */
+const LIMITERS = 4096;
 
 /** How many lines an Evidence keeps: enough to cite, bounded for a capture of any size. */
 const CITED = 5;
@@ -136,6 +145,7 @@ export class ConfigurationReader {
   private readonly pollNow = new Map<string, number>();
   private readonly cachePrefixes = new Tally<string>(16);
   private readonly cacheDbs = new Tally<number>(16);
+  private readonly limiters = new Set<string>();
   /** Lock commands: by connection, their db and lines (a connection's role is known at the end). */
   private readonly lockLines = new Map<string, { db: number; lines: number[] }>();
   /** Per cache-sending connection: the connections whose command came right before each of its own (votes, the first lines cited). */
@@ -221,6 +231,8 @@ export class ConfigurationReader {
 
   private cacheCommand(cache: CacheCommand, client: string, db: number, lineNo: number, c: Connection): void {
     const { action, key } = cache;
+    if (key.kind === 'limiter' && (key.timer || action === 'limiter-hit' || action.startsWith('duration')))
+      if (this.limiters.size < LIMITERS) this.limiters.add(key.name);
     // A DurationLimiter's keys (its EVALs, and DurationLimiter::clear's DEL) carry the connection's prefix only.
     if (key.kind !== 'limiter' && !action.startsWith('duration') && action !== 'limiter-clear')
       this.cachePrefixes.add(key.prefix, lineNo);
@@ -231,7 +243,9 @@ export class ConfigurationReader {
       return;
     }
     // The cache store's own connection: the restart signal, maxExceptions, the cache RateLimiter.
-    if (!action.startsWith('duration') && action !== 'limiter-clear') {
+    // (A bare md5 key counts once the capture has shown it as a limiter's: any cache key may end in one.)
+    const limiter = key.kind !== 'limiter' || key.timer || this.limiters.has(key.name);
+    if (!action.startsWith('duration') && action !== 'limiter-clear' && limiter) {
       this.cacheDbs.add(db, lineNo);
       c.cacheStore = (c.cacheStore ?? 0) + 1;
     }
@@ -294,6 +308,7 @@ export class ConfigurationReader {
       prefixes: this.cachePrefixes.list(),
       dbs: this.cacheDbs.list(),
       locks: locks.list().map((e) => ({ value: e.value, lines: e.lines.sort((a, b) => a - b) })),
+      limiters: this.limiters,
     };
   }
 

@@ -70,6 +70,7 @@ export class CaptureExplainer {
   /** Lines read but not yet explained: held while a lock's outcome waits on what its connection sends next. */
   private readonly held: Array<{ entry: CapturedLine; r: Recognised | undefined }> = [];
   private readonly locks = new LockLookahead();
+  private readonly limiters: ReadonlySet<string>;
   private readonly cacheStory: CacheStory;
   /** The worker each cache connection belongs to (configuration.ts), by address. */
   private readonly workerOfCache = new Map<string, string>();
@@ -89,6 +90,7 @@ export class CaptureExplainer {
     },
   ) {
     this.actors = actorNames(config);
+    this.limiters = config.cache.limiters;
     for (const c of config.connections) {
       // A cache connection read as a worker's; or a worker's own connection carrying its cache
       // (a store on the queue's connection: 5.3's skeleton, `connection => 'default'`).
@@ -139,7 +141,10 @@ export class CaptureExplainer {
 
   /** The capture's next command. */
   add(entry: CapturedLine): void {
-    const r = recogniseCommand(entry.line.args, entry.line.client);
+    let r = recogniseCommand(entry.line.args, entry.line.client);
+    // A bare md5 key is a limiter's only when the capture shows it as one.
+    const key = r?.cache?.key;
+    if (key?.kind === 'limiter' && !key.timer && !this.limiters.has(key.name)) r = undefined;
     this.locks.read(entry, r);
     this.held.push({ entry, r });
     this.explainHeld(false);

@@ -11,6 +11,7 @@ import { captureConfiguration } from '../../src/explain/configuration.ts';
 import { cacheLines } from '../../src/explain/configuration-text.ts';
 import { captureSettings } from '../../src/explain/settings.ts';
 import type { Finding } from '../../src/explain/findings.ts';
+import { explainCapture } from '../../src/explain/index.ts';
 import { CaptureExplainer } from '../../src/explain/timeline.ts';
 import { captureText, laravelEvents } from '../fixtures/explain/read.ts';
 
@@ -321,6 +322,14 @@ describe('maxExceptions and the rate limiters (laravel8-max-exceptions, laravel8
       /^maxExceptions: ImportFeed#1 reached its maxExceptions: the count deleted, the job fails/,
     );
     expect(r.lines[36]).toContain('"DEL" "laravel_database_laravel_cache:job-exceptions:');
+  });
+
+  it('reads a bare md5 key as a limiter only where the capture shows it as one (any cache key may end in an md5)', () => {
+    const lines = captureText('rate-limited', DIR).split('\n');
+    const bare = lines.find((l) =>
+      l.endsWith('"GET" "laravel_database_laravel_cache:12c500ed0b7879105fb46af0f246be87"'),
+    )!;
+    expect(explainCapture([bare]).timeline.steps.map((s) => s.title)).toEqual(['other traffic: 1 command (GET)']);
   });
 
   it('recognises every command of the limiters, the DurationLimiter scripts by their exact text: no other traffic is left', () => {

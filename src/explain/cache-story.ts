@@ -37,6 +37,8 @@ export class CacheStory {
     actor: string,
     /** The worker this cache connection belongs to (configuration.ts pairs them), if told. */
     worker: string | undefined,
+    /** The step holds its connection's SELECT: the process had just connected. */
+    started: boolean,
     verdict: LockVerdict | undefined,
     event: (e: QueueEvent) => void,
   ): string {
@@ -52,14 +54,20 @@ export class CacheStory {
       case 'restart-read': {
         const who = worker ?? actor;
         if (worker !== undefined) event({ kind: 'restart-check', worker, line: entry.lineNo });
-        const reader = this.readers.get(entry.line.client);
+        // phpredis SELECTs as it connects: a check right after is the worker's first (Worker::daemon);
+        // without one, the worker started before the capture, and whether this value is new to it
+        // is not told (if it goes on, it was its start's: later checks compare with it).
+        const reader = started ? undefined : this.readers.get(entry.line.client);
         if (reader === undefined) {
-          if (this.readers.size < KEPT) this.readers.set(entry.line.client, { start: this.lastWrite, told: false });
-          return `${who} read the restart signal as it started: ${
+          if (this.readers.size < KEPT || started)
+            this.readers.set(entry.line.client, { start: this.lastWrite, told: false });
+          const value =
             this.lastWrite === undefined
               ? 'what was set before the capture, if anything'
-              : `${this.lastWrite.value} (written at line ${this.lastWrite.line})`
-          }`;
+              : `${this.lastWrite.value} (written at line ${this.lastWrite.line})`;
+          return started
+            ? `${who} read the restart signal as it started: ${value}`
+            : `${who} read the restart signal (its first check in the capture, the worker started before it: whether this is new to it is not told): ${value}`;
         }
         const now = this.lastWrite;
         const changed = now !== undefined && now !== reader.start && now.value !== reader.start?.value;

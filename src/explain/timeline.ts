@@ -218,6 +218,7 @@ export class CaptureExplainer {
             first.r!.cache!,
             actor,
             this.workerOfCache.get(g.client),
+            g.lines.some((l) => l.r?.op === 'select'),
             this.locks.take(first.entry.lineNo),
             (e) => this.rules.add(e),
           )

@@ -324,6 +324,17 @@ describe('maxExceptions and the rate limiters (laravel8-max-exceptions, laravel8
     expect(r.lines[36]).toContain('"DEL" "laravel_database_laravel_cache:job-exceptions:');
   });
 
+  it("a capture that begins after a worker's start does not tell whether its first check read a change", () => {
+    // restart-signal from line 8 on: worker-1's start (its SELECT 1 and GET, lines 6-7) is cut
+    // off, so its check after the job (line 20, now 13) is the first the capture shows.
+    const lines = captureText('restart-signal', DIR).split('\n').slice(7);
+    const e = explainCapture(lines);
+    expect(e.timeline.steps.map((s) => s.title)).toContain(
+      'worker-1 read the restart signal (its first check in the capture, the worker started before it: whether this is new to it is not told): 1795646951 (written at line 11)',
+    );
+    expect(e.findings.filter((f) => f.kind === 'restart-signal-read')).toEqual([]);
+  });
+
   it('reads a bare md5 key as a limiter only where the capture shows it as one (any cache key may end in an md5)', () => {
     const lines = captureText('rate-limited', DIR).split('\n');
     const bare = lines.find((l) =>

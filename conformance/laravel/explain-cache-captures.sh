@@ -95,6 +95,24 @@ flow_overlap-lock-on-cache() {
   end
 }
 
+# research/cache-store.md §7.1, with real processes: UniqueSyncOrder (unique, $uniqueId 42, and
+# SyncOrder's middleware) dispatched twice in one request (the second dropped); another process
+# takes the overlap lock and keeps it; a daemon (--max-jobs=2) pops the job twice, refused and
+# released each time; a `--once` worker pops attempt 3: MaxAttemptsExceededException before the
+# middleware, the job deleted and its unique lock force-released (CallQueuedHandler::failed); then
+# queue:restart.
+flow_research-7-1() {
+  begin research-7-1
+  php_ dispatch "$PORT" UniqueSyncOrder 2
+  php_ hold "$PORT" 'laravel-queue-overlap:App\Jobs\UniqueSyncOrder:order-1' 30
+  MAX_JOBS=2 bg work "$PORT" 1; A=$BG
+  wait "$A"
+  WORK_ONCE=1 bg work "$PORT" 1; B=$BG
+  wait "$B"
+  php_ restart "$PORT"
+  end
+}
+
 # Its twin: the same middleware and $tries, no other worker holds the lock, and handle() releases
 # the job itself on every attempt: each attempt takes the lock, releases the job from inside
 # handle(), then releases the lock (finally); attempt 3 fails with MaxAttemptsExceededException
@@ -193,7 +211,7 @@ flow_rate-limited() {
   end
 }
 
-ALL=(overlap-attempts overlap-lock-on-cache overlap-self-release unique-dropped restart-signal restart-on-default restart-same-second max-exceptions rate-limited)
+ALL=(overlap-attempts overlap-lock-on-cache overlap-self-release research-7-1 unique-dropped restart-signal restart-on-default restart-same-second max-exceptions rate-limited)
 [ $# -gt 0 ] || set -- "${ALL[@]}"
 for f in "$@"; do
   declare -F "flow_$f" >/dev/null || { echo "explain-cache-captures.sh: no flow '$f' (flows: ${ALL[*]})" >&2; exit 2; }

@@ -17,6 +17,7 @@
  *   php explain-cache-flow.php dispatch PORT CLASS N     a web request dispatching N jobs of App\Jobs\CLASS
  *   php explain-cache-flow.php work PORT TRIES           `queue:work --tries --sleep=1 [--stop-when-empty]`
  *   php explain-cache-flow.php restart PORT              `queue:restart` (Laravel's own RestartCommand)
+ *   php explain-cache-flow.php hold PORT NAME SECONDS    another process takes the lock NAME and keeps it
  *
  * PROBE_BEHAVIOUR as in bootstrap.php; STOP_WHEN_EMPTY=0 drops --stop-when-empty; WORK_ONCE=1 is `--once`;
  * CACHE_CONNECTION and LOCK_CONNECTION change the store's connections (below).
@@ -88,6 +89,9 @@ namespace {
         } else {
             $worker->daemon('redis', 'default', $options);
         }
+    } elseif ($what === 'hold') {
+        // Another process takes a lock by its name (Cache::lock(NAME, SECONDS)->get()) and keeps it.
+        $app['cache.store']->lock($argv[3], (int) ($argv[4] ?? 30))->get();
     } elseif ($what === 'restart') {
         // ArtisanServiceProvider builds RestartCommand with $app['cache.store'].
         // The value it writes is currentTime(): logged from the clock around it, not read back (a
@@ -99,7 +103,7 @@ namespace {
         $after = \Illuminate\Support\Carbon::now()->getTimestamp();
         \Conformance\Laravel\log_event('queue:restart', ['illuminate:queue:restart' => $before === $after ? (string) $after : "$before..$after"]);
     } else {
-        fwrite(STDERR, "usage: php explain-cache-flow.php dispatch PORT CLASS N | work PORT TRIES | restart PORT\n");
+        fwrite(STDERR, "usage: php explain-cache-flow.php dispatch PORT CLASS N | work PORT TRIES | restart PORT | hold PORT NAME SECONDS\n");
         exit(2);
     }
 }

@@ -58,6 +58,22 @@ class SyncOrderReleasing implements ShouldQueue
     }
 }
 
+/** research/cache-store.md §7.1's Foo: ShouldBeUnique ($uniqueId 42) and SyncOrder's middleware, $tries = 2. */
+class UniqueSyncOrder implements ShouldQueue, ShouldBeUnique
+{
+    use Dispatchable, InteractsWithQueue, Queueable, SerializesModels;
+    use ProbeBehaviour;
+
+    public $tries = 2;
+
+    public $uniqueId = 42;
+
+    public function middleware()
+    {
+        return [(new WithoutOverlapping('order-1'))->expireAfter(30)];
+    }
+}
+
 /** ShouldBeUnique with $uniqueId = 42 and no $uniqueFor: the lock is a SETNX without TTL. */
 class UpdateSearchIndex implements ShouldQueue, ShouldBeUnique
 {

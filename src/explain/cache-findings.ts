@@ -131,8 +131,14 @@ function uniqueDropped(e: Lock): Finding {
           because: `its connection sent nothing more in the ${e.silentFor} s the capture went on, where a lock taken is followed by its push within the same statement (a request that ends after a dropped dispatch sends nothing more)`,
         }
       : {}),
-    title: `a dispatch by ${e.actor} was dropped: its unique lock ${e.key} was refused (held by ${e.heldBy ?? 'a lock taken before the capture, or by another cache'}), so PendingDispatch pushed nothing and raised nothing${silent ? '' : `: its connection's next command (line ${e.shownBy}) is no push, where a lock taken is followed by the push at once`}`,
-    lines: e.shownBy === undefined ? [e.line] : [e.line, e.shownBy],
+    title: `a dispatch by ${e.actor} was dropped: its unique lock ${e.key} was refused (held by ${e.heldBy ?? 'a lock taken before the capture, or by another cache'}), so PendingDispatch pushed nothing and raised nothing${
+      e.heldSince !== undefined
+        ? `: the lock was taken at line ${e.heldSince} and not released since, so the SETNX failed`
+        : silent
+          ? ''
+          : `: its connection's next command (line ${e.shownBy}) is no push, where a lock taken is followed by the push at once`
+    }`,
+    lines: e.heldSince !== undefined ? [e.heldSince, e.line] : e.shownBy === undefined ? [e.line] : [e.line, e.shownBy],
     alternatives: silent
       ? [
           {

@@ -12,12 +12,16 @@ import type { CapturedLine } from './capture.ts';
 import type { Recognised } from './recognise.ts';
 
 export type LockVerdict =
-  | { taken: true; line: number }
+  /**
+   * `line`: what showed it taken (the push, its release); `byRefusal`: the capture shows no release
+   * of it, but the next try of the same lock, from another connection, was refused with none between.
+   */
+  | { taken: true; line: number; byRefusal?: true }
   /**
    * `line`: what showed it refused; `likely`: an overlap lock's job ended, then the capture did;
    * `silentFor`: a unique lock's connection sent nothing more while the capture went on this many seconds.
    */
-  | { taken: false; line: number; likely?: true; silentFor?: number }
+  | { taken: false; line: number; likely?: true; silentFor?: number; heldSince?: number }
   /** The capture ended before its connection said. */
   | { taken: null };
 
@@ -29,8 +33,14 @@ interface Pending {
   key: string;
   owner: string;
   unique: boolean;
+  /** `EX n`, or null (SETNX: no expiry). */
+  ttl: number | null;
   /** A release or delete of the job since (a refused overlap lock's own, or a taken one's before its finally). */
   jobEnd?: number;
+  /** A later try of the same lock from another connection, refused with no release of it between. */
+  refusedAfter?: number;
+  /** The lock was released (by anyone) since: a later refusal says nothing of this one. */
+  releasedSince?: true;
   verdict?: LockVerdict;
 }
 
@@ -39,32 +49,78 @@ const SILENT = 1;
 
 const POLL: ReadonlySet<string> = new Set(['migrate delayed', 'migrate reserved', 'pop', 'block']);
 
+/** Locks known held (kept at most: a capture of any size). */
+const HELD_KEPT = 4096;
+
 export class LockLookahead {
   private readonly pending = new Map<number, Pending>();
+
+  /**
+   * @param processOf the connection a cache connection's process sends its queue commands on
+   *   (configuration.ts pairs them): a worker's restart check there tells of its locks too.
+   */
+  constructor(private readonly processOf: (client: string) => string = (c) => c) {}
+
+  /** Locks the capture shows taken and not yet released, by key: a try of one is refused (SET NX fails). */
+  private readonly held = new Map<string, { line: number; until: number | null }>();
 
   /** A line as it is read (before it is explained): a lock taken starts a watch; others settle those watched. */
   read(entry: CapturedLine, r: Recognised | undefined): void {
     const { line } = entry;
     if (line.client === 'lua') return;
     const t = Number(line.time);
+    const c = r?.cache;
+    if (c?.action === 'lock-release' || c?.action === 'lock-force-release') {
+      const key = line.args[c.action === 'lock-release' ? 3 : 1]!;
+      this.held.delete(key);
+      for (const p of this.pending.values()) if (p.key === key) p.releasedSince = true;
+    }
+    const process = this.processOf(line.client);
     for (const p of this.pending.values()) {
       if (p.verdict !== undefined) continue;
-      if (p.client === line.client) p.verdict = settle(p, entry, r);
+      if (p.client === line.client) this.decide(p, settle(p, entry, r));
+      // Its worker's restart check on the cache connection comes after the job, its lock released before.
+      else if (c?.action === 'restart-read' && process === this.processOf(p.client))
+        this.decide(p, { taken: false, line: entry.lineNo });
       // A taken unique lock's push follows in the same PHP statement; a request whose dispatch was
       // dropped may send nothing more at all.
       else if (p.unique && t - p.t >= SILENT)
-        p.verdict = { taken: false, line: p.line, likely: true, silentFor: Math.floor(t - p.t) };
+        this.decide(p, { taken: false, line: p.line, likely: true, silentFor: Math.floor(t - p.t) });
     }
-    const c = r?.cache;
-    if (c?.action === 'lock-acquire' && (c.key.kind === 'overlap' || c.key.kind === 'unique'))
-      this.pending.set(entry.lineNo, {
+    if (c?.action === 'lock-acquire' && (c.key.kind === 'overlap' || c.key.kind === 'unique')) {
+      const args = line.args;
+      const p: Pending = {
         line: entry.lineNo,
         t,
         client: line.client,
-        key: line.args[1]!,
-        owner: line.args[2] ?? '',
+        key: args[1]!,
+        owner: args[2] ?? '',
         unique: c.key.kind === 'unique',
-      });
+        ttl: args[3] === 'EX' && Number.isFinite(Number(args[4])) ? Number(args[4]) : null,
+      };
+      this.pending.set(entry.lineNo, p);
+      // Held since a line the capture shows, with no release since and not expired: refused.
+      const held = this.held.get(p.key);
+      if (held !== undefined && (held.until === null || t <= held.until))
+        this.decide(p, { taken: false, line: held.line, heldSince: held.line });
+    }
+  }
+
+  private decide(p: Pending, verdict: LockVerdict | undefined): void {
+    if (verdict === undefined) return;
+    p.verdict = verdict;
+    if (verdict.taken === true) {
+      // Held from its acquire until a release (the release that decided it released it already).
+      if (verdict.line !== p.line && !p.releasedSince && (this.held.size < HELD_KEPT || this.held.has(p.key)))
+        this.held.set(p.key, { line: p.line, until: p.ttl === null ? null : p.t + p.ttl });
+      return;
+    }
+    if (verdict.taken !== false) return;
+    // An undecided try of the same lock before this refused one, from another connection, with no
+    // release between: it most likely holds the lock.
+    for (const q of this.pending.values())
+      if (q.verdict === undefined && q.key === p.key && q.line < p.line && q.client !== p.client && !q.releasedSince)
+        q.refusedAfter ??= p.line;
   }
 
   /** Whether the lock taken on `lineNo` is decided yet (undefined: not a lock watched). */
@@ -79,6 +135,7 @@ export class LockLookahead {
     if (p === undefined) return undefined;
     this.pending.delete(lineNo);
     if (p.verdict !== undefined) return p.verdict;
+    if (p.refusedAfter !== undefined) return { taken: true, line: p.refusedAfter, byRefusal: true };
     return !p.unique && p.jobEnd !== undefined ? { taken: false, line: p.jobEnd, likely: true } : { taken: null };
   }
 }

@@ -102,6 +102,8 @@ export class CacheStory {
             key: name,
             taken: true,
           });
+          if (verdict.byRefusal === true)
+            return `${unique ? 'unique lock' : 'WithoutOverlapping: lock'} ${name} taken ${expiry}, most likely: the capture shows no release of it, and the next try of it (line ${verdict.line}, another connection) was refused with none between`;
           return unique
             ? `unique lock ${name} taken ${expiry}: the dispatch pushes the job (line ${verdict.line})`
             : `WithoutOverlapping: lock ${name} taken ${expiry} (released at line ${verdict.line}): handle() runs`;
@@ -115,7 +117,11 @@ export class CacheStory {
           line: entry.lineNo,
           key: name,
           taken: false,
-          ...(verdict.silentFor === undefined ? { shownBy: verdict.line } : { silentFor: verdict.silentFor }),
+          ...(verdict.heldSince !== undefined
+            ? { heldSince: verdict.heldSince }
+            : verdict.silentFor === undefined
+              ? { shownBy: verdict.line }
+              : { silentFor: verdict.silentFor }),
           ...(verdict.likely === true ? { likely: true } : {}),
           ...(heldBy === undefined ? {} : { heldBy }),
         });

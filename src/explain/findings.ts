@@ -68,6 +68,8 @@ export type QueueEvent =
       likely?: boolean;
       /** A unique lock's connection sent nothing more for this many seconds of the capture (no push). */
       silentFor?: number;
+      /** Refused because the capture shows it taken at this line and not released since. */
+      heldSince?: number;
       heldBy?: string;
     }
   /** A worker's restart check (Worker::stopIfNecessary, after each job): its loop went on past the job. */

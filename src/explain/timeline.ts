@@ -69,7 +69,7 @@ export class CaptureExplainer {
   private readonly copyFacts: (raw: string) => PayloadFacts | undefined;
   /** Lines read but not yet explained: held while a lock's outcome waits on what its connection sends next. */
   private readonly held: Array<{ entry: CapturedLine; r: Recognised | undefined }> = [];
-  private readonly locks = new LockLookahead();
+  private readonly locks: LockLookahead;
   private readonly limiters: ReadonlySet<string>;
   private readonly cacheStory: CacheStory;
   /** The worker each cache connection belongs to (configuration.ts), by address. */
@@ -91,6 +91,10 @@ export class CaptureExplainer {
   ) {
     this.actors = actorNames(config);
     this.limiters = config.cache.limiters;
+    const processOf = new Map(
+      config.connections.flatMap((c) => (c.cacheOf === undefined ? [] : [[c.client, c.cacheOf.client] as const])),
+    );
+    this.locks = new LockLookahead((client) => processOf.get(client) ?? client);
     for (const c of config.connections) {
       // A cache connection read as a worker's; or a worker's own connection carrying its cache
       // (a store on the queue's connection: 5.3's skeleton, `connection => 'default'`).

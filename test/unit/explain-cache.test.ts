@@ -132,6 +132,65 @@ describe('WithoutOverlapping spending attempts (laravel8-overlap-attempts)', () 
   });
 });
 
+describe('research/cache-store.md §7.1 with real processes (laravel8-research-7-1)', () => {
+  // UniqueSyncOrder ($tries 2, $uniqueId 42, WithoutOverlapping('order-1')->expireAfter(30)):
+  // a request dispatches it twice: SETNX (3) then the push (4); SETNX again (7), refused, nothing
+  // pushed. Another process takes the overlap lock (9) and keeps it. A daemon (--max-jobs=2): its
+  // SET NX refused (21, 37), the job released each time (22, 38), a restart check after each (25,
+  // 41). A --once worker pops attempt 3: ZREM (54), then CallQueuedHandler::failed's DEL of the
+  // unique lock (55); it never checks the restart signal. queue:restart's SET (57) comes last.
+  const r = read('research-7-1');
+
+  it('the capture and the events are what §7.1 says', () => {
+    for (const n of [3, 7])
+      expect(r.lines[n - 1]).toContain(
+        '"SETNX" "laravel_database_laravel_cache:laravel_unique_job:App\\\\Jobs\\\\UniqueSyncOrder42"',
+      );
+    for (const n of [9, 21, 37])
+      expect(r.lines[n - 1]).toContain(
+        '"SET" "laravel_database_laravel_cache:laravel-queue-overlap:App\\\\Jobs\\\\UniqueSyncOrder:order-1"',
+      );
+    expect(r.lines[54]).toContain(
+      '"DEL" "laravel_database_laravel_cache:laravel_unique_job:App\\\\Jobs\\\\UniqueSyncOrder42"',
+    );
+    const events = laravelEvents('research-7-1', DIR);
+    expect(events.filter((e) => e.event === 'JobQueued')).toHaveLength(1);
+    expect(events.filter((e) => e.event === 'handle')).toEqual([]);
+    expect(events.find((e) => e.event === 'JobFailed')).toMatchObject({
+      attempts: 3,
+      exception: 'Illuminate\\Queue\\MaxAttemptsExceededException',
+    });
+  });
+
+  it('reads the holder as the other process, the refusals and the force-release, and no restart check of the --once worker', () => {
+    expect(r.steps.get(9)).toMatchObject({
+      actor: 'other-1',
+      title: expect.stringContaining(
+        'taken for 30 s, most likely: the capture shows no release of it, and the next try of it (line 21, another connection) was refused',
+      ),
+    });
+    for (const n of [21, 37])
+      expect(r.steps.get(n)?.title).toContain(
+        'refused: held by other-1 (taken at line 9): the job is released without running handle()',
+      );
+    expect(r.steps.get(55)).toMatchObject({
+      actor: 'worker-2',
+      title: expect.stringMatching(/^unique lock laravel_unique_job:App\\Jobs\\UniqueSyncOrder42 force-released/),
+    });
+    expect([...r.steps.values()].filter((s) => s.actor === 'worker-2:cache')).toEqual([]);
+  });
+
+  it('finds the dropped dispatch and the attempts spent by WithoutOverlapping, both certain, and nothing else', () => {
+    expect(r.findings.map((f) => [f.kind, f.certainty])).toEqual([
+      ['unique-dispatch-dropped', 'certain'],
+      ['attempts-spent-by-middleware', 'certain'],
+    ]);
+    expect(r.findings[0]!.lines).toEqual([3, 7]);
+    expect(r.findings[1]!.lines).toEqual(expect.arrayContaining([21, 22, 37, 38, 54]));
+    expect(r.findings[1]!.title).toContain('held by other-1 (taken at line 9)');
+  });
+});
+
 describe('a store without lock_connection (laravel8-overlap-lock-on-cache)', () => {
   // overlap-attempts again, config/cache.php without lock_connection (a config from before
   // skeleton v8.5.6): CacheManager::createRedisDriver locks on the store's connection, so each
@@ -235,12 +294,22 @@ describe('a unique dispatch dropped (laravel8-unique-dropped)', () => {
     expect(r.steps.get(30)?.title).toContain('taken with no expiry: the dispatch pushes the job (line 31)');
   });
 
-  it('finds the dropped dispatch (likely: its connection said nothing more), and none for the dispatches that pushed', () => {
+  it('finds the dropped dispatch, certain: the lock was taken at line 3 and not released before; none for the dispatches that pushed', () => {
     const dropped = r.findings.filter((f) => f.kind === 'unique-dispatch-dropped');
     expect(dropped).toHaveLength(1);
-    expect(dropped[0]).toMatchObject({ certainty: 'likely', lines: [7] });
+    expect(dropped[0]).toMatchObject({ certainty: 'certain', lines: [3, 7], alternatives: [] });
+    expect(dropped[0]!.title).toContain('the lock was taken at line 3 and not released since, so the SETNX failed');
+    expect(r.findings.filter((f) => f.kind !== 'unique-dispatch-dropped')).toEqual([]);
+  });
+
+  it('without the lock taken in the capture, reads the drop from its connection falling silent: likely, the capture ending beside it', () => {
+    // The capture from line 5 on: the first dispatch (its SETNX and push) cut off. The request's
+    // connection sends nothing after the SETNX (line 7, now 3) while the capture goes on 1 s.
+    const e = explainCapture(captureText('unique-dropped', DIR).split('\n').slice(4));
+    const dropped = e.findings.filter((f) => f.kind === 'unique-dispatch-dropped');
+    expect(dropped).toHaveLength(1);
+    expect(dropped[0]).toMatchObject({ certainty: 'likely', lines: [3] });
     expect(dropped[0]!.alternatives.map((a) => a.kind)).toEqual(['capture-ended']);
-    expect(r.findings.filter((f) => f.lines.includes(3) || f.lines.includes(30))).toEqual([]);
   });
 
   it("the lock connection is the dispatching request's queue connection", () => {

@@ -3,6 +3,7 @@
 import { utcTime } from '../output/describe.ts';
 import { joinNames } from '../sim/profiles/index.ts';
 import type { CaptureConfiguration } from './configuration.ts';
+import { NDJSON_CLIENT } from './capture.ts';
 import { actorNames } from './grouping.ts';
 import { releasesName, releasesSendingAll } from './recognise.ts';
 
@@ -118,12 +119,14 @@ export function cacheLines(config: CaptureConfiguration): string[] {
   };
   const paired = config.connections.filter((c) => c.cacheOf !== undefined);
   // A store on the queue's connection (5.3's skeleton: `connection => 'default'`): the workers' own.
-  const onQueue = config.connections.filter((c) => c.role !== 'other' && (c.cacheStore ?? 0) > 0);
+  // lqsim's own ndjson names each actor's process, not its TCP connections: the db tells them apart.
+  const ndjson = config.connections.some((c) => c.client.startsWith(NDJSON_CLIENT));
+  const onQueue = ndjson ? [] : config.connections.filter((c) => c.role !== 'other' && (c.cacheStore ?? 0) > 0);
   const names = actorNames(config);
   return [
     `cache prefix: ${cache.prefixes.length === 0 ? 'not seen' : cache.prefixes.map((p) => `${prefix(p.value)} (${cite(p.lines)})`).join('; ')}`,
     `cache db: ${cache.dbs.length === 0 ? 'not seen' : cache.dbs.map((d) => `${d.value} (${cite(d.lines)}${selects(d.value)})`).join('; ')}`,
-    `lock connection: ${cache.locks.length === 0 ? 'not seen (no queue lock in the capture)' : cache.locks.map((l) => `${on[l.value.on]}, db ${l.value.db} (${cite(l.lines)}): ${lockWhy[l.value.on]}`).join('; ')}`,
+    `lock connection: ${cache.locks.length === 0 ? 'not seen (no queue lock in the capture)' : ndjson ? cache.locks.map((l) => `db ${l.value.db} (${cite(l.lines)})`).join('; ') + ": lqsim's ndjson names each actor's process, not its connections: the db tells which" : cache.locks.map((l) => `${on[l.value.on]}, db ${l.value.db} (${cite(l.lines)}): ${lockWhy[l.value.on]}`).join('; ')}`,
     ...(onQueue.length === 0
       ? []
       : [

@@ -191,6 +191,49 @@ describe('research/cache-store.md §7.1 with real processes (laravel8-research-7
   });
 });
 
+describe("lqsim's own ndjson, where an actor's process has both connections", () => {
+  // overlap-attempts as lqsim's ndjson would carry it (issue 27's plan: a process's cache
+  // connection is attributed to the same actor and process as its queue connection): each line
+  // its MONITOR args and db, the two connections of each worker one `worker-N` process.
+  const ACTOR: Record<string, string> = {
+    '127.0.0.1:41366': 'dispatcher-1',
+    '127.0.0.1:41374': 'worker-1',
+    '127.0.0.1:41388': 'worker-1',
+    '127.0.0.1:41394': 'dispatcher-2',
+    '127.0.0.1:41396': 'worker-2',
+    '127.0.0.1:41404': 'worker-2',
+  };
+  const ndjson = captureText('overlap-attempts', DIR)
+    .split('\n')
+    .map((raw, i) => captureEntry(raw, i + 1))
+    .filter((e): e is CapturedLine => e !== null && !isProblem(e))
+    .map(({ line }) =>
+      JSON.stringify({
+        t: Number(line.time),
+        db: line.db,
+        actor: line.client === 'lua' ? 'lua' : ACTOR[line.client],
+        process: 1,
+        source: line.client === 'lua' ? 'lua' : 'client',
+        args: line.args,
+      }),
+    );
+
+  it('reads the same story, each worker checking the restart signal itself, and says the db tells the connections', () => {
+    const e = explainCapture(ndjson);
+    expect(e.findings.map((f) => [f.kind, f.certainty])).toEqual([['attempts-spent-by-middleware', 'certain']]);
+    const titles = e.timeline.steps.map((st) => `${st.actor}: ${st.title}`);
+    expect(titles).toContain('worker-2: worker-2 read the restart signal: unchanged');
+    expect(titles).toContain(
+      'worker-2: WithoutOverlapping: lock laravel-queue-overlap:App\\Jobs\\SyncOrder:order-1 refused: held by worker-1 (taken at line 16): the job is released without running handle()',
+    );
+    const header = e.timeline.scenario.description ?? '';
+    expect(header).toContain(
+      "lock connection: db 0 (lines 16, 32, 48, 73): lqsim's ndjson names each actor's process, not its connections",
+    );
+    expect(header).not.toContain("cache on the queue's connection");
+  });
+});
+
 describe('a store without lock_connection (laravel8-overlap-lock-on-cache)', () => {
   // overlap-attempts again, config/cache.php without lock_connection (a config from before
   // skeleton v8.5.6): CacheManager::createRedisDriver locks on the store's connection, so each

@@ -3,6 +3,8 @@
 import { utcTime } from '../output/describe.ts';
 import { joinNames } from '../sim/profiles/index.ts';
 import type { CaptureConfiguration } from './configuration.ts';
+import { NDJSON_CLIENT } from './capture.ts';
+import { actorNames } from './grouping.ts';
 import { releasesName, releasesSendingAll } from './recognise.ts';
 
 /** The configuration, one line per figure, each citing its first lines. */
@@ -28,6 +30,7 @@ export function configurationLines(config: CaptureConfiguration): string[] {
     list('queues', config.queues, (q) => q),
     list('retry_after', config.retryAfter, (s) => `${s} s`),
     list('block_for', config.blockFor, (s) => `${s} s`),
+    ...cacheLines(config),
     ...unixLine(config),
     ...(config.clockApart.length === 0
       ? []
@@ -76,4 +79,74 @@ function spanLine(span: { first: string; last: string }): string {
     return when === null ? String(s) : `${when} UTC`;
   };
   return `captured: ${utc(first)} to ${utc(last)} (${(last - first).toFixed(3)} s); t+0s is ${utc(Math.floor(first))}`;
+}
+
+/**
+ * The cache store, when the capture shows it (explain/cache-store.ts): its prefix over the
+ * connection's, its db, and which connection carries the queue's locks (config/cache.php's
+ * stores.redis.lock_connection), each citing its lines; each cache connection read as a worker's.
+ */
+export function cacheLines(config: CaptureConfiguration): string[] {
+  const { cache } = config;
+  if (cache.prefixes.length === 0 && cache.dbs.length === 0 && cache.locks.length === 0) return [];
+  const cite = (lines: number[]): string => `line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}`;
+  const queuePrefixes = config.prefixes.map((p) => p.value).filter((p) => p !== '');
+  const prefix = (p: string): string => {
+    const cp = queuePrefixes.find((q) => p.startsWith(q));
+    if (cp === undefined) return p === '' ? '(none)' : p;
+    const sp = p.slice(cp.length);
+    return `${p} (the connection's ${cp}, then the cache's ${sp === '' ? '(none)' : sp})`;
+  };
+  const selects = (db: number): string => {
+    // The connections that send the cache's own commands (no queue command): their SELECT as they connect.
+    const lines = config.connections
+      .filter((c) => c.selectLine !== undefined && c.role === 'other' && (c.cacheStore ?? 0) > 0)
+      .map((c) => c.selectLine!)
+      .slice(0, 3);
+    return lines.length === 0 ? '' : `; SELECT ${db} as each cache connection connects: ${cite(lines)}`;
+  };
+  const on = {
+    queue: "the queue's own connection",
+    cache: 'the cache connection',
+    other: 'a connection that sends no queue command',
+  };
+  const lockWhy = {
+    queue:
+      "lock_connection 'default' (the 8.x skeleton from v8.5.6, and 11+): the same TCP connection as the queue's commands",
+    cache:
+      "no lock_connection (a store before 8.20, a config before skeleton v8.5.6), or 'cache': locks go where the cache goes",
+    other: 'a connection of its own',
+  };
+  const paired = config.connections.filter((c) => c.cacheOf !== undefined);
+  // A store on the queue's connection (5.3's skeleton: `connection => 'default'`): the workers' own.
+  // lqsim's own ndjson names each actor's process, not its TCP connections: the db tells them apart.
+  const ndjson = config.connections.some((c) => c.client.startsWith(NDJSON_CLIENT));
+  const onQueue = ndjson ? [] : config.connections.filter((c) => c.role !== 'other' && (c.cacheStore ?? 0) > 0);
+  const names = actorNames(config);
+  return [
+    `cache prefix: ${cache.prefixes.length === 0 ? 'not seen' : cache.prefixes.map((p) => `${prefix(p.value)} (${cite(p.lines)})`).join('; ')}`,
+    `cache db: ${cache.dbs.length === 0 ? 'not seen' : cache.dbs.map((d) => `${d.value} (${cite(d.lines)}${selects(d.value)})`).join('; ')}`,
+    `lock connection: ${cache.locks.length === 0 ? 'not seen (no queue lock in the capture)' : ndjson ? cache.locks.map((l) => `db ${l.value.db} (${cite(l.lines)})`).join('; ') + ": lqsim's ndjson names each actor's process, not its connections: the db tells which" : cache.locks.map((l) => `${on[l.value.on]}, db ${l.value.db} (${cite(l.lines)}): ${lockWhy[l.value.on]}`).join('; ')}`,
+    ...(onQueue.length === 0
+      ? []
+      : [
+          `cache on the queue's connection: ${onQueue
+            .slice(0, 5)
+            .map((c) => `${names.get(c.client) ?? c.client} (${c.client}, from line ${c.firstLine})`)
+            .join(
+              '; ',
+            )} sends the cache's commands over its queue connection: the store's connection is the queue's ('default', as 5.3's skeleton has it)`,
+        ]),
+    ...(paired.length === 0
+      ? []
+      : [
+          `cache connections: ${paired
+            .slice(0, 5)
+            .map(
+              (c) =>
+                `${c.client} is ${names.get(c.cacheOf!.client) ?? c.cacheOf!.client}'s (${c.cacheOf!.client}): its commands follow that worker's (${cite(c.cacheOf!.lines)})`,
+            )
+            .join('; ')}${paired.length > 5 ? `; ${paired.length - 5} more` : ''}`,
+        ]),
+  ];
 }

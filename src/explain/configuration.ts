@@ -5,6 +5,7 @@
 // Every figure keeps the capture lines it rests on. Pure: fed the entries capture.ts reads.
 import type { ProfileName } from '../sim/profiles/index.ts';
 import type { CapturedLine } from './capture.ts';
+import type { CacheCommand } from './cache-store.ts';
 import type { KnownScript, Operation } from './recognise.ts';
 import { profilesSendingAll, recogniseCommand } from './recognise.ts';
 
@@ -26,6 +27,32 @@ export interface Connection {
   other: number;
   firstLine: number;
   lastLine: number;
+  /** How many of the cache store's own commands it sent (the restart signal, maxExceptions, RateLimiter; not locks). */
+  cacheStore?: number;
+  /** Its phpredis SELECT (the db it chose as it connected), when in the capture. */
+  selectLine?: number;
+  /**
+   * A cache connection (one that sends the cache store's commands and no queue command) read as a
+   * worker's: the worker connection whose commands its own follow (a worker checks the restart
+   * signal, counts an exception, right after its own queue commands), with those lines.
+   */
+  cacheOf?: { client: string; lines: number[] };
+}
+
+/** How the cache store shows in the capture (explain/cache-store.ts). */
+export interface CacheConfiguration {
+  /** What stands before Laravel's names in the cache's keys: the connection's prefix and the cache's. */
+  prefixes: Array<Evidence<string>>;
+  /** The dbs of the cache store's own commands (the restart signal, maxExceptions, RateLimiter). */
+  dbs: Array<Evidence<number>>;
+  /** Which connection carries the queue's locks: `queue` (the queue's own TCP connection), `cache`, or `other`. */
+  locks: Array<Evidence<{ on: 'queue' | 'cache' | 'other'; db: number }>>;
+  /**
+   * The md5 names the capture shows as a limiter's (with its `:timer`, in RateLimiter's add script
+   * or DurationLimiter's): only their bare GET, INCRBY, SETEX and DEL are read as a limiter's,
+   * since any cache key may end in an md5.
+   */
+  limiters: ReadonlySet<string>;
 }
 
 export interface CaptureConfiguration {
@@ -46,6 +73,7 @@ export interface CaptureConfiguration {
   clockApart: Array<Evidence<number>>;
   blockFor: Array<Evidence<number>>;
   connections: Connection[];
+  cache: CacheConfiguration;
   /** How many MONITOR lines (commands, those scripts ran included). */
   commands: number;
   /** First and last MONITOR time ("1489802272.491060"), or null for an empty capture. */
@@ -59,6 +87,9 @@ const MAX_RETRY_AFTER = 30 * 86_400;
 export function isRetryAfter(seconds: number): boolean {
   return seconds > 0 && seconds <= MAX_RETRY_AFTER;
 }
+
+/** Limiter names kept (a capture of any size). */
+const LIMITERS = 4096;
 
 /** How many lines an Evidence keeps: enough to cite, bounded for a capture of any size. */
 const CITED = 5;
@@ -112,6 +143,18 @@ export class ConfigurationReader {
   private commands = 0;
   /** Each connection's `now` from the migrate script it sent last, until its next other command. */
   private readonly pollNow = new Map<string, number>();
+  private readonly cachePrefixes = new Tally<string>(16);
+  private readonly cacheDbs = new Tally<number>(16);
+  private readonly limiters = new Set<string>();
+  /** Lock commands: by connection, their db and lines (a connection's role is known at the end). */
+  private readonly lockLines = new Map<string, { db: number; lines: number[] }>();
+  /** Per cache-sending connection: the connections whose command came right before each of its own (votes, the first lines cited). */
+  private readonly votes = new Map<string, Map<string, { count: number; lines: number[] }>>();
+  /** The last line of another connection than the one before it (lua aside): who spoke before. */
+  private last: { client: string; lineNo: number } | undefined;
+  private before: { client: string; lineNo: number } | undefined;
+  /** A cache connection's first command, waiting for the next connection to start (a worker connects its queue's after). */
+  private firstCache: { client: string; lineNo: number } | undefined;
 
   add({ lineNo, line }: CapturedLine): void {
     this.commands++;
@@ -125,12 +168,27 @@ export class ConfigurationReader {
       this.connections.set(line.client, c);
     }
     c.lastLine = lineNo;
+    if (this.last?.client !== line.client) {
+      this.before = this.last;
+      // The connection that starts right after a cache connection's first command: its worker's queue connection.
+      if (this.firstCache !== undefined && r?.op === 'select' && this.firstCache.client !== line.client)
+        this.vote(this.firstCache.client, line.client, this.firstCache.lineNo);
+      this.firstCache = undefined;
+    }
+    this.last = { client: line.client, lineNo };
     if (r === undefined) {
       c.other++;
       return;
     }
     c.operations[r.op] = (c.operations[r.op] ?? 0) + 1;
-    if (r.op === 'select') return;
+    if (r.op === 'select') {
+      c.selectLine ??= lineNo;
+      return;
+    }
+    if (r.cache !== undefined) {
+      this.cacheCommand(r.cache, line.client, line.db, lineNo, c);
+      return;
+    }
     this.dbs.add(line.db, lineNo);
     if (r.key !== undefined) {
       this.prefixes.add(r.key.prefix, lineNo);
@@ -171,8 +229,92 @@ export class ConfigurationReader {
     }
   }
 
+  private cacheCommand(cache: CacheCommand, client: string, db: number, lineNo: number, c: Connection): void {
+    const { action, key } = cache;
+    if (key.kind === 'limiter' && (key.timer || action === 'limiter-hit' || action.startsWith('duration')))
+      if (this.limiters.size < LIMITERS) this.limiters.add(key.name);
+    // A DurationLimiter's keys (its EVALs, and DurationLimiter::clear's DEL) carry the connection's prefix only.
+    if (key.kind !== 'limiter' && !action.startsWith('duration') && action !== 'limiter-clear')
+      this.cachePrefixes.add(key.prefix, lineNo);
+    if (action.startsWith('lock')) {
+      let locks = this.lockLines.get(client);
+      if (locks === undefined && this.lockLines.size < 4096) this.lockLines.set(client, (locks = { db, lines: [] }));
+      if (locks !== undefined && locks.lines.length < CITED) locks.lines.push(lineNo);
+      return;
+    }
+    // The cache store's own connection: the restart signal, maxExceptions, the cache RateLimiter.
+    // (A bare md5 key counts once the capture has shown it as a limiter's: any cache key may end in one.)
+    const limiter = key.kind !== 'limiter' || key.timer || this.limiters.has(key.name);
+    if (!action.startsWith('duration') && action !== 'limiter-clear' && limiter) {
+      this.cacheDbs.add(db, lineNo);
+      c.cacheStore = (c.cacheStore ?? 0) + 1;
+    }
+    if (action === 'restart-write') return; // queue:restart's own process
+    if (c.cacheStore === 1) this.firstCache = { client, lineNo };
+    if (this.before !== undefined && this.last?.client === client && this.before.lineNo < lineNo)
+      this.vote(client, this.before.client, lineNo);
+  }
+
+  private vote(cacheClient: string, other: string, lineNo: number): void {
+    let byOther = this.votes.get(cacheClient);
+    if (byOther === undefined) {
+      if (this.votes.size >= 4096) return;
+      this.votes.set(cacheClient, (byOther = new Map()));
+    }
+    const votes = byOther.get(other);
+    if (votes === undefined) {
+      if (byOther.size < 16) byOther.set(other, { count: 1, lines: [lineNo] });
+    } else {
+      votes.count++;
+      if (votes.lines.length < CITED) votes.lines.push(lineNo);
+    }
+  }
+
+  /** Each cache connection's worker: the worker connection most of its commands follow. */
+  private pairCacheConnections(): void {
+    for (const [client, byOther] of this.votes) {
+      const c = this.connections.get(client);
+      if (c === undefined || c.role !== 'other') continue;
+      let best: { client: string; count: number; lines: number[] } | undefined;
+      let tie = false;
+      for (const [other, { count, lines }] of byOther) {
+        if (this.connections.get(other)?.role !== 'worker') continue;
+        if (best === undefined || count > best.count) [best, tie] = [{ client: other, count, lines }, false];
+        else if (count === best.count) tie = true;
+      }
+      if (best !== undefined && !tie) c.cacheOf = { client: best.client, lines: [...best.lines] };
+    }
+  }
+
+  private cacheResult(): CacheConfiguration {
+    const locks = new Tally<{ on: 'queue' | 'cache' | 'other'; db: number }>();
+    const kinds = new Map<string, { on: 'queue' | 'cache' | 'other'; db: number }>();
+    for (const [client, { db, lines }] of this.lockLines) {
+      const c = this.connections.get(client);
+      const on =
+        c === undefined
+          ? 'other'
+          : c.role !== 'other'
+            ? 'queue'
+            : c.cacheOf !== undefined || (c.cacheStore ?? 0) > 0
+              ? 'cache'
+              : 'other';
+      const id = `${on}:${db}`;
+      let kind = kinds.get(id);
+      if (kind === undefined) kinds.set(id, (kind = { on, db }));
+      for (const l of lines) locks.add(kind, l);
+    }
+    return {
+      prefixes: this.cachePrefixes.list(),
+      dbs: this.cacheDbs.list(),
+      locks: locks.list().map((e) => ({ value: e.value, lines: e.lines.sort((a, b) => a - b) })),
+      limiters: this.limiters,
+    };
+  }
+
   result(): CaptureConfiguration {
     for (const c of this.connections.values()) c.role = roleOf(c.operations, c.client);
+    this.pairCacheConnections();
     return {
       profiles: profilesSendingAll(this.scripts.keys()),
       scripts: [...this.scripts].map(([script, cited]) => ({ value: script, lines: cited })),
@@ -183,6 +325,7 @@ export class ConfigurationReader {
       clockApart: this.clockApart.list(),
       blockFor: this.blockFor.list(),
       connections: [...this.connections.values()],
+      cache: this.cacheResult(),
       commands: this.commands,
       span: this.span === null ? null : { ...this.span },
     };

@@ -112,6 +112,8 @@ const MAX_ATTEMPTS_BY_RELEASE: Thrown[] = [
  */
 const BY_KIND: Partial<Record<FindingKind, Thrown[]>> = {
   'max-attempts-exceeded': MAX_ATTEMPTS_BY_RELEASE,
+  // The same check (markJobAsFailedIfAlreadyExceedsMaxAttempts): the attempts were spent by middleware releases.
+  'attempts-spent-by-middleware': MAX_ATTEMPTS_BY_RELEASE,
   'timed-out': [
     { ...MAX_ATTEMPTS_BY_RELEASE[1]!, from: '5.8' },
     {

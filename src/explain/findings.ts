@@ -8,6 +8,7 @@
 // timeout's SIGALRM, or an orderly exit: --once, --max-jobs, --max-time, queue:restart), or that
 // the capture ended. A finding resting on silence names each of these. Liveness is read from a
 // worker's queue commands and a process's start only (explain/liveness.ts).
+import { CacheFindings, spentByMiddleware } from './cache-findings.ts';
 import type { Heard, Watch } from './liveness.ts';
 import { Liveness } from './liveness.ts';
 
@@ -53,6 +54,38 @@ export type QueueEvent =
       now?: number | null;
     }
   | { kind: 'block-ready'; actor: string; line: number; key: string }
+  /** A queue lock (explain/cache-locks.ts): taken, refused (`shownBy` the line that showed it), or untold (null). */
+  | {
+      kind: 'lock';
+      lock: 'overlap' | 'unique';
+      actor: string;
+      line: number;
+      /** Laravel's name of the lock ("laravel-queue-overlap:App\\Jobs\\X:order-1"). */
+      key: string;
+      taken: boolean | null;
+      shownBy?: number;
+      /** Refused as far as the capture goes: the job's end, then no lock release before it ended. */
+      likely?: boolean;
+      /** A unique lock's connection sent nothing more for this many seconds of the capture (no push). */
+      silentFor?: number;
+      /** Refused because the capture shows it taken at this line and not released since. */
+      heldSince?: number;
+      heldBy?: string;
+    }
+  /** A worker's restart check (Worker::stopIfNecessary, after each job): its loop went on past the job. */
+  | { kind: 'restart-check'; worker: string; line: number }
+  /** A worker's restart check that read another value than at its start (explain/cache-story.ts). */
+  | {
+      kind: 'restart-read';
+      /** The cache connection that read it, and the worker it belongs to (configuration.ts), if told. */
+      actor: string;
+      worker: string | undefined;
+      line: number;
+      t: number;
+      written: { line: number; value: string };
+      /** What it read at its start: the write before it, or undefined (set before the capture, or never). */
+      start: { line: number; value: string } | undefined;
+    }
   /** A command of an actor that says whether its process went on (explain/liveness.ts); `t` MONITOR's. */
   | { kind: 'heard'; actor: string; line: number; what: Heard; t: number };
 
@@ -73,7 +106,13 @@ export type FindingKind =
   /** The capture ended before the rest of the story. */
   | 'capture-ended'
   /** The job ran again on its next attempt and finished (succeeded, or failed by an exception). */
-  | 'ran-again';
+  | 'ran-again'
+  /** Failed with MaxAttemptsExceeded, its attempts spent by job middleware releasing it (a refused WithoutOverlapping lock). */
+  | 'attempts-spent-by-middleware'
+  /** A ShouldBeUnique dispatch whose lock was held: nothing pushed. */
+  | 'unique-dispatch-dropped'
+  /** A daemon read a new `queue:restart` signal: it stops after its current job. */
+  | 'restart-signal-read';
 
 /** `certain`: the capture proves it; `likely`: evidence points to it (`because` says which); `possible`: one reading of several. */
 export type Certainty = 'certain' | 'likely' | 'possible';
@@ -151,12 +190,21 @@ const ONCE_WORKERS = 3;
  * (5.5+), retryUntil alone, whatever the attempts: certain once the poll's clock has passed it,
  * else only possible (the worker runs it while its clock has not).
  */
-function reservedPastItsLimit(over: Reserve, del: Delete): Finding {
+function reservedPastItsLimit(
+  over: Reserve,
+  del: Delete,
+  /** Lines where handle() released the job itself under a WithoutOverlapping lock it had taken (explain/cache-findings.ts). */
+  selfReleased: readonly number[] = [],
+): Finding {
+  const path =
+    selfReleased.length > 0
+      ? `its earlier attempts released from inside handle() (lines ${selfReleased.join(', ')}: each after its WithoutOverlapping lock was taken, the lock released after the job), not by a middleware refusal`
+      : 'the path of a job whose earlier attempt timed out or was killed';
   if (over.retryUntil === undefined || over.retryUntil === null)
     return {
       kind: 'max-attempts-exceeded',
       certainty: 'certain',
-      title: `${del.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts, the path of a job whose earlier attempt timed out or was killed)`,
+      title: `${del.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts, ${path})`,
       lines: [over.line, del.line],
       alternatives: [],
       failed: {
@@ -232,6 +280,8 @@ interface Held {
 export class FindingRules {
   private readonly out: Finding[] = [];
   private readonly live = new Liveness();
+  /** The cache store's findings (explain/cache-findings.ts). */
+  private readonly cache = new CacheFindings(this.live);
   // The reservations each job is under, oldest first, until their worker deletes or releases them.
   private readonly held = new Map<string, Held[]>();
   // A reservation taken while another worker held the job: ran twice, or taken from a killed one.
@@ -267,7 +317,17 @@ export class FindingRules {
       case 'heard':
         this.heard(e.actor, e.line, e.what, e.t);
         break;
+      case 'lock':
+        this.cache.lock(e);
+        break;
+      case 'restart-read':
+        this.cache.restartRead(e);
+        break;
+      case 'restart-check':
+        this.cache.restartCheck(e.worker, e.line);
+        break;
       case 'reserve': {
+        this.cache.reserved(e);
         const earlier = this.held.get(e.job) ?? [];
         const mine: Held = { r: e, watch: this.live.watch(e.actor, e.line) };
         // It follows the latest reservation still held: the one whose end let the job go again.
@@ -341,8 +401,14 @@ export class FindingRules {
     const key = `${e.job}@${e.actor}`;
     const over = this.overTries.get(key);
     this.overTries.delete(key);
+    const { byMiddleware, selfReleased } = this.cache.ended(e);
     if (over !== undefined && e.kind === 'delete') {
-      this.out.push(reservedPastItsLimit(over, e));
+      // Its earlier attempts released by WithoutOverlapping (no retryUntil: the tries decided).
+      this.out.push(
+        byMiddleware.length > 0 && (over.retryUntil ?? null) === null
+          ? spentByMiddleware(over, e, byMiddleware)
+          : reservedPastItsLimit(over, e, selfReleased),
+      );
     } else if (h !== undefined && e.kind === 'delete' && h.maxTries === null && e.t - h.t < AT_ONCE) {
       // Taken over from a holder: read in finish, once the holder's fate is known.
       const pair = this.pairs.find((p) => p.e.r === h);
@@ -398,7 +464,7 @@ export class FindingRules {
 
   /** Every finding, in the order of the lines they rest on, now that who fell silent is known. */
   finish(): Finding[] {
-    const out = [...this.out];
+    const out = [...this.out, ...this.cache.finish()];
     for (const pair of this.pairs) {
       out.push(this.pairFinding(pair));
       const expired = this.stillRan(pair);
@@ -588,6 +654,8 @@ export class FindingRules {
    */
   private silentAfterDelete({ h, del, watch }: SlowDelete): Finding | undefined {
     if (this.shared.has(del.actor) || watch.next?.what === 'queue') return undefined;
+    // Its restart check after the job: the loop went on (stopIfNecessary), no alarm killed it mid-job.
+    if (this.cache.checkedRestartAfter(del.actor, del.line)) return undefined;
     // Before 5.8.28 the alarm kills the worker and deletes nothing: a delete is never its doing.
     if (this.timeoutFailsJob === false) return undefined;
     const quietFor = this.live.lastT - del.t;

@@ -16,7 +16,8 @@ export interface GroupLine {
 /** The commands of one step: one connection's call, a script's own lines with it, or a run of other traffic. */
 export interface Group {
   client: string;
-  kind: StepKind | 'other';
+  /** `cache`: one command of the cache store's (explain/cache-store.ts). */
+  kind: StepKind | 'other' | 'cache';
   lines: GroupLine[];
 }
 
@@ -72,6 +73,13 @@ export class CommandGrouper {
       this.selectPending.push({ entry, r });
       return;
     }
+    if (r?.op === 'cache') {
+      // Each cache command is a step of its own (its SELECT with it): its title says what it did.
+      this.close();
+      this.current = { client, kind: 'cache', lines: [...this.selectPending, { entry, r }] };
+      this.selectPending = [];
+      return;
+    }
     const kind: Group['kind'] = r === undefined ? 'other' : (KIND[r.op] ?? 'other');
     const current = this.current;
     // Other traffic is summarised: a run of it is one step, whichever clients sent it.
@@ -82,6 +90,7 @@ export class CommandGrouper {
         : this.selectPending.length === 0 &&
           current.client === client &&
           current.kind !== 'other' &&
+          current.kind !== 'cache' &&
           !STARTS.has(r!.op));
     if (!joins) {
       this.close();
@@ -118,7 +127,7 @@ export class CommandGrouper {
 
 /** dispatcher-1, worker-1..., in order of first appearance; other traffic is other-N. */
 export function actorNames(config: CaptureConfiguration): Map<string, string> {
-  const counts = new Map<Role, number>();
+  const counts = new Map<string, number>();
   const names = new Map<string, string>();
   const word: Record<Role, string> = { dispatcher: 'dispatcher', worker: 'worker', both: 'app', other: 'other' };
   for (const c of config.connections) {
@@ -131,9 +140,15 @@ export function actorNames(config: CaptureConfiguration): Map<string, string> {
       names.set(c.client, process === '1' ? actor : `${actor} (process ${process})`);
       continue;
     }
-    const n = (counts.get(c.role) ?? 0) + 1;
-    counts.set(c.role, n);
-    names.set(c.client, `${word[c.role]}-${n}`);
+    // A worker's cache connection is named after it, once the workers are named (below).
+    if (c.cacheOf !== undefined) continue;
+    const cache = c.role === 'other' && (c.cacheStore ?? 0) > 0;
+    const role = cache ? 'cache' : word[c.role];
+    const n = (counts.get(role) ?? 0) + 1;
+    counts.set(role, n);
+    names.set(c.client, `${role}-${n}`);
   }
+  for (const c of config.connections)
+    if (c.cacheOf !== undefined) names.set(c.client, `${names.get(c.cacheOf.client) ?? c.cacheOf.client}:cache`);
   return names;
 }

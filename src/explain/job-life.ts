@@ -107,6 +107,11 @@ export class JobLives {
     private readonly releases: Releases | null | undefined = undefined,
   ) {}
 
+  /** The label of the job with this id (its uuid), if the capture showed its payload. */
+  labelOfId(id: string): string | undefined {
+    return this.byId.get(id)?.label;
+  }
+
   /** Quiet lives (pushed, reserved once, deleted) counted instead of kept. */
   get quietLives(): number {
     return this.quiet;

@@ -11,6 +11,8 @@ import type { ProfileName } from '../sim/profiles/index.ts';
 import { PROFILE_NAMES, PROFILES, scriptsOf } from '../sim/profiles/index.ts';
 import { commandName } from '../sim/command-name.ts';
 import { ownCopy } from '../redis/own-string.ts';
+import type { CacheCommand } from './cache-store.ts';
+import { recogniseCacheCommand } from './cache-store.ts';
 
 /** One of Laravel's scripts, and every profile that sends exactly this text. */
 export interface KnownScript {
@@ -168,7 +170,9 @@ export type Operation =
   | 'size'
   | 'clear'
   | 'select'
-  | 'script';
+  | 'script'
+  /** The cache store's traffic (explain/cache-store.ts): the restart signal, locks, counters, limiters. */
+  | 'cache';
 
 export interface Recognised {
   op: Operation;
@@ -176,6 +180,13 @@ export interface Recognised {
   key?: QueueKey;
   /** An EVAL of one of Laravel's scripts. */
   script?: KnownScript;
+  /** What a cache command does (op 'cache'). */
+  cache?: CacheCommand;
+}
+
+/** Whether an operation is the queue's own (not the cache store's, not a SELECT). */
+export function isQueueOperation(op: string | undefined): boolean {
+  return op !== undefined && op !== 'cache' && op !== 'select' && op !== 'script';
 }
 
 /**
@@ -199,19 +210,24 @@ export function recogniseCommand(
   if (name === 'SELECT' && argc === 2) return SELECT;
   if (name === 'EVAL') {
     const script = args[1] === undefined ? undefined : recogniseScript(args[1]);
-    if (script === undefined) return undefined;
+    if (script === undefined) return cacheOf(args, argc);
     const first = args[3] === undefined ? undefined : parseQueueKey(args[3]);
     if (first === undefined) return { op: scriptOperation(script.name, first), script };
     return shared(scriptOperation(script.name, first), first, script);
   }
   const key = args[1] === undefined ? undefined : parseQueueKey(args[1]);
-  if (key === undefined) return undefined;
+  if (key === undefined) return cacheOf(args, argc);
   if (name === 'RPUSH' && key.kind === 'ready' && argc === 3) return shared('push', key);
   if (name === 'ZADD' && key.kind === 'delayed' && argc === 4) return shared('later', key);
   if (name === 'ZADD' && key.kind === 'reserved' && argc === 4) return shared('reserve', key);
   if (name === 'ZREM' && key.kind === 'reserved' && argc === 3) return shared('delete', key);
   if (name === 'BLPOP' && (key.kind === 'ready' || key.kind === 'notify')) return shared('block', key);
   return undefined;
+}
+
+function cacheOf(args: readonly string[], argc: number): Recognised | undefined {
+  const cache = recogniseCacheCommand(args, argc);
+  return cache === undefined ? undefined : { op: 'cache', cache };
 }
 
 // Each line's recognition is shared (never to be changed): one object per key (parseQueueKey

@@ -145,7 +145,7 @@ class Replayer {
       const c = commands[i]!;
       // The operation the trace labelled it with: Laravel's queue commands only (no SELECT: the db is ours).
       const op = c.operation;
-      if (c.source !== 'client' || op === undefined) continue;
+      if (c.source !== 'client' || op === undefined || op.startsWith('cache ')) continue;
       if (c.db !== this.db) {
         await this.sender.sendCommand(['SELECT', String(c.db)]);
         this.db = c.db;

@@ -30,6 +30,14 @@ export interface CaptureSettings {
   /** Seconds the workers' clock is from Redis', where more than one. */
   clockApart: Array<Cited<number>>;
   roles: Record<Role, { connections: number; first: Array<{ client: string; line: number }> }>;
+  /** The cache store, as the capture shows it (configuration.ts CacheConfiguration). */
+  cache: {
+    prefixes: Array<Cited<string>>;
+    dbs: Array<Cited<number>>;
+    locks: Array<Cited<{ on: 'queue' | 'cache' | 'other'; db: number }>>;
+    /** Cache connections read as a worker's (the first few). */
+    connections: Array<{ client: string; of: string; lines: number[] }>;
+  };
   commands: number;
   span: { first: string; last: string } | null;
 }
@@ -61,6 +69,15 @@ export function captureSettings(config: CaptureConfiguration): CaptureSettings {
     blockFor: cited(config.blockFor),
     clockApart: cited(config.clockApart),
     roles,
+    cache: {
+      prefixes: cited(config.cache.prefixes),
+      dbs: cited(config.cache.dbs),
+      locks: config.cache.locks.map((l) => ({ value: { ...l.value }, lines: [...l.lines] })),
+      connections: config.connections
+        .filter((c) => c.cacheOf !== undefined)
+        .slice(0, NAMED)
+        .map((c) => ({ client: c.client, of: c.cacheOf!.client, lines: [...c.cacheOf!.lines] })),
+    },
     commands: config.commands,
     span: config.span,
   };

@@ -19,6 +19,8 @@ import { heardOf } from './liveness.ts';
 import type { Recognised } from './recognise.ts';
 import { attemptOfReservedCopy, recogniseCommand, releasesSendingAll, timeoutFailsJob } from './recognise.ts';
 import { titleOf } from './titles.ts';
+import { LockLookahead } from './cache-locks.ts';
+import { CacheStory } from './cache-story.ts';
 
 export { configurationLines } from './configuration-text.ts';
 export type { JobLife, LifeEvent } from './job-life.ts';
@@ -65,6 +67,13 @@ export class CaptureExplainer {
   private named = { client: '', actor: '' };
   /** A :reserved copy's facts, its attempts as Laravel numbers the attempt (5.3 counts one lower). */
   private readonly copyFacts: (raw: string) => PayloadFacts | undefined;
+  /** Lines read but not yet explained: held while a lock's outcome waits on what its connection sends next. */
+  private readonly held: Array<{ entry: CapturedLine; r: Recognised | undefined }> = [];
+  private readonly locks: LockLookahead;
+  private readonly limiters: ReadonlySet<string>;
+  private readonly cacheStory: CacheStory;
+  /** The worker each cache connection belongs to (configuration.ts), by address. */
+  private readonly workerOfCache = new Map<string, string>();
 
   constructor(
     config: CaptureConfiguration,
@@ -81,6 +90,19 @@ export class CaptureExplainer {
     },
   ) {
     this.actors = actorNames(config);
+    this.limiters = config.cache.limiters;
+    const processOf = new Map(
+      config.connections.flatMap((c) => (c.cacheOf === undefined ? [] : [[c.client, c.cacheOf.client] as const])),
+    );
+    this.locks = new LockLookahead((client) => processOf.get(client) ?? client);
+    for (const c of config.connections) {
+      // A cache connection read as a worker's; or a worker's own connection carrying its cache
+      // (a store on the queue's connection: 5.3's skeleton, `connection => 'default'`).
+      if (c.cacheOf !== undefined)
+        this.workerOfCache.set(c.client, this.actors.get(c.cacheOf.client) ?? c.cacheOf.client);
+      else if (c.role === 'worker' && (c.cacheStore ?? 0) > 0)
+        this.workerOfCache.set(c.client, this.actors.get(c.client) ?? c.client);
+    }
     // Every connection over a unix socket has one address in MONITOR: one actor for many processes.
     this.rules = new FindingRules(
       new Set(config.connections.filter((c) => c.client.startsWith('unix:')).map((c) => this.actors.get(c.client)!)),
@@ -113,6 +135,7 @@ export class CaptureExplainer {
     };
     const releases = releasesSendingAll(config.scripts.map((s) => s.value));
     this.jobs = new JobLives(this.timeline.jobs, o.allLives ?? this.keepSteps, this.timeline.failed, releases);
+    this.cacheStory = new CacheStory((id) => this.jobs.labelOfId(id));
     this.copyFacts = (raw) => {
       const facts = payloadFacts(raw);
       if (facts === undefined || facts.attempts === null) return facts;
@@ -122,11 +145,29 @@ export class CaptureExplainer {
 
   /** The capture's next command. */
   add(entry: CapturedLine): void {
-    const r = recogniseCommand(entry.line.args, entry.line.client);
-    const client = entry.line.client;
-    if (client !== 'lua')
-      this.rules.heard(this.actorOf(client), entry.lineNo, heardOf(r?.op, entry.line.args), Number(entry.line.time));
-    this.grouper.add(entry, r);
+    let r = recogniseCommand(entry.line.args, entry.line.client);
+    // A bare md5 key is a limiter's only when the capture shows it as one.
+    const key = r?.cache?.key;
+    if (key?.kind === 'limiter' && !key.timer && !this.limiters.has(key.name)) r = undefined;
+    this.locks.read(entry, r);
+    this.held.push({ entry, r });
+    this.explainHeld(false);
+  }
+
+  /**
+   * The lines held, explained in order up to the first lock whose outcome its connection has not
+   * told yet (all of them at the capture's end, or once HELD lines wait: then it is told as untold).
+   */
+  private explainHeld(all: boolean): void {
+    while (this.held.length > 0) {
+      const { entry, r } = this.held[0]!;
+      if (!all && this.held.length < HELD && this.locks.decided(entry.lineNo) === false) return;
+      this.held.shift();
+      const client = entry.line.client;
+      if (client !== 'lua')
+        this.rules.heard(this.actorOf(client), entry.lineNo, heardOf(r?.op, entry.line.args), Number(entry.line.time));
+      this.grouper.add(entry, r);
+    }
   }
 
   /** The actor of an address (the address itself when it is not a connection the configuration named). */
@@ -139,6 +180,7 @@ export class CaptureExplainer {
 
   /** The last step out, and the timeline with its jobs and findings. */
   finish(): Explained {
+    this.explainHeld(true);
     this.grouper.finish();
     const findings = this.rules.finish();
     return { timeline: this.timeline, findings, lives: this.jobs.finish(findings), quietLives: this.jobs.quietLives };
@@ -172,14 +214,26 @@ export class CaptureExplainer {
         time: entry.line.time,
       };
     });
-    let title = titleOf(g, t, this.start, this.jobs, actor, (e) => this.rules.add(e), this.copyFacts);
+    const first = g.lines.find((l) => l.r?.cache !== undefined);
+    let title =
+      g.kind === 'cache' && first !== undefined
+        ? this.cacheStory.title(
+            first,
+            first.r!.cache!,
+            actor,
+            this.workerOfCache.get(g.client),
+            g.lines.some((l) => l.r?.op === 'select'),
+            this.locks.take(first.entry.lineNo),
+            (e) => this.rules.add(e),
+          )
+        : titleOf(g, t, this.start, this.jobs, actor, (e) => this.rules.add(e), this.copyFacts);
     const senders = [...new Set(commands.filter((c) => c.source === 'client').map((c) => c.actor))];
     if (senders.length > 1) title += ` from ${senders.slice(0, 3).join(', ')}${senders.length > 3 ? ', ...' : ''}`;
     const step: Step = {
       index,
       t,
       actor,
-      kind: g.kind === 'other' ? 'process' : g.kind,
+      kind: g.kind === 'other' || g.kind === 'cache' ? 'process' : g.kind,
       title,
       methods: [],
       commands,
@@ -194,5 +248,8 @@ export class CaptureExplainer {
 function operationOf(lua: boolean, r: Recognised | undefined): string | undefined {
   if (r === undefined || r.op === 'select') return undefined;
   if (lua) return r.key?.kind === 'notify' ? 'notify' : undefined;
-  return r.op;
+  return r.cache !== undefined ? `cache ${r.cache.action}` : r.op;
 }
+
+/** Lines held at most while a lock's outcome is awaited (a worker killed mid-job tells it never). */
+const HELD = 10_000;

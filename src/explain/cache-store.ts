@@ -5,51 +5,15 @@
 // name is kept whole as the key's prefix (configuration.ts splits it against the queue's). Pure.
 import { commandName } from '../sim/command-name.ts';
 import { ownCopy } from '../redis/own-string.ts';
+import { add, durationLimiter, releaseLock, tooManyAttempts } from '../sim/cache-scripts.ts';
 
-/**
- * `Illuminate\Cache\LuaScripts::releaseLock()` (v5.8.0 to 13.x, byte-identical; research §3.2):
- * `RedisLock::release`, EVALed with KEYS[1] the lock and ARGV[1] its owner.
- */
-export const RELEASE_LOCK =
-  'if redis.call("get",KEYS[1]) == ARGV[1] then\n    return redis.call("del",KEYS[1])\nelse\n    return 0\nend';
-
-/** `RedisStore::add` (5.x to 10.x; 13.x `LuaScripts::add()`, same text): the cache RateLimiter's hit (research §1.3). */
-export const CACHE_ADD = "return redis.call('exists',KEYS[1])<1 and redis.call('setex',KEYS[1],ARGV[2],ARGV[1])";
-
-/** `DurationLimiter::luaScript()` (5.5 to 13.x, byte-identical; research §3.4): acquire. */
-export const DURATION_ACQUIRE = `local function reset()
-    redis.call('HMSET', KEYS[1], 'start', ARGV[2], 'end', ARGV[2] + ARGV[3], 'count', 1)
-    return redis.call('EXPIRE', KEYS[1], ARGV[3] * 2)
-end
-
-if redis.call('EXISTS', KEYS[1]) == 0 then
-    return {reset(), ARGV[2] + ARGV[3], ARGV[4] - 1}
-end
-
-if ARGV[1] >= redis.call('HGET', KEYS[1], 'start') and ARGV[1] <= redis.call('HGET', KEYS[1], 'end') then
-    return {
-        tonumber(redis.call('HINCRBY', KEYS[1], 'count', 1)) <= tonumber(ARGV[4]),
-        redis.call('HGET', KEYS[1], 'end'),
-        ARGV[4] - redis.call('HGET', KEYS[1], 'count')
-    }
-end
-
-return {reset(), ARGV[2] + ARGV[3], ARGV[4] - 1}`;
-
-/** `DurationLimiter::tooManyAttemptsLuaScript()` (8.32 to 13.x; research §3.4): its heredoc begins with a newline. */
-export const DURATION_TOO_MANY = `
-if redis.call('EXISTS', KEYS[1]) == 0 then
-    return {0, ARGV[2] + ARGV[3]}
-end
-
-if ARGV[1] >= redis.call('HGET', KEYS[1], 'start') and ARGV[1] <= redis.call('HGET', KEYS[1], 'end') then
-    return {
-        redis.call('HGET', KEYS[1], 'end'),
-        ARGV[4] - redis.call('HGET', KEYS[1], 'count')
-    }
-end
-
-return {0, ARGV[2] + ARGV[3]}`;
+// The cache store's scripts, byte for byte as the model sends them (src/sim/cache-scripts.ts, each
+// text the same from the version that brought it to 13.x; research §1.3, §3.2, §3.4).
+export const RELEASE_LOCK = releaseLock.source;
+export const CACHE_ADD = add.source;
+export const DURATION_ACQUIRE = durationLimiter.source;
+/** Its heredoc begins with a newline. */
+export const DURATION_TOO_MANY = tooManyAttempts.source;
 
 /** What a cache key is for, by the name Laravel gives it. */
 export type CacheKeyKind =

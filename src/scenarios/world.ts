@@ -12,6 +12,7 @@ import { WorkerModel } from '../sim/worker.ts';
 import type { ModelEnv } from './entries/index.ts';
 import type { ScenarioSpec } from './schema.ts';
 import type { Cache, CacheConfig, FileValues, LockEnv, ProcessRedis } from '../sim/cache.ts';
+import type { JobClassRules } from '../sim/job-middleware.ts';
 import { FileCache, LockBook, RedisCache } from '../sim/cache.ts';
 import { seededRandom, strRandom } from '../sim/random.ts';
 import { cacheConfig, jobRules, limitersOf } from './cache-config.ts';
@@ -48,6 +49,15 @@ export function buildWorld(
   const ownerRandom = seededRandom((spec.seed ^ 0x10c4a11) >>> 0);
   const files: FileValues = new Map();
   const restartSignal: { value: string | null } = { value: null };
+  // A job class's rules, worked out once per class (a run of 10,000 jobs asks for each of them).
+  const rules = new WeakMap<object, JobClassRules>();
+  const rulesOf = (jobName: string, uniqueId: string | undefined): JobClassRules => {
+    const job = env.spec.jobs[jobName];
+    if (job === undefined || uniqueId !== undefined) return jobRules(job, limitersOf(env.spec), uniqueId);
+    let r = rules.get(job);
+    if (r === undefined) rules.set(job, (r = jobRules(job, limitersOf(env.spec))));
+    return r;
+  };
   const cacheFor = (redis: ProcessRedis): Cache => {
     const lockEnv: LockEnv = { book: locks, actor: redis.actor, now, owner: () => strRandom(ownerRandom, 16) };
     return cache.store === 'redis' ? new RedisCache(redis, cache, lockEnv) : new FileCache(files, lockEnv);
@@ -80,8 +90,7 @@ export function buildWorld(
           connections,
           registry,
           cacheFor,
-          jobRulesOf: (id) =>
-            jobRules(env.spec.jobs[dispatcher.jobNameOf(id) ?? ''], limitersOf(env.spec), dispatcher.uniqueIdOf(id)),
+          jobRulesOf: (id) => rulesOf(dispatcher.jobNameOf(id) ?? '', dispatcher.uniqueIdOf(id)),
           locks,
           restartSignal,
           start: spec.start,

@@ -78,7 +78,8 @@ describe('the packed package', () => {
   it('is small: no source tree, no bundle maps (bounds with room; `npm run bench` prints the figures)', () => {
     expect(packed.size).toBeLessThan(2_000_000);
     expect(packed.unpackedSize).toBeLessThan(8_000_000);
-    expect(packed.entryCount).toBeLessThan(800);
+    // 840 entries with the cache store (dist: a .js and a .d.ts per module of the library).
+    expect(packed.entryCount).toBeLessThan(1000);
     expect(
       packed.paths.filter((p) => p.startsWith('src/') || (p.startsWith('dist/cli/') && p.endsWith('.map'))),
     ).toEqual([]);

@@ -10,10 +10,13 @@ import { describeRunFailure, RedisRefusedError } from '../redis/errors.ts';
 import type { DbClaims } from '../redis/claim.ts';
 import { claimDatabases, MARK_KEY } from '../redis/claim.ts';
 import { clientsAt } from '../redis/claim-clients.ts';
+import type { MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { probePermissions } from '../redis/permission-probe.ts';
 import { preflight } from '../redis/preflight.ts';
+import type { Expiry } from '../redis/virtual-expiry.ts';
+import { VirtualExpiry } from '../redis/virtual-expiry.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import { allKeys } from '../sim/keys.ts';
 import { ModelMismatchError } from '../sim/model/mismatch.ts';
@@ -70,6 +73,12 @@ export class RunResources {
   readonly dbs: readonly RunDb[];
   /** The db Laravel's connections SELECT when they connect (null: none). */
   selectDb: number | null = null;
+  /**
+   * Redis TTLs kept in virtual time (virtual-expiry.ts), for a run whose scenario has its cache
+   * store on Redis (`virtualTtl`); null for any other run, which pays nothing for it.
+   */
+  expiry: VirtualExpiry | null = null;
+  private readonly virtualTtl: boolean;
   /** The permission probe passed: from here on the run may write its keys. */
   private probed = false;
   /** On someone else's server our keys are deleted at the end, and on Ctrl-C too, once we know they are ours. */
@@ -82,7 +91,12 @@ export class RunResources {
     private readonly plan: ProbePlan,
     /** The scenario's `redis.database`, or all its dbs (RunDb), the queue's first. */
     db: number | readonly RunDb[],
+    o: {
+      /** The scenario sets TTLs (its cache store is on Redis): keep them in virtual time. */
+      virtualTtl?: boolean;
+    } = {},
   ) {
+    this.virtualTtl = o.virtualTtl === true;
     const dbs = typeof db === 'number' ? [{ db }] : db;
     if (dbs.length === 0) throw new Error('a run uses at least one db');
     this.dbs = dbs;
@@ -164,6 +178,14 @@ export class RunResources {
     await prepareKeyspace(hub, this.redis.owned, o.queues);
     // Someone else in the claimed db, from the claim's barrier (claim.ts) to the run's end.
     this.watch = this.claim === null ? null : new ForeignWatch(hub, new Set([hub.observerAddr]), this.usedDbs());
+    if (this.virtualTtl)
+      this.expiry = new VirtualExpiry({
+        observer: hub.observer,
+        dbs: this.usedDbs(),
+        start: spec.start,
+        observerAddr: hub.observerAddr,
+        onWarning: (m) => timeline.warnings.push(m),
+      });
     // What MONITOR saw before the claim's barrier (another run ending in the db, say) is no
     // step's, and what came after it is only watched: the first step's lines start here.
     if (this.claim !== null) this.watchLines(await capture.barrier(hub.observer));
@@ -190,13 +212,40 @@ export class RunResources {
     return db === this.dbs[0]!.db ? 'redis.database' : (this.dbs.find((d) => d.db === db)?.field ?? 'redis.database');
   }
 
-  /** Throws when another client used a claimed db on these MONITOR lines, or the claim was lost. */
+  /**
+   * Throws when another client used a claimed db on these MONITOR lines (a step's, in order), or
+   * the claim was lost; the TTL service reads them too.
+   */
   watchLines(lines: readonly string[]): void {
+    if (this.expiry !== null) for (const l of lines) if (!isMonitorOk(l)) this.expiry.see(parseMonitorLine(l));
     if (this.claim === null) return;
     const lost = this.claim.lost();
     if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
     const uses = foreignUses(this.watch, lines);
     if (uses.length > 0) throw new ForeignUseError(uses, this.db);
+  }
+
+  /** One MONITOR line as it comes (a streaming run's): the watch's use of it, and the TTL service's. */
+  seeLine(line: MonitorLine): ForeignUse | null {
+    this.expiry?.see(line);
+    return this.watch?.push(line) ?? null;
+  }
+
+  /** After a step at `t`, before its snapshot: its TTLs taken into virtual time (none without `virtualTtl`). */
+  async afterStep(t: number): Promise<void> {
+    await this.expiry?.afterStep(t);
+  }
+
+  /** Scheduler's beforeInstant: what expired in virtual time before `at` deleted (set only with `virtualTtl`). */
+  get beforeInstant(): ((at: number) => Promise<void>) | undefined {
+    const expiry = this.expiry;
+    return expiry === null ? undefined : (at) => expiry.beforeInstant(at);
+  }
+
+  /** The keys the run keeps a virtual expiry for, each in its scenario db (the state pane's). */
+  expiries(): Array<Expiry & { used: number }> {
+    const scenarioOf = new Map(this.dbs.map((d) => [this.usedDb(d.db), d.db]));
+    return (this.expiry?.expiries() ?? []).map((e) => ({ ...e, db: scenarioOf.get(e.db) ?? e.db, used: e.db }));
   }
 
   /** Whether a run that goes on to `plan` needs commands the permission probe did not try. */

@@ -226,15 +226,17 @@ describe("RunResources with the queue db and the cache db on someone else's serv
     describe: () => 'REDIS_URL',
   });
 
-  async function opened() {
+  async function opened(o: { virtualTtl?: boolean } = {}) {
     const spec = (await loadScenarioFile(await resolveScenario('success'))).spec;
     const profile = getProfile(spec.laravel);
     const queues = scenarioQueues(spec, spec.redis.prefix ?? profile.defaultPrefix);
     const plan = probePlan(spec, profile, queues);
-    const held = new RunResources(external(), plan, [
-      { db: 0 },
-      { db: 1, keys: [RESTART], prefixes: [EXCEPTIONS], field: 'redis.cache_database' },
-    ]);
+    const held = new RunResources(
+      external(),
+      plan,
+      [{ db: 0 }, { db: 1, keys: [RESTART], prefixes: [EXCEPTIONS], field: 'redis.cache_database' }],
+      o,
+    );
     const timeline = { notices: [], warnings: [] } as unknown as Timeline;
     await held.open({ spec, profile, queues, timeline });
     return { held, timeline };
@@ -280,6 +282,24 @@ describe("RunResources with the queue db and the cache db on someone else's serv
       );
     } finally {
       other.destroy();
+      await held.release(timeline);
+    }
+  });
+
+  it("keeps its claims' own TTLs out of the TTL sweep", async () => {
+    const { held, timeline } = await opened({ virtualTtl: true });
+    try {
+      const cache = await held.hub.connect('worker-1');
+      await cache.client.sendCommand(['SELECT', '1']);
+      await cache.client.sendCommand(['SET', `${CP}laravel_cache:lock`, 'owner', 'EX', '30', 'NX']);
+      await held.afterStep(1700000000);
+      expect(held.expiries()).toEqual([{ db: 1, used: 1, key: `${CP}laravel_cache:lock`, at: 1700000030 }]);
+      for (const db of [0, 1]) {
+        expect(Number(await inDb(db, "return redis.call('pttl', ARGV[1])", CLAIM_KEY))).toBeGreaterThan(0);
+        expect(Number(await inDb(db, "return redis.call('pttl', ARGV[1])", MARK_KEY))).toBe(-1);
+      }
+      expect(Number(await inDb(1, "return redis.call('pttl', ARGV[1])", `${CP}laravel_cache:lock`))).toBe(-1);
+    } finally {
       await held.release(timeline);
     }
   });

@@ -22,6 +22,7 @@
 import { relativeTime, toMs } from '../sim/clock.ts';
 import type { Sender } from './claim-clients.ts';
 import { CLAIM_KEY, MARK_KEY } from './claim.ts';
+import { RedisRefusedError } from './errors.ts';
 import type { MonitorLine } from './monitor-line.ts';
 
 /**
@@ -77,6 +78,26 @@ while i <= #ARGV do
   i = i + 2 + n
 end
 return 1`;
+
+/**
+ * ARGV: a throwaway key, then the dbs. Every command the sweep and the deletes send, tried in each
+ * db on the throwaway key, which is removed again. Returns {} or {command, db, error}.
+ */
+const PROBE = `local k = ARGV[1]
+local steps = {{'info', 'stats'}, {'info', 'keyspace'}, {'del', k}, {'set', k, '1', 'EX', '60'}, {'keys', k},
+  {'pttl', k}, {'persist', k}, {'del', k}}
+for i = 2, #ARGV do
+  local r = redis.pcall('select', ARGV[i])
+  if type(r) == 'table' and r.err then return {'select', ARGV[i], r.err} end
+  for _, s in ipairs(steps) do
+    r = redis.pcall(unpack(s))
+    if type(r) == 'table' and r.err then
+      redis.pcall('del', k)
+      return {s[1], ARGV[i], r.err}
+    end
+  end
+end
+return {}`;
 
 /** How long beforeInstant waits for a sweep's MONITOR line before it gives up. */
 const LINE_WAIT_MS = 5000;
@@ -205,6 +226,20 @@ export class VirtualExpiry {
       for (const [key, pttl] of here.keys)
         if (pttl >= 0) mine.set(key, { ms: toMs(t) + Math.ceil(pttl / 1000) * 1000, seq: sweep.seq });
     });
+  }
+
+  /**
+   * Tries, before the run's first write, every command the service will send, in each of the
+   * run's dbs (someone else's server: an ACL user may lack PERSIST or KEYS); throws RedisRefusedError
+   * naming the command.
+   */
+  async probe(): Promise<void> {
+    const r = await this.o.observer.sendCommand(['EVAL', PROBE, '0', 'lqsim:ttl-probe', ...this.o.dbs.map(String)]);
+    const [command, db, error] = (Array.isArray(r) ? r : []).map(String);
+    if (command === undefined) return;
+    throw new RedisRefusedError(
+      `this server's user may not run ${command.toUpperCase()} in db ${db}, which the run sends to keep Laravel's TTLs in virtual time (${(error ?? '').replace(/\s+script: \S+, on @user_script:\d+\.?$/, '')}); nothing was written`,
+    );
   }
 
   /**

@@ -171,24 +171,32 @@ export class RunResources {
       timeline.database = others.length === 0 ? queue! : { ...queue!, others };
       // Before the first write: a user who may not run what the run sends is refused now.
       await probePermissions(hub.observer, this.plan);
+      await this.keepTtls(spec.start, timeline)?.probe();
       this.probed = true;
     }
+    this.keepTtls(spec.start, timeline);
     this.selectDb = profile.worker.selectOnConnect(client, this.db) ? this.db : null;
     if (this.db !== 0 || this.claim !== null) await hub.observer.sendCommand(['SELECT', String(this.db)]);
     await prepareKeyspace(hub, this.redis.owned, o.queues);
     // Someone else in the claimed db, from the claim's barrier (claim.ts) to the run's end.
     this.watch = this.claim === null ? null : new ForeignWatch(hub, new Set([hub.observerAddr]), this.usedDbs());
-    if (this.virtualTtl)
-      this.expiry = new VirtualExpiry({
-        observer: hub.observer,
-        dbs: this.usedDbs(),
-        start: spec.start,
-        observerAddr: hub.observerAddr,
-        onWarning: (m) => timeline.warnings.push(m),
-      });
+
     // What MONITOR saw before the claim's barrier (another run ending in the db, say) is no
     // step's, and what came after it is only watched: the first step's lines start here.
     if (this.claim !== null) this.watchLines(await capture.barrier(hub.observer));
+  }
+
+  /** The TTL service on the run's dbs, made once (with `virtualTtl`; null without). */
+  private keepTtls(start: number, timeline: Timeline): VirtualExpiry | null {
+    if (!this.virtualTtl || this.expiry !== null) return this.expiry;
+    this.expiry = new VirtualExpiry({
+      observer: this.hub.observer,
+      dbs: this.usedDbs(),
+      start,
+      observerAddr: this.hub.observerAddr,
+      onWarning: (m) => timeline.warnings.push(m),
+    });
+    return this.expiry;
   }
 
   /** The db the run uses for the scenario's db `scenarioDb` (the one it claimed on someone else's server). */

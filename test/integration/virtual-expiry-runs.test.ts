@@ -3,12 +3,14 @@
 // before the clock moves are the observer's, so the shipped scenarios' traces are exactly those of
 // the same runs without it, kept or streamed, on a server of the run's own or on a claimed db of
 // someone else's, whose watch does not take the sweep for another client.
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RedisServer } from '../../src/redis/server.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import type { RunOptions } from '../../src/scenarios/runner.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 import type { Timeline, TraceCommand } from '../../src/scenarios/timeline.ts';
+import { serverWithAdmin, type AdminClient } from '../helpers/admin.ts';
 import { useRedis } from '../helpers/run.ts';
 
 const redis = useRedis();
@@ -45,5 +47,41 @@ describe('a run with TTLs in virtual time', () => {
     const plain = essence(await run('failure-release', { redis: external }));
     expect(plain.error).toBeUndefined();
     expect(essence(await run('failure-release', { redis: external, virtualTtl: true }))).toEqual(plain);
+  });
+});
+
+describe("a run with TTLs in virtual time, as an ACL user on someone else's server", () => {
+  let server: RedisServer;
+  let admin: AdminClient;
+  let stop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ server, admin, stop } = await serverWithAdmin());
+    const user = (name: string, ...rules: string[]) =>
+      admin.sendCommand(['ACL', 'SETUSER', name, 'on', '>pw', '&*', '+@all', '~*', ...rules]);
+    await user('nopersist', '-persist');
+    await user('nokeys', '-keys');
+  });
+  afterAll(() => stop());
+  const as = (user: string) => ({
+    url: `redis://${user}:pw@127.0.0.1:${server.port}`,
+    owned: false,
+    kind: 'external',
+    version: server.version,
+    describe: () => `REDIS_URL as ${user}`,
+  });
+
+  it.each([
+    ['nopersist', 'PERSIST'],
+    ['nokeys', 'KEYS'],
+  ])('%s is refused before the first write, naming %s, and nothing is left', async (user, command) => {
+    const t = await runScenario(await spec('success'), { redis: as(user), virtualTtl: true });
+    expect(t.error).toMatch(
+      new RegExp(
+        `^refusing to run: this server's user may not run ${command} in db 0, which the run sends to keep Laravel's TTLs in virtual time \\(.*\\); nothing was written$`,
+      ),
+    );
+    expect(t.steps).toEqual([]);
+    const keyspace = String(await admin.sendCommand(['INFO', 'keyspace']));
+    expect(keyspace.split('\n').filter((l) => /^db\d+:/.test(l) && !l.startsWith('db15:'))).toEqual([]);
   });
 });

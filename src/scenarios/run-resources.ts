@@ -73,6 +73,8 @@ export class RunResources {
   readonly dbs: readonly RunDb[];
   /** The db Laravel's connections SELECT when they connect (null: none). */
   selectDb: number | null = null;
+  /** Whether Laravel's client SELECTs a db when it connects (the profile's rule), once open() knows the client. */
+  private selectsOnConnect: (db: number) => boolean = () => true;
   /**
    * Redis TTLs kept in virtual time (virtual-expiry.ts), for a run whose scenario has its cache
    * store on Redis (`virtualTtl`); null for any other run, which pays nothing for it.
@@ -175,7 +177,8 @@ export class RunResources {
       this.probed = true;
     }
     this.keepTtls(spec.start, timeline);
-    this.selectDb = profile.worker.selectOnConnect(client, this.db) ? this.db : null;
+    this.selectsOnConnect = (d) => profile.worker.selectOnConnect(client, d);
+    this.selectDb = this.selectDbFor(this.dbs[0]!.db);
     if (this.db !== 0 || this.claim !== null) await hub.observer.sendCommand(['SELECT', String(this.db)]);
     await prepareKeyspace(hub, this.redis.owned, o.queues);
     // Someone else in the claimed db, from the claim's barrier (claim.ts) to the run's end.
@@ -202,6 +205,16 @@ export class RunResources {
   /** The db the run uses for the scenario's db `scenarioDb` (the one it claimed on someone else's server). */
   usedDb(scenarioDb: number): number {
     return this.claim?.usedDb(scenarioDb) ?? scenarioDb;
+  }
+
+  /**
+   * The db a Laravel connection on the scenario's db `scenarioDb` SELECTs when it connects (the
+   * one the run uses for it), or null when its client sends none (phpredis under 5.x on db 0):
+   * `selectDb` is the queue's; the cache's connection asks with `redis.cache_database`.
+   */
+  selectDbFor(scenarioDb: number): number | null {
+    const used = this.usedDb(scenarioDb);
+    return this.selectsOnConnect(used) ? used : null;
   }
 
   /** The dbs the run uses, each once, the queue's first. */

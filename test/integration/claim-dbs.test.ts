@@ -145,9 +145,12 @@ async function killedClaim(write: Array<{ db: number; key: string }>): Promise<v
   let out = '';
   child.stdout.on('data', (d) => (out += String(d)));
   const exited = new Promise<NodeJS.Signals | null>((r) => child.on('exit', (_c, signal) => r(signal)));
-  for (let i = 0; i < 400 && !out.includes('held'); i++) await new Promise((r) => setTimeout(r, 25));
-  expect(out).toBe('held [0,1]\n');
-  child.kill('SIGKILL');
+  try {
+    for (let i = 0; i < 400 && !out.includes('held'); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(out).toBe('held [0,1]\n');
+  } finally {
+    child.kill('SIGKILL'); // whatever happened: no process of the test's outlives it
+  }
   expect(await exited).toBe('SIGKILL');
   // Its claims would expire within 30 s; the test does not wait for them.
   for (const db of [0, 1])
@@ -247,6 +250,8 @@ describe("RunResources with the queue db and the cache db on someone else's serv
     const { held, timeline } = await opened();
     try {
       expect([held.usedDb(0), held.usedDb(1), held.db]).toEqual([0, 2, 0]);
+      // The scenario's Laravel 5.7 client, predis, SELECTs every db, 0 included.
+      expect([held.selectDb, held.selectDbFor(0), held.selectDbFor(1)]).toEqual([0, 0, 2]);
       expect(timeline.notices).toEqual([
         "db 1 (redis.cache_database) holds other data or another run on this server (REDIS_URL), so the run used the empty db 2: Laravel's SELECT shows 2",
       ]);

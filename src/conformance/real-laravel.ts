@@ -38,6 +38,7 @@ import { laravel8Installation } from './installation.ts';
 import { nextJobIdentity } from '../sim/dispatcher.ts';
 import { seededRandom } from '../sim/random.ts';
 import { WEB_ACTOR } from '../sim/web-request.ts';
+import { ARTISAN_ACTOR } from '../sim/artisan.ts';
 import { getProfile } from '../sim/profiles/index.ts';
 import { CONFORMANCE_PROFILE } from './profile.ts';
 
@@ -224,6 +225,16 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
           } else throw new Error(`real Laravel ${what} ended unexpectedly: ${describeExit(y)}`);
         }
         ctx.describe({ kind, title: what });
+        await php.close();
+      },
+      // php artisan <command>: its own PHP process (its cache connection), one step.
+      artisan: (command) => async (ctx) => {
+        const { php, name } = await startActor(ARTISAN_ACTOR, { role: 'artisan', command });
+        php.answer(clockAnswer(ctx));
+        const y = await nextYield(php, name);
+        if (y.y !== 'done')
+          throw new Error(`real Laravel php artisan ${command} ended unexpectedly: ${describeExit(y)}`);
+        ctx.describe({ kind: 'artisan', title: `php artisan ${command}` });
         await php.close();
       },
     };

@@ -2,7 +2,7 @@
 // carries exactly what Laravel's client sends: upper-case names, EVAL with the whole script text,
 // numbers as decimal strings. Predis (and phpredis for a non-zero db) sends SELECT first.
 import { TimeoutError } from 'redis';
-import type { LuaScript } from '../sim/lua.ts';
+import type { AnyScript } from '../sim/lua.ts';
 import type { OnReply, PendingBlpop, RedisPort } from '../sim/redis-port.ts';
 import type { ActorConnection, Client, ConnectionHub } from './connections.ts';
 import { COMMAND_TIMEOUT_MS, parseClientList } from './connections.ts';
@@ -59,11 +59,11 @@ export class NodeRedisPort implements RedisPort {
     );
   }
 
-  eval(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+  eval(script: AnyScript, keys: string[], args: Array<string | number>): Promise<unknown> {
     return this.send(evalArgs(script, keys, args));
   }
 
-  evalIgnoringReply(script: LuaScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void> {
+  evalIgnoringReply(script: AnyScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void> {
     return this.sendAhead(evalArgs(script, keys, args), onReply);
   }
 
@@ -111,13 +111,49 @@ export class NodeRedisPort implements RedisPort {
     };
   }
 
+  async get(key: string): Promise<string | null> {
+    return stringOrNull(await this.send(['GET', key]));
+  }
+
+  async mget(keys: string[]): Promise<Array<string | null>> {
+    const reply = await this.send(['MGET', ...keys]);
+    return Array.isArray(reply) ? reply.map(stringOrNull) : [];
+  }
+
+  async set(key: string, value: string, o: { ex?: number; nx?: boolean } = {}): Promise<'OK' | null> {
+    const args = ['SET', key, value];
+    if (o.ex !== undefined) args.push('EX', String(o.ex));
+    if (o.nx === true) args.push('NX');
+    return (await this.send(args)) === null ? null : 'OK';
+  }
+
+  async setnx(key: string, value: string): Promise<number> {
+    return Number(await this.send(['SETNX', key, value]));
+  }
+
+  async setex(key: string, seconds: number, value: string): Promise<void> {
+    await this.send(['SETEX', key, String(seconds), value]);
+  }
+
+  async incrby(key: string, by: number): Promise<number> {
+    return Number(await this.send(['INCRBY', key, String(by)]));
+  }
+
+  async del(key: string): Promise<number> {
+    return Number(await this.send(['DEL', key]));
+  }
+
   async close(): Promise<void> {
     await this.hub.release(this.conn.client);
   }
 }
 
-function evalArgs(script: LuaScript, keys: string[], args: Array<string | number>): string[] {
+function evalArgs(script: AnyScript, keys: string[], args: Array<string | number>): string[] {
   return ['EVAL', script.source, String(script.numberOfKeys), ...keys, ...args.map(String)];
+}
+
+function stringOrNull(reply: unknown): string | null {
+  return reply === null || reply === undefined ? null : String(reply);
 }
 
 /** Whether the connection with this CLIENT ID is blocked (a BLPOP the server holds). */

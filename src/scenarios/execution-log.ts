@@ -18,6 +18,7 @@ class LoggedState implements StateSnapshot {
   readonly workers: StateSnapshot['workers'];
   readonly failed: StateSnapshot['failed'];
   declare readonly executions: Record<string, number>;
+  declare readonly cache?: StateSnapshot['cache'];
   readonly #log: ExecutionLog;
   readonly #index: number;
 
@@ -30,6 +31,8 @@ class LoggedState implements StateSnapshot {
     this.queues = state.queues;
     this.workers = state.workers;
     this.failed = state.failed;
+    // Only a run whose cache is on Redis has the field (the others' exports stay as they were).
+    if (state.cache !== undefined) Object.defineProperty(this, 'cache', { value: state.cache, enumerable: true });
     this.#log = log;
     this.#index = index;
     Object.defineProperty(this, 'executions', { get: LoggedState.#executions, enumerable: true });

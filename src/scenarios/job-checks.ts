@@ -12,6 +12,11 @@ const OPTIONS = [
   { key: 'backoff', php: 'backoff', set: (j: JobClassSpec) => j.backoff !== null },
   { key: 'max_exceptions', php: 'maxExceptions', set: (j: JobClassSpec) => j.max_exceptions !== null },
   { key: 'fail_on_timeout', php: 'failOnTimeout', set: (j: JobClassSpec) => j.fail_on_timeout },
+  {
+    key: 'unique.for',
+    php: 'uniqueFor',
+    set: (j: JobClassSpec) => typeof j.unique === 'object' && j.unique.for !== undefined,
+  },
 ] as const;
 
 /** The PHP names of a job's own properties: the options it sets, then its properties. */
@@ -36,6 +41,12 @@ export function jobClassProblems(
       });
     }
     if (job.declared !== undefined) problems.push(...declaredProblems(name, job, [...path, 'declared'], unknown));
+    const id = typeof job.unique === 'object' ? job.unique.id : undefined;
+    if (typeof id === 'object' && !(id.property in job.properties))
+      problems.push({
+        path: [...path, 'unique', 'id', 'property'],
+        detail: `uniqueId() returns $this->${id.property}, which jobs.${name} does not declare: ${unknown(`property of jobs.${name}`, id.property, Object.keys(job.properties))} (give it under properties, with the value each dispatch sets)`,
+      });
   }
   return problems;
 }

@@ -1,5 +1,6 @@
 // Reads a scenario file: YAML → zod (schema.ts) → cross-reference checks. Every failure is a
 // ScenarioError pointing at the offending text, so an author can jump straight to it.
+import { ARTISAN_ACTOR } from '../sim/artisan.ts';
 import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parse, parseDocument, visit } from 'yaml';
 import type { Document, YAMLError } from 'yaml';
 import { Scenario, type ScenarioInput, type ScenarioSpec } from './schema.ts';
@@ -445,6 +446,11 @@ export function crossReferenceProblems(spec: ScenarioSpec): Problem[] {
       problems.push({
         path: ['workers', i, 'name'],
         detail: `"${DISPATCHER}" is the actor that dispatches jobs; give the worker another name`,
+      });
+    } else if (worker.name === ARTISAN_ACTOR) {
+      problems.push({
+        path: ['workers', i, 'name'],
+        detail: `"${ARTISAN_ACTOR}" is the actor that runs php artisan commands; give the worker another name`,
       });
     } else if (workerIndex.has(worker.name)) {
       problems.push({

@@ -127,6 +127,7 @@ export function versionProblems(spec: ScenarioSpec, profile: LaravelProfile, as:
   };
   spec.workers.forEach((w, i) => refuse(WORKER_OPTIONS, w, ['workers', i]));
   for (const [name, job] of Object.entries(spec.jobs)) refuse(JOB_OPTIONS, job, ['jobs', name]);
+  problems.push(...cacheProblems(spec, profile, as));
   return problems;
 }
 
@@ -156,5 +157,23 @@ export function workerOptionProblems(spec: ScenarioSpec): Problem[] {
           'give backoff or the deprecated delay, not both: queue:work takes max(--backoff, --delay), which compares a list such as "1,5,10" as a string',
       });
   });
+  return problems;
+}
+
+/** The cache store's features the version lacks: job middleware, unique jobs, lock_connection. */
+function cacheProblems(spec: ScenarioSpec, profile: LaravelProfile, as: string): Problem[] {
+  const problems: Problem[] = [];
+  const rules = profile.cache;
+  if (spec.cache?.lock_connection != null && !rules.lockConnectionOption)
+    problems.push({
+      path: ['cache', 'lock_connection'],
+      detail: `lock_connection arrived in Laravel 8.20.0 (CacheManager reads it); ${as}`,
+    });
+  for (const [name, job] of Object.entries(spec.jobs)) {
+    if (job.middleware.length > 0 && rules.middleware !== null)
+      problems.push({ path: ['jobs', name, 'middleware'], detail: `${rules.middleware}; ${as}` });
+    if (job.unique !== undefined && rules.unique !== null)
+      problems.push({ path: ['jobs', name, 'unique'], detail: `${rules.unique}; ${as}` });
+  }
   return problems;
 }

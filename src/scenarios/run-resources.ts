@@ -26,6 +26,7 @@ import { ForeignUseError, ForeignWatch } from './foreign-watch.ts';
 import type { ProbePlan } from '../redis/permission-probe.ts';
 import { plannedKeys } from './probe-plan.ts';
 import type { ScenarioSpec } from './schema.ts';
+import { usesRedisCache } from './cache-config.ts';
 import type { Timeline } from './timeline.ts';
 
 /** A Redis server to run on (runner.ts' RunOptions.redis). */
@@ -81,6 +82,8 @@ export class RunResources {
    */
   expiry: VirtualExpiry | null = null;
   private readonly virtualTtl: boolean;
+  /** config/database.php's `cache` connection's db in the scenario (REDIS_CACHE_DB). */
+  private cacheDb = 1;
   /** The permission probe passed: from here on the run may write its keys. */
   private probed = false;
   /** On someone else's server our keys are deleted at the end, and on Ctrl-C too, once we know they are ours. */
@@ -128,6 +131,10 @@ export class RunResources {
     const { spec, profile, timeline } = o;
     const { hub } = this;
     const client = spec.redis.client ?? profile.defaultClient;
+    if (!this.redis.owned && usesRedisCache(spec))
+      throw new RedisRefusedError(
+        `this scenario keeps its cache on Redis (cache.store: redis), whose keys a run on a shared server (REDIS_URL) cannot claim yet: run it on a server of its own (unset REDIS_URL)`,
+      );
     await hub.start();
     // Refuse a server that cannot give a faithful trace before touching any key.
     await preflight(hub.observer);
@@ -179,6 +186,7 @@ export class RunResources {
     this.keepTtls(spec.start, timeline);
     this.selectsOnConnect = (d) => profile.worker.selectOnConnect(client, d);
     this.selectDb = this.selectDbFor(this.dbs[0]!.db);
+    this.cacheDb = spec.redis.cache_database;
     if (this.db !== 0 || this.claim !== null) await hub.observer.sendCommand(['SELECT', String(this.db)]);
     await prepareKeyspace(hub, this.redis.owned, o.queues);
     // Someone else in the claimed db, from the claim's barrier (claim.ts) to the run's end.
@@ -231,6 +239,16 @@ export class RunResources {
   /** The scenario's field that names `db` (`redis.database` for the queue's). */
   private fieldOf(db: number): string {
     return db === this.dbs[0]!.db ? 'redis.database' : (this.dbs.find((d) => d.db === db)?.field ?? 'redis.database');
+  }
+
+  /** The db a connection of config/database.php is in (where the model keeps its keys): the one the run uses. */
+  dbFor(connection: 'default' | 'cache'): number {
+    return connection === 'cache' ? this.usedDb(this.cacheDb) : this.db;
+  }
+
+  /** The db a connection of config/database.php SELECTs when it connects (null: none). */
+  selectFor(connection: 'default' | 'cache'): number | null {
+    return connection === 'cache' ? this.selectDbFor(this.cacheDb) : this.selectDb;
   }
 
   /**

@@ -2,6 +2,8 @@
 // worker processes with their own connections), plays them on the virtual clock against a real
 // Redis, and after every step collects that step's MONITOR lines and a snapshot of the queues.
 // It produces a Timeline and formats nothing.
+import { snapshotCache } from './cache-snapshot.ts';
+import { CACHE_SCRIPTS } from '../sim/cache-scripts.ts';
 import { readFile } from 'node:fs/promises';
 import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
@@ -30,6 +32,7 @@ import { StepMaker } from './step-maker.ts';
 import { extensionOf } from './extension.ts';
 import type { ScenarioSpec } from './schema.ts';
 import { scenarioQueues } from './queues.ts';
+import { usesRedisCache } from './cache-config.ts';
 import type { World } from './world.ts';
 import { buildWorld } from './world.ts';
 import type { RedisTarget } from './run-resources.ts';
@@ -116,15 +119,18 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     profile.name === spec.laravel ? note : `[written for Laravel ${spec.laravel}] ${note}`;
   const executionLog = new ExecutionLog();
   const registry = executionLog.registry();
-  const cache = new Map<string, number>();
   const dispatcher = new Dispatcher(profile, registry, seededRandom(spec.seed));
-  const scriptNames = new Map(scriptsOf(profile).map((s) => [s.source, s.name]));
-  const scriptSources = new Map<string, string>(scriptsOf(profile).map((s) => [s.name, s.source]));
+  const scripts = [...scriptsOf(profile), ...CACHE_SCRIPTS];
+  const scriptNames = new Map<string, string>(scripts.map((s) => [s.source, s.name]));
+  const scriptSources = new Map<string, string>(scripts.map((s) => [s.name, s.source]));
 
   const timeline = newTimeline(spec, profile, opts, registry);
   const plan = probePlan(spec, profile, queues);
   // A server the tool started is flushed by each run: a second run at once on it is refused here.
-  const held = new RunResources(opts.redis, plan, spec.redis.database, { virtualTtl: opts.virtualTtl === true });
+  // A cache store on Redis sets TTLs that must run out in virtual time (virtual-expiry.ts).
+  const held = new RunResources(opts.redis, plan, spec.redis.database, {
+    virtualTtl: opts.virtualTtl === true || usesRedisCache(spec),
+  });
   const { hub } = held;
   try {
     await held.open({ spec, profile, queues, timeline });
@@ -136,9 +142,14 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       now: () => scheduler.currentInstant() ?? spec.start,
       when: (t) => relativeTime(t, spec.start),
     });
-    const connect: ConnectionFactory = async (actor) =>
-      check.port(actor, new NodeRedisPort(await hub.connect(actor), hub, held.selectDb));
-    const world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, cache });
+    const connect: ConnectionFactory = async (actor, connection = 'default') =>
+      check.port(
+        actor,
+        new NodeRedisPort(await hub.connect(actor), hub, held.selectFor(connection)),
+        held.dbFor(connection),
+      );
+    const now = (): number => scheduler.currentInstant() ?? spec.start;
+    const world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, now });
     const { workers, env } = world;
     const scheduler = new Scheduler({
       start: spec.start,
@@ -196,6 +207,16 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       pending: () => runPlan.pending,
       settled,
       paceMs: opts.paceMs,
+      ...(world.cache.store === 'redis'
+        ? {
+            cacheState: () =>
+              snapshotCache(hub.observer, check.strings, world.locks, {
+                now: now(),
+                start: spec.start,
+                where: `at the end of step ${timeline.steps.length} (${relativeTime(now(), spec.start)})`,
+              }),
+          }
+        : {}),
     };
     // Streaming: nothing holds the run and nothing keeps its steps (step-collector.ts).
     const collector: StepCollector =

@@ -54,6 +54,64 @@ const Attempt = z
   .union([z.enum(['succeed', 'fail', 'delete']), AttemptObject])
   .describe('succeed | fail | delete | { run, throw | release | fail | delete | succeed, exception }');
 
+/**
+ * `new WithoutOverlapping($key)` in the job's middleware() (8.11+): the key, or its options. A job
+ * refused the lock is released (releaseAfter, default 0), or dropped with dont_release.
+ */
+const WithoutOverlapping = z.union([
+  z.string().describe('the key (new WithoutOverlapping($key))'),
+  z
+    .object({
+      key: z.string().default('').describe('new WithoutOverlapping($key): the lock is per class and key'),
+      release_after: seconds('->releaseAfter($seconds): the refused job is released with this delay (default 0)')
+        .nullable()
+        .default(0),
+      expire_after: seconds('->expireAfter($seconds): the lock expires (default 0: it never does)').default(0),
+      dont_release: z
+        .boolean()
+        .default(false)
+        .describe('->dontRelease(): a refused job is deleted, not released (it never runs)'),
+    })
+    .strict()
+    .refine((o) => !(o.dont_release && o.release_after !== 0), {
+      message: 'dont_release drops a refused job; release_after would release it: give one',
+      path: ['dont_release'],
+    }),
+]);
+
+/** One entry of the job's middleware() array, in order. */
+const Middleware = z
+  .object({ without_overlapping: WithoutOverlapping })
+  .strict()
+  .describe('a job middleware: { without_overlapping: key | { key, release_after, expire_after, dont_release } }');
+
+/** ShouldBeUnique (8.14+): uniqueId() and $uniqueFor; ShouldBeUniqueUntilProcessing (8.16+). */
+const Unique = z.union([
+  z.literal(true).describe('implements ShouldBeUnique, with no uniqueId()'),
+  z
+    .object({
+      id: z
+        .union([
+          z.string(),
+          z.number().int(),
+          z
+            .object({ property: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a PHP property name such as orderId') })
+            .strict()
+            .describe('uniqueId() returns $this-><property>: each instance its own (set by the dispatch)'),
+        ])
+        .optional()
+        .describe(
+          "uniqueId(): what it returns, or { property: orderId } for $this->orderId (the lock is per class and id; default: none, '')",
+        ),
+      for: seconds('public $uniqueFor: the lock expires after this many seconds (default: never)').optional(),
+      until_processing: z
+        .boolean()
+        .default(false)
+        .describe('ShouldBeUniqueUntilProcessing: the lock is released before the job is processed'),
+    })
+    .strict(),
+]);
+
 export const JobClass = z
   .object({
     class: z
@@ -107,6 +165,13 @@ export const JobClass = z
       .min(1)
       .default(['succeed'])
       .describe('behaviour per attempt: attempt N uses entry N, the last entry repeats'),
+    middleware: z
+      .array(Middleware)
+      .default([])
+      .describe("the job's middleware(), in order (8.11+): without_overlapping"),
+    unique: Unique.optional().describe(
+      'implements ShouldBeUnique (8.14+): a dispatch takes a lock in the cache first, and pushes nothing while another holds it',
+    ),
   })
   .strict();
 
@@ -236,7 +301,16 @@ export const Scenario = z
     redis: z
       .object({
         client: z.enum(['predis', 'phpredis']).optional().describe("Laravel's Redis client (default: the profile's)"),
-        database: z.number().int().min(0).max(15).default(0),
+        database: z.number().int().min(0).max(15).default(0).describe('database.redis.default.database (REDIS_DB)'),
+        cache_database: z
+          .number()
+          .int()
+          .min(0)
+          .max(15)
+          .default(1)
+          .describe(
+            "database.redis.cache.database (REDIS_CACHE_DB): the cache store's db when it uses connection cache",
+          ),
         prefix: z
           .string()
           .optional()
@@ -245,7 +319,35 @@ export const Scenario = z
           ),
       })
       .strict()
-      .default({ database: 0 }),
+      .default({ database: 0, cache_database: 1 }),
+    cache: z
+      .object({
+        store: z
+          .enum(['redis', 'file'])
+          .describe("cache.default (CACHE_DRIVER): redis puts the cache's keys on Redis; file (the skeleton's) none"),
+        connection: z
+          .enum(['default', 'cache'])
+          .optional()
+          .describe(
+            `stores.redis.connection: the Redis connection of config/database.php it uses (default: the version's skeleton, ${byProfile((p) => p.cache.connection)})`,
+          ),
+        lock_connection: z
+          .enum(['default', 'cache'])
+          .nullable()
+          .optional()
+          .describe(
+            `stores.redis.lock_connection (8.20+): where locks go; null: the store's connection (default: the version's skeleton, ${byProfile((p) => p.cache.lockConnection ?? 'null')})`,
+          ),
+        prefix: z
+          .string()
+          .optional()
+          .describe(
+            `cache.prefix (CACHE_PREFIX), after the connection's key prefix (default: the version's skeleton, ${byProfile((p) => p.cache.prefix)})`,
+          ),
+      })
+      .strict()
+      .optional()
+      .describe("config/cache.php (absent: the skeleton's file store, which puts nothing on Redis)"),
     connections: z
       .record(name, Connection)
       .refine((c) => Object.keys(c).length > 0, 'define at least one connection')

@@ -25,7 +25,7 @@ import type { RunResources } from './run-resources.ts';
 import { exitsOnItsOwn } from './run-end.ts';
 import { queuesAreEmpty, snapshotQueues } from './snapshot.ts';
 import type { StepMaker } from './step-maker.ts';
-import type { QueueState, TraceCommand } from './timeline.ts';
+import type { CacheKeyState, QueueState, TraceCommand } from './timeline.ts';
 
 /** The lines MONITOR gave up to a barrier, and the commands of the run's actors among them. */
 export async function attributedAtBarrier(
@@ -68,6 +68,8 @@ export interface CollectorContext {
   start: number;
   /** The run goes on after the scenario has played out (the lab's). */
   open: boolean;
+  /** The cache store's keys after a step, read from Redis and checked (a run whose cache is there). */
+  cacheState?: () => Promise<CacheKeyState[]>;
   /** Entries and workers not started yet. */
   pending(): number;
   settled(): boolean;
@@ -92,6 +94,7 @@ export class BarrierSteps implements StepCollector {
     const lines = await barrier;
     const queues = await snapshot;
     this.lastQueues = queues;
+    const cache = ctx.cacheState === undefined ? undefined : await ctx.cacheState();
     // A push in this step may have answered a worker's BLPOP: its status says so (the worker resumes later).
     for (const w of ctx.workers) await w.noteAnsweredBlpop();
     await this.before();
@@ -107,6 +110,7 @@ export class BarrierSteps implements StepCollector {
         },
         workers: ctx.workers.map((w) => copyWorkerState(w.state)),
         failed: ctx.registry.failedSnapshot(),
+        ...(cache !== undefined ? { cache } : {}),
       },
       lines,
       this.shownQueues(queues),

@@ -8,7 +8,7 @@ import type { ExecutionLog } from './execution-log.ts';
 import { KeptStrings } from './kept-strings.ts';
 import type { RunResources } from './run-resources.ts';
 import { SharedState } from './shared-state.ts';
-import type { FailedJob, QueueState, Step, Timeline, WorkerState } from './timeline.ts';
+import type { CacheKeyState, FailedJob, QueueState, Step, Timeline, WorkerState } from './timeline.ts';
 
 /** What a view may ask about the run after each step (RunOptions.onStep). */
 export interface StepInfo {
@@ -29,6 +29,8 @@ export interface StepEnd {
   info: StepInfo;
   workers: WorkerState[];
   failed: FailedJob[];
+  /** The cache store's keys on Redis (a run whose cache is there). */
+  cache?: CacheKeyState[];
 }
 
 export class StepMaker {
@@ -82,6 +84,7 @@ export class StepMaker {
           queues: o.keepSteps ? this.shared.queuesLike(queues) : queues,
           workers: o.keepSteps ? this.shared.workersLike(end.workers) : end.workers,
           failed: end.failed,
+          ...(end.cache !== undefined ? { cache: end.cache } : {}),
         },
         index,
       ),

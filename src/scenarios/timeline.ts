@@ -65,6 +65,24 @@ export interface StateSnapshot {
   failed: FailedJob[];
   /** job label -> number of times its handle() started. */
   executions: Record<string, number>;
+  /**
+   * The cache store's keys on Redis after the step (a run whose cache is on Redis): locks, the
+   * restart signal, counters, as Redis holds them (read back and checked against the model).
+   */
+  cache?: CacheKeyState[];
+}
+
+/** A key of the cache store's on Redis after a step. */
+export interface CacheKeyState {
+  /** The logical db it is in (the cache connection's, or the lock connection's). */
+  db: number;
+  /** The key as sent (the connection's and the cache's prefixes included). */
+  key: string;
+  value: string;
+  /** The virtual instant it expires (unix seconds, to the millisecond); null: never. */
+  expires: number | null;
+  /** A lock: who took it, for what, and when (as the run saw it taken). */
+  lock?: { actor: string; what: string; since: number };
 }
 
 export interface Step {

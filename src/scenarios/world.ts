@@ -11,12 +11,20 @@ import { webRequest } from '../sim/web-request.ts';
 import { WorkerModel } from '../sim/worker.ts';
 import type { ModelEnv } from './entries/index.ts';
 import type { ScenarioSpec } from './schema.ts';
+import type { Cache, CacheConfig, FileValues, LockEnv, ProcessRedis } from '../sim/cache.ts';
+import { FileCache, LockBook, RedisCache } from '../sim/cache.ts';
+import { seededRandom, strRandom } from '../sim/random.ts';
+import { cacheConfig, jobRules } from './cache-config.ts';
 
 export interface World {
   /** config/queue.php as it reads now: a config entry replaces a connection's entry here. */
   connections: Record<string, QueueConfig>;
   workers: WorkerModel[];
   env: ModelEnv;
+  /** config/cache.php as the run's processes read it. */
+  cache: CacheConfig;
+  /** The locks held in the cache (the state pane shows them). */
+  locks: LockBook;
   /** Takes on `next`, the scenario with more of it (extension.ts): its new connections, its job classes. */
   extend(next: ScenarioSpec, newConnections: readonly string[]): void;
 }
@@ -29,11 +37,21 @@ export function buildWorld(
     connect: ConnectionFactory;
     registry: JobRegistry;
     dispatcher: Dispatcher;
-    /** The cache store Worker::setCache gives the workers (7.x+ counts maxExceptions there); shared. */
-    cache: Map<string, number>;
+    /** The exact virtual instant (locks and the file cache expire on it). */
+    now: () => number;
   },
 ): World {
-  const { prefix, connect, registry, dispatcher, cache } = deps;
+  const { prefix, connect, registry, dispatcher, now } = deps;
+  const cache = cacheConfig(spec, profile, prefix);
+  const locks = new LockBook(now);
+  // Lock owners (Str::random()) from a stream of their own: the job ids' stream stays as it was.
+  const ownerRandom = seededRandom((spec.seed ^ 0x10c4a11) >>> 0);
+  const files: FileValues = new Map();
+  const restartSignal: { value: string | null } = { value: null };
+  const cacheFor = (redis: ProcessRedis): Cache => {
+    const lockEnv: LockEnv = { book: locks, actor: redis.actor, now, owner: () => strRandom(ownerRandom, 16) };
+    return cache.store === 'redis' ? new RedisCache(redis, cache, lockEnv) : new FileCache(files, lockEnv);
+  };
   const defaultConnection = Object.keys(spec.connections)[0]!;
   const queueConfig = (name: string, c: ScenarioSpec['connections'][string]): QueueConfig => ({
     connectionName: name,
@@ -61,7 +79,10 @@ export function buildWorld(
           connect,
           connections,
           registry,
-          cache,
+          cacheFor,
+          jobRulesOf: (id) => jobRules(env.spec.jobs[dispatcher.jobNameOf(id) ?? ''], dispatcher.uniqueIdOf(id)),
+          locks,
+          restartSignal,
           start: spec.start,
           behaviourOf: (id, attempt) => {
             // The scenario as it stands (an open run may have taken on more job classes).
@@ -79,7 +100,11 @@ export function buildWorld(
     prefix,
     dispatcher,
     request: (ctx, fn) =>
-      webRequest(ctx, { connect, profile, config: (name) => connections[name ?? defaultConnection]! }, fn),
+      webRequest(ctx, { connect, profile, config: (name) => connections[name ?? defaultConnection]!, cacheFor }, fn),
+    cacheFor,
+    connect,
+    locks,
+    restartSignal,
     worker: (name) => workerByName.get(name)!,
     // The same record the workers and web requests read when they start.
     connections,
@@ -88,6 +113,8 @@ export function buildWorld(
     connections,
     workers,
     env,
+    cache,
+    locks,
     extend(next, newConnections) {
       for (const name of newConnections) connections[name] = queueConfig(name, next.connections[name]!);
       env.spec = next;

@@ -3,6 +3,8 @@
 // (even 0) and Queue::push() otherwise; both build the payload (Queue::createPayload with
 // RedisQueue::createPayloadArray's id and attempts) and hand the JSON to pushRaw / laterRaw.
 import type { JobRegistry } from './registry.ts';
+import type { Cache, LockHolder } from './cache.ts';
+import type { UniqueSpec } from './job-middleware.ts';
 import type { PhpValue } from './php.ts';
 import type { ChainProperties, JobObject, LaravelProfile } from './profiles/types.ts';
 import { strRandom, uuid4 } from './random.ts';
@@ -27,6 +29,8 @@ export interface JobDefinition {
   declared?: readonly string[] | null;
   /** Verbatim data.command instead of the serialize() output. */
   command: string | null;
+  /** ShouldBeUnique (8.14+): uniqueId(), $uniqueFor; null: not unique. */
+  unique?: UniqueSpec | null;
 }
 
 /** One `dispatch()` call site: `count` instances, with what ->onConnection/->onQueue/->delay set. */
@@ -97,6 +101,11 @@ export interface NextInChain extends Dispatched {
 
 export interface Dispatched {
   labels: string[];
+  /**
+   * Instances PendingDispatch did not push: a ShouldBeUnique job whose lock another holds
+   * (nothing is pushed and nothing is raised). Their key and who held it.
+   */
+  dropped: Array<{ key: string; holder: LockHolder | null }>;
   /** The queue the jobs went onto. */
   queue: string;
   /** The first payload's `attempts` (0, or 1 in 5.3). */
@@ -114,6 +123,8 @@ export class Dispatcher {
   private readonly names = new Map<string, string>();
   /** Payload id → the chain it carries (its data.command's $chained and chain properties). */
   private readonly chains = new Map<string, Chain>();
+  /** Payload id → its uniqueId(), for a unique job whose uniqueId() reads a property. */
+  private readonly uniqueIds = new Map<string, string>();
 
   constructor(
     private readonly profile: LaravelProfile,
@@ -126,36 +137,64 @@ export class Dispatcher {
     return this.names.get(id);
   }
 
+  /** A unique job's uniqueId() as its dispatch resolved it (undefined: a constant one, or not unique). */
+  uniqueIdOf(id: string): string | undefined {
+    return this.uniqueIds.get(id);
+  }
+
   /** The names of the jobs still to run after this payload's job, in order (none: an empty list). */
   chainOf(id: string): string[] {
     return (this.chains.get(id)?.links ?? []).map((l) => l.job.name);
   }
 
-  /** Dispatcher::dispatchToQueue → pushCommandToQueue, once per instance, on `queue`'s connection. */
-  async dispatchToQueue(ctx: ActorContext, queue: RedisQueue, d: PendingDispatch): Promise<Dispatched> {
+  /**
+   * Dispatcher::dispatchToQueue → pushCommandToQueue, once per instance, on `queue`'s connection.
+   * `pending`: through PendingDispatch (dispatch(), Job::dispatch()), whose __destruct first takes
+   * a ShouldBeUnique job's lock in the process's cache (Foundation/Bus/PendingDispatch.php@v8.83.29:157-195,
+   * Bus/UniqueLock.php:33-47); Bus::chain() dispatches directly, without it.
+   */
+  async dispatchToQueue(
+    ctx: ActorContext,
+    queue: RedisQueue,
+    d: PendingDispatch,
+    pending?: { cache: Cache; holder: (key: string) => LockHolder | null },
+  ): Promise<Dispatched> {
     const job = d.job;
     const queueName = d.queue ?? queue.config.default;
     const labels: string[] = [];
+    const dropped: Dispatched['dropped'] = [];
     let attempts = 0;
     if (d.chain && !this.profile.bus.chain)
       throw new Error(`Laravel ${this.profile.name} has no job chains (Bus\\Queueable::chain arrived in 5.5)`);
     const chain = d.chain && this.chainProperties(d.chain);
     for (let i = 0; i < d.count; i++) {
+      const props = { ...job.properties, ...d.properties?.(i) };
+      const uniqueId = job.unique ? uniqueIdValue(job.unique.id, props) : '';
+      if (pending !== undefined && job.unique) {
+        const name = this.profile.cache.uniqueKey(job.className, uniqueId);
+        const lock = pending.cache.lock(name, job.unique.for ?? 0, `ShouldBeUnique (${job.name})`);
+        const holder = pending.holder(lock.key);
+        if (!(await lock.get())) {
+          dropped.push({ key: lock.key, holder });
+          continue;
+        }
+      }
       const { uuid, id } = nextJobIdentity(this.random);
       const payload = this.profile.buildPayload({
         ...jobObject(job, d),
         chain,
         // retryUntil() returns now()->addSeconds(N); the payload keeps its getTimestamp(): time() + N.
         timeoutAt: job.retryUntil === null ? null : ctx.time() + job.retryUntil,
-        properties: Object.entries({ ...job.properties, ...d.properties?.(i) }),
+        properties: Object.entries(props),
         command: job.command,
         id,
         uuid,
         backoff: job.backoff === null ? null : [job.backoff].flat().join(','),
         createdAt: ctx.time(),
       });
-      if (i === 0) attempts = Number(payload.attempts);
+      if (labels.length === 0) attempts = Number(payload.attempts);
       this.names.set(id, job.name);
+      if (job.unique && typeof job.unique.id === 'object') this.uniqueIds.set(id, uniqueId);
       if (d.chain && d.chain.links.length > 0) this.chains.set(id, d.chain);
       const instance = this.registry.add({
         id,
@@ -168,7 +207,7 @@ export class Dispatcher {
       labels.push(instance.label);
       await this.pushCommandToQueue(queue, this.profile.encodePayload(payload), queueName, d.delay);
     }
-    return { labels, queue: queueName, attempts };
+    return { labels, dropped, queue: queueName, attempts };
   }
 
   /**
@@ -185,20 +224,26 @@ export class Dispatcher {
     ctx: ActorContext,
     id: string,
     resolve: (connection: string | null) => RedisQueue,
+    pending?: { cache: Cache; holder: (key: string) => LockHolder | null },
   ): Promise<NextInChain | null> {
     const chain = this.chains.get(id);
     const next = chain?.links[0];
     if (chain === undefined || next === undefined) return null;
     const connection = next.connection ?? chain.connection ?? undefined;
     const rest = chain.links.slice(1);
-    const dispatched = await this.dispatchToQueue(ctx, resolve(connection ?? null), {
-      job: next.job,
-      count: 1,
-      connection,
-      queue: next.queue ?? chain.queue ?? undefined,
-      delay: next.delay,
-      chain: { ...chain, links: rest },
-    });
+    const dispatched = await this.dispatchToQueue(
+      ctx,
+      resolve(connection ?? null),
+      {
+        job: next.job,
+        count: 1,
+        connection,
+        queue: next.queue ?? chain.queue ?? undefined,
+        delay: next.delay,
+        chain: { ...chain, links: rest },
+      },
+      pending,
+    );
     return {
       ...dispatched,
       delay: next.delay ?? null,
@@ -223,6 +268,15 @@ export class Dispatcher {
   }
 }
 
+/** uniqueId() as PHP concatenates it into the lock's key: `'…'.$id` (true '1', false and null ''). */
+function uniqueIdValue(id: string | { property: string }, props: Record<string, PhpValue>): string {
+  if (typeof id === 'string') return id;
+  const v = props[id.property];
+  if (v === null || v === undefined || v === false) return '';
+  if (v === true) return '1';
+  return typeof v === 'object' ? '' : String(v);
+}
+
 /** `new <job>` with what ->onConnection/->onQueue/->delay set on it: the object serialize() writes. */
 function jobObject(job: JobDefinition, set: { connection?: string; queue?: string; delay?: number }): JobObject {
   return {
@@ -236,6 +290,7 @@ function jobObject(job: JobDefinition, set: { connection?: string; queue?: strin
     backoffDeclared: job.backoff,
     maxExceptions: job.maxExceptions,
     failOnTimeout: job.failOnTimeout,
+    uniqueFor: job.unique?.for ?? null,
     declared: job.declared ?? null,
   };
 }

@@ -1,6 +1,6 @@
 // The only way the model reaches Redis: the few commands Laravel's queue sends, nothing else.
 // One port is one connection (one actor process); src/redis implements it with node-redis.
-import type { LuaScript } from './lua.ts';
+import type { AnyScript } from './lua.ts';
 
 /** A BLPOP that may block: the scheduler, not the port, decides how long to wait in virtual time. */
 export interface PendingBlpop {
@@ -21,7 +21,7 @@ export type OnReply = (reply: unknown) => void;
 
 export interface RedisPort {
   /** EVAL <script> <numkeys> <keys...> <args...>: Laravel sends the whole text, never EVALSHA. */
-  eval(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown>;
+  eval(script: AnyScript, keys: string[], args: Array<string | number>): Promise<unknown>;
   /**
    * The commands whose reply Laravel never reads (the push, later, migrate and release scripts,
    * RPUSH, ZADD): the port may resolve once the command is on its way, not answered, as long as
@@ -29,14 +29,26 @@ export interface RedisPort {
    * `onReply` gets the reply when it arrives (the model checks it: src/sim/model/check.ts); it must
    * not throw.
    */
-  evalIgnoringReply(script: LuaScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void>;
+  evalIgnoringReply(script: AnyScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void>;
   rpush(key: string, value: string, onReply?: OnReply): Promise<void>;
   zadd(key: string, score: number, member: string, onReply?: OnReply): Promise<void>;
   zrem(key: string, member: string): Promise<number>;
   blpop(key: string, timeout: number): Promise<PendingBlpop>;
+  // The cache store's commands (RedisStore, RedisLock): Laravel reads every reply.
+  get(key: string): Promise<string | null>;
+  mget(keys: string[]): Promise<Array<string | null>>;
+  /** SET key value, with `EX seconds NX` as RedisLock sends them (in that order); 'OK' or null (NX refused). */
+  set(key: string, value: string, o?: { ex?: number; nx?: boolean }): Promise<'OK' | null>;
+  setnx(key: string, value: string): Promise<number>;
+  setex(key: string, seconds: number, value: string): Promise<void>;
+  incrby(key: string, by: number): Promise<number>;
+  del(key: string): Promise<number>;
   /** The process ends: the connection closes without a QUIT. */
   close(): Promise<void>;
 }
 
-/** Opens a new connection for an actor (a worker process, a web request that dispatches). */
-export type ConnectionFactory = (actor: string) => Promise<RedisPort>;
+/**
+ * Opens a new connection for an actor (a worker process, a web request that dispatches) to one of
+ * config/database.php's Redis connections (default: the queue's): its db, and its SELECT.
+ */
+export type ConnectionFactory = (actor: string, connection?: 'default' | 'cache') => Promise<RedisPort>;

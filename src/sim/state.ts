@@ -18,6 +18,8 @@ export const STEP_KINDS = [
   'rest',
   /** A timeline `config` entry: config/queue.php changed (no process runs, nothing is sent). */
   'config',
+  /** A `php artisan` command of the app's (queue:restart). */
+  'artisan',
 ] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 

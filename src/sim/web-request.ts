@@ -4,6 +4,8 @@
 // resolves a RedisQueue per queue connection, and each asks RedisManager for the same `default`
 // Redis connection (config/queue.php's 'connection' => 'default'), made once per process.
 import type { ConnectionFactory } from './redis-port.ts';
+import type { Cache } from './cache.ts';
+import { ProcessRedis } from './cache.ts';
 import type { LaravelProfile } from './profiles/types.ts';
 import type { QueueConfig } from './redis-queue.ts';
 import { RedisQueue } from './redis-queue.ts';
@@ -21,11 +23,18 @@ export type QueueResolver = (connection: string | undefined) => RedisQueue;
  */
 export async function webRequest<T>(
   ctx: ActorContext,
-  env: { connect: ConnectionFactory; profile: LaravelProfile; config: (connection: string | undefined) => QueueConfig },
-  fn: (queueFor: QueueResolver, takeMethods: () => string[]) => Promise<T>,
+  env: {
+    connect: ConnectionFactory;
+    profile: LaravelProfile;
+    config: (connection: string | undefined) => QueueConfig;
+    /** The app's cache in this process (a unique job's lock is taken there). */
+    cacheFor: (redis: ProcessRedis) => Cache;
+  },
+  fn: (queueFor: QueueResolver, takeMethods: () => string[], cache: Cache) => Promise<T>,
 ): Promise<{ result: T; methods: string[] }> {
   const methods: string[] = [];
-  const port = await env.connect(WEB_ACTOR);
+  const redis = new ProcessRedis(WEB_ACTOR, env.connect);
+  const port = await redis.connection('default');
   const queues = new Map<string, RedisQueue>();
   const queueFor: QueueResolver = (connection) => {
     const config = env.config(connection);
@@ -44,8 +53,8 @@ export async function webRequest<T>(
   };
   try {
     const takeMethods = (): string[] => methods.splice(0);
-    return { result: await fn(queueFor, takeMethods), methods };
+    return { result: await fn(queueFor, takeMethods, env.cacheFor(redis)), methods };
   } finally {
-    await port.close();
+    await redis.close();
   }
 }

@@ -6,6 +6,8 @@ import type { LaravelProfile } from './profiles/types.ts';
 import type { ConnectionFactory } from './redis-port.ts';
 import type { QueueConfig } from './redis-queue.ts';
 import type { JobRegistry } from './registry.ts';
+import type { Cache, LockBook, ProcessRedis } from './cache.ts';
+import type { JobClassRules } from './job-middleware.ts';
 
 /** `php artisan queue:work <connection>` with its options (Illuminate\Queue\WorkerOptions), and its supervisor. */
 export interface WorkerOptions {
@@ -64,19 +66,20 @@ export function restartedOptions<T extends { delay: number; backoff?: number | n
 }
 
 /** Why Worker::stop ended a daemon, by the check that stopped it, or how --once / SIGTERM ended it. */
-export type ExitReason = 'SIGTERM' | '--once' | '--stop-when-empty' | '--max-time' | '--max-jobs';
+export type ExitReason = 'SIGTERM' | '--once' | '--stop-when-empty' | '--max-time' | '--max-jobs' | 'queue:restart';
 
 /**
  * Whether supervisord starts a new process after a process that exited cleanly (status 0). Laravel's
  * docs configure `autorestart=true`, which restarts any exit: that is the point of --max-jobs and
  * --max-time (a fresh process, its memory returned), so those restart when the worker's `restart`
  * is on. A SIGTERM comes from supervisorctl stop (or a deploy), which also stops the restarting.
- * --once and --stop-when-empty run once to drain a queue (a cron entry, a Kubernetes Job, a CI
+ * queue:restart (the restart signal) is the same: a deploy's `php artisan queue:restart` relies on
+ * autorestart for the new code. --once and --stop-when-empty run once to drain a queue (a cron entry, a Kubernetes Job, a CI
  * step), not under autorestart: restarted, a --stop-when-empty worker would poll the empty queue,
  * sleep and exit, forever. So those exits are final.
  */
 export function restartsAfterExit(reason: ExitReason, restart: boolean): boolean {
-  return restart && (reason === '--max-jobs' || reason === '--max-time');
+  return restart && (reason === '--max-jobs' || reason === '--max-time' || reason === 'queue:restart');
 }
 
 /** WorkerOptions::$backoff as queue:work builds it, `max(--backoff, --delay)`: "1,5,10", or --delay's seconds. */
@@ -109,8 +112,20 @@ export interface WorkerEnv {
    */
   connections: Record<string, QueueConfig>;
   registry: JobRegistry;
-  /** The cache store Worker::setCache gives the workers (7.x+ counts maxExceptions there); shared. */
-  cache: Map<string, number>;
+  /**
+   * The cache store Worker::setCache gives a worker process (the restart signal, 7.x+ maxExceptions),
+   * on that process's Redis connections when it is Redis.
+   */
+  cacheFor(redis: ProcessRedis): Cache;
+  /** The job class's middleware() and ShouldBeUnique, by payload id. */
+  jobRulesOf(jobId: string): JobClassRules;
+  /** The locks held in the cache: who holds one a job is refused (narration). */
+  locks: LockBook;
+  /**
+   * The restart signal the last `php artisan queue:restart` of the run wrote (null: none yet): a
+   * daemon that read another is on its way out (the end-of-run rule waits for it).
+   */
+  restartSignal: { value: string | null };
   /** Virtual unix time of t=0, for narration. */
   start: number;
   /** Behaviour of attempt N of the job with this payload id. */

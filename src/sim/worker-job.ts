@@ -12,6 +12,9 @@ import type { WorkerState } from './state.ts';
 import type { AttemptBehaviour, WorkerEnv, WorkerOptions } from './worker-input.ts';
 import { attemptBehaviour, backoffOption } from './worker-input.ts';
 import * as narration from './worker-narration.ts';
+import type { Cache } from './cache.ts';
+import type { HeldMiddleware, JobClassRules, Refused } from './job-middleware.ts';
+import { releaseHeld, throughMiddleware } from './job-middleware.ts';
 
 /** A PHP exception in flight (thrown by the job or by the worker's own checks). */
 class Thrown extends Error {
@@ -47,6 +50,8 @@ export abstract class JobHandling {
   private readonly methods: string[] = [];
   /** What a failure or a release since the last step did to the job's chain (the step's explanation says it). */
   private chainNote: string | null = null;
+  /** The running process's cache (Worker::setCache); null: no process. */
+  protected cache: Cache | null = null;
 
   constructor(
     /** queue:work's options; a restart with other options (a stop entry's `restart`) replaces them. */
@@ -90,7 +95,22 @@ export abstract class JobHandling {
     const label = this.label(job);
     try {
       await this.markJobAsFailedIfAlreadyExceedsMaxAttempts(ctx, job);
-      // $job->fire(): the job's handle() runs for its virtual duration.
+      // $job->fire() → CallQueuedHandler::call: a ShouldBeUniqueUntilProcessing job's lock is
+      // released first (8.x: before any middleware), then the job goes through its middleware.
+      const rules = this.rulesOf(job);
+      if (rules.unique !== null || rules.middleware.length > 0) this.trail('Job::fire → CallQueuedHandler::call');
+      if (rules.unique?.untilProcessing === true) await this.ensureUniqueJobLockIsReleased(rules);
+      let held: HeldMiddleware[] = [];
+      if (rules.middleware.length > 0 && this.cache !== null) {
+        this.trail('CallQueuedHandler::dispatchThroughMiddleware');
+        const through = await throughMiddleware(this.cache, rules, label);
+        if (through.refused !== null) {
+          await this.refusedByMiddleware(ctx, job, rules, through.refused);
+          return 'done';
+        }
+        held = through.held;
+      }
+      // The job's handle() runs for its virtual duration.
       const attempt = job.attempts();
       const behaviour = attemptBehaviour(this.env.behaviourOf(job.getJobId(), attempt));
       this.env.registry.attemptStarted(job.getJobId(), this.spec.name);
@@ -127,7 +147,7 @@ export abstract class JobHandling {
         await ctx.sleep(behaviour.run);
       }
       this.env.registry.attemptEnded(job.getJobId());
-      await this.finishAttempt(ctx, job, behaviour);
+      await this.finishAttempt(ctx, job, behaviour, { held, rules });
     } catch (e) {
       if (!(e instanceof Thrown)) throw e;
       await this.handleJobException(ctx, job, e);
@@ -136,12 +156,34 @@ export abstract class JobHandling {
     return 'done';
   }
 
-  /** What handle() did, then CallQueuedHandler::call's delete unless deleted or released. */
-  private async finishAttempt(ctx: ActorContext, job: RedisJob, b: AttemptBehaviour): Promise<void> {
+  /**
+   * What handle() did, then the middleware's finally blocks (each lock released by its owner), then
+   * CallQueuedHandler::call: the unique lock released unless the job was released, the chain's next
+   * job unless it failed or was released, and its delete unless deleted or released.
+   */
+  private async finishAttempt(
+    ctx: ActorContext,
+    job: RedisJob,
+    b: AttemptBehaviour,
+    mw: { held: readonly HeldMiddleware[]; rules: JobClassRules },
+  ): Promise<void> {
     const label = this.label(job);
     this.state.status = { kind: 'done', job: label };
+    const afterHandle = async () => {
+      if (mw.held.length > 0) {
+        this.trail('WithoutOverlapping::handle → Lock::release');
+        await releaseHeld(mw.held);
+      }
+      if (!job.released && mw.rules.unique?.untilProcessing === false)
+        await this.ensureUniqueJobLockIsReleased(mw.rules);
+    };
     switch (b.outcome) {
       case 'throw': {
+        // The exception passes through the middleware's finally; CallQueuedHandler::call goes no further.
+        if (mw.held.length > 0) {
+          this.trail('WithoutOverlapping::handle → Lock::release');
+          await releaseHeld(mw.held);
+        }
         // `throw new X($message)` in handle(); Worker::process catches it (5.x: an Error wrapped).
         const thrown = exception(b.message ?? '', b.exception ?? DEFAULT_EXCEPTION);
         throw new Thrown(caughtByWorker(thrown, this.env.profile.worker.caughtError), thrown);
@@ -149,6 +191,7 @@ export abstract class JobHandling {
       case 'release': {
         this.trail('InteractsWithQueue::release → RedisJob::release');
         await job.release(b.release ?? 0);
+        await afterHandle();
         this.noteChain(job, narration.chainWaits);
         this.describe(ctx, narration.releasedByJob(this.setup, label, b.release ?? 0, ctx.time()));
         return;
@@ -170,12 +213,14 @@ export abstract class JobHandling {
           return;
         }
         await this.failJob(ctx, job, manuallyFailed(given));
+        await afterHandle();
         this.describe(ctx, narration.failedByJob(label, given));
         return;
       }
       case 'delete': {
         this.trail('InteractsWithQueue::delete → RedisJob::delete');
         const removed = await job.delete();
+        await afterHandle();
         this.settle(job, 'deleted');
         // Deleted is not failed: CallQueuedHandler::call still dispatches the next job of a chain.
         const next = await this.ensureNextJobInChainIsDispatched(ctx, job);
@@ -183,6 +228,7 @@ export abstract class JobHandling {
         return;
       }
       case 'succeed': {
+        await afterHandle();
         const next = await this.ensureNextJobInChainIsDispatched(ctx, job);
         this.trail('CallQueuedHandler::call → RedisJob::delete');
         const removed = await job.delete();
@@ -207,15 +253,22 @@ export abstract class JobHandling {
       return null;
     this.trail('CallQueuedHandler::ensureNextJobInChainIsDispatched → Queueable::dispatchNextJobInChain');
     this.trail('Bus\\Dispatcher::dispatchToQueue');
-    const next = await bus.dispatcher.dispatchNextJobInChain(ctx, job.getJobId(), (name) => {
-      const config = this.processConnections[name ?? bus.defaultConnection];
-      if (!config) throw new Error(`the chain names an unknown connection ${name ?? bus.defaultConnection}`);
-      return job.getRedisQueue().onConnection(config);
-    });
+    const cache = this.cache;
+    const next = await bus.dispatcher.dispatchNextJobInChain(
+      ctx,
+      job.getJobId(),
+      (name) => {
+        const config = this.processConnections[name ?? bus.defaultConnection];
+        if (!config) throw new Error(`the chain names an unknown connection ${name ?? bus.defaultConnection}`);
+        return job.getRedisQueue().onConnection(config);
+      },
+      // dispatch($next): a PendingDispatch, so a unique next job takes its lock in this process's cache.
+      cache === null ? undefined : { cache, holder: (k) => this.env.locks.holder(k) },
+    );
     if (next === null) return null;
     const keys = job.getRedisQueue().keys(next.queue);
     return {
-      label: next.labels[0]!,
+      label: next.labels[0] ?? next.dropped[0]?.key ?? '',
       key: next.delay === null ? keys.ready : keys.delayed,
       delay: next.delay,
       rest: next.rest,
@@ -325,7 +378,10 @@ export abstract class JobHandling {
     return failedBy;
   }
 
-  /** Worker::markJobAsFailedIfWillExceedMaxExceptions (7.x+): a per-uuid counter in the cache. */
+  /**
+   * Worker::markJobAsFailedIfWillExceedMaxExceptions (7.x+): a per-uuid counter in the cache
+   * (Queue/Worker.php@v8.83.29:539-556): GET; if falsy, put 0 for a day; increment; at the max, forget it and fail.
+   */
   protected async markJobAsFailedIfWillExceedMaxExceptions(
     ctx: ActorContext,
     job: RedisJob,
@@ -333,12 +389,15 @@ export abstract class JobHandling {
   ): Promise<narration.FailedBy | null> {
     const uuid = job.uuid();
     const maxExceptions = job.maxExceptions();
-    if (uuid === null || maxExceptions === null) return null;
-    const key = `job-exceptions:${uuid}`;
-    const count = (this.env.cache.get(key) ?? 0) + 1;
-    this.env.cache.set(key, count);
+    const cache = this.cache;
+    if (uuid === null || maxExceptions === null || cache === null) return null;
+    const name = `job-exceptions:${uuid}`;
+    // PHP's `! $value`: null and "0" are falsy. put(..., Carbon::now()->addDay()) is 86400 seconds.
+    const seen = await cache.get(name);
+    if (seen === null || seen === '' || seen === '0') await cache.put(name, '0', 86400);
+    const count = await cache.increment(name);
     if (maxExceptions > count) return null;
-    this.env.cache.delete(key);
+    await cache.forget(name);
     this.trail('Worker::markJobAsFailedIfWillExceedMaxExceptions');
     const failedBy = JobHandling.unsettled(job) ? ({ rule: 'maxExceptions', max: maxExceptions } as const) : null;
     await this.failJob(ctx, job, e);
@@ -375,6 +434,9 @@ export abstract class JobHandling {
     if (job.deleted) return;
     this.trail('FailingJob::handle → RedisJob::delete');
     await job.delete();
+    // Job::failed → CallQueuedHandler::failed: the unique lock, unless it went before processing.
+    const rules = this.rulesOf(job);
+    if (rules.unique?.untilProcessing === false) await this.ensureUniqueJobLockIsReleased(rules);
     // The job's chain ends with it (CallQueuedHandler::failed runs the chain's catch callbacks: none here).
     this.noteChain(job, narration.chainStops);
     const instance = this.env.registry.get(job.getJobId());
@@ -387,6 +449,66 @@ export abstract class JobHandling {
       failedAt: ctx.time(),
       payload: job.getRawBody(),
     });
+  }
+
+  /** The job class's middleware() and ShouldBeUnique. */
+  private rulesOf(job: RedisJob): JobClassRules {
+    return this.env.jobRulesOf(job.getJobId());
+  }
+
+  /**
+   * CallQueuedHandler::ensureUniqueJobLockIsReleased: the lock UniqueLock took at dispatch, by its
+   * key, whoever holds it (forceRelease: a plain DEL in 8.x).
+   */
+  private async ensureUniqueJobLockIsReleased(rules: JobClassRules): Promise<void> {
+    if (rules.unique === null || this.cache === null) return;
+    this.trail('CallQueuedHandler::ensureUniqueJobLockIsReleased');
+    const id = typeof rules.unique.id === 'string' ? rules.unique.id : '';
+    const name = this.env.profile.cache.uniqueKey(rules.className, id);
+    await this.cache.lock(name, 0, 'forceRelease').forceRelease();
+  }
+
+  /**
+   * WithoutOverlapping::handle when another holds the lock: the job is released (releaseAfter) and
+   * its attempt spent without handle(); with dontRelease() CallQueuedHandler::call goes on as after
+   * a handle() that returned: the unique lock, the chain's next job, the delete.
+   */
+  private async refusedByMiddleware(
+    ctx: ActorContext,
+    job: RedisJob,
+    rules: JobClassRules,
+    refused: Refused,
+  ): Promise<void> {
+    const label = this.label(job);
+    const holder = this.env.locks.holder(refused.lock.key);
+    this.state.status = { kind: 'done', job: label };
+    const releaseAfter = refused.spec.releaseAfter;
+    if (releaseAfter !== null) {
+      this.trail('WithoutOverlapping::handle → InteractsWithQueue::release → RedisJob::release');
+      await job.release(releaseAfter);
+      this.noteChain(job, narration.chainWaits);
+      this.describe(
+        ctx,
+        narration.releasedByOverlap(this.setup, {
+          label,
+          key: refused.lock.key,
+          holder,
+          delay: releaseAfter,
+          now: ctx.time(),
+          attempts: job.attempts(),
+          maxTries: job.maxTries() ?? this.spec.tries,
+          retryUntil: this.env.profile.worker.retryUntilIgnoresTries ? job.timeoutAt() : null,
+        }),
+      );
+      return;
+    }
+    this.trail('WithoutOverlapping::handle');
+    if (rules.unique?.untilProcessing === false) await this.ensureUniqueJobLockIsReleased(rules);
+    const next = await this.ensureNextJobInChainIsDispatched(ctx, job);
+    this.trail('CallQueuedHandler::call → RedisJob::delete');
+    const removed = await job.delete();
+    this.settle(job, 'deleted');
+    this.describe(ctx, narration.droppedByOverlap({ label, key: refused.lock.key, holder, removed, next }));
   }
 
   /** The job instance's outcome, unless it already has one. */

@@ -3,6 +3,7 @@
 import type { JobException } from './exceptions.ts';
 import { formatSeconds, later, relativeTime, secondsBetween } from './clock.ts';
 import { shortClass } from './exceptions.ts';
+import type { LockHolder } from './cache.ts';
 import type { WorkerRules } from './profiles/types.ts';
 import type { JobRegistry } from './registry.ts';
 import type { ExitReason } from './worker-input.ts';
@@ -166,6 +167,12 @@ export function stoppedByOption(
         kind: 'stop',
         title: `${d.name} exits: it has taken ${d.jobs} job${d.jobs === 1 ? '' : 's'} (--max-jobs=${d.jobs})`,
         explain: `A job counts when it is popped, whatever becomes of it (released, failed, even failed unrun by markJobAsFailedIfAlreadyExceedsMaxAttempts). queue:work returns 0 and ${after}.`,
+      };
+    case 'queue:restart':
+      return {
+        kind: 'stop',
+        title: `${d.name} exits: the restart signal changed since it started (php artisan queue:restart)`,
+        explain: `Worker::stopIfNecessary reads illuminate:queue:restart from the cache after every job and every sleep, never during a job, and compares it with what the process read when it started; queue:work returns 0 and ${after}, which reads the new code and the new signal.`,
       };
   }
 }
@@ -450,6 +457,59 @@ export function releasedAfterException(
     kind: 'release',
     title: `${d.label} throws ${thrownText(d.thrown)}: released to :delayed for ${d.delay}s (${d.backoff ? 'backoff' : '--delay'}), ${attempt}`,
     explain: wrapped(d),
+  };
+}
+
+/** Who holds a lock, as a step says it: `worker-1 (WithoutOverlapping (SyncOrder#1)) since t+0s, no expiry`. */
+export function holderText(s: Setup, h: LockHolder | null): string {
+  if (h === null)
+    return 'another process (not one of this run: the lock was there before it, or another client took it)';
+  const until = h.until === null ? 'it never expires' : `it expires at ${rel(s, h.until)}`;
+  return `${h.actor}, for ${h.what}, since ${rel(s, h.since)} (${until})`;
+}
+
+/**
+ * WithoutOverlapping refused the job the lock and released it (Queue/Middleware/WithoutOverlapping.php@v8.83.29:63-78):
+ * handle() did not run, but the pop counted an attempt.
+ */
+export function releasedByOverlap(
+  s: Setup,
+  d: {
+    label: string;
+    key: string;
+    holder: LockHolder | null;
+    delay: number;
+    now: number;
+    attempts: number;
+    maxTries: number;
+    retryUntil: number | null;
+  },
+): Narration {
+  const spent =
+    d.retryUntil !== null
+      ? `this was attempt ${d.attempts}; retryUntil (${rel(s, d.retryUntil)}) decides when it fails, not --tries`
+      : d.maxTries > 0 && d.attempts >= d.maxTries
+        ? `this release counts as attempt ${d.attempts} of ${d.maxTries}: the next pop fails it with MaxAttemptsExceededException before any middleware runs`
+        : `this release counts as attempt ${d.attempts} of ${d.maxTries || 'unlimited'}`;
+  return {
+    kind: 'release',
+    title: `${d.label} released by WithoutOverlapping for ${d.delay}s: the lock is held; handle() did not run, ${spent}`,
+    explain: `WithoutOverlapping::handle asked for ${d.key} (SET … NX), which ${holderText(s, d.holder)} holds, so it released the reserved copy (releaseAfter ${d.delay}s, due at ${rel(s, d.now + d.delay)}) without calling $next: no exception reaches the Worker, and the attempt the pop counted is spent. Give the job retryUntil() or more $tries, or a releaseAfter, when overlaps are expected.`,
+  };
+}
+
+/** WithoutOverlapping with dontRelease(): the refused job is deleted unrun (CallQueuedHandler::call goes on). */
+export function droppedByOverlap(d: {
+  label: string;
+  key: string;
+  holder: LockHolder | null;
+  removed: number;
+  next: ChainPush | null;
+}): Narration {
+  return {
+    kind: 'delete',
+    title: `${d.label} dropped by WithoutOverlapping (dontRelease): the lock is held; handle() did not run, ZREM removed ${d.removed}${d.next === null ? '' : `; then ${chainPushText(d.next)}`}`,
+    explain: `With dontRelease() the middleware returns without calling $next; CallQueuedHandler::call then treats the job as done and deletes it. ${d.key} was held by ${d.holder === null ? 'another process' : d.holder.actor}. Nothing is logged to failed_jobs.`,
   };
 }
 

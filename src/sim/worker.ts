@@ -17,6 +17,7 @@ import { JobHandling } from './worker-job.ts';
 import * as narration from './worker-narration.ts';
 import type { ProcessEnd } from './supervisor.ts';
 import { Supervisor } from './supervisor.ts';
+import { ProcessRedis } from './cache.ts';
 import type { ExitReason, RestartOptions } from './worker-input.ts';
 import { restartedOptions, restartsAfterExit } from './worker-input.ts';
 import { optionsState } from './worker-job.ts';
@@ -40,8 +41,10 @@ export class WorkerModel extends JobHandling {
         ? this.restartWithOptions(ctx, changed, ended === null || ended.killed)
         : this.restart(ctx, ended === null || ended.killed ? null : ended.reason),
   });
-  /** The running process's connection (null: no process). */
+  /** The running process's connection to the queue (null: no process). */
   private port: RedisPort | null = null;
+  /** The running process's Redis connections, the queue's and the cache's (null: no process). */
+  private redis: ProcessRedis | null = null;
   /** How the BLPOP of the last getNextJob ended (null: none blocked): the step after it says so. */
   private woke: Wake | null = null;
   /** The BLPOP the worker waits in (null: none), so a snapshot can tell once a push answered it. */
@@ -74,8 +77,16 @@ export class WorkerModel extends JobHandling {
    */
   stopsByItself(): boolean {
     const maxJobs = this.spec.maxJobs ?? 0;
-    return !this.spec.once && (this.spec.stopWhenEmpty === true || (maxJobs > 0 && this.jobsProcessed >= maxJobs));
+    return (
+      !this.spec.once &&
+      (this.spec.stopWhenEmpty === true ||
+        (maxJobs > 0 && this.jobsProcessed >= maxJobs) ||
+        (this.lastRestart !== undefined && this.lastRestart !== this.env.restartSignal.value))
+    );
   }
+
+  /** What the running daemon read of the restart signal when it started (undefined: not read). */
+  private lastRestart: string | null | undefined = undefined;
 
   /**
    * The supervisor: runs worker processes, starting a new one after the alarm or a kill ended one,
@@ -107,8 +118,12 @@ export class WorkerModel extends JobHandling {
     const running = this.state.status.kind === 'running' ? this.state.status.job : null;
     // Its supervisor never returns (exited): the process is gone (restartAfterKill starts another).
     await this.supervisor.abandon();
+    const redis = this.redis;
     this.port = null;
-    await port.close();
+    this.redis = null;
+    this.cache = null;
+    this.lastRestart = undefined;
+    await (redis === null ? port.close() : redis.close());
     this.env.registry.killedOn(this.name, 'outside');
     this.describe(ctx, {
       ...narration.killedFromOutside(this.setup, { name: this.name, label: running, poppedAt: this.poppedAt }),
@@ -213,8 +228,13 @@ export class WorkerModel extends JobHandling {
   /** WorkCommand::runWorker: one PHP process with its own connection; --once picks runNextJob over daemon. */
   private async runWorker(ctx: ActorContext): Promise<Outcome> {
     this.readConfig();
-    const port = await this.env.connect(this.name);
+    // RedisManager opens each connection the first time the process uses it; phpredis SELECTs then.
+    const redis = new ProcessRedis(this.name, this.env.connect);
+    const port = await redis.connection('default');
     this.port = port;
+    this.redis = redis;
+    // WorkCommand::runWorker: ->setCache($this->cache), the app's default store.
+    this.cache = this.env.cacheFor(redis);
     const queue = new RedisQueue(
       port,
       this.config,
@@ -226,8 +246,14 @@ export class WorkerModel extends JobHandling {
     try {
       return this.spec.once ? await this.runNextJob(ctx, queue) : await this.daemon(ctx, queue);
     } finally {
-      this.port = null;
-      await port.close();
+      // A kill from outside has closed them already.
+      this.lastRestart = undefined;
+      if (this.redis === redis) {
+        this.port = null;
+        this.redis = null;
+        this.cache = null;
+        await redis.close();
+      }
     }
   }
 
@@ -244,6 +270,9 @@ export class WorkerModel extends JobHandling {
     let alarmAt: number | null = null;
     // A SIGTERM before the first loop (stopIfNecessary sees every later one).
     if (this.shouldQuit) return this.stop(ctx, 'SIGTERM');
+    // $lastRestart = $this->getTimestampOfLastQueueRestart(), once before the loop (Worker.php@v8.83.29:133).
+    const lastRestart = await this.getTimestampOfLastQueueRestart();
+    this.lastRestart = lastRestart;
     for (;;) {
       // 5.3 registers the timeout handler at the top of the loop, before it knows the job.
       if (rules.alarm === 'timeout-plus-sleep') alarmAt = this.registerTimeoutHandler(ctx, null);
@@ -270,24 +299,28 @@ export class WorkerModel extends JobHandling {
       // 6.13+ resetTimeoutHandler: pcntl_alarm(0) after every job or sleep.
       if (rules.resetAlarm) alarmAt = null;
 
-      const reason = this.stopIfNecessary(ctx, startTime, job);
+      const reason = await this.stopIfNecessary(ctx, startTime, job, lastRestart);
       if (reason !== null) return this.stop(ctx, reason, { startTime });
     }
   }
 
   /**
    * Worker::stopIfNecessary, at the end of every loop, in Laravel's order (Worker.php:294-310 in
-   * 8.83; 5.7.29:199-210 and 13.26.1:395-408 keep it): $shouldQuit (SIGTERM), memory and
-   * queue:restart (not modelled), --stop-when-empty when this loop popped nothing, --max-time
-   * since the daemon started, --max-jobs. Null: go on.
+   * 8.83; 5.7.29:199-210 and 13.26.1:395-408 keep it): $shouldQuit (SIGTERM), memory (not
+   * modelled), queue:restart (the restart signal read from the cache again and compared with the
+   * one read at start), --stop-when-empty when this loop popped nothing, --max-time since the
+   * daemon started, --max-jobs. Null: go on.
    */
-  private stopIfNecessary(
+  private async stopIfNecessary(
     ctx: ActorContext,
     startTime: number,
     job: RedisJob | null,
-  ): Exclude<ExitReason, '--once'> | null {
+    lastRestart: string | null,
+  ): Promise<Exclude<ExitReason, '--once'> | null> {
     const { stopWhenEmpty, maxTime, maxJobs } = this.spec;
     if (this.shouldQuit) return 'SIGTERM';
+    // queueShouldRestart: `getTimestampOfLastQueueRestart() != $lastRestart` (loose: both strings here).
+    if ((await this.getTimestampOfLastQueueRestart()) !== lastRestart) return 'queue:restart';
     if (stopWhenEmpty && job === null) return '--stop-when-empty';
     if (maxTime && secondsBetween(startTime, ctx.instant()) >= maxTime) return '--max-time';
     if (maxJobs && this.jobsProcessed >= maxJobs) return '--max-jobs';
@@ -338,12 +371,37 @@ export class WorkerModel extends JobHandling {
     return 'done';
   }
 
+  /** Worker::getTimestampOfLastQueueRestart: the restart signal in the cache (null: never sent). */
+  private async getTimestampOfLastQueueRestart(): Promise<string | null> {
+    if (this.cache === null) return null;
+    // The trail names what reaches Redis: a file cache's read does not.
+    if (this.cache.onRedis) this.trail('Worker::getTimestampOfLastQueueRestart');
+    return this.cache.get('illuminate:queue:restart');
+  }
+
+  /**
+   * Worker::getPausedQueues → QueueManager::getPausedQueues (12.40+; 13.26.1's form, QueueManager.php:343-358):
+   * the global pause switch, then one MGET of each queue's. A paused queue is skipped.
+   */
+  private async getPausedQueues(queues: string[]): Promise<Set<string>> {
+    if (!this.env.profile.cache.pauseChecks || this.cache === null) return new Set();
+    if (this.cache.onRedis) this.trail('Worker::getPausedQueues');
+    if (isTruthy(await this.cache.get('illuminate:queues:paused'))) return new Set(queues);
+    const states = await this.cache.many(
+      queues.map((q) => `illuminate:queue:paused:${this.config.connectionName}:${q}`),
+    );
+    return new Set(queues.filter((_q, i) => isTruthy(states[i] ?? null)));
+  }
+
   /** Worker::getNextJob: each queue of --queue=a,b in order until one yields a job (11.27+ passes its index). */
   private async getNextJob(ctx: ActorContext, queue: RedisQueue, alarmAt: number | null): Promise<RedisJob | null> {
     this.state.status = { kind: 'polling' };
     this.trail('Worker::getNextJob');
     this.woke = null;
-    for (const [index, name] of this.state.queue.split(',').entries()) {
+    const queues = this.state.queue.split(',');
+    const paused = await this.getPausedQueues(queues);
+    for (const [index, name] of queues.entries()) {
+      if (paused.has(name)) continue;
       if (this.config.blockFor !== null && this.env.profile.worker.blockingPop) {
         this.state.status = {
           kind: 'blocked',
@@ -499,6 +557,11 @@ export class WorkerModel extends JobHandling {
     this.exitReason = reason;
     return 'done';
   }
+}
+
+/** PHP's truthiness of a cached value: null, '' and '0' are false (a serialized false is 'b:0;'). */
+function isTruthy(value: string | null): boolean {
+  return value !== null && value !== '' && value !== '0' && value !== 'b:0;';
 }
 
 /** The queue:work flags a restart changed, e.g. "--timeout=30 --delay=5" ('' for none). */

@@ -3,6 +3,7 @@
 // view (‹pop›, ‹SendEmail#ID1 attempts:1›); a payload that changed gets a line of the fields that
 // did (attempts 1→2, +createdAt T+0). Colour only through the chalk instance given; every piece of
 // trace data passes through terminalSafe.
+import { CACHE_SCRIPTS } from '../sim/cache-scripts.ts';
 import type { ChalkInstance } from 'chalk';
 import { summarizeArgs } from '../output/describe.ts';
 import { quoteArg, terminalSafe } from '../output/terminal-safe.ts';
@@ -27,7 +28,7 @@ function scriptName(text: string): string | undefined {
   if (!scriptNames) {
     scriptNames = new Map();
     for (const profile of Object.values(PROFILES))
-      for (const s of scriptsOf(profile)) scriptNames.set(s.source, s.name);
+      for (const s of [...scriptsOf(profile), ...CACHE_SCRIPTS]) scriptNames.set(s.source, s.name);
   }
   return scriptNames.get(text);
 }

@@ -7,7 +7,15 @@ import { formatSeconds, secondsBetween } from '../sim/clock.ts';
 import { shortClass } from '../sim/exceptions.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { displayWidth, wrap } from '../output/wrap.ts';
-import type { FailedJob, ListEntry, QueueState, StateSnapshot, WorkerState, ZsetEntry } from '../scenarios/timeline.ts';
+import type {
+  CacheKeyState,
+  FailedJob,
+  ListEntry,
+  QueueState,
+  StateSnapshot,
+  WorkerState,
+  ZsetEntry,
+} from '../scenarios/timeline.ts';
 import type { Line, Segment } from './segments.ts';
 import { actorSeg, clip, kept, lineWidth, pad, seg, wrapAll } from './segments.ts';
 import { runningTwiceLines } from './running-twice.ts';
@@ -54,6 +62,7 @@ export function stateLines(state: StateSnapshot, ctx: StateContext, width: numbe
   const strips = timeStrips(state, ctx.start, width);
   for (const w of state.workers) out.push(...workerLines(w, ctx, width, density, strips.get(w.name) ?? []));
   for (const q of state.queues) out.push(...queueLines(q, state.t, ctx, width, density));
+  out.push(...cacheLines(state.cache ?? [], ctx, density));
   out.push(...failedLines(state.failed, ctx, width, density));
   out.push(...executionLines(state.executions, density));
   // Nothing is cut: a line too wide continues below, indented under its own text.
@@ -76,6 +85,7 @@ export function fittedStateLines(state: StateSnapshot, ctx: StateContext, width:
     workerLines(w, ctx, width, 'compact', strips.get(w.name) ?? [], { options: false }),
   );
   const rest = [
+    ...cacheLines(state.cache ?? [], ctx, 'compact'),
     ...failedLines(state.failed, ctx, width, 'compact'),
     ...executionLines(state.executions, 'compact'),
     ...optionLines(state.workers),
@@ -338,6 +348,44 @@ function optionParts(w: WorkerState, density: Density): string[] {
 function trimStart(line: Segment[]): Segment[] {
   const [first, ...rest] = line;
   return first === undefined ? [] : [{ ...first, text: first.text.trimStart() }, ...rest];
+}
+
+/** Where a cache key's own name starts, after the connection's and the cache's prefixes. */
+const CACHE_NAMES = ['laravel-queue-overlap:', 'laravel_unique_job:', 'illuminate:', 'job-exceptions:'];
+
+/** A cache key as the pane names it: its own name (the prefixes are the same for every key). */
+export function cacheName(key: string): string {
+  const at = Math.min(...CACHE_NAMES.map((n) => key.indexOf(n)).filter((i) => i >= 0));
+  return Number.isFinite(at) ? key.slice(at) : key;
+}
+
+/** The cache store's keys on Redis: locks (who holds them, until when), the restart signal, counters. */
+function cacheLines(cache: readonly CacheKeyState[], ctx: StateContext, density: Density): Line[] {
+  if (cache.length === 0) return [];
+  const out: Line[] = [[seg(`cache on Redis: ${cache.length} key${cache.length === 1 ? '' : 's'}`, 'dim')]];
+  const shown = cache.slice(0, ENTRY_LIMIT[density] + 2);
+  for (const c of shown) {
+    const until = c.expires === null ? 'no expiry' : `expires ${relTime(c.expires, ctx.start)}`;
+    const name = terminalSafe(cacheName(c.key));
+    if (c.lock !== undefined) {
+      out.push([
+        seg('  lock ', 'warn'),
+        seg(name, 'payload'),
+        seg(` held by `, 'dim'),
+        actorSeg(c.lock.actor),
+        seg(` (${terminalSafe(c.lock.what)}) since ${relTime(c.lock.since, ctx.start)}, ${until}`, 'dim'),
+      ]);
+    } else if (name === 'illuminate:queue:restart') {
+      out.push([seg('  restart signal ', 'warn'), seg(terminalSafe(c.value)), seg(` (db ${c.db})`, 'dim')]);
+    } else {
+      out.push([
+        seg(`  ${name} `, 'payload'),
+        seg(`= ${terminalSafe(c.value)}`),
+        seg(`, ${until} (db ${c.db})`, 'dim'),
+      ]);
+    }
+  }
+  return [...out, ...more(shown.length, cache.length)];
 }
 
 function failedLines(failed: FailedJob[], ctx: StateContext, width: number, density: Density): Line[] {

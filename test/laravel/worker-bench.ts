@@ -3,6 +3,9 @@
 // one pop, one job or one sleep, no alarm) on the scheduler's virtual clock, against the real
 // Redis of a LaravelRedis. Jobs are pushed as real payloads; what a fake job's callback did
 // becomes the attempt's behaviour (throw, succeed...).
+import type { FileValues } from '../../src/sim/cache.ts';
+import { FileCache, LockBook } from '../../src/sim/cache.ts';
+import { NO_RULES } from '../../src/sim/job-middleware.ts';
 import type { AttemptSpec } from '../../src/scenarios/schema.ts';
 import type { FailedJob, TraceCommand } from '../../src/scenarios/timeline.ts';
 import type { PayloadInput } from '../../src/sim/profiles/types.ts';
@@ -59,6 +62,9 @@ export class WorkerBench {
     const h = this.h;
     await h.commands();
     const scheduler = new Scheduler({ start: h.clock, until: null, maxSteps: 100 });
+    // The skeleton's file cache: nothing of it reaches Redis.
+    const book = new LockBook(() => scheduler.currentInstant() ?? h.clock);
+    const files: FileValues = new Map();
     const worker = new WorkerModel(
       {
         name: 'worker',
@@ -77,7 +83,16 @@ export class WorkerBench {
         connect: (actor) => h.port(actor),
         connections: { redis: h.config(this.queueOptions) },
         registry: this.registry,
-        cache: new Map(),
+        cacheFor: (redis) =>
+          new FileCache(files, {
+            book,
+            actor: redis.actor,
+            now: () => scheduler.currentInstant() ?? h.clock,
+            owner: () => 'owner',
+          }),
+        jobRulesOf: () => NO_RULES,
+        locks: book,
+        restartSignal: { value: null },
         start: h.clock,
         behaviourOf: (id, attempt) => {
           const list = this.behaviours.get(id) ?? ['succeed'];

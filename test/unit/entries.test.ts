@@ -27,6 +27,7 @@ describe('timeline entry kinds', () => {
 
   it('has a module for each kind, found by kind', () => {
     expect(Object.keys(ENTRY_KINDS).sort()).toEqual([
+      'artisan',
       'chain',
       'config',
       'dispatch',

@@ -18,8 +18,8 @@ const running = [{ name: 'worker-1', status: { kind: 'idle' }, connection: 'redi
 const withCommands = (Object.keys(ENTRY_KINDS) as EntryKindName[]).filter((k) => ENTRY_KINDS[k].lab !== null);
 
 describe('the entry kinds’ lab commands', () => {
-  it('are the lab’s dispatch, stop and kill, named after their kinds, each in the command table once', () => {
-    expect(withCommands).toEqual(['dispatch', 'stop', 'kill']);
+  it('are the lab’s dispatch, stop, kill and artisan, named after their kinds, each in the command table once', () => {
+    expect(withCommands).toEqual(['dispatch', 'stop', 'kill', 'artisan']);
     expect(ENTRY_COMMANDS.map((c) => c.name)).toEqual(withCommands);
     const names = COMMANDS.map((c) => c.name);
     expect(new Set(names).size).toBe(names.length);

@@ -303,7 +303,7 @@ describe('parseScenario', () => {
     expect(spec.laravel).toBe('5.7');
     expect(spec.connections).toEqual({ redis: { queue: 'default', retry_after: 90, block_for: null } });
     // client and prefix are left to the Laravel profile (the runner fills them in).
-    expect(spec.redis).toEqual({ database: 0 });
+    expect(spec.redis).toEqual({ database: 0, cache_database: 1 });
     expect(spec.workers).toEqual([
       // tries is left to the profile: queue:work's default is 0 up to 5.8 and 1 from 6.0.
       { name: 'w1', timeout: 60, sleep: 3, delay: 0, once: false, start: 0, restart: true },

@@ -4,13 +4,13 @@
 // command added to any of them and not probed fails here.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LIST_COMMANDS, ZSET_COMMANDS } from '../../src/redis/permission-probe.ts';
+import { LIST_COMMANDS, STRING_COMMANDS, ZSET_COMMANDS } from '../../src/redis/permission-probe.ts';
 import { PROFILES } from '../../src/sim/profiles/index.ts';
 import { scriptsOf } from '../../src/sim/profiles/index.ts';
 import { queueKeys } from '../../src/sim/keys.ts';
 import { probePlan } from '../../src/scenarios/probe-plan.ts';
 
-const probed = new Set<string>([...LIST_COMMANDS, ...ZSET_COMMANDS, 'blpop']);
+const probed = new Set<string>([...LIST_COMMANDS, ...ZSET_COMMANDS, ...STRING_COMMANDS, 'blpop']);
 /** Commands that touch no queue key: the connection's own, or EVAL itself (preflight checks it). */
 const NOT_ON_KEYS = new Set(['select', 'echo', 'eval', 'client']);
 
@@ -25,7 +25,8 @@ describe('the permission probe covers what a run sends', () => {
   it('every command listed is one the probe script calls (its steps are Lua, written out)', () => {
     const source = readFileSync(new URL('../../src/redis/permission-probe.ts', import.meta.url), 'utf8');
     const script = /const PROBE = `([\s\S]*?)`;/.exec(source)![1]!;
-    for (const command of [...LIST_COMMANDS, ...ZSET_COMMANDS]) expect(script).toContain(`{'${command}'`);
+    for (const command of [...LIST_COMMANDS, ...ZSET_COMMANDS, ...STRING_COMMANDS])
+      expect(script).toContain(`{'${command}'`);
   });
 
   it('every command the client port and the snapshots send', () => {
@@ -49,12 +50,14 @@ describe('the permission probe covers what a run sends', () => {
       lists: ['queues:default'],
       zsets: ['queues:default:delayed', 'queues:default:reserved'],
       blpop: [],
+      strings: [],
     });
     expect(probePlan(spec(5) as never, l57, q).blpop).toEqual(['queues:default']);
     expect(probePlan(spec(5) as never, l8, q)).toEqual({
       lists: ['queues:default', 'queues:default:notify'],
       zsets: ['queues:default:delayed', 'queues:default:reserved'],
       blpop: ['queues:default:notify'],
+      strings: [],
     });
   });
 });

@@ -4,8 +4,10 @@
 // gives the instances their own values (an invoice id each); `chain: [B, C]` is
 // ->chain([new B, new C]) on it (5.5+). The call itself (what one `dispatch()` line of PHP says)
 // is `dispatchCall`, shared with the `request` entry.
+import type { Cache } from '../../sim/cache.ts';
+import { uniqueOf } from '../cache-config.ts';
 import { z } from 'zod';
-import { exactInstant, secondsBetween } from '../../sim/clock.ts';
+import { exactInstant, relativeTime, secondsBetween } from '../../sim/clock.ts';
 import type { Dispatched, JobDefinition, PendingDispatch } from '../../sim/dispatcher.ts';
 import { chainOf } from '../../sim/dispatcher.ts';
 import { queueKeys } from '../../sim/keys.ts';
@@ -110,7 +112,9 @@ export const dispatchEntry: EntryKind<DispatchEntry, DispatchCommand> = {
       actor: DISPATCHER,
       at,
       async run(ctx) {
-        const { result, methods } = await env.request(ctx, (queueFor) => modelDispatch(call, env, ctx, queueFor));
+        const { result, methods } = await env.request(ctx, (queueFor, _methods, cache) =>
+          modelDispatch(call, env, ctx, queueFor, cache),
+        );
         ctx.describe({
           kind: 'dispatch',
           title: result.title,
@@ -245,6 +249,7 @@ export function jobDefinition(jobName: string, job: JobClassSpec): JobDefinition
     properties: job.properties,
     declared: job.declared ?? null,
     command: job.command,
+    unique: uniqueOf(job),
   };
 }
 
@@ -270,10 +275,37 @@ export async function modelDispatch(
   env: ModelEnv,
   ctx: ActorContext,
   queueFor: QueueResolver,
+  /** The request's cache: dispatch() goes through PendingDispatch, which takes a unique job's lock there. */
+  cache: Cache,
 ): Promise<{ dispatched: Dispatched; title: string; explain: string }> {
   const pending = pendingDispatch(call, env.spec.jobs);
-  const dispatched = await env.dispatcher.dispatchToQueue(ctx, queueFor(call.connection), pending);
-  return { dispatched, ...describeDispatch(call, dispatched, { now: ctx.time(), start: env.spec.start, ...env }) };
+  const dispatched = await env.dispatcher.dispatchToQueue(ctx, queueFor(call.connection), pending, {
+    cache,
+    holder: (key) => env.locks.holder(key),
+  });
+  const said = describeDispatch(call, dispatched, { now: ctx.time(), start: env.spec.start, ...env });
+  if (dispatched.dropped.length === 0) return { dispatched, ...said };
+  const dropped = describeDropped(call, dispatched, env.spec.start);
+  return {
+    dispatched,
+    title: dispatched.labels.length === 0 ? dropped.title : `${said.title}; ${dropped.title}`,
+    explain: dispatched.labels.length === 0 ? dropped.explain : `${said.explain} ${dropped.explain}`,
+  };
+}
+
+/** ShouldBeUnique dispatches PendingDispatch did not push: its lock was held. */
+function describeDropped(call: DispatchCall, d: Dispatched, start: number): { title: string; explain: string } {
+  const n = d.dropped.length;
+  const first = d.dropped[0]!;
+  const holder = first.holder;
+  const by =
+    holder === null
+      ? 'a lock this run did not take (there before it, or another client)'
+      : `${holder.actor}'s lock for ${holder.what}, taken at ${relativeTime(holder.since, start)}${holder.until === null ? ', which never expires' : `, expiring at ${relativeTime(holder.until, start)}`}`;
+  return {
+    title: `${n === 1 ? '' : `${n} × `}${call.dispatch} not queued: the unique lock ${first.key} is held (ShouldBeUnique)`,
+    explain: `PendingDispatch::__destruct asks UniqueLock for ${first.key} before it pushes; it is ${by}, so nothing is pushed and nothing is raised: dispatch() returns as if it had queued the job. The lock goes when a worker finishes or fails the job that holds it${holder !== null && holder.until !== null ? ', or when it expires' : ''}.`,
+  };
 }
 
 /** One dispatch call as the harness plays it (harness.php, role `request`). */

@@ -6,6 +6,7 @@ import { formatSeconds, later } from '../../sim/clock.ts';
 import type { ActorContext, Scheduler } from '../../sim/scheduler.ts';
 import type { ScenarioSpec } from '../schema.ts';
 import type { Activation, Activations, EntryKind } from './kind.ts';
+import { artisanEntry } from './artisan.ts';
 import { chainEntry } from './chain.ts';
 import { configEntry } from './config.ts';
 import { dispatchEntry } from './dispatch.ts';
@@ -25,6 +26,7 @@ export const TimelineEntry = z.union([
   noteEntry.schema,
   chainEntry.schema,
   configEntry.schema,
+  artisanEntry.schema,
 ]);
 export type TimelineEntrySpec = z.output<typeof TimelineEntry>;
 export type EntryKindName = TimelineEntrySpec['kind'];
@@ -44,6 +46,7 @@ export const ENTRY_KINDS = {
   note: noteEntry,
   chain: chainEntry,
   config: configEntry,
+  artisan: artisanEntry,
 } as const satisfies { readonly [K in EntryKindName]: EntryKindOf<EntryOfKind<K>> };
 
 /** The module of an entry's kind, typed for that entry. */

@@ -11,6 +11,8 @@ import type { QueueResolver } from '../../sim/web-request.ts';
 import type { ActorContext } from '../../sim/scheduler.ts';
 import type { RestartOptions } from '../../sim/worker-input.ts';
 import type { StepKind } from '../../sim/state.ts';
+import type { Cache, LockBook, ProcessRedis } from '../../sim/cache.ts';
+import type { ConnectionFactory } from '../../sim/redis-port.ts';
 import type { Path, Problem } from '../schema-issues.ts';
 import type { ScenarioInput, ScenarioSpec } from '../schema.ts';
 import type { Args, LabCommandSpec, LabVocabulary } from './lab-args.ts';
@@ -79,10 +81,18 @@ export interface ModelEnv {
   /** A web request: its own process and Redis connection, shared by the queue connections it uses. */
   request<T>(
     ctx: ActorContext,
-    fn: (queueFor: QueueResolver, takeMethods: () => string[]) => Promise<T>,
+    fn: (queueFor: QueueResolver, takeMethods: () => string[], cache: Cache) => Promise<T>,
   ): Promise<{ result: T; methods: string[] }>;
   /** A worker of the scenario, by name (the loader checked it exists). */
   worker(name: string): ModelWorker;
+  /** The app's cache in a process (an artisan command's, a request's). */
+  cacheFor(redis: ProcessRedis): Cache;
+  /** Opens a process's Redis connections (an artisan command's). */
+  connect: ConnectionFactory;
+  /** The locks held in the cache (who holds one, for narration). */
+  locks: LockBook;
+  /** The restart signal the run's last queue:restart wrote (the workers' end-of-run rule reads it). */
+  restartSignal: { value: string | null };
   /**
    * config/queue.php as it reads now, by connection: a process reads it when it starts (a web
    * request, a worker process), so a `config` entry replaces a connection's entry here and only
@@ -101,6 +111,8 @@ export interface RealEnv {
   /** The uuids the model would draw for the next `count` jobs (Laravel gets them by Str::createUuidsUsing). */
   uuidsFor(count: number): string[];
   worker(name: string): WorkerControl;
+  /** `php artisan <command>`: a PHP process of its own, one step. */
+  artisan(command: string): Activation['run'];
   /** config/queue.php changes: every PHP process started from now on is given the new options. */
   configure(connection: string, change: ConnectionChange): void;
 }

@@ -126,7 +126,7 @@ export const requestEntry: EntryKind<RequestEntry> = {
           note: e.note,
         });
       };
-      const { result, methods } = await env.request(ctx, async (queueFor, takeMethods) => {
+      const { result, methods } = await env.request(ctx, async (queueFor, takeMethods, cache) => {
         let done: { title: string; explain: string }[] = [];
         for (const [k, part] of parts.entries()) {
           if (k > 0) {
@@ -139,7 +139,7 @@ export const requestEntry: EntryKind<RequestEntry> = {
           for (const { call: c } of part.calls) {
             done.push(
               isDispatch(c)
-                ? await modelDispatch(c, env, ctx, queueFor)
+                ? await modelDispatch(c, env, ctx, queueFor, cache)
                 : { title: await modelSize(c, queueFor), explain: SIZE_EXPLAIN },
             );
           }

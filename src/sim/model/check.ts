@@ -5,13 +5,15 @@
 // command sent ahead (RPUSH, ZADD, push, later, migrate, release). The runner compares the queues'
 // sizes where it reads them. A difference is a ModelMismatchError: thrown by the command that read
 // it, or (a reply that arrives later) by the next command of any actor or the step's end.
-import type { LuaScript } from '../lua.ts';
+import type { AnyScript, CacheScript, LuaScript } from '../lua.ts';
 import type { OnReply, PendingBlpop, RedisPort } from '../redis-port.ts';
 import type { ListEntry, Origin, Waiter } from './keyspace.ts';
 import { Keyspace } from './keyspace.ts';
 import type { Describer } from './mismatch.ts';
 import { describeEntry, describeOrigin, describePayload, describeReply, jobs, ModelMismatchError } from './mismatch.ts';
 import { by, popReserved, popTaken, runScript } from './scripts.ts';
+import type { StringEntry } from './strings.ts';
+import { StringKeys } from './strings.ts';
 
 export interface ModelCheckEnv extends Describer {
   /** The exact virtual instant now (when an entry was pushed, for messages). */
@@ -31,13 +33,16 @@ const TOOK = "another client took it (an app's queue:work on this server?)";
 
 export class ModelCheck {
   readonly keyspace = new Keyspace();
+  /** The cache store's keys (locks, the restart signal, counters), in every db the run uses. */
+  readonly strings = new Map<string, StringEntry>();
   private failure: Error | null = null;
 
   constructor(readonly env: ModelCheckEnv) {}
 
   /** The actor's port, checked. */
-  port(actor: string, inner: RedisPort): RedisPort {
-    return new CheckedPort(this, actor, inner);
+  /** `db`: the logical db the connection is in (the cache store's keys are modelled per db). */
+  port(actor: string, inner: RedisPort, db = 0): RedisPort {
+    return new CheckedPort(this, actor, inner, new StringKeys(this.strings, db));
   }
 
   /** A difference found where nobody can throw it (a reply sent ahead): the next check throws it. */
@@ -132,6 +137,8 @@ class CheckedPort implements RedisPort {
     private readonly check: ModelCheck,
     private readonly actor: string,
     private readonly inner: RedisPort,
+    /** The cache store's keys in this connection's db. */
+    private readonly strings: StringKeys,
   ) {}
 
   private get ks(): Keyspace {
@@ -142,11 +149,12 @@ class CheckedPort implements RedisPort {
     return { actor: this.actor, at: this.check.env.now() };
   }
 
-  async eval(script: LuaScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+  async eval(script: AnyScript, keys: string[], args: Array<string | number>): Promise<unknown> {
     this.check.throwIfFailed();
+    if (script.name === 'releaseLock') return this.releaseLock(script as CacheScript, keys, args);
     const argv = args.map(String);
-    if (script.name === 'pop') return this.pop(script, keys, argv, args);
-    const expected = runScript(this.ks, script, keys, argv, this.origin());
+    if (script.name === 'pop') return this.pop(script as LuaScript, keys, argv, args);
+    const expected = runScript(this.ks, script as LuaScript, keys, argv, this.origin());
     this.ks.endCommand();
     const reply = await this.inner.eval(script, keys, args);
     if (!sameReply(expected, reply)) this.throwMismatch(this.scriptMismatch(script, keys, args, expected, reply));
@@ -252,8 +260,9 @@ class CheckedPort implements RedisPort {
 
   // The commands sent ahead are the most frequent (a push, two migrates per poll): no async frame
   // of their own, the inner port's promise is theirs.
-  evalIgnoringReply(script: LuaScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void> {
+  evalIgnoringReply(script: AnyScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void> {
     if (this.check.failed !== null) return Promise.reject(this.check.failed);
+    if (script.name === 'releaseLock') throw new Error('the lock release is a reply Laravel reads');
     const expected = runScript(this.ks, script, keys, args.map(String), this.origin());
     this.ks.endCommand();
     const check = (reply: unknown) => {
@@ -372,6 +381,109 @@ class CheckedPort implements RedisPort {
     this.check.fail(
       new ModelMismatchError(command, expected, reply === null ? 'nil' : describeReply(d, reply[1]), cause),
     );
+  }
+
+  // The cache store's commands: each reply compared at once (Laravel reads them all).
+
+  private now(): number {
+    return this.check.env.now();
+  }
+
+  /** A cache reply that differs from the model's: who set the key, and what another client likely did. */
+  private cacheMismatch(command: string, key: string, expected: string, reply: unknown): never {
+    const held = this.strings.entry(key, this.now());
+    const d = this.check.env;
+    this.mismatch(
+      `${this.actor}'s ${command}`,
+      held === undefined
+        ? `${key} should not exist`
+        : `${key} should hold ${JSON.stringify(held.value)} (${describeOrigin(d, held.origin)})`,
+      typeof reply === 'string' ? JSON.stringify(reply) : describeReply(d, reply),
+      `${expected} (another client on this server changed the key?)`,
+    );
+  }
+
+  async get(key: string): Promise<string | null> {
+    this.check.throwIfFailed();
+    const expected = this.strings.get(key, this.now());
+    const reply = await this.inner.get(key);
+    if (reply !== expected) this.cacheMismatch(`GET ${key}`, key, 'GET read another value', reply);
+    return reply;
+  }
+
+  async mget(keys: string[]): Promise<Array<string | null>> {
+    this.check.throwIfFailed();
+    const expected = keys.map((k) => this.strings.get(k, this.now()));
+    const reply = await this.inner.mget(keys);
+    const i = expected.findIndex((e, n) => reply[n] !== e);
+    if (i !== -1) this.cacheMismatch(`MGET ${keys.join(' ')}`, keys[i]!, 'MGET read another value', reply[i]);
+    return reply;
+  }
+
+  async set(key: string, value: string, o: { ex?: number; nx?: boolean } = {}): Promise<'OK' | null> {
+    this.check.throwIfFailed();
+    const expected = this.strings.set(key, value, o, by(this.origin(), o.nx === true ? 'locked' : 'set'));
+    const reply = await this.inner.set(key, value, o);
+    if (reply !== expected) {
+      const wireArgs = [key, value, ...(o.ex !== undefined ? ['EX', o.ex] : []), ...(o.nx === true ? ['NX'] : [])];
+      this.cacheMismatch(
+        wire(this.check.env, 'SET', wireArgs),
+        key,
+        'the lock was taken or freed by someone else',
+        reply,
+      );
+    }
+    return reply;
+  }
+
+  async setnx(key: string, value: string): Promise<number> {
+    this.check.throwIfFailed();
+    const expected = this.strings.set(key, value, { nx: true }, by(this.origin(), 'locked')) === 'OK' ? 1 : 0;
+    const reply = await this.inner.setnx(key, value);
+    if (reply !== expected)
+      this.cacheMismatch(`SETNX ${key} ${value}`, key, 'the lock was taken or freed by someone else', reply);
+    return reply;
+  }
+
+  async setex(key: string, seconds: number, value: string): Promise<void> {
+    this.check.throwIfFailed();
+    this.strings.set(key, value, { ex: seconds }, by(this.origin(), 'set'));
+    await this.inner.setex(key, seconds, value);
+  }
+
+  async incrby(key: string, n: number): Promise<number> {
+    this.check.throwIfFailed();
+    const expected = this.strings.incrby(key, n, by(this.origin(), 'counted'));
+    const reply = await this.inner.incrby(key, n);
+    if (reply !== expected)
+      this.cacheMismatch(`INCRBY ${key} ${n}`, key, 'the counter was changed by someone else', reply);
+    return reply;
+  }
+
+  async del(key: string): Promise<number> {
+    this.check.throwIfFailed();
+    const expected = this.strings.del(key, this.now());
+    const reply = await this.inner.del(key);
+    if (reply !== expected) this.cacheMismatch(`DEL ${key}`, key, 'the key was deleted or set by someone else', reply);
+    return reply;
+  }
+
+  /** LuaScripts::releaseLock: del while the owner still holds it (1), else 0. */
+  private async releaseLock(script: CacheScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    const [key] = keys as [string];
+    const owner = String(args[0]);
+    const held = this.strings.get(key, this.now()) === owner;
+    if (held) this.strings.del(key, this.now());
+    const expected = held ? 1 : 0;
+    const reply = await this.inner.eval(script, keys, args);
+    if (reply !== expected)
+      this.cacheMismatch(
+        `EVAL ‹releaseLock› 1 ${key} ${owner}`,
+        key,
+        held ? 'the lock was gone before its owner released it' : 'the lock was held by this owner after all',
+        reply,
+      );
+    return reply;
   }
 
   async close(): Promise<void> {

@@ -139,6 +139,21 @@ export const laravel13: LaravelProfile = {
   // RedisConnector::connect (Queue/Connectors/RedisConnector.php@v13.26.1:47-50): retry_after ?? 60,
   // block_for ?? null, after_commit ?? null, migration_batch_size ?? -1.
   queue: { push: 'script', notify: true, retryAfterNullMeans60: true, later: 'script', migrationBatchSize: true },
+  // config/cache.php (skeleton master, 12.1+): connection 'cache', lock_connection 'default', prefix
+  // Str::slug(APP_NAME).'-cache-' and no ':' added (11.0+, PR #47380); the unique key has ':' (11.0+,
+  // PR #47164); Worker::getNextJob reads the pause keys first (12.40+). research/cache-store.md.
+  cache: {
+    connection: 'cache',
+    lockConnection: 'default',
+    lockConnectionOption: true,
+    prefix: 'laravel-cache-',
+    separator: '',
+    middleware: null,
+    // 13.24+ keeps the lock's owner in the payload (uniqueLockOwner): not modelled yet.
+    unique: 'unique jobs are modelled for Laravel 8 so far (13.24+ stores the lock owner in the payload)',
+    uniqueKey: (className, id) => `laravel_unique_job:${className}:${id}`,
+    pauseChecks: true,
+  },
   worker: {
     attemptsOf: (original) => original + 1,
     jobLevelOptions: true,

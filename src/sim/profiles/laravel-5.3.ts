@@ -57,6 +57,19 @@ export const laravel53: LaravelProfile = {
     id: input.id,
     attempts: 1,
   }),
+  // config/cache.php@v5.3.30: the redis store on connection 'default', prefix 'laravel' (no
+  // APP_NAME); no lock connection, no job middleware, no unique jobs (research/cache-store.md §1, §3).
+  cache: {
+    connection: 'default',
+    lockConnection: null,
+    lockConnectionOption: false,
+    prefix: 'laravel',
+    separator: ':',
+    middleware: 'job middleware arrived in Laravel 6.0.0 and WithoutOverlapping in 8.11.0',
+    unique: 'ShouldBeUnique arrived in Laravel 8.14.0',
+    uniqueKey: (className, id) => `laravel_unique_job:${className}${id}`,
+    pauseChecks: false,
+  },
   worker: {
     defaultTries: 0,
     onTimeout: 'kill',

@@ -68,6 +68,19 @@ export const laravel57: LaravelProfile = {
     id: input.id,
     attempts: 0,
   }),
+  // config/cache.php@v5.7.28: the redis store on connection 'cache' (REDIS_CACHE_DB, 1), prefix
+  // str_slug(APP_NAME, '_').'_cache'; no lock connection, middleware or unique jobs (research/cache-store.md §1).
+  cache: {
+    connection: 'cache',
+    lockConnection: null,
+    lockConnectionOption: false,
+    prefix: 'laravel_cache',
+    separator: ':',
+    middleware: 'job middleware arrived in Laravel 6.0.0 and WithoutOverlapping in 8.11.0',
+    unique: 'ShouldBeUnique arrived in Laravel 8.14.0',
+    uniqueKey: (className, id) => `laravel_unique_job:${className}${id}`,
+    pauseChecks: false,
+  },
   worker: {
     defaultTries: 0,
     onTimeout: 'kill',

@@ -28,6 +28,7 @@ export function serializeJob8(input: JobObject): string {
   if (input.maxExceptions !== null)
     own.push({ name: 'maxExceptions', visibility: 'public', value: input.maxExceptions });
   if (input.failOnTimeout) own.push({ name: 'failOnTimeout', visibility: 'public', value: true });
+  if (input.uniqueFor != null) own.push({ name: 'uniqueFor', visibility: 'public', value: input.uniqueFor });
   for (const [name, value] of input.properties) own.push({ name, visibility: 'public', value });
   const empty: PhpValue = { kind: 'array', entries: [] };
   return phpSerialize({
@@ -84,6 +85,20 @@ export const laravel8: LaravelProfile = {
   queue: { push: 'script', notify: true, retryAfterNullMeans60: true, later: 'zadd', migrationBatchSize: false },
   // Bus/Queueable.php@v8.83.26:185 chain(), :222 dispatchNextJobInChain(); Bus/Dispatcher.php@v8.83.26:163 chain().
   bus: { chain: true, busChain: true },
+  // config/cache.php@v8.6.12 (skeleton v8.5.6+): connection 'cache', lock_connection 'default',
+  // prefix Str::slug(APP_NAME, '_').'_cache'; RedisStore::setPrefix adds ':' (Cache/RedisStore.php@v8.83.29:321);
+  // UniqueLock's key has no separator (Bus/UniqueLock.php@v8.83.29:43). research/cache-store.md §1, §4.
+  cache: {
+    connection: 'cache',
+    lockConnection: 'default',
+    lockConnectionOption: true,
+    prefix: 'laravel_cache',
+    separator: ':',
+    middleware: null,
+    unique: null,
+    uniqueKey: (className, id) => `laravel_unique_job:${className}${id}`,
+    pauseChecks: false,
+  },
   worker: {
     attemptsOf: (original) => original + 1,
     jobLevelOptions: true,

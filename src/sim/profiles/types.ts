@@ -31,6 +31,8 @@ export interface JobObject {
   backoffDeclared: number | number[] | null;
   maxExceptions: number | null;
   failOnTimeout: boolean;
+  /** ShouldBeUnique's `public $uniqueFor` (8.x declares it as a property), or null. */
+  uniqueFor?: number | null;
   /** Queueable's chain state (5.5+); absent: its defaults ($chained = [], the rest null). */
   chain?: ChainProperties;
 }
@@ -82,6 +84,42 @@ export interface LaravelProfile {
   serializeJob(job: JobObject): string;
   bus: BusRules;
   worker: WorkerRules;
+  /** The cache store on Redis (CACHE_DRIVER=redis): the skeleton's config and what the framework does with it. */
+  cache: CacheRules;
+}
+
+/** A Redis connection of config/database.php the cache store may use. */
+export type RedisConnectionName = 'default' | 'cache';
+
+/**
+ * config/cache.php's redis store as the version's skeleton writes it (APP_NAME=Laravel), and the
+ * cache features the framework has. research/cache-store.md has the sources.
+ */
+export interface CacheRules {
+  /** stores.redis.connection: 'default' (5.3) or 'cache' (5.7+, its own db REDIS_CACHE_DB). */
+  connection: RedisConnectionName;
+  /** stores.redis.lock_connection: 'default' in the 8.x skeleton from v8.5.6 on; null: none (the store's connection). */
+  lockConnection: RedisConnectionName | null;
+  /** The framework reads lock_connection (CacheManager, 8.20.0+). */
+  lockConnectionOption: boolean;
+  /** cache.prefix: 'laravel' (5.3), Str::slug(APP_NAME, '_').'_cache' (5.7-10.x), ... */
+  prefix: string;
+  /** RedisStore::setPrefix adds ':' after a non-empty prefix (to 10.x); 11.0+ adds nothing. */
+  separator: ':' | '';
+  /**
+   * Why the version has no job middleware (null: it has WithoutOverlapping, 8.11.0+), as the
+   * loader's refusal says it.
+   */
+  middleware: string | null;
+  /** Why the version's jobs cannot be unique (null: ShouldBeUnique, 8.14.0+). */
+  unique: string | null;
+  /** UniqueLock's key for a job class and its uniqueId(). */
+  uniqueKey(className: string, id: string): string;
+  /**
+   * Worker::getNextJob reads the queue-pause keys on the cache before every pop (12.40+): the
+   * global switch then one MGET (13.25+).
+   */
+  pauseChecks: boolean;
 }
 
 /** Which job chains the version's Bus has; the scenario loader refuses the others, naming the version. */

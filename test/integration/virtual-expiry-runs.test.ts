@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisServer } from '../../src/redis/server.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
-import { loadScenarioFile } from '../../src/scenarios/load.ts';
+import { loadScenarioFile, parseScenario } from '../../src/scenarios/load.ts';
 import type { RunOptions } from '../../src/scenarios/runner.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 import type { Timeline, TraceCommand } from '../../src/scenarios/timeline.ts';
@@ -47,6 +47,49 @@ describe('a run with TTLs in virtual time', () => {
     const plain = essence(await run('failure-release', { redis: external }));
     expect(plain.error).toBeUndefined();
     expect(essence(await run('failure-release', { redis: external, virtualTtl: true }))).toEqual(plain);
+  });
+});
+
+describe('a scenario with its cache store on Redis', () => {
+  // WithoutOverlapping with expireAfter 5 (Queue/Middleware/WithoutOverlapping.php@v8.83: the lock
+  // is `SET <key> <owner> EX 5 NX`): worker-1 takes it at t+0 and runs 30 s, so in virtual time it
+  // expires at t+5. worker-2's copies are refused while it is held (t+1 and t+4, each released for
+  // 3 s) and the one it pops at t+7 gets it. Redis agrees only if the lock was kept past real time
+  // and deleted between t+5 and t+7; else the model (which says OK) and Redis (nil) part.
+  it('has the lock run out at its virtual expiry, not in real time and not never', async () => {
+    const yaml = `
+name: inline
+title: inline
+laravel: 8
+cache: { store: redis }
+until: 9
+workers:
+  - { name: worker-1, sleep: 5 }
+  - { name: worker-2, sleep: 1, start: 1 }
+jobs:
+  Sync:
+    class: App\\Jobs\\Sync
+    tries: 5
+    middleware: [{ without_overlapping: { key: order-1, release_after: 3, expire_after: 5 } }]
+    attempts: [{ run: 30 }, { run: 1 }, { run: 1 }]
+timeline:
+  - { at: 0, dispatch: Sync, count: 2 }
+`;
+    const t = await runScenario(parseScenario(yaml, 'inline.yaml').spec, { redis: redis() });
+    expect(t.error).toBeUndefined();
+    expect(t.warnings).toEqual([]);
+    const lock = 'laravel_database_laravel_cache:laravel-queue-overlap:App\\Jobs\\Sync:order-1';
+    const sets = t.steps.flatMap((s) =>
+      s.commands
+        .filter((c) => c.args[0] === 'SET')
+        .map((c) => [s.t - t.start, s.actor, s.kind, c.args[1], ...c.args.slice(3)]),
+    );
+    expect(sets).toEqual([
+      [0, 'worker-1', 'process', lock, 'EX', '5', 'NX'],
+      [1, 'worker-2', 'release', lock, 'EX', '5', 'NX'],
+      [4, 'worker-2', 'release', lock, 'EX', '5', 'NX'],
+      [7, 'worker-2', 'process', lock, 'EX', '5', 'NX'],
+    ]);
   });
 });
 

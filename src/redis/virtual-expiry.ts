@@ -5,13 +5,13 @@
 //
 // So after each step one script on the observer (never traced: the observer's commands and their
 // [lua] lines belong to no actor) looks at every key of the run's dbs (`select` inside a script
-// changes the script's db only), PERSISTs each that has a TTL and returns it with its PTTL: its
-// virtual expiry is the step's instant + ceil(PTTL / 1000) s (Laravel's TTLs are whole seconds,
-// and the few milliseconds between the command and the sweep are not the key's); once the step's
-// MONITOR lines are read, the TTL its command gave (`EX 30`) replaces that, so a step that took
-// long in real time takes nothing off it. Before the
-// scheduler runs an event at a later instant t, one more script DELs every key whose virtual
-// expiry is before t (Redis expires a key when now > its expiry) and forgets it.
+// changes the script's db only), PERSISTs each that has a TTL and returns it with its PTTL. Its
+// virtual expiry is the step's instant + the TTL the step's command gave it (`EX 30`, `PX 1500`,
+// read from the step's MONITOR lines: a step that took long in real time takes nothing off it),
+// or, where no command says one, + ceil(PTTL / 1000) s (Laravel's TTLs are whole seconds, and the
+// few milliseconds between the command and the sweep are not the key's). Before the scheduler
+// runs an event at a later instant t, one more script DELs every key whose virtual expiry is
+// before t (Redis expires a key when now > its expiry) and forgets it.
 //
 // A persisted key keeps no sign of its TTL, so what the step did to it is read from its MONITOR
 // lines (see()): a key rewritten without a TTL (`SET k v`, `DEL` then `SETNX`) is forgotten, not
@@ -153,6 +153,8 @@ interface Sweep {
    * `full`, every key (-1: no TTL), as a key of the db may have expired in real time.
    */
   keys: Promise<SweptDb[]>;
+  /** The reply, once afterStep has it (a step's lines read after it are settled at once). */
+  found?: SweptDb[];
 }
 
 /** What a step's lines did to a key, in order. */
@@ -176,6 +178,11 @@ export class VirtualExpiry {
   /** db → key → virtual expiry (integer ms) and the sweep that found its TTL. */
   private readonly remembered = new Map<number, Map<string, { ms: number; seq: number }>>();
   private sweeps = 0;
+  /**
+   * At most the earliest virtual expiry remembered (integer ms; may be lower than it, never
+   * higher): before an instant at or under it nothing can be due, and nothing is looked at.
+   */
+  private earliestMs = Infinity;
   readonly lost: LostKey[] = [];
   /** Sweeps whose MONITOR line has not passed yet, oldest first (with observerAddr). */
   private readonly unseen: Sweep[] = [];
@@ -188,6 +195,8 @@ export class VirtualExpiry {
   /** Whether the [lua] lines that follow belong to the run (its actor's EVAL) or the tool. */
   private scriptIsRuns = false;
   private settling: Promise<void> = Promise.resolve();
+  /** Sweeps whose line has passed and that wait for their reply to be settled. */
+  private settlesDue = 0;
   private failure: unknown = null;
   private waiters: Array<() => void> = [];
 
@@ -218,13 +227,20 @@ export class VirtualExpiry {
     const sweep: Sweep = { t, seq: ++this.sweeps, keys };
     if (this.o.observerAddr !== undefined) this.unseen.push(sweep);
     const found = await keys;
+    sweep.found = found;
     this.o.dbs.forEach((db, i) => {
       const mine = this.remembered.get(db)!;
       const here = found[i]!;
       // Deleted since (a lock released): forgotten. Without the whole list, the lines say so (see()).
       if (here.full) for (const key of mine.keys()) if (!here.keys.has(key)) mine.delete(key);
-      for (const [key, pttl] of here.keys)
-        if (pttl >= 0) mine.set(key, { ms: toMs(t) + Math.ceil(pttl / 1000) * 1000, seq: sweep.seq });
+      for (const [key, pttl] of here.keys) {
+        if (pttl < 0) continue;
+        // Reading the lines, the step's own TTL is settled from them (settle()): until then what
+        // was left of it, never later than the key's expiry; without them, its whole seconds.
+        const ms = toMs(t) + (this.o.observerAddr !== undefined ? pttl : wholeSeconds(pttl));
+        mine.set(key, { ms, seq: sweep.seq });
+        this.earliestMs = Math.min(this.earliestMs, ms);
+      }
     });
   }
 
@@ -247,7 +263,7 @@ export class VirtualExpiry {
    * before `at` deleted and forgotten, in one script. Nothing is sent when none is due.
    */
   async beforeInstant(at: number): Promise<void> {
-    if (this.due(at).length === 0) return;
+    if (toMs(at) <= this.earliestMs || this.due(at).length === 0) return;
     // A due key may have been rewritten without a TTL in a step whose lines have not come yet.
     if (this.o.observerAddr !== undefined) await this.linesRead();
     const due = this.due(at);
@@ -291,9 +307,18 @@ export class VirtualExpiry {
     if (this.failure !== null) throw this.failure;
   }
 
+  /** The keys whose virtual expiry is before `at`; finds the earliest expiry again on the way. */
   private due(at: number): Expiry[] {
-    const ms = toMs(at);
-    return this.expiries().filter((e) => toMs(e.at) < ms);
+    const before = toMs(at);
+    const due: Expiry[] = [];
+    let earliest = Infinity;
+    for (const [db, keys] of this.remembered)
+      for (const [key, e] of keys) {
+        if (e.ms < before) due.push({ db, key, at: e.ms / 1000 });
+        earliest = Math.min(earliest, e.ms);
+      }
+    this.earliestMs = earliest;
+    return due.sort((a, b) => a.at - b.at || a.db - b.db || (a.key < b.key ? -1 : 1));
   }
 
   /** Every sweep's line has passed and what it closed is settled. */
@@ -321,10 +346,23 @@ export class VirtualExpiry {
     const flushed = this.flushed;
     this.window = new Map();
     this.flushed = new Set();
-    if (sweep === undefined) return; // another run's sweep (same script) on a server we share
-    this.settling = this.settling
-      .then(async () => this.settle(sweep, window, flushed, await sweep.keys))
-      .catch((e: unknown) => void (this.failure ??= e));
+    if (sweep === undefined) return; // none sent (lines fed from before the service began)
+    const found = sweep.found;
+    if (found !== undefined && this.settlesDue === 0) {
+      // The sweep's reply is in and nothing settles before it (a step's lines read at its
+      // barrier): settled now, so what the step shows is its own.
+      try {
+        this.settle(sweep, window, flushed, found);
+      } catch (e) {
+        this.failure ??= e;
+      }
+    } else {
+      this.settlesDue++;
+      this.settling = this.settling
+        .then(async () => this.settle(sweep, window, flushed, await sweep.keys))
+        .catch((e: unknown) => void (this.failure ??= e))
+        .finally(() => this.settlesDue--);
+    }
     if (this.unseen.length === 0) {
       const waiters = this.waiters;
       this.waiters = [];
@@ -347,17 +385,20 @@ export class VirtualExpiry {
         if ((mine.get(key)?.seq ?? Infinity) < sweep.seq) mine.delete(key);
       };
       if (flushed.has(db)) for (const key of mine.keys()) forget(key);
+      // The TTLs of this step's, remembered by afterStep from what was left of them: the command's
+      // own, counted from the step's instant, is exact; else the whole seconds left (a TTL found by
+      // a later sweep is left as it is).
+      for (const [key, ttl] of keys) {
+        const entry = mine.get(key);
+        if (ttl < 0 || entry?.seq !== sweep.seq) continue;
+        const ttlMs = window.get(`${db}\n${key}`)?.ttlMs;
+        entry.ms = toMs(sweep.t) + (ttlMs !== undefined && ttl <= ttlMs ? ttlMs : wholeSeconds(ttl));
+        this.earliestMs = Math.min(this.earliestMs, entry.ms);
+      }
       for (const life of window.values()) {
         if (life.db !== db) continue;
         const ttl = keys.get(life.key);
-        if (ttl !== undefined && ttl >= 0) {
-          // A TTL of this step's, remembered by afterStep from what was left of it: the command's
-          // own, counted from the step's instant, is exact (a TTL found by an older sweep stays).
-          const entry = mine.get(life.key);
-          const exact = life.ttlMs !== undefined && ttl <= life.ttlMs;
-          if (exact && entry?.seq === sweep.seq) entry.ms = toMs(sweep.t) + life.ttlMs!;
-          continue;
-        }
+        if (ttl !== undefined && ttl >= 0) continue;
         // Its TTL taken away in the step (a rewrite, a DEL then a SETNX): no virtual expiry now.
         if (life.cleared) forget(life.key);
         // Given a TTL and not there: expired in real time. Only a full list can say a key is not
@@ -490,6 +531,11 @@ export function relativeTtlMs(name: string, args: readonly string[]): number | u
     default:
       return undefined;
   }
+}
+
+/** A PTTL as the whole seconds Laravel gave (the few ms since the command are not the key's). */
+function wholeSeconds(pttl: number): number {
+  return Math.ceil(pttl / 1000) * 1000;
 }
 
 /** A sweep's flat reply for one db: key → PTTL. */

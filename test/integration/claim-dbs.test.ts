@@ -298,6 +298,8 @@ describe("RunResources with the queue db and the cache db on someone else's serv
       await cache.client.sendCommand(['SELECT', '1']);
       await cache.client.sendCommand(['SET', `${CP}laravel_cache:lock`, 'owner', 'EX', '30', 'NX']);
       await held.afterStep(1700000000);
+      // The step's lines, as the runner hands them on: the TTL its command gave (EX 30) is the key's.
+      held.watchLines(await held.capture!.barrier(held.hub.observer));
       expect(held.expiries()).toEqual([{ db: 1, used: 1, key: `${CP}laravel_cache:lock`, at: 1700000030 }]);
       for (const db of [0, 1]) {
         expect(Number(await inDb(db, "return redis.call('pttl', ARGV[1])", CLAIM_KEY))).toBeGreaterThan(0);

@@ -186,6 +186,18 @@ describe('Redis TTLs in virtual time', () => {
     ]);
   });
 
+  it('a TTL in milliseconds (PX 1500) runs out to the millisecond', async () => {
+    const seen: unknown[] = [];
+    await run(async (ctx, send) => {
+      await send('SET', 'k', 'v', 'PX', '1500');
+      await ctx.sleep(1.5);
+      seen.push(await send('EXISTS', 'k'));
+      await ctx.sleep(0.001);
+      seen.push(await send('EXISTS', 'k'));
+    });
+    expect(seen).toEqual([1, 0]);
+  });
+
   it('says so when a TTL ran out in real time before the sweep reached it', async () => {
     const { expiry, warnings } = await run(async (ctx, send) => {
       await send('SET', 'kept', 'v', 'EX', '30');

@@ -1,4 +1,5 @@
-// The watch on a claimed db for the run's whole life (REDIS_URL). MONITOR shows every client's
+// The watch on a run's claimed dbs for its whole life (REDIS_URL): the queue's, and the cache's
+// when the scenario keeps its cache store on Redis in another db. MONITOR shows every client's
 // commands with the db they ran in, and a client that selects a db later sends `SELECT <db>`. Any
 // other client's command in the run's db, or its SELECT of that db, means someone else is using
 // the run's keys or could be handed its jobs (an app's worker blocked in BLPOP on the queue): the
@@ -58,6 +59,8 @@ export interface ForeignUse {
   addr: string;
   /** `BLPOP queues:default`, `SELECT 3`, `RPUSH x (in a script)`. */
   what: string;
+  /** Which of the run's dbs it used (set where the run holds more than one). */
+  db?: number;
 }
 
 export class ForeignWatch {
@@ -65,13 +68,18 @@ export class ForeignWatch {
   private scriptOf: string | null = null;
   /** The first uses seen (the run stops at the first; a few say who else was there). */
   readonly seen: ForeignUse[] = [];
+  /** The run's dbs, as MONITOR and SELECT write them. */
+  private readonly dbs: readonly number[];
 
   constructor(
     private readonly book: Pick<ActorDirectory, 'ownerOf' | 'isHandshake'>,
     /** The tool's own connections (the observer). */
     private readonly tool: ReadonlySet<string>,
-    private readonly db: number,
-  ) {}
+    /** The run's db, or its dbs (the queue's first). */
+    db: number | readonly number[],
+  ) {
+    this.dbs = typeof db === 'number' ? [db] : [...new Set(db)];
+  }
 
   /** Another client's use of the run's db on this line, or null. */
   push(line: MonitorLine): ForeignUse | null {
@@ -83,24 +91,30 @@ export class ForeignWatch {
   private useOn(line: MonitorLine): ForeignUse | null {
     const args = line.args;
     if (line.client === 'lua') {
-      if (this.scriptOf === null || line.db !== this.db) return null;
+      if (this.scriptOf === null || !this.dbs.includes(line.db)) return null;
       const command = (args[0] ?? '').toLowerCase();
       if (command === 'select' || (command === 'exists' && args[1] === CLAIM_KEY && args.length === 2)) return null;
-      return { addr: this.scriptOf, what: `${shown(args)} (in a script)` };
+      return this.use(this.scriptOf, `${shown(args)} (in a script)`, line.db);
     }
     this.scriptOf = null;
     if (this.tool.has(line.client) || this.book.ownerOf(line.client) !== undefined) return null;
     // The handshake of a connection of this run not yet known by address (its CLIENT SETNAME).
     if (this.book.isHandshake(args)) return null;
     const command = (args[0] ?? '').toUpperCase();
-    if (reachesDb(command, args, String(this.db))) return { addr: line.client, what: shown(args) };
+    const reached = this.dbs.find((db) => reachesDb(command, args, String(db)));
+    if (reached !== undefined) return this.use(line.client, shown(args), reached);
     if (command === 'SELECT') return null;
     if (SCRIPTS.has(command)) {
       this.scriptOf = line.client;
       return null;
     }
-    if (line.db !== this.db || NO_KEYSPACE.has(command)) return null;
-    return { addr: line.client, what: shown(args) };
+    if (!this.dbs.includes(line.db) || NO_KEYSPACE.has(command)) return null;
+    return this.use(line.client, shown(args), line.db);
+  }
+
+  /** A use, naming its db only where the run holds more than one (a one-db run's uses read as before). */
+  private use(addr: string, what: string, db: number): ForeignUse {
+    return this.dbs.length > 1 ? { addr, what, db } : { addr, what };
   }
 }
 
@@ -148,7 +162,7 @@ export class ForeignUseError extends Error {
     };
     const listed = uses.slice(0, 3).map(who).join('; ');
     super(
-      `another client used this run's db ${db} (${listed}${uses.length > 3 ? '; ...' : ''}): ${
+      `another client used this run's db ${uses[0]?.db ?? db} (${listed}${uses.length > 3 ? '; ...' : ''}): ${
         seenAs === undefined
           ? "the trace would no longer be Laravel's alone, and that client could take the run's jobs"
           : `the run saw it when ${seenAs.observed}; the trace is no longer Laravel's alone`

@@ -1,19 +1,22 @@
 // What a run holds on the server, taken in order before its first step and given back in one
 // place on every exit path: the connections (the hub), the MONITOR capture, and on someone else's
-// server the db it claims (claim.ts), its permission probe, the watch for other clients in it, and
-// the cleanup of its keys (also on Ctrl-C). A server the tool started is flushed instead, one run
-// at a time.
+// server the dbs it claims (claim.ts: the queue's, and the cache store's when it is on Redis in
+// another db), its permission probe, the watch for other clients in them, and the cleanup of its
+// keys (also on Ctrl-C). A server the tool started is flushed instead, one run at a time.
 import { randomBytes } from 'node:crypto';
 import { registerCleanup } from '../cleanup.ts';
 import { ConnectionHub } from '../redis/connections.ts';
 import { describeRunFailure, RedisRefusedError } from '../redis/errors.ts';
-import type { DbClaim } from '../redis/claim.ts';
-import { claimDatabase, MARK_KEY } from '../redis/claim.ts';
+import type { DbClaims } from '../redis/claim.ts';
+import { claimDatabases, MARK_KEY } from '../redis/claim.ts';
 import { clientsAt } from '../redis/claim-clients.ts';
+import type { MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { probePermissions } from '../redis/permission-probe.ts';
 import { preflight } from '../redis/preflight.ts';
+import type { Expiry } from '../redis/virtual-expiry.ts';
+import { VirtualExpiry } from '../redis/virtual-expiry.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import { allKeys } from '../sim/keys.ts';
 import { ModelMismatchError } from '../sim/model/mismatch.ts';
@@ -36,6 +39,21 @@ export interface RedisTarget {
   describe(): string;
 }
 
+/** One of the scenario's dbs a run uses (RunResources' constructor): the queue's comes first. */
+export interface RunDb {
+  /** The scenario's db (`redis.database`, `redis.cache_database`). */
+  db: number;
+  /**
+   * The keys the run may create there, which on someone else's server it marks as its own and
+   * deletes at the end. The queue's db has its queues' keys (the permission probe's plan) as well.
+   */
+  keys?: readonly string[];
+  /** The beginnings of keys it names only as it goes (`...:job-exceptions:`): claim.ts' prefixes. */
+  prefixes?: readonly string[];
+  /** The scenario's field that names it (`redis.cache_database`), for notes; absent for the queue's. */
+  field?: string;
+}
+
 /** Servers the tool started that a run of this process is using (see RunResources). */
 const flushing = new Set<string>();
 
@@ -43,17 +61,28 @@ export class RunResources {
   readonly hub: ConnectionHub;
   /** Set once open() has started it. */
   capture: MonitorCapture | null = null;
-  /** On someone else's server: the db this run holds exclusively (claim.ts). */
-  claim: DbClaim | null = null;
-  /** Someone else in the claimed db (foreign-watch.ts), from the claim's barrier to the run's end. */
+  /** On someone else's server: the dbs this run holds exclusively (claim.ts). */
+  claim: DbClaims | null = null;
+  /** Someone else in the claimed dbs (foreign-watch.ts), from the claim's barrier to the run's end. */
   watch: ForeignWatch | null = null;
-  /** The db the run's keys are in: the scenario's, or on someone else's server the one it claimed. */
+  /**
+   * The db the run's queue keys are in: the scenario's, or on someone else's server the one it
+   * claimed (usedDb for any of the run's dbs).
+   */
   db: number;
+  /** The scenario's dbs, the queue's first (one, unless the cache store is on Redis in another). */
+  readonly dbs: readonly RunDb[];
   /** The db Laravel's connections SELECT when they connect (null: none). */
   selectDb: number | null = null;
-  /** The same for config/database.php's `cache` connection (the cache store's, REDIS_CACHE_DB). */
-  private cacheSelectDb: number | null = null;
-  /** The `cache` connection's db (REDIS_CACHE_DB). */
+  /** Whether Laravel's client SELECTs a db when it connects (the profile's rule), once open() knows the client. */
+  private selectsOnConnect: (db: number) => boolean = () => true;
+  /**
+   * Redis TTLs kept in virtual time (virtual-expiry.ts), for a run whose scenario has its cache
+   * store on Redis (`virtualTtl`); null for any other run, which pays nothing for it.
+   */
+  expiry: VirtualExpiry | null = null;
+  private readonly virtualTtl: boolean;
+  /** config/database.php's `cache` connection's db in the scenario (REDIS_CACHE_DB). */
   private cacheDb = 1;
   /** The permission probe passed: from here on the run may write its keys. */
   private probed = false;
@@ -65,8 +94,18 @@ export class RunResources {
   constructor(
     private readonly redis: RedisTarget,
     private readonly plan: ProbePlan,
-    db: number,
+    /** The scenario's `redis.database`, or all its dbs (RunDb), the queue's first. */
+    db: number | readonly RunDb[],
+    o: {
+      /** The scenario sets TTLs (its cache store is on Redis): keep them in virtual time. */
+      virtualTtl?: boolean;
+    } = {},
   ) {
+    this.virtualTtl = o.virtualTtl === true;
+    const dbs = typeof db === 'number' ? [{ db }] : db;
+    if (dbs.length === 0) throw new Error('a run uses at least one db');
+    this.dbs = dbs;
+    db = dbs[0]!.db;
     if (redis.owned && flushing.has(redis.url)) {
       throw new RedisRefusedError(
         `a run is already going on ${redis.describe()}, which lqsim started and flushes for each run: await one run before the next, give each its own acquireRedis(), or run them in parallel on a shared server through REDIS_URL (each then claims a db of its own)`,
@@ -103,64 +142,149 @@ export class RunResources {
     this.capture = capture;
     if (!this.redis.owned) {
       // The heartbeat and the end go out whatever a command sent ahead did (afterAhead).
-      const held = await claimDatabase(hub.afterAhead, this.db, hub.runId, {
-        keys: plannedKeys(this.plan),
-        own: new Set([String(await hub.afterAhead.sendCommand(['CLIENT', 'ID']))]),
-        settle: () => capture.barrier(hub.observer),
-        avoid: (d) =>
-          profile.worker.selectOnConnect(client, spec.redis.database) && !profile.worker.selectOnConnect(client, d),
-      });
+      const selects = (d: number): boolean => profile.worker.selectOnConnect(client, d);
+      const held = await claimDatabases(
+        hub.afterAhead,
+        this.dbs.map((d, i) => ({
+          db: d.db,
+          keys: this.keysOf(i),
+          prefixes: d.prefixes,
+          avoid: (to: number) => selects(d.db) && !selects(to),
+        })),
+        hub.runId,
+        {
+          own: new Set([String(await hub.afterAhead.sendCommand(['CLIENT', 'ID']))]),
+          settle: () => capture.barrier(hub.observer),
+        },
+      );
       this.claim = held;
-      // The claimed db was free: the run's keys in it are its own, to delete at the end.
+      // The claimed dbs were free: the run's keys in them are its own, to delete at the end.
       this.unregisterCleanup = registerCleanup(() => held.release(this.probed));
-      timeline.notices!.push(...held.notices);
-      if (held.moved)
-        timeline.notices!.push(
-          `db ${this.db} ${held.movedBecause} on this server (REDIS_URL), so the run used the empty db ${held.db}: Laravel's SELECT shows ${held.db}`,
-        );
-      this.db = held.db;
-      timeline.database = {
-        scenario: spec.redis.database,
-        used: this.db,
-        ...(profile.worker.selectOnConnect(client, this.db) &&
-        !profile.worker.selectOnConnect(client, spec.redis.database)
-          ? { extraSelect: true }
-          : {}),
-      };
+      for (const c of held.claims) {
+        timeline.notices!.push(...c.notices);
+        if (c.moved) timeline.notices!.push(movedNotice(c, this.fieldOf(c.wanted)));
+      }
+      this.db = held.usedDb(this.db);
+      const moves = this.dbs
+        .filter((d, i) => this.dbs.findIndex((e) => e.db === d.db) === i)
+        .map((d, i) => {
+          const used = held.usedDb(d.db);
+          return {
+            scenario: d.db,
+            used,
+            ...(selects(used) && !selects(d.db) ? { extraSelect: true } : {}),
+            ...(i > 0 && d.field !== undefined ? { field: d.field } : {}),
+          };
+        });
+      const [queue, ...others] = moves;
+      timeline.database = others.length === 0 ? queue! : { ...queue!, others };
       // Before the first write: a user who may not run what the run sends is refused now.
       await probePermissions(hub.observer, this.plan);
+      await this.keepTtls(spec.start, timeline)?.probe();
       this.probed = true;
     }
-    this.selectDb = profile.worker.selectOnConnect(client, this.db) ? this.db : null;
-    const cacheDb = spec.redis.cache_database;
-    this.cacheDb = cacheDb;
-    this.cacheSelectDb = profile.worker.selectOnConnect(client, cacheDb) ? cacheDb : null;
+    this.keepTtls(spec.start, timeline);
+    this.selectsOnConnect = (d) => profile.worker.selectOnConnect(client, d);
+    this.selectDb = this.selectDbFor(this.dbs[0]!.db);
+    this.cacheDb = spec.redis.cache_database;
     if (this.db !== 0 || this.claim !== null) await hub.observer.sendCommand(['SELECT', String(this.db)]);
     await prepareKeyspace(hub, this.redis.owned, o.queues);
     // Someone else in the claimed db, from the claim's barrier (claim.ts) to the run's end.
-    this.watch = this.claim === null ? null : new ForeignWatch(hub, new Set([hub.observerAddr]), this.db);
+    this.watch = this.claim === null ? null : new ForeignWatch(hub, new Set([hub.observerAddr]), this.usedDbs());
+
     // What MONITOR saw before the claim's barrier (another run ending in the db, say) is no
     // step's, and what came after it is only watched: the first step's lines start here.
     if (this.claim !== null) this.watchLines(await capture.barrier(hub.observer));
   }
 
-  /** The db a connection of config/database.php is in (where the model keeps its keys). */
+  /** The TTL service on the run's dbs, made once (with `virtualTtl`; null without). */
+  private keepTtls(start: number, timeline: Timeline): VirtualExpiry | null {
+    if (!this.virtualTtl || this.expiry !== null) return this.expiry;
+    this.expiry = new VirtualExpiry({
+      observer: this.hub.observer,
+      dbs: this.usedDbs(),
+      start,
+      observerAddr: this.hub.observerAddr,
+      onWarning: (m) => timeline.warnings.push(m),
+    });
+    return this.expiry;
+  }
+
+  /** The db the run uses for the scenario's db `scenarioDb` (the one it claimed on someone else's server). */
+  usedDb(scenarioDb: number): number {
+    return this.claim?.usedDb(scenarioDb) ?? scenarioDb;
+  }
+
+  /**
+   * The db a Laravel connection on the scenario's db `scenarioDb` SELECTs when it connects (the
+   * one the run uses for it), or null when its client sends none (phpredis under 5.x on db 0):
+   * `selectDb` is the queue's; the cache's connection asks with `redis.cache_database`.
+   */
+  selectDbFor(scenarioDb: number): number | null {
+    const used = this.usedDb(scenarioDb);
+    return this.selectsOnConnect(used) ? used : null;
+  }
+
+  /** The dbs the run uses, each once, the queue's first. */
+  usedDbs(): number[] {
+    return [...new Set(this.dbs.map((d) => this.usedDb(d.db)))];
+  }
+
+  /** The keys the run marks as its own in its `i`-th db (the queue's: its queues' keys too). */
+  private keysOf(i: number): string[] {
+    const own = this.dbs[i]!.keys ?? [];
+    return i === 0 ? [...new Set([...plannedKeys(this.plan), ...own])] : [...own];
+  }
+
+  /** The scenario's field that names `db` (`redis.database` for the queue's). */
+  private fieldOf(db: number): string {
+    return db === this.dbs[0]!.db ? 'redis.database' : (this.dbs.find((d) => d.db === db)?.field ?? 'redis.database');
+  }
+
+  /** The db a connection of config/database.php is in (where the model keeps its keys): the one the run uses. */
   dbFor(connection: 'default' | 'cache'): number {
-    return connection === 'cache' ? this.cacheDb : this.db;
+    return connection === 'cache' ? this.usedDb(this.cacheDb) : this.db;
   }
 
   /** The db a connection of config/database.php SELECTs when it connects (null: none). */
   selectFor(connection: 'default' | 'cache'): number | null {
-    return connection === 'cache' ? this.cacheSelectDb : this.selectDb;
+    return connection === 'cache' ? this.selectDbFor(this.cacheDb) : this.selectDb;
   }
 
-  /** Throws when another client used the claimed db on these MONITOR lines, or the claim was lost. */
+  /**
+   * Throws when another client used a claimed db on these MONITOR lines (a step's, in order), or
+   * the claim was lost; the TTL service reads them too.
+   */
   watchLines(lines: readonly string[]): void {
+    if (this.expiry !== null) for (const l of lines) if (!isMonitorOk(l)) this.expiry.see(parseMonitorLine(l));
     if (this.claim === null) return;
     const lost = this.claim.lost();
     if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
     const uses = foreignUses(this.watch, lines);
     if (uses.length > 0) throw new ForeignUseError(uses, this.db);
+  }
+
+  /** One MONITOR line as it comes (a streaming run's): the watch's use of it, and the TTL service's. */
+  seeLine(line: MonitorLine): ForeignUse | null {
+    this.expiry?.see(line);
+    return this.watch?.push(line) ?? null;
+  }
+
+  /** After a step at `t`, before its snapshot: its TTLs taken into virtual time (none without `virtualTtl`). */
+  async afterStep(t: number): Promise<void> {
+    await this.expiry?.afterStep(t);
+  }
+
+  /** Scheduler's beforeInstant: what expired in virtual time before `at` deleted (set only with `virtualTtl`). */
+  get beforeInstant(): ((at: number) => Promise<void>) | undefined {
+    const expiry = this.expiry;
+    return expiry === null ? undefined : (at) => expiry.beforeInstant(at);
+  }
+
+  /** The keys the run keeps a virtual expiry for, each in its scenario db (the state pane's). */
+  expiries(): Array<Expiry & { used: number }> {
+    const scenarioOf = new Map(this.dbs.map((d) => [this.usedDb(d.db), d.db]));
+    return (this.expiry?.expiries() ?? []).map((e) => ({ ...e, db: scenarioOf.get(e.db) ?? e.db, used: e.db }));
   }
 
   /** Whether a run that goes on to `plan` needs commands the permission probe did not try. */
@@ -194,10 +318,12 @@ export class RunResources {
       );
       if (failed !== null) {
         // A refused DEL keeps the mark, which lists them for a later run (claim.ts).
-        const later = failed.startsWith('DEL ')
+        const later = /^(DEL|KEYS) /.test(failed)
           ? ` (a later run finds them by the mark ${MARK_KEY} and removes them)`
           : '';
-        const left = `the run's keys could not be deleted from db ${this.db} (${failed}); they are left there: ${plannedKeys(this.plan).join(', ')}${later}`;
+        const used = this.usedDbs();
+        const keys = [...new Set(this.dbs.flatMap((_d, i) => this.keysOf(i)))];
+        const left = `the run's keys could not be deleted from db ${used.join(' and db ')} (${failed}); they are left there: ${keys.join(', ')}${later}`;
         if (timeline.error === undefined) timeline.error = left;
         else timeline.warnings.push(left);
       }
@@ -205,6 +331,15 @@ export class RunResources {
     await this.hub.close().catch(() => undefined);
     if (this.ownedUrl !== null) flushing.delete(this.ownedUrl);
   }
+}
+
+/**
+ * The notice of a scenario db the run could not use as it is: the queue's as it always read, the
+ * cache's naming its field.
+ */
+function movedNotice(c: { wanted: number; db: number; movedBecause: string }, field: string): string {
+  const which = field === 'redis.database' ? `db ${c.wanted}` : `db ${c.wanted} (${field})`;
+  return `${which} ${c.movedBecause} on this server (REDIS_URL), so the run used the empty db ${c.db}: Laravel's SELECT shows ${c.db}`;
 }
 
 /** The uses of the run's db by other clients on these MONITOR lines. */

@@ -32,6 +32,7 @@ import { StepMaker } from './step-maker.ts';
 import { extensionOf } from './extension.ts';
 import type { ScenarioSpec } from './schema.ts';
 import { scenarioQueues } from './queues.ts';
+import { usesRedisCache } from './cache-config.ts';
 import type { World } from './world.ts';
 import { buildWorld } from './world.ts';
 import type { RedisTarget } from './run-resources.ts';
@@ -84,6 +85,11 @@ export interface RunOptions {
    * more of its scenario while it goes (the lab's actions: OpenRun).
    */
   onOpen?: (run: OpenRun) => void;
+  /**
+   * Keep Redis TTLs in virtual time (src/redis/virtual-expiry.ts): what a scenario with its cache
+   * store on Redis needs; forced on here (tests). Off, the run sends nothing for it.
+   */
+  virtualTtl?: boolean;
 }
 
 /** An open run (RunOptions.onOpen), while it is held between steps. */
@@ -121,7 +127,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const timeline = newTimeline(spec, profile, opts, registry);
   const plan = probePlan(spec, profile, queues);
   // A server the tool started is flushed by each run: a second run at once on it is refused here.
-  const held = new RunResources(opts.redis, plan, spec.redis.database);
+  // A cache store on Redis sets TTLs that must run out in virtual time (virtual-expiry.ts).
+  const held = new RunResources(opts.redis, plan, spec.redis.database, {
+    virtualTtl: opts.virtualTtl === true || usesRedisCache(spec),
+  });
   const { hub } = held;
   try {
     await held.open({ spec, profile, queues, timeline });
@@ -148,6 +157,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       // An open run goes on for as long as a person steps it.
       maxSteps: (opts.open ? 1_000_000 : 10_000) + 50 * totalDispatches(spec.timeline),
       onWarning: (m) => timeline.warnings.push(m),
+      // Redis TTLs in virtual time (RunResources' virtualTtl): what ran out goes before the clock moves.
+      beforeInstant: held.beforeInstant,
       // run-end.ts: nothing left to start, the queues empty, no handle() running, and no worker
       // still on its way to an exit of its own (--once, or after SIGTERM). Daemons polling empty
       // queues would poll forever, so they do not hold the run open.

@@ -83,6 +83,9 @@ export class BarrierSteps implements StepCollector {
 
   async collect(done: CompletedStep, next: NextEvent, index: number): Promise<void> {
     const { ctx } = this;
+    // A run that keeps Redis TTLs in virtual time takes them in first (its sweep's line then
+    // comes before the barrier's: virtual-expiry.ts).
+    await ctx.held.afterStep(done.t);
     // The step's commands have all been answered, so the snapshot need not wait for the
     // barrier: both go out together on the observer, one round trip instead of two.
     const barrier = ctx.capture.barrier(ctx.hub.observer);
@@ -175,7 +178,7 @@ export class StreamingSteps extends BarrierSteps {
       if (this.deferredError !== null || isMonitorOk(raw)) return;
       try {
         const line = parseMonitorLine(raw);
-        const use = ctx.held.watch?.push(line) ?? null;
+        const use = ctx.held.seeLine(line);
         if (use !== null) throw new ForeignUseError([use], ctx.held.db);
         const t = endedAt.get(lineStep) ?? ctx.scheduler.currentInstant() ?? ctx.start;
         const cmd = attributor.pushParsed(line, { index: lineStep, t });
@@ -197,7 +200,9 @@ export class StreamingSteps extends BarrierSteps {
     this.endStep(index, done.t);
     // The run's end depends on the queues only where runIsOver's other conditions hold.
     const endReadsQueues = !ctx.open && ctx.pending() === 0 && !ctx.workers.some((w) => w.busy() || exitsOnItsOwn(w));
-    if (ctx.scheduler.hasBlocked() || endReadsQueues) return super.collect(done, next, index);
+    // A run with TTLs in virtual time sweeps them after each step: its end is a barrier too.
+    if (ctx.scheduler.hasBlocked() || endReadsQueues || ctx.held.expiry !== null)
+      return super.collect(done, next, index);
     const end = {
       index,
       done,

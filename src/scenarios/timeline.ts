@@ -141,8 +141,17 @@ export interface Timeline {
 }
 
 /** Which db a run used for the scenario's. */
-export interface DatabaseUse {
-  /** The scenario's `redis.database`. */
+export interface DatabaseUse extends DbMove {
+  /**
+   * The run's other dbs (the cache store's `redis.cache_database`, when it is not the queue's),
+   * each as the queue's db above. Absent on a run with one db.
+   */
+  others?: DbMove[];
+}
+
+/** One scenario db and the db a run used for it. */
+export interface DbMove {
+  /** The scenario's db (`redis.database` for the queue's). */
   scenario: number;
   /** The db the run claimed and Laravel selected. */
   used: number;
@@ -151,6 +160,8 @@ export interface DatabaseUse {
    * run of the scenario on its own db sends none. Such SELECTs are left out when comparing.
    */
   extraSelect?: boolean;
+  /** The scenario's field naming it, in the notes (`redis.cache_database`); absent: `redis.database`. */
+  field?: string;
 }
 
 /** All commands of a timeline in order. */

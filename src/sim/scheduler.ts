@@ -130,6 +130,13 @@ export interface SchedulerOptions {
   isDone?: () => boolean;
   /** Something made the run differ from what Laravel would do (reported, not fatal). */
   onWarning?: (message: string) => void;
+  /**
+   * Called when the clock is about to move forward to `at` (unix seconds, to the millisecond),
+   * before the event there fires: what runs out in virtual time runs out now (Redis keys whose
+   * TTL the run keeps in virtual time, src/redis/virtual-expiry.ts). Not called for an event at
+   * the current instant, nor for one past `until`.
+   */
+  beforeInstant?: (at: number) => Promise<void>;
 }
 
 export class Scheduler {
@@ -245,6 +252,7 @@ export class Scheduler {
           );
         }
         if (this.latest === null || before(this.latest, ev)) this.latest = ev;
+        if (ev.at > this.clock && this.opts.beforeInstant !== undefined) await this.opts.beforeInstant(ev.at / 1000);
         this.clock = ev.at;
         this.current = { t: this.instant(), actor: ev.actor, description: null };
         const yielded = new Promise<void>((resolve, reject) => (this.yieldSignal = { resolve, reject }));

@@ -101,3 +101,47 @@ describe('ForeignWatch', () => {
     );
   });
 });
+
+describe('ForeignWatch on a run that holds two dbs (the queue db 3, the cache db 4)', () => {
+  const both = (...lines: ReturnType<typeof line>[]) => {
+    const w = new ForeignWatch(book, new Set(['10.0.0.9:1']), [3, 4]);
+    return lines.flatMap((l) => w.push(l) ?? []);
+  };
+
+  it('reports a use of either, naming which', () => {
+    expect(both(line(4, APP, 'GET', 'laravel_cache:illuminate:queue:restart'))).toEqual([
+      { addr: APP, what: 'GET laravel_cache:illuminate:queue:restart', db: 4 },
+    ]);
+    expect(both(line(0, APP, 'SELECT', '4'), line(0, APP, 'MOVE', 'k', '3'))).toEqual([
+      { addr: APP, what: 'SELECT 4', db: 4 },
+      { addr: APP, what: 'MOVE k', db: 3 },
+    ]);
+    expect(
+      both(
+        line(0, APP, 'EVAL', "redis.call('select', 4) ...", '0'),
+        line(4, 'lua', 'select', '4'),
+        line(4, 'lua', 'del', 'k'),
+      ),
+    ).toEqual([{ addr: APP, what: 'DEL k (in a script)', db: 4 }]);
+  });
+
+  it("lets be the run's own and the tool's in both, and anyone in another db", () => {
+    expect(
+      both(
+        line(4, '10.0.0.1:5000', 'SETEX', 'job-exceptions:x', '86400', '0'),
+        line(0, '10.0.0.9:1', 'EVAL', 'sweep', '0'),
+        line(3, 'lua', 'select', '3'),
+        line(3, 'lua', 'persist', 'lock'),
+        line(4, 'lua', 'select', '4'),
+        line(4, 'lua', 'persist', 'job-exceptions:x'),
+        line(5, APP, 'GET', 'x'),
+        line(0, APP, 'SELECT', '5'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('the error names the db that was used', () => {
+    const e = new ForeignUseError([{ addr: APP, what: 'GET x', db: 4 }], 3);
+    expect(e.message).toMatch(/^another client used this run's db 4 \(192\.168\.1\.5:40000: GET x\)/);
+  });
+});

@@ -1,0 +1,130 @@
+// The TTL service (src/redis/virtual-expiry.ts) wired into whole runs (RunOptions.virtualTtl, as
+// a scenario with its cache store on Redis turns it on): its sweep after every step and its DELs
+// before the clock moves are the observer's, so the shipped scenarios' traces are exactly those of
+// the same runs without it, kept or streamed, on a server of the run's own or on a claimed db of
+// someone else's, whose watch does not take the sweep for another client.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RedisServer } from '../../src/redis/server.ts';
+import { resolveScenario } from '../../src/scenarios/catalog.ts';
+import { loadScenarioFile, parseScenario } from '../../src/scenarios/load.ts';
+import type { RunOptions } from '../../src/scenarios/runner.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
+import type { Timeline, TraceCommand } from '../../src/scenarios/timeline.ts';
+import { serverWithAdmin, type AdminClient } from '../helpers/admin.ts';
+import { useRedis } from '../helpers/run.ts';
+
+const redis = useRedis();
+const spec = async (name: string) => (await loadScenarioFile(await resolveScenario(name))).spec;
+const shown = (c: TraceCommand) => [c.step, c.actor, c.process, c.source, c.db, ...c.args];
+const essence = (t: Timeline) => ({
+  error: t.error,
+  warnings: t.warnings,
+  steps: t.steps.map((s) => [s.index, s.t, s.actor, s.title]),
+  commands: t.steps.flatMap((s) => s.commands.map(shown)),
+});
+
+async function run(name: string, o: Partial<RunOptions> = {}) {
+  return runScenario(await spec(name), { redis: redis(), ...o });
+}
+
+describe('a run with TTLs in virtual time', () => {
+  // A BLPOP across steps, a worker killed mid-job, a release and a delayed job: every path of the runner's steps.
+  for (const name of ['block-for-wakeup', 'killed-mid-job', 'failure-release', 'dispatch-later']) {
+    it(`${name}: the trace is the one of the run without it, kept and streamed`, async () => {
+      const plain = essence(await run(name));
+      expect(plain.error).toBeUndefined();
+      expect(essence(await run(name, { virtualTtl: true }))).toEqual(plain);
+      // Streamed (lqsim run's text and ndjson): each command handed on as MONITOR delivers it.
+      const streamed: TraceCommand[] = [];
+      const t = await run(name, { virtualTtl: true, keepSteps: false, onCommand: (c) => streamed.push(c) });
+      expect(t.error).toBeUndefined();
+      expect(streamed.map(shown)).toEqual(plain.commands);
+    });
+  }
+
+  it("on someone else's server: the claimed db's watch does not take the sweep for another client", async () => {
+    const external = { ...redis(), owned: false, describe: () => 'REDIS_URL' };
+    const plain = essence(await run('failure-release', { redis: external }));
+    expect(plain.error).toBeUndefined();
+    expect(essence(await run('failure-release', { redis: external, virtualTtl: true }))).toEqual(plain);
+  });
+});
+
+describe('a scenario with its cache store on Redis', () => {
+  // WithoutOverlapping with expireAfter 5 (Queue/Middleware/WithoutOverlapping.php@v8.83: the lock
+  // is `SET <key> <owner> EX 5 NX`): worker-1 takes it at t+0 and runs 30 s, so in virtual time it
+  // expires at t+5. worker-2's copies are refused while it is held (t+1 and t+4, each released for
+  // 3 s) and the one it pops at t+7 gets it. Redis agrees only if the lock was kept past real time
+  // and deleted between t+5 and t+7; else the model (which says OK) and Redis (nil) part.
+  it('has the lock run out at its virtual expiry, not in real time and not never', async () => {
+    const yaml = `
+name: inline
+title: inline
+laravel: 8
+cache: { store: redis }
+until: 9
+workers:
+  - { name: worker-1, sleep: 5 }
+  - { name: worker-2, sleep: 1, start: 1 }
+jobs:
+  Sync:
+    class: App\\Jobs\\Sync
+    tries: 5
+    middleware: [{ without_overlapping: { key: order-1, release_after: 3, expire_after: 5 } }]
+    attempts: [{ run: 30 }, { run: 1 }, { run: 1 }]
+timeline:
+  - { at: 0, dispatch: Sync, count: 2 }
+`;
+    const t = await runScenario(parseScenario(yaml, 'inline.yaml').spec, { redis: redis() });
+    expect(t.error).toBeUndefined();
+    expect(t.warnings).toEqual([]);
+    const lock = 'laravel_database_laravel_cache:laravel-queue-overlap:App\\Jobs\\Sync:order-1';
+    const sets = t.steps.flatMap((s) =>
+      s.commands
+        .filter((c) => c.args[0] === 'SET')
+        .map((c) => [s.t - t.start, s.actor, s.kind, c.args[1], ...c.args.slice(3)]),
+    );
+    expect(sets).toEqual([
+      [0, 'worker-1', 'process', lock, 'EX', '5', 'NX'],
+      [1, 'worker-2', 'release', lock, 'EX', '5', 'NX'],
+      [4, 'worker-2', 'release', lock, 'EX', '5', 'NX'],
+      [7, 'worker-2', 'process', lock, 'EX', '5', 'NX'],
+    ]);
+  });
+});
+
+describe("a run with TTLs in virtual time, as an ACL user on someone else's server", () => {
+  let server: RedisServer;
+  let admin: AdminClient;
+  let stop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ server, admin, stop } = await serverWithAdmin());
+    const user = (name: string, ...rules: string[]) =>
+      admin.sendCommand(['ACL', 'SETUSER', name, 'on', '>pw', '&*', '+@all', '~*', ...rules]);
+    await user('nopersist', '-persist');
+    await user('nokeys', '-keys');
+  });
+  afterAll(() => stop());
+  const as = (user: string) => ({
+    url: `redis://${user}:pw@127.0.0.1:${server.port}`,
+    owned: false,
+    kind: 'external',
+    version: server.version,
+    describe: () => `REDIS_URL as ${user}`,
+  });
+
+  it.each([
+    ['nopersist', 'PERSIST'],
+    ['nokeys', 'KEYS'],
+  ])('%s is refused before the first write, naming %s, and nothing is left', async (user, command) => {
+    const t = await runScenario(await spec('success'), { redis: as(user), virtualTtl: true });
+    expect(t.error).toMatch(
+      new RegExp(
+        `^refusing to run: this server's user may not run ${command} in db 0, which the run sends to keep Laravel's TTLs in virtual time \\(.*\\); nothing was written$`,
+      ),
+    );
+    expect(t.steps).toEqual([]);
+    const keyspace = String(await admin.sendCommand(['INFO', 'keyspace']));
+    expect(keyspace.split('\n').filter((l) => /^db\d+:/.test(l) && !l.startsWith('db15:'))).toEqual([]);
+  });
+});

@@ -1,0 +1,230 @@
+// The cache store on Redis (CACHE_DRIVER=redis) against real Laravel 8.83 (Debian's
+// php-laravel-framework, conformance/laravel/harness.php): queue:restart, maxExceptions counted in
+// the cache, WithoutOverlapping and unique jobs. Each fixture is played by the model and by
+// Laravel and compared command for command; then what it exercises is checked on the normalised
+// trace, every expected line derived by hand from Laravel's source (research/cache-store.md):
+// keys are CP (stripped) + `laravel_cache:` (cache.prefix + RedisStore's ':') + the name; the
+// restart signal, job-exceptions counters on the `cache` connection (db 1); locks on the
+// lock_connection `default` (db 0); lock owners named OWNER1... by the normaliser.
+import { describe, expect, it } from 'vitest';
+import type { ConformanceResult } from '../../src/conformance/compare.ts';
+import { conformScenario } from '../../src/conformance/compare.ts';
+import { makeChalk } from '../../src/output/colour.ts';
+import { loadScenarioFile } from '../../src/scenarios/load.ts';
+import type { NormalisedTrace } from '../../src/trace/normalise.ts';
+import { renderDiff } from '../../src/trace/render-diff.ts';
+import { useRedis } from '../helpers/run.ts';
+
+const fixture = (name: string) => new URL(`../fixtures/conformance/${name}.yaml`, import.meta.url).pathname;
+
+function explain(r: ConformanceResult): string {
+  if (r.status === 'different') return renderDiff(r.diff, { chalk: makeChalk(0), labels: ['tool@8', 'laravel 8.83'] });
+  return JSON.stringify(r);
+}
+
+const RESTART = 'laravel_cache:illuminate:queue:restart';
+const overlap = (cls: string, key: string) => `laravel_cache:laravel-queue-overlap:App\\Jobs\\${cls}:${key}`;
+const unique = (clsAndId: string) => `laravel_cache:laravel_unique_job:App\\Jobs\\${clsAndId}`;
+
+/**
+ * `T+7 idle 1 GET laravel_cache:...`: time, actor, db, a client command (payloads left out; a
+ * script by its name: the compared trace is the tool's, identical to Laravel's).
+ */
+function clientLines(trace: NormalisedTrace): string[] {
+  return trace.steps.flatMap((s) =>
+    s.commands
+      .filter((c) => c.source === 'client')
+      .map((c) => {
+        const args = c.args[0] === 'EVAL' ? ['EVAL', c.script ?? '?', ...c.args.slice(2)] : c.args;
+        return `${s.t} ${s.actor} ${c.db} ${args.filter((a) => !a.startsWith('{')).join(' ')}`;
+      }),
+  );
+}
+
+/** `T+1 a-2 lua zadd queues:a:delayed T+1`: the [lua] lines, payloads left out. */
+function luaLines(trace: NormalisedTrace): string[] {
+  return trace.steps.flatMap((s) =>
+    s.commands
+      .filter((c) => c.source === 'lua')
+      .map((c) => `${s.t} ${s.actor} lua ${c.args.filter((a) => !a.startsWith('{')).join(' ')}`),
+  );
+}
+
+describe('the cache store on Redis against real Laravel 8.83', () => {
+  const redis = useRedis();
+  const play = async (name: string): Promise<NormalisedTrace> => {
+    const file = fixture(name);
+    const { spec } = await loadScenarioFile(file);
+    const r = await conformScenario(spec, redis(), { file });
+    expect(r.status, `${name}: ${explain(r)}`).toBe('identical');
+    if (r.status !== 'identical') throw new Error(`${name} is not identical`);
+    return r.trace;
+  };
+
+  it('queue:restart: daemons read the signal at start and after each job or sleep, the busy one after its job; --once never', async () => {
+    const trace = await play('cache-restart');
+    const lines = clientLines(trace);
+    const of = (actor: string) => lines.filter((l) => l.split(' ')[1] === actor);
+    // Worker::daemon's first GET opens the cache connection (SELECT 1) before the queue's first
+    // command opens the queue's (SELECT 0): research §7.1.
+    expect(of('busy').slice(0, 4)).toEqual([
+      'T+0 busy 1 SELECT 1',
+      `T+0 busy 1 GET ${RESTART}`,
+      'T+0 busy 0 SELECT 0',
+      'T+0 busy 0 EVAL migrateExpiredJobs 3 queues:default:delayed queues:default queues:default:notify T+0',
+    ]);
+    // RestartCommand::handle: forever() → one plain SET on the cache connection, value time().
+    expect(of('artisan')).toEqual(['T+5 artisan 1 SELECT 1', `T+5 artisan 1 SET ${RESTART} T+5`]);
+    // idle (start 1, --sleep 3) reads it after each sleep: t+4 (old value), t+7 (new: it exits);
+    // supervisord's new process reads it at its start, with a new cache connection.
+    expect(of('idle').filter((l) => l.includes(' 1 '))).toEqual([
+      'T+1 idle 1 SELECT 1',
+      `T+1 idle 1 GET ${RESTART}`,
+      `T+4 idle 1 GET ${RESTART}`,
+      `T+7 idle 1 GET ${RESTART}`,
+      'T+7 idle 1 SELECT 1',
+      `T+7 idle 1 GET ${RESTART}`,
+      `T+10 idle 1 GET ${RESTART}`,
+      `T+13 idle 1 GET ${RESTART}`,
+      `T+16 idle 1 GET ${RESTART}`,
+      `T+19 idle 1 GET ${RESTART}`,
+    ]);
+    // busy is in Import's handle() from t+0 to t+20: no read in between; after the job it reads
+    // the new signal and exits (the run ends there: nothing is left to do, run-end.ts).
+    expect(of('busy').filter((l) => l.includes(' GET '))).toEqual([
+      `T+0 busy 1 GET ${RESTART}`,
+      `T+20 busy 1 GET ${RESTART}`,
+    ]);
+    // --once (runNextJob) never reads it: no cache connection at all.
+    expect(of('once').length).toBeGreaterThan(0);
+    expect(of('once').every((l) => l.split(' ')[2] === '0')).toBe(true);
+  });
+
+  it('maxExceptions counted in the cache: GET, SETEX a day, INCRBY on each exception; DEL when it fails the job', async () => {
+    const lines = clientLines(await play('cache-max-exceptions')).filter((l) => l.includes('job-exceptions'));
+    // Flaky (uuid 1): throws at t+0 and t+5 (--sleep 5 after a --delay 2 release), succeeds at
+    // t+10, leaving its count. Broken (uuid 2): throws at t+20 and t+25, the second reaches 2.
+    const key = (n: number) => `laravel_cache:job-exceptions:UUID${n}`;
+    expect(lines).toEqual([
+      `T+0 worker-1 1 GET ${key(1)}`,
+      `T+0 worker-1 1 SETEX ${key(1)} 86400 0`,
+      `T+0 worker-1 1 INCRBY ${key(1)} 1`,
+      `T+5 worker-1 1 GET ${key(1)}`,
+      `T+5 worker-1 1 INCRBY ${key(1)} 1`,
+      `T+20 worker-1 1 GET ${key(2)}`,
+      `T+20 worker-1 1 SETEX ${key(2)} 86400 0`,
+      `T+20 worker-1 1 INCRBY ${key(2)} 1`,
+      `T+25 worker-1 1 GET ${key(2)}`,
+      `T+25 worker-1 1 INCRBY ${key(2)} 1`,
+      `T+25 worker-1 1 DEL ${key(2)}`,
+    ]);
+  });
+
+  it('WithoutOverlapping: a refused copy released until MaxAttemptsExceeded, releaseAfter, expireAfter, dontRelease, the lock freed after a throw', async () => {
+    const trace = await play('cache-overlap');
+    const lines = clientLines(trace);
+    const lua = luaLines(trace);
+    const order = overlap('SyncOrder', 'order-1');
+    // a: the holder takes it with SETNX (no expireAfter) on the queue's connection (db 0). The
+    // copy, popped by a-2 at t+1, is refused twice, released for 0 s each time (attempts 1 and 2
+    // spent without handle()), and its third pop fails it before middleware: ZREM, no lock asked.
+    expect(lines.filter((l) => l.includes(order))).toEqual([
+      `T+0 a-1 0 SETNX ${order} OWNER1`,
+      `T+1 a-2 0 SETNX ${order} OWNER5`,
+      `T+1 a-2 0 SETNX ${order} OWNER9`,
+      `T+30 a-1 0 EVAL releaseLock 1 ${order} OWNER1`,
+    ]);
+    expect(lua.filter((l) => l.startsWith('T+1 a-2 lua zadd queues:a:delayed'))).toEqual([
+      'T+1 a-2 lua zadd queues:a:delayed T+1',
+      'T+1 a-2 lua zadd queues:a:delayed T+1',
+    ]);
+    expect(lines.filter((l) => l.startsWith('T+1 a-2 0 ZREM queues:a:reserved'))).toHaveLength(1);
+    // b: ->expireAfter(600) is SET EX 600 NX; ->releaseAfter(10) brings the copy back at t+11,
+    // t+21, t+31; at t+31 attempt 4 > $tries 3: failed unrun although the holder ended at t+25.
+    const stock = overlap('SyncStock', 'stock-7');
+    expect(lines.filter((l) => l.includes(stock)).map((l) => l.replace(/OWNER\d+/, 'OWNER'))).toEqual([
+      `T+0 b-1 0 SET ${stock} OWNER EX 600 NX`,
+      `T+1 b-2 0 SET ${stock} OWNER EX 600 NX`,
+      `T+11 b-2 0 SET ${stock} OWNER EX 600 NX`,
+      `T+21 b-2 0 SET ${stock} OWNER EX 600 NX`,
+      `T+25 b-1 0 EVAL releaseLock 1 ${stock} OWNER`,
+    ]);
+    for (const due of [11, 21, 31]) expect(lua).toContain(`T+${due - 10} b-2 lua zadd queues:b:delayed T+${due}`);
+    expect(lines.filter((l) => l.startsWith('T+31 b-2 0 ZREM queues:b:reserved'))).toHaveLength(1);
+    // c: ->dontRelease(): the refused copy is deleted (ZREM), never released.
+    expect(lines.filter((l) => l.startsWith('T+1 c-2 0 ZREM queues:c:reserved'))).toHaveLength(1);
+    expect(lua.some((l) => l.includes('queues:c:delayed') && l.includes('zadd'))).toBe(false);
+    // d: handle() throws at t+4 while holding the lock: WithoutOverlapping's finally releases it
+    // (releaseLock) before the worker releases the job for --delay 3.
+    const search = overlap('Reindex', 'search');
+    const t4 = lines.filter((l) => l.startsWith('T+4 d-1 '));
+    expect(t4.findIndex((l) => l.startsWith(`T+4 d-1 0 EVAL releaseLock 1 ${search} `))).toBeLessThan(
+      t4.findIndex((l) => l.startsWith('T+4 d-1 0 EVAL release 2 queues:d:delayed queues:d:reserved')),
+    );
+    expect(lua).toContain('T+4 d-1 lua zadd queues:d:delayed T+7');
+  });
+
+  it('unique jobs: a second dispatch dropped, the lock released on success and failure, kept on release, released before processing', async () => {
+    const trace = await play('cache-unique');
+    const lines = clientLines(trace);
+    const pushes = (t: string) => lines.filter((l) => l.startsWith(`${t} dispatcher 0 EVAL push`)).length;
+    // $uniqueFor 3600: SET EX 3600 NX, before the push; the second instance is refused: one push.
+    expect(lines.filter((l) => l.startsWith('T+0 dispatcher'))).toEqual([
+      'T+0 dispatcher 0 SELECT 0',
+      `T+0 dispatcher 0 SET ${unique('UpdateIndex42')} OWNER1 EX 3600 NX`,
+      'T+0 dispatcher 0 EVAL push 2 queues:default queues:default:notify',
+      `T+0 dispatcher 0 SET ${unique('UpdateIndex42')} OWNER2 EX 3600 NX`,
+    ]);
+    // 8.x declares $uniqueFor as a property: serialized after the options.
+    const payload = trace.steps[0]!.commands.find((c) => c.args[0] === 'EVAL')!.args.at(-1)!;
+    expect(payload).toContain(String.raw`O:20:\"App\\Jobs\\UpdateIndex\":11:{s:9:\"uniqueFor\";i:3600;s:3:\"job\";N;`);
+    // Success: a plain DEL (forceRelease) by the worker.
+    expect(lines).toContain(`T+0 worker-1 0 DEL ${unique('UpdateIndex42')}`);
+    expect(pushes('T+2')).toBe(1);
+    // SyncFeed (no uniqueId(): per class) releases itself at t+10: the lock stays, so t+12's
+    // dispatch is dropped; its success at t+20 frees it, and t+30's is pushed.
+    const feed = unique('SyncFeed');
+    expect(lines.filter((l) => l.includes(feed)).map((l) => l.replace(/ OWNER\d+$/, ''))).toEqual([
+      `T+10 dispatcher 0 SETNX ${feed}`,
+      `T+12 dispatcher 0 SETNX ${feed}`,
+      `T+20 worker-1 0 DEL ${feed}`,
+      `T+30 dispatcher 0 SETNX ${feed}`,
+      `T+40 worker-1 0 DEL ${feed}`,
+    ]);
+    expect(pushes('T+12')).toBe(0);
+    expect(pushes('T+30')).toBe(1);
+    // ImportFile fails on its only try: CallQueuedHandler::failed frees the lock; t+41 is pushed.
+    expect(lines).toContain(`T+40 worker-1 0 DEL ${unique('ImportFilefile-9')}`);
+    expect(pushes('T+41')).toBe(1);
+    // RenderReport (UntilProcessing) frees it before handle() (t+50, runs 20 s): t+55's dispatch
+    // takes it and is pushed, t+56's is dropped.
+    const report = unique('RenderReport7');
+    expect(lines.filter((l) => l.includes(report)).map((l) => l.replace(/ OWNER\d+$/, ''))).toEqual([
+      `T+50 dispatcher 0 SETNX ${report}`,
+      `T+50 worker-1 0 DEL ${report}`,
+      `T+55 dispatcher 0 SETNX ${report}`,
+      `T+56 dispatcher 0 SETNX ${report}`,
+      `T+70 worker-1 0 DEL ${report}`,
+    ]);
+    expect([pushes('T+55'), pushes('T+56')]).toEqual([1, 0]);
+  });
+
+  it('a unique job in a chain: the worker asks for the next link, ->chain() in the request, Bus::chain() never', async () => {
+    const lines = clientLines(await play('cache-unique-chain'));
+    const publish = unique('Publish3');
+    expect(lines.filter((l) => l.includes(publish)).map((l) => l.replace(/ OWNER\d+$/, ''))).toEqual([
+      `T+0 dispatcher 0 SETNX ${publish}`,
+      // Fetch's chain at t+2 (worker-2): refused while Publish#1 runs; nothing pushed.
+      `T+2 worker-2 0 SETNX ${publish}`,
+      `T+10 worker-1 0 DEL ${publish}`,
+      `T+20 dispatcher 0 SETNX ${publish}`,
+      `T+30 worker-1 0 DEL ${publish}`,
+      `T+45 dispatcher 0 SETNX ${publish}`,
+      // t+46: Bus::chain() pushes without asking; both copies free the lock when they succeed.
+      `T+55 worker-1 0 DEL ${publish}`,
+      `T+57 worker-2 0 DEL ${publish}`,
+    ]);
+    expect(lines.filter((l) => l.startsWith('T+2 worker-2 0 EVAL push'))).toEqual([]);
+    expect(lines.filter((l) => l.startsWith('T+46 dispatcher 0 EVAL push'))).toHaveLength(1);
+  });
+});

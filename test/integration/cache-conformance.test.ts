@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConformanceResult } from '../../src/conformance/compare.ts';
 import { conformScenario } from '../../src/conformance/compare.ts';
 import { makeChalk } from '../../src/output/colour.ts';
-import { loadScenarioFile } from '../../src/scenarios/load.ts';
+import { loadScenarioFile, parseScenario } from '../../src/scenarios/load.ts';
 import type { NormalisedTrace } from '../../src/trace/normalise.ts';
 import { renderDiff } from '../../src/trace/render-diff.ts';
 import { useRedis } from '../helpers/run.ts';
@@ -226,5 +226,58 @@ describe('the cache store on Redis against real Laravel 8.83', () => {
     ]);
     expect(lines.filter((l) => l.startsWith('T+2 worker-2 0 EVAL push'))).toEqual([]);
     expect(lines.filter((l) => l.startsWith('T+46 dispatcher 0 EVAL push'))).toHaveLength(1);
+  });
+
+  it('config/cache.php as an app may have it: the store on `default`, another prefix; locks on the store connection (lock_connection null), another cache db', async () => {
+    const variant = async (cache: string, redisDbs: string) => {
+      const { spec } = parseScenario(
+        `
+name: cache-config
+title: a cache config
+laravel: "8"
+redis: ${redisDbs}
+cache: ${cache}
+workers: [{ name: worker-1, sleep: 5 }]
+jobs:
+  Sync: { class: App\\Jobs\\Sync, unique: { id: 1 }, middleware: [{ without_overlapping: k }] }
+timeline:
+  - { at: 0, dispatch: Sync }
+  - { at: 1, artisan: queue:restart }
+`,
+        'cache-config.yaml',
+      );
+      const r = await conformScenario(spec, redis());
+      expect(r.status, explain(r)).toBe('identical');
+      return r.status === 'identical' ? clientLines(r.trace) : [];
+    };
+    // connection default, prefix myapp: one connection per process, everything in db 2 (REDIS_DB).
+    const onDefault = await variant('{ store: redis, connection: default, prefix: myapp }', '{ database: 2 }');
+    expect(onDefault.filter((l) => l.includes('myapp:'))).toEqual([
+      'T+0 dispatcher 2 SETNX myapp:laravel_unique_job:App\\Jobs\\Sync1 OWNER1',
+      'T+0 worker-1 2 GET myapp:illuminate:queue:restart',
+      'T+0 worker-1 2 SETNX myapp:laravel-queue-overlap:App\\Jobs\\Sync:k OWNER2',
+      'T+0 worker-1 2 EVAL releaseLock 1 myapp:laravel-queue-overlap:App\\Jobs\\Sync:k OWNER2',
+      'T+0 worker-1 2 DEL myapp:laravel_unique_job:App\\Jobs\\Sync1',
+      'T+0 worker-1 2 GET myapp:illuminate:queue:restart',
+      'T+1 artisan 2 SET myapp:illuminate:queue:restart T+1',
+      'T+5 worker-1 2 GET myapp:illuminate:queue:restart',
+    ]);
+    expect(onDefault.filter((l) => l.includes('SELECT'))).toEqual([
+      'T+0 dispatcher 2 SELECT 2',
+      'T+0 worker-1 2 SELECT 2',
+      'T+1 artisan 2 SELECT 2',
+    ]);
+    // lock_connection null (an app scaffolded before v8.5.6): locks on the store's `cache`
+    // connection, db 3 (REDIS_CACHE_DB); the dispatch opens it for the unique lock.
+    const noLockConnection = await variant('{ store: redis, lock_connection: null }', '{ cache_database: 3 }');
+    expect(noLockConnection.filter((l) => l.startsWith('T+0 dispatcher'))).toEqual([
+      'T+0 dispatcher 3 SELECT 3',
+      'T+0 dispatcher 3 SETNX laravel_cache:laravel_unique_job:App\\Jobs\\Sync1 OWNER1',
+      'T+0 dispatcher 0 SELECT 0',
+      'T+0 dispatcher 0 EVAL push 2 queues:default queues:default:notify',
+    ]);
+    expect(noLockConnection).toContain(
+      'T+0 worker-1 3 SETNX laravel_cache:laravel-queue-overlap:App\\Jobs\\Sync:k OWNER2',
+    );
   });
 });

@@ -233,8 +233,11 @@ namespace Conformance\Laravel {
         if ($unique !== null) {
             $implements .= ', \\Illuminate\\Contracts\\Queue\\'
                 .(is_array($unique) && ($unique['until_processing'] ?? false) ? 'ShouldBeUniqueUntilProcessing' : 'ShouldBeUnique');
+            // uniqueId() returns the scenario's id, or {property: X}: $this->X (each instance's own).
             if (is_array($unique) && array_key_exists('id', $unique)) {
-                $methods[] = 'public function uniqueId() { return '.var_export($unique['id'], true).'; }';
+                $id = $unique['id'];
+                $methods[] = 'public function uniqueId() { return '
+                    .(is_array($id) ? '$this->'.$id['property'] : var_export($id, true)).'; }';
             }
         }
         $code = ($namespace === '' ? '' : "namespace {$namespace};\n")

@@ -164,7 +164,7 @@ describe('the cache store on Redis against real Laravel 8.83', () => {
     expect(lua).toContain('T+4 d-1 lua zadd queues:d:delayed T+7');
   });
 
-  it('unique jobs: a second dispatch dropped, the lock released on success and failure, kept on release, released before processing', async () => {
+  it('unique jobs: a second dispatch dropped, the lock released on success and failure, kept on release, released before processing, per instance by a property', async () => {
     const trace = await play('cache-unique');
     const lines = clientLines(trace);
     const pushes = (t: string) => lines.filter((l) => l.startsWith(`${t} dispatcher 0 EVAL push`)).length;
@@ -207,6 +207,17 @@ describe('the cache store on Redis against real Laravel 8.83', () => {
       `T+70 worker-1 0 DEL ${report}`,
     ]);
     expect([pushes('T+55'), pushes('T+56')]).toEqual([1, 0]);
+    // ShipOrder's uniqueId() returns $this->orderId: orders 1 and 2 get their own locks; order 1
+    // again at t+81 is dropped; each lock goes when its own job succeeds (5 s each, after t+90).
+    const ship = unique('ShipOrder');
+    expect(lines.filter((l) => l.includes(ship)).map((l) => l.replace(/ OWNER\d+$/, ''))).toEqual([
+      `T+80 dispatcher 0 SETNX ${ship}1`,
+      `T+80 dispatcher 0 SETNX ${ship}2`,
+      `T+81 dispatcher 0 SETNX ${ship}1`,
+      `T+95 worker-1 0 DEL ${ship}1`,
+      `T+100 worker-1 0 DEL ${ship}2`,
+    ]);
+    expect([pushes('T+80'), pushes('T+81')]).toEqual([2, 0]);
   });
 
   it('a unique job in a chain: the worker asks for the next link, ->chain() in the request, Bus::chain() never', async () => {

@@ -220,6 +220,30 @@ describe('the cache store on Redis against real Laravel 8.83', () => {
     expect([pushes('T+80'), pushes('T+81')]).toEqual([2, 0]);
   });
 
+  it('a worker killed while it holds an overlap lock without TTL: the lock stays, every retry is refused until MaxAttemptsExceeded', async () => {
+    const lines = clientLines(await play('cache-killed-holder'));
+    const lock = overlap('Import', 'import');
+    const id = unique('Import5');
+    // SIGKILL at t+3 runs no finally: no releaseLock ever. retry_after 20 brings the job back at
+    // the first poll after t+20 (t+23: polls every 5 s from the new process's start at t+3); its
+    // attempts 2 and 3 are refused, attempt 4 fails it, and failing frees the unique lock, so the
+    // dispatch at t+40 is queued (t+10's was dropped), to be refused the same way at t+43.
+    expect(lines.filter((l) => l.includes(lock) || l.includes(id)).map((l) => l.replace(/ OWNER\d+$/, ''))).toEqual([
+      `T+0 dispatcher 0 SETNX ${id}`,
+      `T+0 worker-1 0 SETNX ${lock}`,
+      `T+10 dispatcher 0 SETNX ${id}`,
+      `T+23 worker-1 0 SETNX ${lock}`,
+      `T+23 worker-1 0 SETNX ${lock}`,
+      `T+23 worker-1 0 DEL ${id}`,
+      `T+40 dispatcher 0 SETNX ${id}`,
+      `T+43 worker-1 0 SETNX ${lock}`,
+      `T+43 worker-1 0 SETNX ${lock}`,
+      `T+43 worker-1 0 SETNX ${lock}`,
+      `T+43 worker-1 0 DEL ${id}`,
+    ]);
+    expect(lines.filter((l) => l.includes('EVAL push')).map((l) => l.split(' ')[0])).toEqual(['T+0', 'T+40']);
+  });
+
   it('a unique job in a chain: the worker asks for the next link, ->chain() in the request, Bus::chain() never', async () => {
     const lines = clientLines(await play('cache-unique-chain'));
     const publish = unique('Publish3');

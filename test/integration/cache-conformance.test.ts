@@ -244,6 +244,61 @@ describe('the cache store on Redis against real Laravel 8.83', () => {
     expect(lines.filter((l) => l.includes('EVAL push')).map((l) => l.split(' ')[0])).toEqual(['T+0', 'T+40']);
   });
 
+  it('unique and overlap locks with the other ends of an attempt: exceptions and maxExceptions, UntilProcessing refused by the middleware, release then delete, the timeout', async () => {
+    const lines = clientLines(await play('cache-combos')).map((l) => l.replace(/ OWNER\d+/, ''));
+    const about = (...keys: string[]) => lines.filter((l) => keys.some((k) => l.includes(k)));
+    // Throws: an exception leaves the unique lock (CallQueuedHandler never reaches its release);
+    // the second exception reaches $maxExceptions 2: the counter goes, the job fails, failed()
+    // frees the lock (after the ZREM).
+    expect(about(unique('Throws1'), 'queues:a:reserved').filter((l) => !l.includes('EVAL'))).toEqual([
+      `T+0 dispatcher 0 SETNX ${unique('Throws1')}`,
+      `T+2 dispatcher 0 SETNX ${unique('Throws1')}`,
+      'T+5 w-a 0 ZREM queues:a:reserved',
+      `T+5 w-a 0 DEL ${unique('Throws1')}`,
+    ]);
+    // Early (UntilProcessing): each attempt frees the unique lock before WithoutOverlapping asks
+    // for its own, even the attempts the middleware then refuses; the failure frees nothing more.
+    expect(about(unique('Early2'), overlap('Early', 'early'))).toEqual([
+      `T+0 dispatcher 0 SETNX ${unique('Early2')}`,
+      `T+0 w-b 0 DEL ${unique('Early2')}`,
+      `T+0 w-b 0 SETNX ${overlap('Early', 'early')}`,
+      `T+0.5 dispatcher 0 SETNX ${unique('Early2')}`,
+      `T+1 w-b2 0 DEL ${unique('Early2')}`,
+      `T+1 w-b2 0 SETNX ${overlap('Early', 'early')}`,
+      `T+1 w-b2 0 DEL ${unique('Early2')}`,
+      `T+1 w-b2 0 SETNX ${overlap('Early', 'early')}`,
+      `T+10 w-b 0 EVAL releaseLock 1 ${overlap('Early', 'early')}`,
+    ]);
+    // Juggles: $this->release(4) inside the overlap lock: the finally frees it, the unique lock
+    // stays (t+1 is dropped); attempt 2 deletes itself: ZREM, the overlap lock, then the unique one.
+    const j = overlap('Juggles', 'j');
+    expect(
+      about(unique('Juggles'), j, 'queues:c:reserved').filter(
+        (l) => !l.includes(' EVAL ') || l.includes('releaseLock'),
+      ),
+    ).toEqual([
+      `T+0 dispatcher 0 SETNX ${unique('Juggles')}`,
+      `T+0 w-c 0 SET ${j} EX 300 NX`,
+      `T+0 w-c 0 EVAL releaseLock 1 ${j}`,
+      `T+1 dispatcher 0 SETNX ${unique('Juggles')}`,
+      `T+5 w-c 0 SET ${j} EX 300 NX`,
+      'T+5 w-c 0 ZREM queues:c:reserved',
+      `T+5 w-c 0 EVAL releaseLock 1 ${j}`,
+      `T+5 w-c 0 DEL ${unique('Juggles')}`,
+    ]);
+    // Stuck: the alarm at t+5 fails its only attempt (failed() frees the unique lock) and kills
+    // the process, which never frees the overlap lock: t+8's copy is refused by it at t+10 and
+    // fails on its next pop.
+    expect(about(unique('Stuck4'), overlap('Stuck', 'stuck'))).toEqual([
+      `T+0 dispatcher 0 SETNX ${unique('Stuck4')}`,
+      `T+0 w-d 0 SETNX ${overlap('Stuck', 'stuck')}`,
+      `T+5 w-d 0 DEL ${unique('Stuck4')}`,
+      `T+8 dispatcher 0 SETNX ${unique('Stuck4')}`,
+      `T+10 w-d 0 SETNX ${overlap('Stuck', 'stuck')}`,
+      `T+10 w-d 0 DEL ${unique('Stuck4')}`,
+    ]);
+  });
+
   it('a unique job in a chain: the worker asks for the next link, ->chain() in the request, Bus::chain() never', async () => {
     const lines = clientLines(await play('cache-unique-chain'));
     const publish = unique('Publish3');

@@ -299,6 +299,24 @@ describe('the cache store on Redis against real Laravel 8.83', () => {
     ]);
   });
 
+  it('a worker in BLPOP beside its cache connection: woken by a push, timed out by block_for, both connections in db 1', async () => {
+    const lines = clientLines(await play('cache-block-for'));
+    // Each process: the cache connection first (SELECT 1, the restart GET), then the queue's.
+    expect(lines.filter((l) => l.includes('BLPOP') || l.includes(' SELECT '))).toEqual([
+      'T+0 worker-1 1 SELECT 1',
+      'T+0 worker-1 1 SELECT 1',
+      'T+0 worker-1 1 BLPOP queues:default:notify 5',
+      'T+2 dispatcher 1 SELECT 1',
+      'T+2 worker-1 1 BLPOP queues:default:notify 5',
+      'T+4 artisan 1 SELECT 1',
+      // t+7: the BLPOP begun at t+2 times out; --sleep 3; t+10 the signal has changed: a new process.
+      'T+10 worker-1 1 SELECT 1',
+      'T+10 worker-1 1 SELECT 1',
+      'T+10 worker-1 1 BLPOP queues:default:notify 5',
+      'T+12 dispatcher 1 SELECT 1',
+    ]);
+  });
+
   it('a unique job in a chain: the worker asks for the next link, ->chain() in the request, Bus::chain() never', async () => {
     const lines = clientLines(await play('cache-unique-chain'));
     const publish = unique('Publish3');

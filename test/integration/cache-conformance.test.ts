@@ -317,6 +317,23 @@ describe('the cache store on Redis against real Laravel 8.83', () => {
     ]);
   });
 
+  it("a request that goes on: each dispatch() asks for its own lock on the request's one connection, before its push", async () => {
+    const lines = clientLines(await play('cache-request')).filter((l) => l.includes(' dispatcher '));
+    const sync = unique('Sync');
+    expect(lines.map((l) => l.replace(/ OWNER\d+$/, ''))).toEqual([
+      'T+0 dispatcher 0 SELECT 0',
+      `T+0 dispatcher 0 SETNX ${sync}1`,
+      'T+0 dispatcher 0 EVAL push 2 queues:default queues:default:notify',
+      `T+0 dispatcher 0 SETNX ${sync}1`,
+      'T+0 dispatcher 0 EVAL size 3 queues:default queues:default:delayed queues:default:reserved',
+      `T+0 dispatcher 0 SETNX ${sync}1`,
+      `T+1 dispatcher 0 SETNX ${sync}2`,
+      'T+1 dispatcher 0 EVAL push 2 queues:default queues:default:notify',
+      `T+2 dispatcher 0 SETNX ${sync}3`,
+      'T+2 dispatcher 0 EVAL push 2 queues:default queues:default:notify',
+    ]);
+  });
+
   it('a unique job in a chain: the worker asks for the next link, ->chain() in the request, Bus::chain() never', async () => {
     const lines = clientLines(await play('cache-unique-chain'));
     const publish = unique('Publish3');

@@ -12,7 +12,8 @@
  * CONFIG: { redis: {host, port, database, cache_database, prefix}, connections: {name: {queue,
  *           retry_after, block_for}}, jobs: {name: {class, tries, timeout, retry_until, backoff,
  *           max_exceptions, fail_on_timeout, properties, declared?, attempts, middleware, unique?}},
- *           cache: {store: redis|file, connection, lock_connection, prefix, path} }
+ *           cache: {store: redis|file, connection, lock_connection, prefix, path},
+ *           limiters: {name: 'none' | Limit | [Limit]} }
  *           (the scenario, as the tool validated it; cache with the skeleton's defaults filled in)
  * ROLE:   { role: request|worker|artisan, name: <CLIENT SETNAME>, connections: {as CONFIG's,
  *           current at the process's start}, ...calls, worker options or the artisan command }
@@ -44,7 +45,8 @@
  * What is not Laravel's: pcntl_alarm and hrtime are shadowed in the Illuminate\Queue namespace
  * (Worker.php calls both unqualified), so the alarm is armed in virtual time and --max-time
  * (Worker::daemon's `hrtime(true) / 1e9` start, stopIfNecessary's elapsed time) is measured on the
- * virtual clock; Worker::sleep and the job's busy time are virtual; blpop returns only when the
+ * virtual clock; microtime and time likewise in Illuminate\Redis\Limiters (DurationLimiter's
+ * ARGV, for the *WithRedis middleware); Worker::sleep and the job's busy time are virtual; blpop returns only when the
  * coordinator says so; HarnessWorker::stopIfNecessary only notes whether the loop that stopped had
  * a job (Laravel's own method decides), so the coordinator's supervisor knows a --stop-when-empty
  * exit. Everything sent to Redis is Laravel's (RedisQueue, LuaScripts, RedisJob, PhpRedisConnector),
@@ -65,6 +67,22 @@ namespace Illuminate\Queue {
         $ns = (int) round(\Conformance\Laravel\Harness::$instant * 1000) * 1000000;
 
         return $asNumber ? $ns : [intdiv($ns, 1000000000), $ns % 1000000000];
+    }
+}
+
+namespace Illuminate\Redis\Limiters {
+    /** DurationLimiter's microtime(true): the exact virtual instant (a float, as PHP's). */
+    function microtime(bool $asFloat = false)
+    {
+        $t = (float) \Conformance\Laravel\Harness::$instant;
+
+        return $asFloat ? $t : sprintf('%.8F %d', $t - floor($t), (int) floor($t));
+    }
+
+    /** DurationLimiter's time(): Laravel's clock, as Carbon's (the whole virtual second). */
+    function time(): int
+    {
+        return \Illuminate\Support\Carbon::now()->getTimestamp();
     }
 }
 
@@ -259,18 +277,73 @@ namespace Conformance\Laravel {
         if ($middleware === []) {
             return '';
         }
-        $made = array_map(function (array $m) {
-            $o = $m['without_overlapping'];
-            if (is_string($o)) {
-                return '(new \\Illuminate\\Queue\\Middleware\\WithoutOverlapping('.var_export($o, true).'))';
-            }
-            $code = '(new \\Illuminate\\Queue\\Middleware\\WithoutOverlapping('.var_export($o['key'], true).'))';
-            $code .= $o['dont_release'] ? '->dontRelease()' : '->releaseAfter('.var_export($o['release_after'], true).')';
 
-            return $code.'->expireAfter('.var_export($o['expire_after'], true).')';
-        }, $middleware);
+        return 'public function middleware() { return ['.implode(', ', array_map('Conformance\\Laravel\\middleware_code', $middleware)).']; }';
+    }
 
-        return 'public function middleware() { return ['.implode(', ', $made).']; }';
+    /** One middleware of the scenario's as PHP code: `new X(...)` and its options. */
+    function middleware_code(array $m): string
+    {
+        $kind = array_key_first($m);
+        $o = $m[$kind];
+        $ns = '\\Illuminate\\Queue\\Middleware\\';
+        switch ($kind) {
+            case 'without_overlapping':
+                if (is_string($o)) {
+                    return "(new {$ns}WithoutOverlapping(".var_export($o, true).'))';
+                }
+                $code = "(new {$ns}WithoutOverlapping(".var_export($o['key'], true).'))';
+                $code .= $o['dont_release'] ? '->dontRelease()' : '->releaseAfter('.var_export($o['release_after'], true).')';
+
+                return $code.'->expireAfter('.var_export($o['expire_after'], true).')';
+            case 'rate_limited':
+            case 'rate_limited_with_redis':
+                $class = $kind === 'rate_limited' ? 'RateLimited' : 'RateLimitedWithRedis';
+                $limiter = is_string($o) ? $o : $o['limiter'];
+                $code = "(new {$ns}{$class}(".var_export($limiter, true).'))';
+
+                return is_array($o) && $o['dont_release'] ? $code.'->dontRelease()' : $code;
+            case 'throttles_exceptions':
+            case 'throttles_exceptions_with_redis':
+                $class = $kind === 'throttles_exceptions' ? 'ThrottlesExceptions' : 'ThrottlesExceptionsWithRedis';
+                $code = "(new {$ns}{$class}(".var_export($o['max_attempts'], true).', '.var_export($o['decay_minutes'], true).'))';
+                $code .= '->backoff('.var_export($o['backoff'], true).')';
+                if (isset($o['by'])) {
+                    $code .= '->by('.var_export($o['by'], true).')';
+                }
+
+                return $o['by_job'] ? $code.'->byJob()' : $code;
+        }
+        throw new \InvalidArgumentException("unknown middleware {$kind}");
+    }
+
+    /**
+     * RateLimiter::for($name, fn ($job) => ...) as an app's service provider declares it: Limit::none(),
+     * a Limit (perMinute/perHour/perDay, or new Limit('', N, $decayMinutes)) with ->by($key), or a list.
+     */
+    function define_limiters(\Illuminate\Cache\RateLimiter $limiter, array $limiters): void
+    {
+        foreach ($limiters as $name => $definition) {
+            $limiter->for($name, function ($job) use ($definition) {
+                if ($definition === 'none') {
+                    return \Illuminate\Cache\RateLimiting\Limit::none();
+                }
+                $limits = array_map('Conformance\\Laravel\\make_limit', array_is_list($definition) ? $definition : [$definition]);
+
+                return array_is_list($definition) ? $limits : $limits[0];
+            });
+        }
+    }
+
+    function make_limit(array $l): \Illuminate\Cache\RateLimiting\Limit
+    {
+        $Limit = \Illuminate\Cache\RateLimiting\Limit::class;
+        $limit = isset($l['per_minute']) ? $Limit::perMinute($l['per_minute'])
+            : (isset($l['per_hour']) ? $Limit::perHour($l['per_hour'])
+            : (isset($l['per_day']) ? $Limit::perDay($l['per_day'])
+            : new $Limit('', $l['max_attempts'], $l['decay_minutes'] ?? 1)));
+
+        return isset($l['by']) ? $limit->by($l['by']) : $limit;
     }
 
     /**
@@ -396,6 +469,10 @@ namespace Conformance\Laravel {
     ]);
     $app->singleton('files', \Illuminate\Filesystem\Filesystem::class);
     (new \Illuminate\Cache\CacheServiceProvider($app))->register();
+    // The application's aliases (Application::registerCoreContainerAliases) the *WithRedis
+    // middleware resolve the RedisManager by.
+    $app->alias('redis', \Illuminate\Contracts\Redis\Factory::class);
+    define_limiters($app->make(\Illuminate\Cache\RateLimiter::class), $config['limiters'] ?? []);
     $app['redis']->extend('phpredis', function () {
         return new HarnessConnector;
     });

@@ -135,6 +135,8 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       redis: { host, port, database: spec.redis.database, cache_database: spec.redis.cache_database, prefix },
       connections: spec.connections,
       jobs: spec.jobs,
+      // RateLimiter::for's definitions, as the app's service provider declares them.
+      limiters: spec.limiters,
       // config/cache.php: the scenario's, over the 8.x skeleton's. Its file store (CACHE_DRIVER=file,
       // the default) is one directory for every process, as the model's shared file cache is.
       cache: { ...realCacheConfig(spec), path: join(dir, 'cache') },

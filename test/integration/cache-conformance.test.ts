@@ -6,6 +6,7 @@
 // keys are CP (stripped) + `laravel_cache:` (cache.prefix + RedisStore's ':') + the name; the
 // restart signal, job-exceptions counters on the `cache` connection (db 1); locks on the
 // lock_connection `default` (db 0); lock owners named OWNER1... by the normaliser.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceResult } from '../../src/conformance/compare.ts';
 import { conformScenario } from '../../src/conformance/compare.ts';
@@ -331,6 +332,73 @@ describe('the cache store on Redis against real Laravel 8.83', () => {
       'T+1 dispatcher 0 EVAL push 2 queues:default queues:default:notify',
       `T+2 dispatcher 0 SETNX ${sync}3`,
       'T+2 dispatcher 0 EVAL push 2 queues:default queues:default:notify',
+    ]);
+  });
+
+  it('rate limiters: RateLimited on the cache, RateLimitedWithRedis and ThrottlesExceptionsWithRedis on DurationLimiter, their release delays', async () => {
+    const trace = await play('cache-rate-limiters');
+    const lines = clientLines(trace);
+    const lua = luaLines(trace);
+    const md5 = (s: string) => createHash('md5').update(s).digest('hex');
+    // The worker starts at t+0.25: time() is T+0, microtime(true) T+0.25 (DurationLimiter's ARGV[1]).
+    // RateLimited('orders'), Limit::perMinute(1): key md5('orders' . ''), on the cache (db 1).
+    const orders = `laravel_cache:${md5('orders')}`;
+    expect(lines.filter((l) => l.includes(orders))).toEqual([
+      // Bar#1: tooManyAttempts (GET: none), hit: add the timer (availableAt(60)), add 0, INCRBY.
+      `T+0.25 worker-1 1 GET ${orders}`,
+      `T+0.25 worker-1 1 EVAL add 1 ${orders}:timer T+60 60`,
+      `T+0.25 worker-1 1 EVAL add 1 ${orders} 0 60`,
+      `T+0.25 worker-1 1 INCRBY ${orders} 1`,
+      // Bar#2: 1 >= 1 and the timer is there (has); availableIn reads it again.
+      `T+0.25 worker-1 1 GET ${orders}`,
+      `T+0.25 worker-1 1 GET ${orders}:timer`,
+      `T+0.25 worker-1 1 GET ${orders}:timer`,
+    ]);
+    // RateLimitedWithRedis('orders'): DurationLimiter on the default connection, the key md5 with
+    // the connection's prefix only; acquire() is the hit, the refused one too.
+    expect(lines.filter((l) => l.includes(' EVAL durationLimiter 1 ' + md5('orders')))).toEqual([
+      `T+0.25 worker-1 0 EVAL durationLimiter 1 ${md5('orders')} T+0.25 T+0 60 1`,
+      `T+0.25 worker-1 0 EVAL durationLimiter 1 ${md5('orders')} T+0.25 T+0 60 1`,
+    ]);
+    // 'reports' returns two limits: Rep#1 and #2 hit both (4 commands each); Rep#3 is limited by
+    // the first (GET, GET timer, GET timer) and never reaches the second.
+    const team = `laravel_cache:${md5('reportsteam-1')}`;
+    const hourly = `laravel_cache:${md5('reports')}`;
+    expect(lines.filter((l) => l.includes(team))).toHaveLength(4 + 4 + 3);
+    expect(lines.filter((l) => l.includes(hourly))).toHaveLength(4 + 4);
+    expect(lines).toContain(`T+0.25 worker-1 1 EVAL add 1 ${hourly}:timer T+3600 3600`);
+    // ThrottlesExceptions(2, 1): key laravel_throttles_exceptions: md5(class), cache variant in db 1,
+    // Redis variant (DurationLimiter) in db 0 without the cache prefix.
+    expect(
+      lines.some((l) => l.includes(` 1 GET laravel_cache:laravel_throttles_exceptions:${md5('App\\Jobs\\Qux')}`)),
+    ).toBe(true);
+    expect(
+      lines
+        .filter((l) => l.includes(`laravel_throttles_exceptions:${md5('App\\Jobs\\Quux')}`))
+        .map((l) => l.split(' ').slice(2, 5).join(' ')),
+    ).toEqual([
+      '0 EVAL tooManyAttempts',
+      '0 EVAL durationLimiter',
+      '0 EVAL tooManyAttempts',
+      '0 EVAL durationLimiter',
+      '0 EVAL tooManyAttempts',
+    ]);
+    // Limit::none() ('free'): no limiter command at all; every db-1 line is the restart signal's
+    // or a key above.
+    const known = [RESTART, orders, team, hourly, `laravel_throttles_exceptions:${md5('App\\Jobs\\Qux')}`];
+    expect(
+      lines
+        .filter((l) => l.split(' ')[2] === '1' && !l.includes('SELECT'))
+        .every((l) => known.some((k) => l.includes(k))),
+    ).toBe(true);
+    // The release delays: RateLimited availableIn 60 + 3; RateLimitedWithRedis decaysAt (T+60) - now + 3;
+    // ThrottlesExceptions availableIn + 3; ThrottlesExceptionsWithRedis decaysAt - now, no + 3.
+    expect(lua.filter((l) => l.includes('zadd queues:default:delayed') && !l.endsWith('T+0'))).toEqual([
+      'T+0.25 worker-1 lua zadd queues:default:delayed T+63',
+      'T+0.25 worker-1 lua zadd queues:default:delayed T+63',
+      'T+0.25 worker-1 lua zadd queues:default:delayed T+63',
+      'T+0.25 worker-1 lua zadd queues:default:delayed T+63',
+      'T+0.25 worker-1 lua zadd queues:default:delayed T+60',
     ]);
   });
 

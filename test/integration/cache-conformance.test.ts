@@ -335,7 +335,7 @@ describe('the cache store on Redis against real Laravel 8.83', () => {
     ]);
   });
 
-  it('rate limiters: RateLimited on the cache, RateLimitedWithRedis and ThrottlesExceptionsWithRedis on DurationLimiter, their release delays', async () => {
+  it('rate limiters: RateLimited on the cache, RateLimitedWithRedis and ThrottlesExceptionsWithRedis on DurationLimiter, their release delays, a circuit cleared', async () => {
     const trace = await play('cache-rate-limiters');
     const lines = clientLines(trace);
     const lua = luaLines(trace);
@@ -385,7 +385,14 @@ describe('the cache store on Redis against real Laravel 8.83', () => {
     ]);
     // Limit::none() ('free'): no limiter command at all; every db-1 line is the restart signal's
     // or a key above.
-    const known = [RESTART, orders, team, hourly, `laravel_throttles_exceptions:${md5('App\\Jobs\\Qux')}`];
+    const known = [
+      RESTART,
+      orders,
+      team,
+      hourly,
+      `laravel_throttles_exceptions:${md5('App\\Jobs\\Qux')}`,
+      'laravel_cache:laravel_throttles_exceptions:api',
+    ];
     expect(
       lines
         .filter((l) => l.split(' ')[2] === '1' && !l.includes('SELECT'))
@@ -397,8 +404,21 @@ describe('the cache store on Redis against real Laravel 8.83', () => {
       'T+0.25 worker-1 lua zadd queues:default:delayed T+63',
       'T+0.25 worker-1 lua zadd queues:default:delayed T+63',
       'T+0.25 worker-1 lua zadd queues:default:delayed T+63',
+      // Api, ApiRedis: ->backoff(1) after a counted exception: a minute.
+      'T+0.25 worker-1 lua zadd queues:default:delayed T+60',
+      'T+0.25 worker-1 lua zadd queues:default:delayed T+60',
       'T+0.25 worker-1 lua zadd queues:default:delayed T+63',
       'T+0.25 worker-1 lua zadd queues:default:delayed T+60',
+    ]);
+    // Their retry at t+60.25 succeeds: the circuit is cleared. ->by('api') on the cache
+    // (RateLimiter::clear: the counter and its timer); ->byJob() on Redis (the payload's uuid,
+    // the 12th dispatched) after DurationLimiter's tooManyAttempts.
+    expect(lines.filter((l) => l.startsWith('T+60.25') && l.includes('throttles_exceptions'))).toEqual([
+      'T+60.25 worker-1 1 GET laravel_cache:laravel_throttles_exceptions:api',
+      'T+60.25 worker-1 1 DEL laravel_cache:laravel_throttles_exceptions:api',
+      'T+60.25 worker-1 1 DEL laravel_cache:laravel_throttles_exceptions:api:timer',
+      'T+60.25 worker-1 0 EVAL tooManyAttempts 1 laravel_throttles_exceptions:UUID12 T+60.25 T+60 300 3',
+      'T+60.25 worker-1 0 DEL laravel_throttles_exceptions:UUID12',
     ]);
   });
 

@@ -3,16 +3,20 @@
 /*
  * One actor of a scenario, played by Debian's real Laravel 8.83 under a coordinator's virtual
  * clock (`lqsim conformance`; src/conformance/). Each actor is its own PHP process, so its own
- * Redis connection, as in production: a web request makes dispatch() and Queue::size() calls, a worker is
- * a `queue:work` process (restarted by the coordinator, as supervisord would, after a kill).
+ * Redis connections (the queue's, and the cache store's when it uses one), as in production: a web
+ * request makes dispatch() and Queue::size() calls, a worker is a `queue:work` process (restarted
+ * by the coordinator, as supervisord would, after a kill), `artisan` runs `php artisan queue:restart`.
  *
  *   php harness.php CONFIG.json ROLE.json
  *
- * CONFIG: { redis: {host, port, database, prefix}, connections: {name: {queue, retry_after,
- *           block_for}}, jobs: {name: {class, tries, timeout, retry_until, backoff, max_exceptions,
- *           fail_on_timeout, properties, declared?, attempts}} }   (the scenario, as the tool validated it)
- * ROLE:   { role: request|worker, name: <CLIENT SETNAME>, connections: {as CONFIG's, current at
- *           the process's start}, ...calls or worker options }
+ * CONFIG: { redis: {host, port, database, cache_database, prefix}, connections: {name: {queue,
+ *           retry_after, block_for}}, jobs: {name: {class, tries, timeout, retry_until, backoff,
+ *           max_exceptions, fail_on_timeout, properties, declared?, attempts, middleware, unique?}},
+ *           cache: {store: redis|file, connection, lock_connection, prefix, path},
+ *           limiters: {name: 'none' | Limit | [Limit]} }
+ *           (the scenario, as the tool validated it; cache with the skeleton's defaults filled in)
+ * ROLE:   { role: request|worker|artisan, name: <CLIENT SETNAME>, connections: {as CONFIG's,
+ *           current at the process's start}, ...calls, worker options or the artisan command }
  *         request calls: [{op: dispatch, job, count, delay, queue, connection, properties: [per
  *         instance], chain: [{job, queue, connection, delay}] | null, uuids | null} | {op: chain,
  *         chain, queue, connection, delay, uuids} (Bus::chain) | {op: size, queue, connection}],
@@ -41,7 +45,8 @@
  * What is not Laravel's: pcntl_alarm and hrtime are shadowed in the Illuminate\Queue namespace
  * (Worker.php calls both unqualified), so the alarm is armed in virtual time and --max-time
  * (Worker::daemon's `hrtime(true) / 1e9` start, stopIfNecessary's elapsed time) is measured on the
- * virtual clock; Worker::sleep and the job's busy time are virtual; blpop returns only when the
+ * virtual clock; microtime and time likewise in Illuminate\Redis\Limiters (DurationLimiter's
+ * ARGV, for the *WithRedis middleware); Worker::sleep and the job's busy time are virtual; blpop returns only when the
  * coordinator says so; HarnessWorker::stopIfNecessary only notes whether the loop that stopped had
  * a job (Laravel's own method decides), so the coordinator's supervisor knows a --stop-when-empty
  * exit. Everything sent to Redis is Laravel's (RedisQueue, LuaScripts, RedisJob, PhpRedisConnector),
@@ -65,11 +70,26 @@ namespace Illuminate\Queue {
     }
 }
 
+namespace Illuminate\Redis\Limiters {
+    /** DurationLimiter's microtime(true): the exact virtual instant (a float, as PHP's). */
+    function microtime(bool $asFloat = false)
+    {
+        $t = (float) \Conformance\Laravel\Harness::$instant;
+
+        return $asFloat ? $t : sprintf('%.8F %d', $t - floor($t), (int) floor($t));
+    }
+
+    /** DurationLimiter's time(): Laravel's clock, as Carbon's (the whole virtual second). */
+    function time(): int
+    {
+        return \Illuminate\Support\Carbon::now()->getTimestamp();
+    }
+}
+
 namespace Conformance\Laravel {
     require_once __DIR__.'/bootstrap.php';
 
     use Illuminate\Queue\Events\JobProcessing;
-    use Illuminate\Queue\Events\Looping;
     use Illuminate\Queue\Worker;
     use Illuminate\Queue\WorkerOptions;
     use Illuminate\Redis\Connections\PhpRedisConnection;
@@ -147,6 +167,15 @@ namespace Conformance\Laravel {
             Harness::pause(['y' => 'sleep', 's' => $seconds]);
         }
 
+        /** Laravel's own; then a new step at the same instant: the job's outcome closes its step. */
+        protected function runJob($job, $connectionName, WorkerOptions $options)
+        {
+            $result = parent::runJob($job, $connectionName, $options);
+            Harness::pause(['y' => 'step']);
+
+            return $result;
+        }
+
         /** Laravel's own, noting only whether its $job was null when it said stop. */
         protected function stopIfNecessary(WorkerOptions $options, $lastRestart, $startTime = 0, $jobsProcessed = 0, $job = null)
         {
@@ -203,6 +232,11 @@ namespace Conformance\Laravel {
         if ($job['fail_on_timeout']) {
             $props['failOnTimeout'] = 'public $failOnTimeout = true;';
         }
+        // ShouldBeUnique's $uniqueFor is a property in 8.x (a method from 9.1): declared after the options.
+        $unique = $job['unique'] ?? null;
+        if (is_array($unique) && array_key_exists('for', $unique)) {
+            $props['uniqueFor'] = 'public $uniqueFor = '.var_export($unique['for'], true).';';
+        }
         foreach ($job['properties'] as $name => $value) {
             $props[$name] = "public \${$name} = ".var_export($value, true).';';
         }
@@ -211,13 +245,105 @@ namespace Conformance\Laravel {
         }
         $retryUntil = $job['retry_until'] === null ? '' :
             'public function retryUntil() { return \Illuminate\Support\Carbon::now()->addSeconds('.(int) $job['retry_until'].'); }';
+        // ShouldBeUnique / ShouldBeUniqueUntilProcessing; uniqueId() a method (not serialized).
+        $implements = '\\Illuminate\\Contracts\\Queue\\ShouldQueue';
+        $methods = [$retryUntil, middleware_method($job['middleware'] ?? [])];
+        if ($unique !== null) {
+            $implements .= ', \\Illuminate\\Contracts\\Queue\\'
+                .(is_array($unique) && ($unique['until_processing'] ?? false) ? 'ShouldBeUniqueUntilProcessing' : 'ShouldBeUnique');
+            // uniqueId() returns the scenario's id, or {property: X}: $this->X (each instance's own).
+            if (is_array($unique) && array_key_exists('id', $unique)) {
+                $id = $unique['id'];
+                $methods[] = 'public function uniqueId() { return '
+                    .(is_array($id) ? '$this->'.$id['property'] : var_export($id, true)).'; }';
+            }
+        }
         $code = ($namespace === '' ? '' : "namespace {$namespace};\n")
-            ."class {$short} implements \\Illuminate\\Contracts\\Queue\\ShouldQueue {\n"
+            ."class {$short} implements {$implements} {\n"
             ."use \\Illuminate\\Foundation\\Bus\\Dispatchable, \\Illuminate\\Queue\\InteractsWithQueue, \\Illuminate\\Bus\\Queueable, \\Illuminate\\Queue\\SerializesModels;\n"
             ."use \\Conformance\\Laravel\\ScenarioBehaviour;\n"
-            .implode("\n", $props)."\n{$retryUntil}\n}\n";
+            .implode("\n", $props)."\n".implode("\n", array_filter($methods))."\n}\n";
         eval($code);
         Harness::$jobs[$fqcn] = $job;
+    }
+
+    /**
+     * The job's middleware(), in the scenario's order: new WithoutOverlapping($key) with
+     * ->releaseAfter() / ->dontRelease() / ->expireAfter() (Queue/Middleware/WithoutOverlapping.php).
+     * Queueable's own $middleware property stays [] (it is serialized; middleware() is not).
+     */
+    function middleware_method(array $middleware): string
+    {
+        if ($middleware === []) {
+            return '';
+        }
+
+        return 'public function middleware() { return ['.implode(', ', array_map('Conformance\\Laravel\\middleware_code', $middleware)).']; }';
+    }
+
+    /** One middleware of the scenario's as PHP code: `new X(...)` and its options. */
+    function middleware_code(array $m): string
+    {
+        $kind = array_key_first($m);
+        $o = $m[$kind];
+        $ns = '\\Illuminate\\Queue\\Middleware\\';
+        switch ($kind) {
+            case 'without_overlapping':
+                if (is_string($o)) {
+                    return "(new {$ns}WithoutOverlapping(".var_export($o, true).'))';
+                }
+                $code = "(new {$ns}WithoutOverlapping(".var_export($o['key'], true).'))';
+                $code .= $o['dont_release'] ? '->dontRelease()' : '->releaseAfter('.var_export($o['release_after'], true).')';
+
+                return $code.'->expireAfter('.var_export($o['expire_after'], true).')';
+            case 'rate_limited':
+            case 'rate_limited_with_redis':
+                $class = $kind === 'rate_limited' ? 'RateLimited' : 'RateLimitedWithRedis';
+                $limiter = is_string($o) ? $o : $o['limiter'];
+                $code = "(new {$ns}{$class}(".var_export($limiter, true).'))';
+
+                return is_array($o) && $o['dont_release'] ? $code.'->dontRelease()' : $code;
+            case 'throttles_exceptions':
+            case 'throttles_exceptions_with_redis':
+                $class = $kind === 'throttles_exceptions' ? 'ThrottlesExceptions' : 'ThrottlesExceptionsWithRedis';
+                $code = "(new {$ns}{$class}(".var_export($o['max_attempts'], true).', '.var_export($o['decay_minutes'], true).'))';
+                $code .= '->backoff('.var_export($o['backoff'], true).')';
+                if (isset($o['by'])) {
+                    $code .= '->by('.var_export($o['by'], true).')';
+                }
+
+                return $o['by_job'] ? $code.'->byJob()' : $code;
+        }
+        throw new \InvalidArgumentException("unknown middleware {$kind}");
+    }
+
+    /**
+     * RateLimiter::for($name, fn ($job) => ...) as an app's service provider declares it: Limit::none(),
+     * a Limit (perMinute/perHour/perDay, or new Limit('', N, $decayMinutes)) with ->by($key), or a list.
+     */
+    function define_limiters(\Illuminate\Cache\RateLimiter $limiter, array $limiters): void
+    {
+        foreach ($limiters as $name => $definition) {
+            $limiter->for($name, function ($job) use ($definition) {
+                if ($definition === 'none') {
+                    return \Illuminate\Cache\RateLimiting\Limit::none();
+                }
+                $limits = array_map('Conformance\\Laravel\\make_limit', array_is_list($definition) ? $definition : [$definition]);
+
+                return array_is_list($definition) ? $limits : $limits[0];
+            });
+        }
+    }
+
+    function make_limit(array $l): \Illuminate\Cache\RateLimiting\Limit
+    {
+        $Limit = \Illuminate\Cache\RateLimiting\Limit::class;
+        $limit = isset($l['per_minute']) ? $Limit::perMinute($l['per_minute'])
+            : (isset($l['per_hour']) ? $Limit::perHour($l['per_hour'])
+            : (isset($l['per_day']) ? $Limit::perDay($l['per_day'])
+            : new $Limit('', $l['max_attempts'], $l['decay_minutes'] ?? 1)));
+
+        return isset($l['by']) ? $limit->by($l['by']) : $limit;
     }
 
     /**
@@ -321,13 +447,32 @@ namespace Conformance\Laravel {
     }
     $app['config']->set('queue.connections', $queueConnections);
     $app['config']->set('queue.default', array_key_first($queueConnections));
+    // config/database.php's `cache` connection (the skeleton's: REDIS_CACHE_DB), beside `default`.
+    $app['config']->set('database.redis.cache', ['database' => (string) $config['redis']['cache_database']]
+        + $app['config']->get('database.redis.default'));
     // PhpRedisConnector::createClient sends CLIENT SETNAME for a configured name: how the
-    // coordinator finds this process's connection (the line is dropped from the trace).
+    // coordinator finds this process's connections, both of them this actor's (the line is
+    // dropped from the trace).
     $app['config']->set('database.redis.default.name', $role['name']);
-    // CACHE_DRIVER=file, shared by the run's processes (the Worker counts maxExceptions there).
-    $app->instance('cache.store', new \Illuminate\Cache\Repository(
-        new \Illuminate\Cache\FileStore(new \Illuminate\Filesystem\Filesystem, $config['cache'])
-    ));
+    $app['config']->set('database.redis.cache.name', $role['name']);
+    // config/cache.php: the scenario's store (CACHE_DRIVER=file, the skeleton's, unless it says
+    // redis), shared by the run's processes either way; the store built by Laravel's own
+    // CacheServiceProvider (CacheManager::createRedisDriver / createFileDriver).
+    $cache = $config['cache'];
+    $app['config']->set('cache', [
+        'default' => $cache['store'],
+        'stores' => [
+            'file' => ['driver' => 'file', 'path' => $cache['path']],
+            'redis' => ['driver' => 'redis', 'connection' => $cache['connection'], 'lock_connection' => $cache['lock_connection']],
+        ],
+        'prefix' => $cache['prefix'],
+    ]);
+    $app->singleton('files', \Illuminate\Filesystem\Filesystem::class);
+    (new \Illuminate\Cache\CacheServiceProvider($app))->register();
+    // The application's aliases (Application::registerCoreContainerAliases) the *WithRedis
+    // middleware resolve the RedisManager by.
+    $app->alias('redis', \Illuminate\Contracts\Redis\Factory::class);
+    define_limiters($app->make(\Illuminate\Cache\RateLimiter::class), $config['limiters'] ?? []);
     $app['redis']->extend('phpredis', function () {
         return new HarnessConnector;
     });
@@ -399,23 +544,28 @@ namespace Conformance\Laravel {
                 }
             ))->setName('default')->setCache($app['cache.store']);
             // The coordinator's steps: a pop is one, the job's processing another (JobProcessing
-            // fires before markJobAsFailedIfAlreadyExceedsMaxAttempts), the next poll a third.
-            $afterJob = false;
-            $app['events']->listen(JobProcessing::class, function () use (&$afterJob) {
-                $afterJob = true;
+            // fires before markJobAsFailedIfAlreadyExceedsMaxAttempts), what follows runJob (the
+            // rest, stopIfNecessary's restart check, the next poll) a third: HarnessWorker::runJob.
+            $app['events']->listen(JobProcessing::class, function () {
                 Harness::pause(['y' => 'step', 'job' => true]);
-            });
-            $app['events']->listen(Looping::class, function () use (&$afterJob) {
-                if ($afterJob) {
-                    $afterJob = false;
-                    Harness::pause(['y' => 'step']);
-                }
             });
             if ($role['once']) {
                 $worker->runNextJob($role['connection'], $role['queue'], $options);
             } else {
                 $worker->daemon($role['connection'], $role['queue'], $options);
             }
+            break;
+
+        case 'artisan':
+            // php artisan queue:restart: Laravel's RestartCommand, as the console kernel runs it
+            // (Command::run → handle()), with the app's cache store; its output goes nowhere.
+            if ($role['command'] !== 'queue:restart') {
+                fwrite(STDERR, "unknown artisan command {$role['command']}\n");
+                exit(2);
+            }
+            $command = new \Illuminate\Queue\Console\RestartCommand($app['cache.store']);
+            $command->setLaravel($app);
+            $command->run(new \Symfony\Component\Console\Input\ArrayInput([]), new \Symfony\Component\Console\Output\NullOutput);
             break;
 
         default:

@@ -73,11 +73,15 @@ export interface RealRunOptions {
   redis: RedisTarget;
 }
 
-/** Connection names → actors, learned from CLIENT LIST while each PHP process is alive. */
+/**
+ * Connection names → actors, learned from CLIENT LIST while each PHP process is alive. A process
+ * gives every Redis connection it opens (the queue's `default`, the cache store's `cache`) the
+ * same name: all of them are its actor's.
+ */
 export class AddressBook implements ActorDirectory {
   private readonly byAddr = new Map<string, ConnectionOwner>();
-  /** Connection name → CLIENT ID, once found. */
-  private readonly ids = new Map<string, string>();
+  /** Connection name → the CLIENT IDs found with it, in the order found. */
+  private readonly ids = new Map<string, string[]>();
   readonly unknown = new Set<string>();
 
   constructor(
@@ -85,21 +89,25 @@ export class AddressBook implements ActorDirectory {
     readonly runId: string,
   ) {}
 
-  /** Finds a connection in CLIENT LIST once (a process not yet connected is tried again later). */
+  /**
+   * Finds the process's connections in CLIENT LIST: each new one is learned (a process opens its
+   * cache connection when it first uses the cache; one not yet connected is found later).
+   */
   async learn(name: string): Promise<void> {
-    if (this.ids.has(name)) return;
     const owner = ownerOfConnectionName(name, this.runId);
     if (owner === undefined) throw new Error(`${name} is not a connection name of this run`);
-    const entry = parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST']))).find(
-      (c) => c.name === name,
-    );
-    if (!entry?.addr || !entry.id) return;
-    this.byAddr.set(entry.addr, owner);
-    this.ids.set(name, entry.id);
+    const known = this.ids.get(name) ?? [];
+    for (const entry of parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST'])))) {
+      if (entry.name !== name || !entry.addr || !entry.id || known.includes(entry.id)) continue;
+      this.byAddr.set(entry.addr, owner);
+      known.push(entry.id);
+    }
+    this.ids.set(name, known);
   }
 
-  idOf(name: string): string | undefined {
-    return this.ids.get(name);
+  /** The CLIENT IDs of the process's connections (a BLPOP is on one of them). */
+  idsOf(name: string): readonly string[] {
+    return this.ids.get(name) ?? [];
   }
 
   ownerOf(addr: string): ConnectionOwner | undefined {
@@ -124,12 +132,14 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
   writeFileSync(
     configFile,
     JSON.stringify({
-      redis: { host, port, database: spec.redis.database, prefix },
+      redis: { host, port, database: spec.redis.database, cache_database: spec.redis.cache_database, prefix },
       connections: spec.connections,
       jobs: spec.jobs,
-      // The 8.x skeleton's CACHE_DRIVER=file: one store for every worker process, as the model's
-      // shared cache (maxExceptions counts, queue:restart) and a real server's would be.
-      cache: join(dir, 'cache'),
+      // RateLimiter::for's definitions, as the app's service provider declares them.
+      limiters: spec.limiters,
+      // config/cache.php: the scenario's, over the 8.x skeleton's. Its file store (CACHE_DRIVER=file,
+      // the default) is one directory for every process, as the model's shared file cache is.
+      cache: { ...realCacheConfig(spec), path: join(dir, 'cache') },
       // Laravel's queue events (bootstrap.php's listeners) and each handle(), one JSON line each.
       log: eventsFile,
     }),
@@ -182,6 +192,8 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
     // at the same second leave a ZSET in member order, and members start with the uuid. Job ids
     // (Str::random, no seam in 8.x) stay Laravel's own; the normaliser names both sides' ids in order.
     const random = seededRandom(spec.seed);
+    // What the last `php artisan queue:restart` wrote: RestartCommand's currentTime(), Laravel's clock.
+    let restartSignal: string | null = null;
     const uuid = () => nextJobIdentity(random).uuid;
     const workers = spec.workers.map(
       (w) =>
@@ -193,6 +205,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
           book,
           observer,
           uuid,
+          restartSignal: () => restartSignal,
         }),
     );
     const byName = new Map(workers.map((w) => [w.spec.name, w]));
@@ -234,6 +247,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
         const y = await nextYield(php, name);
         if (y.y !== 'done')
           throw new Error(`real Laravel php artisan ${command} ended unexpectedly: ${describeExit(y)}`);
+        restartSignal = String(ctx.time());
         ctx.describe({ kind: 'artisan', title: `php artisan ${command}` });
         await php.close();
       },
@@ -260,6 +274,27 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
     rmSync(dir, { recursive: true, force: true });
   }
   return run;
+}
+
+/**
+ * config/cache.php as the harness sets it: the scenario's `cache` over the compared profile's
+ * skeleton (laravel/laravel v8.5.6+: connection `cache`, lock_connection `default`, prefix
+ * `laravel_cache`). The prefix is cache.prefix as written: RedisStore adds its ':'.
+ */
+export function realCacheConfig(spec: ScenarioSpec): {
+  store: 'redis' | 'file';
+  connection: 'default' | 'cache';
+  lock_connection: 'default' | 'cache' | null;
+  prefix: string;
+} {
+  const skeleton = getProfile(CONFORMANCE_PROFILE).cache;
+  const c = spec.cache;
+  return {
+    store: c?.store ?? 'file',
+    connection: c?.connection ?? skeleton.connection,
+    lock_connection: c?.lock_connection === undefined ? skeleton.lockConnection : c.lock_connection,
+    prefix: c?.prefix ?? skeleton.prefix,
+  };
 }
 
 /** failed_jobs records and handle() counts from the harness's event log (absent: none). */

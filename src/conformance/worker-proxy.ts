@@ -26,6 +26,8 @@ export interface WorkerEnv {
   observer: Client;
   /** The next uuid of the model's stream (a chain's next job, pushed by this worker). */
   uuid(): string;
+  /** The restart signal `php artisan queue:restart` last wrote (null: never): the model's restartSignal. */
+  restartSignal(): string | null;
 }
 
 /**
@@ -57,6 +59,11 @@ export class WorkerProxy {
   private jobsProcessed = 0;
   /** The block_for the running process read at its start (its BLPOP's timeout). */
   private blockFor = 0;
+  /**
+   * The restart signal the running daemon read when it started (Worker::daemon's $lastRestart;
+   * undefined: no daemon running, or --once, which never reads it), as the model's.
+   */
+  private lastRestart: string | null | undefined = undefined;
 
   constructor(
     /** The program's options; a restart with other options replaces them. */
@@ -81,6 +88,7 @@ export class WorkerProxy {
     await php.killAndWait();
     await this.supervisor.abandon();
     this.php = null;
+    this.lastRestart = undefined;
     this.handling = false;
     ctx.describe({ kind: 'kill', title: `SIGKILL to ${this.spec.name} (from outside)` });
     return true;
@@ -119,10 +127,18 @@ export class WorkerProxy {
     return this.handling;
   }
 
-  /** The model's rule (WorkerModel.stopsByItself): --stop-when-empty, or --max-jobs reached. */
+  /** The model's rule (WorkerModel.stopsByItself): --stop-when-empty, --max-jobs reached, or a new restart signal. */
   stopsByItself(): boolean {
     const maxJobs = this.spec.max_jobs ?? 0;
-    return !this.spec.once && (this.spec.stop_when_empty === true || (maxJobs > 0 && this.jobsProcessed >= maxJobs));
+    return (
+      !this.spec.once &&
+      (this.spec.stop_when_empty === true || (maxJobs > 0 && this.jobsProcessed >= maxJobs) || this.restartChanged())
+    );
+  }
+
+  /** Worker::queueShouldRestart: the signal differs from the one the daemon read at its start. */
+  private restartChanged(): boolean {
+    return this.lastRestart !== undefined && this.lastRestart !== this.env.restartSignal();
   }
 
   /** As the model's supervisor: a new process after a kill, and after a --max-jobs/--max-time exit (restartsAfterExit). */
@@ -138,6 +154,8 @@ export class WorkerProxy {
   private reasonForExit(idle: boolean | null | undefined): ExitReason {
     if (this.shouldQuit) return 'SIGTERM';
     if (this.spec.once) return '--once';
+    // stopIfNecessary's order: $shouldQuit, memory, queueShouldRestart, --stop-when-empty...
+    if (this.restartChanged()) return 'queue:restart';
     if (this.spec.stop_when_empty && idle === true) return '--stop-when-empty';
     return this.spec.max_jobs && this.jobsProcessed >= this.spec.max_jobs ? '--max-jobs' : '--max-time';
   }
@@ -167,6 +185,8 @@ export class WorkerProxy {
     const { php } = started;
     this.php = php;
     this.jobsProcessed = 0;
+    // Worker::daemon reads the signal before its loop, in the step the process starts with.
+    this.lastRestart = this.spec.once ? undefined : this.env.restartSignal();
     let answer: Answer = clockAnswer(ctx);
     for (;;) {
       if (this.termPending) {
@@ -182,6 +202,7 @@ export class WorkerProxy {
           if (y.signal === 'SIGKILL') {
             ctx.describe({ kind: 'kill', title: `${name} is killed (Worker::kill)` });
             this.php = null;
+            this.lastRestart = undefined;
             return { killed: true };
           }
           throw new Error(`real Laravel ${name} exited unexpectedly: ${describeExit(y)}`);
@@ -190,6 +211,7 @@ export class WorkerProxy {
           ctx.describe({ kind: 'stop', title: `${name} exits` });
           await php.close();
           this.php = null;
+          this.lastRestart = undefined;
           return { killed: false, reason };
         }
         case 'step':
@@ -258,13 +280,14 @@ export class WorkerProxy {
    */
   private async blockingPop(ctx: ActorContext, php: PhpActor, name: string, alarm: number | null): Promise<Answer> {
     const blockFor = this.blockFor;
-    const id = await this.connectionId(name);
     let settled = false;
     const unblocked = this.env.nextYield(php, name).then((y) => {
       settled = true;
       return y;
     });
-    for (let i = 0; !settled && !(await isBlocked(this.env.observer, id)); i++) {
+    // The process's connection the server holds in BLPOP (the queue's, not its cache's).
+    let id: string | null = null;
+    for (let i = 0; !settled && (id = await this.blockedConnection(name)) === null; i++) {
       if (i > 5000) throw new Error(`real Laravel ${this.spec.name}: BLPOP did not reach the server`);
       await new Promise((r) => setImmediate(r));
     }
@@ -276,9 +299,9 @@ export class WorkerProxy {
         label: `BLPOP (${this.spec.name})`,
         expiresInRealTime: blockFor > 0,
         result: unblocked,
-        stillBlocked: async () => !settled && (await isBlocked(this.env.observer, id)),
+        stillBlocked: async () => !settled && id !== null && (await isBlocked(this.env.observer, id)),
         cancel: async () => {
-          if (!settled) await this.env.observer.sendCommand(['CLIENT', 'UNBLOCK', id, 'TIMEOUT']);
+          if (!settled && id !== null) await this.env.observer.sendCommand(['CLIENT', 'UNBLOCK', id, 'TIMEOUT']);
         },
       };
       await ctx.block(op, limit);
@@ -291,11 +314,13 @@ export class WorkerProxy {
     return answer;
   }
 
-  private async connectionId(name: string): Promise<string> {
+  /** The CLIENT ID of the process's connection blocked in BLPOP now, or null (none yet). */
+  private async blockedConnection(name: string): Promise<string | null> {
     await this.env.book.learn(name);
-    const id = this.env.book.idOf(name);
-    if (!id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
-    return id;
+    const ids = this.env.book.idsOf(name);
+    if (ids.length === 0) throw new Error(`could not find connection ${name} in CLIENT LIST`);
+    for (const id of ids) if (await isBlocked(this.env.observer, id)) return id;
+    return null;
   }
 }
 

@@ -4,6 +4,9 @@
 //   retryUntil and createdAt) → T+N / T-N relative to the trace's start;
 // - job ids (a payload's 32-character Str::random `id`) → ID1, ID2... and uuids → UUID1... in order
 //   of first appearance, inside serialize() output too (its s:N lengths rewritten);
+// - cache lock owners (Str::random(), 16 characters, a new one per lock object) → OWNER1... in order
+//   of first appearance, where a lock command carries one: `SET <lock> <owner> EX n NX`,
+//   `SETNX <lock> <owner>` (RedisLock::acquire) and the releaseLock script's ARGV[1] (RedisLock::release);
 // - the key prefix (laravel_database_) stripped from whole-key arguments;
 // - JSON re-encoded by the server's cjson (payloads in [lua] commands, and the same bytes when a
 //   client sends them back, e.g. the ZREM of a reserved copy) written with sorted keys; every
@@ -17,6 +20,7 @@ import type { TraceLike, TraceLikeCommand } from './trace-like.ts';
 import type { DatabaseUse } from '../scenarios/timeline.ts';
 import type { DbOptions } from './database.ts';
 import { dbRule } from './database.ts';
+import { releaseLock } from '../sim/cache-scripts.ts';
 
 export interface NormalisedCommand {
   source: 'client' | 'lua';
@@ -91,8 +95,10 @@ function normaliseCommand(
   reencoded: Set<string>,
   prefix: string,
 ): NormalisedCommand {
+  const owner = ownerIndex(c);
   const args = c.args.map((arg, i) => {
     if (i === 0) return arg;
+    if (i === owner) return r.owner(arg);
     if (prefix !== '' && arg.startsWith(prefix) && arg.length > prefix.length) arg = arg.slice(prefix.length);
     const json = parseJsonContainer(arg);
     if (json === undefined) return normaliseString(arg, r);
@@ -106,4 +112,19 @@ function normaliseCommand(
   const out: NormalisedCommand = { source: c.source, db: c.db, args };
   if (c.script !== undefined) out.script = c.script;
   return out;
+}
+
+/** Str::random()'s output: 16 characters of [A-Za-z0-9] (Illuminate\Cache\Lock's owner). */
+const OWNER = /^[A-Za-z0-9]{16}$/;
+
+/** Where a client's lock command carries the lock's owner (-1: none). */
+function ownerIndex(c: TraceLikeCommand): number {
+  if (c.source !== 'client') return -1;
+  const name = c.args[0]?.toUpperCase();
+  let at = -1;
+  // RedisLock::acquire: SET <lock> <owner> EX n NX (a TTL), SETNX <lock> <owner> (none).
+  if (name === 'SETNX' || (name === 'SET' && c.args.some((a, i) => i > 2 && a.toUpperCase() === 'NX'))) at = 2;
+  // RedisLock::release: EVAL <releaseLock> 1 <lock> <owner>.
+  else if (name === 'EVAL' && c.args[1] === releaseLock.source && c.args[2] === '1') at = 4;
+  return at >= 0 && OWNER.test(c.args[at] ?? '') ? at : -1;
 }

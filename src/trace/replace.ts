@@ -1,5 +1,6 @@
 // The replacements the normaliser makes inside one string: unix times → T+N, job ids → ID1...,
-// uuids → UUID1..., numbered in order of first appearance. Inside PHP serialize() output a
+// uuids → UUID1..., numbered in order of first appearance (and lock owners → OWNER1..., which
+// the normaliser names by their place in a lock command, not inside strings). Inside PHP serialize() output a
 // replacement changes a string's byte length, so every enclosing `s:N:"..."` gets its N rewritten
 // (nested ones included) and the serialized text stays valid. Replacements are computed as edits
 // over ASCII-only spans (ids, uuids, digits), so the same edits can be applied to a JSON literal's
@@ -19,6 +20,7 @@ export const TIME_WINDOW = 10_000_000;
 export class Replacements {
   readonly ids = new Map<string, string>();
   readonly uuids = new Map<string, string>();
+  readonly owners = new Map<string, string>();
   /** Strings that are job ids (the `id` of a payload); only these 32-character tokens are replaced. */
   readonly knownIds = new Set<string>();
 
@@ -33,6 +35,13 @@ export class Replacements {
   uuid(raw: string): string {
     let name = this.uuids.get(raw.toLowerCase());
     if (name === undefined) this.uuids.set(raw.toLowerCase(), (name = `UUID${this.uuids.size + 1}`));
+    return name;
+  }
+
+  /** A cache lock's owner (Str::random(), drawn per lock object): OWNER1, OWNER2... */
+  owner(raw: string): string {
+    let name = this.owners.get(raw);
+    if (name === undefined) this.owners.set(raw, (name = `OWNER${this.owners.size + 1}`));
     return name;
   }
 

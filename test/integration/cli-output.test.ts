@@ -69,7 +69,7 @@ describe('lqsim run (text)', () => {
 });
 
 describe('lqsim list', () => {
-  it('lists the fifteen documented scenarios', async () => {
+  it('lists the eighteen documented scenarios', async () => {
     const { stdout } = await lqsim(['list']);
     const names = stdout
       .trim()
@@ -87,10 +87,13 @@ describe('lqsim list', () => {
       'killed-mid-job',
       'migrate-chunking',
       'priority-queues',
+      'queue-restart-deploy',
       'reserve',
       'retry-after-vs-timeout',
       'success',
       'timeout-max-attempts',
+      'unique-job-dropped',
+      'without-overlapping-attempts',
     ]);
   });
 });

@@ -83,3 +83,33 @@ function refused(command: string, key: string, error: string): RedisRefusedError
     `this server's user may not run ${command.toUpperCase()} on ${key}, which the run sends (${error.replace(/\s+script: \S+, on @user_script:\d+\.?$/, '')}); nothing was written`,
   );
 }
+
+/**
+ * The cache store's keys in one db (`select` inside the script: the observer stays where it is):
+ * each tried as a string (a lock, a counter: SET, GET, SETNX, SETEX, INCRBY, DEL) and as a hash
+ * (DurationLimiter's window: HMSET, HGET, HINCRBY, EXPIRE, EXISTS), and left deleted.
+ * ARGV: db, a throwaway value, the keys. Returns {} or {command, key, error}.
+ */
+const PROBE_CACHE = `redis.call('select', ARGV[1])
+local v = ARGV[2]
+local steps = {{'del'}, {'set', v}, {'get'}, {'mget'}, {'del'}, {'setnx', v}, {'setex', 1, '0'}, {'incrby', 1}, {'del'},
+  {'hmset', 'start', '1'}, {'hget', 'start'}, {'hincrby', 'count', 1}, {'expire', 1}, {'exists'}, {'del'}}
+for i = 3, #ARGV do
+  local key = ARGV[i]
+  for _, s in ipairs(steps) do
+    local r = redis.pcall(s[1], key, unpack(s, 2))
+    if type(r) == 'table' and r.err then
+      redis.pcall('del', key)
+      return {s[1], key, r.err}
+    end
+  end
+end
+return {}`;
+
+/** Tries the cache store's keys of one db (`db`: the one the run uses); throws RedisRefusedError naming what is refused. */
+export async function probeCacheKeys(observer: Sender, db: number, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  const reply = await observer.sendCommand(['EVAL', PROBE_CACHE, '0', String(db), 'lqsim:permission-probe', ...keys]);
+  const r = (Array.isArray(reply) ? reply : []).map(String);
+  if (r.length > 0) throw refused(r[0]!, r[1]!, r[2]!);
+}

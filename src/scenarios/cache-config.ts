@@ -3,6 +3,8 @@
 // declares beyond its options (middleware(), ShouldBeUnique), in the model's terms.
 import type { CacheConfig } from '../sim/cache.ts';
 import type { JobClassRules, JobMiddlewareSpec, LimitSpec, UniqueSpec } from '../sim/job-middleware.ts';
+import { overlapLockName, rateLimiterKey, THROTTLE_PREFIX, throttleKeyOf } from '../sim/job-middleware.ts';
+import type { RunDb } from './run-resources.ts';
 import type { LaravelProfile } from '../sim/profiles/types.ts';
 import type { JobClassSpec, ScenarioSpec } from './schema.ts';
 
@@ -124,4 +126,82 @@ export function jobRules(
     unique: unique === null || uniqueId === undefined ? unique : { ...unique, id: uniqueId },
     limiters,
   };
+}
+
+/** The keys a run with this cache may create in one Redis connection's db, and the beginnings of those it names as it goes. */
+interface DbKeys {
+  keys: Set<string>;
+  prefixes: Set<string>;
+}
+
+/**
+ * The dbs a run writes to, the queue's first, each with the keys its cache store, locks and
+ * limiters may create there (what a run on someone else's server marks as its own and deletes at
+ * the end): config/database.php's `default` (the queue's, and DurationLimiter's) and, when the
+ * store or its locks use it, `cache`. Keys known from the scenario are listed; those named as the
+ * run goes (job-exceptions:<uuid>, a unique job's id read from a property, byJob's uuid) by their
+ * narrow beginnings.
+ */
+export function runDbs(
+  spec: ScenarioSpec,
+  profile: LaravelProfile,
+  connectionPrefix: string,
+  queueKeys: readonly string[],
+): RunDb[] {
+  const queueDb = { db: spec.redis.database, keys: [...queueKeys] };
+  if (!usesRedisCache(spec)) return [queueDb];
+  const config = cacheConfig(spec, profile, connectionPrefix);
+  const on: Record<'default' | 'cache', DbKeys> = {
+    default: { keys: new Set(), prefixes: new Set() },
+    cache: { keys: new Set(), prefixes: new Set() },
+  };
+  const store = on[config.connection];
+  const locks = on[config.lockConnection];
+  const inCache = (name: string) => `${config.connectionPrefix}${config.storePrefix}${name}`;
+  store.keys.add(inCache('illuminate:queue:restart'));
+  store.prefixes.add(inCache('job-exceptions:'));
+  const limiters = limitersOf(spec);
+  for (const job of Object.values(spec.jobs)) {
+    const unique = uniqueOf(job);
+    if (unique !== null) {
+      if (typeof unique.id === 'string') locks.keys.add(inCache(profile.cache.uniqueKey(job.class, unique.id)));
+      else locks.prefixes.add(inCache(profile.cache.uniqueKey(job.class, '')));
+    }
+    for (const m of middlewareOf(job)) {
+      if (m.kind === 'without_overlapping') locks.keys.add(inCache(overlapLockName(job.class, m.key)));
+      else if (m.kind === 'rate_limited') {
+        const limits = limiters[m.limiter];
+        for (const l of limits === undefined || limits === 'none' ? [] : limits) {
+          const key = rateLimiterKey(m.limiter, l.key);
+          if (m.redis) on.default.keys.add(`${config.connectionPrefix}${key}`);
+          else store.keys.add(inCache(key)).add(inCache(`${key}:timer`));
+        }
+      } else {
+        const key = throttleKeyOf(m, job.class, null);
+        const target = m.redis ? on.default : store;
+        const full = (k: string) => (m.redis ? `${config.connectionPrefix}${k}` : inCache(k));
+        if (key === null) target.prefixes.add(full(THROTTLE_PREFIX));
+        else if (m.redis) target.keys.add(full(key));
+        else target.keys.add(full(key)).add(full(`${key}:timer`));
+      }
+    }
+  }
+  const cacheDb = spec.redis.cache_database;
+  const usesCache = on.cache.keys.size > 0 || on.cache.prefixes.size > 0;
+  const dbs: RunDb[] = [
+    { db: spec.redis.database, keys: [...queueKeys, ...on.default.keys], prefixes: [...on.default.prefixes] },
+  ];
+  if (!usesCache) return dbs;
+  if (cacheDb === spec.redis.database) {
+    dbs[0] = {
+      ...dbs[0]!,
+      keys: [...dbs[0]!.keys!, ...on.cache.keys],
+      prefixes: [...dbs[0]!.prefixes!, ...on.cache.prefixes],
+    };
+    return dbs;
+  }
+  return [
+    ...dbs,
+    { db: cacheDb, keys: [...on.cache.keys], prefixes: [...on.cache.prefixes], field: 'redis.cache_database' },
+  ];
 }

@@ -13,7 +13,7 @@ import { clientsAt } from '../redis/claim-clients.ts';
 import type { MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
-import { probePermissions } from '../redis/permission-probe.ts';
+import { probeCacheKeys, probePermissions } from '../redis/permission-probe.ts';
 import { preflight } from '../redis/preflight.ts';
 import type { Expiry } from '../redis/virtual-expiry.ts';
 import { VirtualExpiry } from '../redis/virtual-expiry.ts';
@@ -26,7 +26,6 @@ import { ForeignUseError, ForeignWatch } from './foreign-watch.ts';
 import type { ProbePlan } from '../redis/permission-probe.ts';
 import { plannedKeys } from './probe-plan.ts';
 import type { ScenarioSpec } from './schema.ts';
-import { usesRedisCache } from './cache-config.ts';
 import type { Timeline } from './timeline.ts';
 
 /** A Redis server to run on (runner.ts' RunOptions.redis). */
@@ -131,10 +130,6 @@ export class RunResources {
     const { spec, profile, timeline } = o;
     const { hub } = this;
     const client = spec.redis.client ?? profile.defaultClient;
-    if (!this.redis.owned && usesRedisCache(spec))
-      throw new RedisRefusedError(
-        `this scenario keeps its cache on Redis (cache.store: redis), whose keys a run on a shared server (REDIS_URL) cannot claim yet: run it on a server of its own (unset REDIS_URL)`,
-      );
     await hub.start();
     // Refuse a server that cannot give a faithful trace before touching any key.
     await preflight(hub.observer);
@@ -180,6 +175,7 @@ export class RunResources {
       timeline.database = others.length === 0 ? queue! : { ...queue!, others };
       // Before the first write: a user who may not run what the run sends is refused now.
       await probePermissions(hub.observer, this.plan);
+      await this.probeCacheKeys();
       await this.keepTtls(spec.start, timeline)?.probe();
       this.probed = true;
     }
@@ -195,6 +191,21 @@ export class RunResources {
     // What MONITOR saw before the claim's barrier (another run ending in the db, say) is no
     // step's, and what came after it is only watched: the first step's lines start here.
     if (this.claim !== null) this.watchLines(await capture.barrier(hub.observer));
+  }
+
+  /**
+   * The cache store's keys (beyond the queue's) in each db the run holds, tried before its first
+   * write; a key it names as it goes by one that begins as it will.
+   */
+  private async probeCacheKeys(): Promise<void> {
+    const queueKeys = new Set(plannedKeys(this.plan));
+    for (const [i, d] of this.dbs.entries()) {
+      const keys = [
+        ...(d.keys ?? []).filter((k) => !(i === 0 && queueKeys.has(k))),
+        ...(d.prefixes ?? []).map((p) => `${p}lqsim-permission-probe`),
+      ];
+      await probeCacheKeys(this.hub.observer, this.usedDb(d.db), keys);
+    }
   }
 
   /** The TTL service on the run's dbs, made once (with `virtualTtl`; null without). */

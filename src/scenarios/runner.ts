@@ -2,6 +2,8 @@
 // worker processes with their own connections), plays them on the virtual clock against a real
 // Redis, and after every step collects that step's MONITOR lines and a snapshot of the queues.
 // It produces a Timeline and formats nothing.
+import { runDbs } from './cache-config.ts';
+import { plannedKeys } from './probe-plan.ts';
 import { snapshotCache } from './cache-snapshot.ts';
 import { CACHE_SCRIPTS } from '../sim/cache-scripts.ts';
 import { readFile } from 'node:fs/promises';
@@ -128,7 +130,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const plan = probePlan(spec, profile, queues);
   // A server the tool started is flushed by each run: a second run at once on it is refused here.
   // A cache store on Redis sets TTLs that must run out in virtual time (virtual-expiry.ts).
-  const held = new RunResources(opts.redis, plan, spec.redis.database, {
+  const held = new RunResources(opts.redis, plan, runDbs(spec, profile, prefix, plannedKeys(plan)), {
     virtualTtl: opts.virtualTtl === true || usesRedisCache(spec),
   });
   const { hub } = held;

@@ -80,6 +80,21 @@ export function overlapLockName(className: string, key: string): string {
 
 const md5 = (s: string): string => createHash('md5').update(s, 'utf8').digest('hex');
 
+/** RateLimited's key for a limit: md5($limiterName.$limit->key). */
+export function rateLimiterKey(limiter: string, by: string): string {
+  return md5(`${limiter}${by}`);
+}
+
+/** ThrottlesExceptions' key prefix (8.x). */
+export const THROTTLE_PREFIX = 'laravel_throttles_exceptions:';
+
+/** ThrottlesExceptions::getKey: by(), byJob() (the uuid; null when not known yet), else md5 of the class. */
+export function throttleKeyOf(spec: ThrottlesExceptionsSpec, className: string, uuid: string | null): string | null {
+  if (spec.key) return THROTTLE_PREFIX + spec.key;
+  if (spec.byJob) return uuid === null ? null : THROTTLE_PREFIX + uuid;
+  return THROTTLE_PREFIX + md5(className);
+}
+
 /** What a middleware works with, in the worker process running the job. */
 export interface MiddlewareEnv {
   cache: Cache;
@@ -238,7 +253,7 @@ function rateLimited(spec: RateLimitedSpec, env: MiddlewareEnv): RunningMiddlewa
       if (limits === 'none') return null;
       const limiter = new RateLimiter(env.cache, env.time);
       for (const limit of limits) {
-        const key = md5(`${spec.limiter}${limit.key}`);
+        const key = rateLimiterKey(spec.limiter, limit.key);
         if (await limiter.tooManyAttempts(key, limit.maxAttempts)) {
           env.trail('RateLimited::handle → RateLimiter::tooManyAttempts');
           const delay = spec.release ? (await limiter.availableIn(key)) + 3 : null;
@@ -304,7 +319,7 @@ function rateLimitedWithRedis(spec: RateLimitedSpec, env: MiddlewareEnv): Runnin
       const limits = limitsOf(spec, env);
       if (limits === 'none') return null;
       for (const limit of limits) {
-        const key = md5(`${spec.limiter}${limit.key}`);
+        const key = rateLimiterKey(spec.limiter, limit.key);
         const limiter = new DurationLimiter(env, key, limit.maxAttempts, limit.decayMinutes * 60);
         if (!(await limiter.acquire())) {
           env.trail('RateLimitedWithRedis::handle → DurationLimiter::acquire');
@@ -325,12 +340,8 @@ function rateLimitedWithRedis(spec: RateLimitedSpec, env: MiddlewareEnv): Runnin
   };
 }
 
-/** ThrottlesExceptions::getKey: by(), byJob() (the uuid), else md5 of the class. */
 function throttleKey(spec: ThrottlesExceptionsSpec, env: MiddlewareEnv): string {
-  const prefix = 'laravel_throttles_exceptions:';
-  if (spec.key) return prefix + spec.key;
-  if (spec.byJob) return prefix + (env.uuid ?? '');
-  return prefix + md5(env.rules.className);
+  return throttleKeyOf(spec, env.rules.className, env.uuid ?? '')!;
 }
 
 /** ThrottlesExceptions::handle on the cache's RateLimiter: a circuit breaker over handle()'s exceptions. */

@@ -12,7 +12,7 @@ import { PROFILE_NAMES, PROFILES, scriptsOf } from '../sim/profiles/index.ts';
 import { commandName } from '../sim/command-name.ts';
 import { ownCopy } from '../redis/own-string.ts';
 import type { CacheCommand } from './cache-store.ts';
-import { recogniseCacheCommand } from './cache-store.ts';
+import { parseCacheKey, recogniseCacheCommand } from './cache-store.ts';
 
 /** One of Laravel's scripts, and every profile that sends exactly this text. */
 export interface KnownScript {
@@ -205,7 +205,9 @@ export function recogniseCommand(
   if (client === 'lua') {
     // Inside one of the scripts: its EVAL line says which operation it is.
     const key = args[1] === undefined ? undefined : parseQueueKey(args[1]);
-    return key === undefined ? undefined : shared('script', key);
+    if (key !== undefined) return shared('script', key);
+    // A cache store's script (a lock's release, the limiters'): its line on a cache key.
+    return args[1] !== undefined && parseCacheKey(args[1]) !== undefined ? CACHE_SCRIPT : undefined;
   }
   if (name === 'SELECT' && argc === 2) return SELECT;
   if (name === 'EVAL') {
@@ -234,6 +236,7 @@ function cacheOf(args: readonly string[], argc: number): Recognised | undefined 
 // gives each key's once) and operation, or script for an EVAL, not one per line; a script's
 // commands alone are half a capture's lines.
 const SELECT: Recognised = { op: 'select' };
+const CACHE_SCRIPT: Recognised = { op: 'script' };
 const SHARED = new WeakMap<QueueKey, Map<Operation | KnownScript, Recognised>>();
 
 function shared(op: Operation, key: QueueKey, script?: KnownScript): Recognised {

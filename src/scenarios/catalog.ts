@@ -63,6 +63,9 @@ export const LEARNING_ORDER: readonly string[] = [
   'block-for',
   'block-for-wakeup',
   'chain',
+  'queue-restart-deploy',
+  'without-overlapping-attempts',
+  'unique-job-dropped',
   'burst-and-priorities',
 ];
 

@@ -265,8 +265,10 @@ export abstract class JobHandling {
     );
     if (next === null) return null;
     const keys = job.getRedisQueue().keys(next.queue);
+    const dropped = next.dropped[0];
     return {
-      label: next.labels[0] ?? next.dropped[0]?.key ?? '',
+      label: next.labels[0] ?? '',
+      ...(dropped !== undefined && next.labels.length === 0 ? { dropped: dropped.key } : {}),
       key: next.delay === null ? keys.ready : keys.delayed,
       delay: next.delay,
       rest: next.rest,

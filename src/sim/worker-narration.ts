@@ -322,10 +322,17 @@ export interface ChainPush {
   rest: string[];
   /** The worker whose connection sent it. */
   worker: string;
+  /**
+   * The next job is ShouldBeUnique and its lock was held: PendingDispatch pushed nothing, and the
+   * rest of the chain, which it carried, is gone with it. The lock's key.
+   */
+  dropped?: string;
 }
 
 /** "pushes B#1 onto queues:default (rest of chain: C) from worker-1's connection". */
 export function chainPushText(p: ChainPush): string {
+  if (p.dropped !== undefined)
+    return `the chain's next job is not pushed: it is ShouldBeUnique and its lock ${p.dropped} is held, so dispatch() pushes nothing${p.rest.length > 0 ? ` and the rest of the chain (${p.rest.join(', ')}) is lost with it` : ''}`;
   const onto = p.delay === null ? `onto ${p.key}` : `with delay ${p.delay}s onto ${p.key}`;
   const rest = p.rest.length > 0 ? `rest of chain: ${p.rest.join(', ')}` : 'the last of the chain';
   return `the chain pushes ${p.label} ${onto} (${rest}) from ${p.worker}'s connection`;

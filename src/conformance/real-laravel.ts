@@ -5,6 +5,8 @@
 // time, a step from a wake-up to the next wait, the virtual clock handed to Carbon::setTestNow
 // (whole seconds) and to the harness's alarm (the exact instant).
 // *What* each actor sends to Redis, and how long it then waits, is Laravel's.
+import { VirtualExpiry } from '../redis/virtual-expiry.ts';
+import { usesRedisCache } from '../scenarios/cache-config.ts';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -209,9 +211,20 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
         }),
     );
     const byName = new Map(workers.map((w) => [w.spec.name, w]));
+    // The TTLs real Laravel sets run out in virtual time, as in the model's run (virtual-expiry.ts).
+    const expiry = usesRedisCache(spec)
+      ? new VirtualExpiry({
+          observer,
+          dbs: [...new Set([spec.redis.database, spec.redis.cache_database])],
+          start: spec.start,
+          observerAddr,
+          onWarning: (m) => run.warnings.push(m),
+        })
+      : null;
     const scheduler = new Scheduler({
       start: spec.start,
       until: spec.until ?? null,
+      ...(expiry !== null ? { beforeInstant: (at: number) => expiry.beforeInstant(at) } : {}),
       maxSteps: 10_000 + 50 * totalDispatches(spec.timeline),
       onWarning: (m) => run.warnings.push(m),
       // The model's rule (src/scenarios/run-end.ts), so both runs end at the same step.
@@ -257,7 +270,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
 
     capture = await MonitorCapture.start(opts.redis.url);
     const cap = capture;
-    const steps = new RealSteps({ capture: cap, observer, observerAddr, book, queues, steps: run.steps });
+    const steps = new RealSteps({ capture: cap, observer, observerAddr, book, queues, steps: run.steps, expiry });
     collector = steps;
     await scheduler.run(async (done, next) => steps.collect(done, next, run.steps.length));
     // A line nobody owns would be a command silently left out of the comparison.

@@ -3,6 +3,7 @@
 // then what only this run records: a connection no actor owns (it would be a command silently left
 // out of the comparison), and whether the queues are empty (run-end.ts, so both runs end at the
 // same step).
+import type { VirtualExpiry } from '../redis/virtual-expiry.ts';
 import type { Client } from '../redis/connections.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { MonitorCapture } from '../redis/monitor.ts';
@@ -24,6 +25,8 @@ export class RealSteps implements StepCollector {
       book: ActorDirectory & { readonly unknown: Set<string> };
       queues: readonly QueueKeys[];
       steps: RealStep[];
+      /** The TTLs real Laravel sets, kept in virtual time as the model's run keeps them (a cache on Redis). */
+      expiry?: VirtualExpiry | null;
     },
   ) {}
 
@@ -31,6 +34,7 @@ export class RealSteps implements StepCollector {
 
   async collect(done: CompletedStep, _next: unknown, index: number): Promise<void> {
     const { o } = this;
+    await o.expiry?.afterStep(done.t);
     const { lines, commands } = await attributedAtBarrier(
       o.capture,
       o.observer,
@@ -40,7 +44,9 @@ export class RealSteps implements StepCollector {
     );
     for (const raw of lines) {
       if (isMonitorOk(raw)) continue;
-      const client = parseMonitorLine(raw).client;
+      const line = parseMonitorLine(raw);
+      o.expiry?.see(line);
+      const client = line.client;
       if (client !== 'lua' && client !== o.observerAddr && o.book.ownerOf(client) === undefined)
         o.book.unknown.add(client);
     }

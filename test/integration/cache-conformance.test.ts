@@ -493,4 +493,29 @@ timeline:
       'T+0 worker-1 3 SETNX laravel_cache:laravel-queue-overlap:App\\Jobs\\Sync:k OWNER2',
     );
   });
+
+  it('keeps TTLs in virtual time on both sides: an expireAfter lock outlives its killed holder until it expires, a limiter window reopens', async () => {
+    const trace = await play('cache-ttl');
+    const lines = clientLines(trace);
+    // WithoutOverlapping('order-1')->expireAfter(5)->releaseAfter(3): SET … EX 5 NX. worker-1 takes
+    // it at t+0 and is SIGKILLed at t+2 (no finally: the lock stays); at t+5 it still exists (Redis
+    // expires a key once now is past its expiry); at t+9 it is gone and worker-2 takes it.
+    const lock = overlap('Sync', 'order-1');
+    expect(lines.filter((l) => l.includes(lock))).toEqual([
+      `T+0 worker-1 0 SET ${lock} OWNER1 EX 5 NX`,
+      `T+1 worker-2 0 SET ${lock} OWNER2 EX 5 NX`,
+      `T+5 worker-2 0 SET ${lock} OWNER3 EX 5 NX`,
+      `T+9 worker-2 0 SET ${lock} OWNER4 EX 5 NX`,
+      `T+9 worker-2 0 EVAL releaseLock 1 ${lock} OWNER4`,
+    ]);
+    // RateLimited('orders'), Limit::perMinute(1): the counter and its timer set at t+21 for 60 s;
+    // at t+85 both have expired (t+81), so the released job's GET finds nothing and it hits anew.
+    const k = `laravel_cache:${createHash('md5').update('orders').digest('hex')}`;
+    expect(lines.filter((l) => l.startsWith('T+85') && l.includes(k))).toEqual([
+      `T+85 worker-2 1 GET ${k}`,
+      `T+85 worker-2 1 EVAL add 1 ${k}:timer T+145 60`,
+      `T+85 worker-2 1 EVAL add 1 ${k} 0 60`,
+      `T+85 worker-2 1 INCRBY ${k} 1`,
+    ]);
+  });
 });

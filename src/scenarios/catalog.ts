@@ -66,6 +66,8 @@ export const LEARNING_ORDER: readonly string[] = [
   'queue-restart-deploy',
   'without-overlapping-attempts',
   'unique-job-dropped',
+  'rate-limited-release',
+  'throttled-exceptions',
   'burst-and-priorities',
 ];
 

@@ -546,6 +546,7 @@ export abstract class JobHandling {
         now: ctx.time(),
         attempts: job.attempts(),
         maxTries: job.maxTries() ?? this.spec.tries,
+        retryUntil: this.env.profile.worker.retryUntilIgnoresTries ? job.timeoutAt() : null,
       }),
     );
   }

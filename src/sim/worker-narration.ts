@@ -482,6 +482,15 @@ function middlewareWhy(s: Setup, e: MiddlewareOutcome): string {
   return `${e.why} by ${holderText(s, e.holder)}`;
 }
 
+/** What a release by a middleware did to the job's attempts: retryUntil decides, or --tries. */
+function attemptSpent(s: Setup, d: { attempts: number; maxTries: number; retryUntil: number | null }): string {
+  if (d.retryUntil !== null)
+    return `this was attempt ${d.attempts}; retryUntil (${rel(s, d.retryUntil)}) decides when it fails, not --tries`;
+  if (d.maxTries > 0 && d.attempts >= d.maxTries)
+    return `this release counts as attempt ${d.attempts} of ${d.maxTries}: the next pop fails it with MaxAttemptsExceededException before any middleware runs`;
+  return `this release counts as attempt ${d.attempts} of ${d.maxTries || 'unlimited'}`;
+}
+
 /**
  * A middleware released the job before handle() (WithoutOverlapping refused the lock, a rate
  * limiter's window is full, ThrottlesExceptions' circuit is open): the pop counted an attempt that
@@ -499,12 +508,7 @@ export function releasedByMiddleware(
   },
 ): Narration {
   const delay = d.ended.released ?? 0;
-  const spent =
-    d.retryUntil !== null
-      ? `this was attempt ${d.attempts}; retryUntil (${rel(s, d.retryUntil)}) decides when it fails, not --tries`
-      : d.maxTries > 0 && d.attempts >= d.maxTries
-        ? `this release counts as attempt ${d.attempts} of ${d.maxTries}: the next pop fails it with MaxAttemptsExceededException before any middleware runs`
-        : `this release counts as attempt ${d.attempts} of ${d.maxTries || 'unlimited'}`;
+  const spent = attemptSpent(s, d);
   return {
     kind: 'release',
     title: `${d.label} released by ${d.ended.middleware} for ${delay}s; handle() did not run, ${spent}`,
@@ -527,12 +531,20 @@ export function droppedByMiddleware(
 /** ThrottlesExceptions caught what handle() threw, counted it and released the job: the Worker sees a return. */
 export function exceptionTakenByMiddleware(
   s: Setup,
-  d: { label: string; thrown: JobException; taken: MiddlewareOutcome; now: number; attempts: number; maxTries: number },
+  d: {
+    label: string;
+    thrown: JobException;
+    taken: MiddlewareOutcome;
+    now: number;
+    attempts: number;
+    maxTries: number;
+    retryUntil: number | null;
+  },
 ): Narration {
   const delay = d.taken.released ?? 0;
   return {
     kind: 'release',
-    title: `${d.label} throws ${thrownText(d.thrown)}: ${d.taken.middleware} counts it and releases the job for ${delay}s (attempt ${d.attempts} of ${d.maxTries || 'unlimited'})`,
+    title: `${d.label} throws ${thrownText(d.thrown)}: ${d.taken.middleware} counts it and releases the job for ${delay}s; ${attemptSpent(s, d)}`,
     explain: `${d.taken.middleware} catches every exception of handle(): ${d.taken.why} (${d.taken.key}); it releases the job itself, so the Worker sees no exception: no report, no maxExceptions count, no failed(). The attempt is spent all the same.`,
   };
 }

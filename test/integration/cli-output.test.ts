@@ -69,7 +69,7 @@ describe('lqsim run (text)', () => {
 });
 
 describe('lqsim list', () => {
-  it('lists the eighteen documented scenarios', async () => {
+  it('lists the twenty documented scenarios', async () => {
     const { stdout } = await lqsim(['list']);
     const names = stdout
       .trim()
@@ -88,9 +88,11 @@ describe('lqsim list', () => {
       'migrate-chunking',
       'priority-queues',
       'queue-restart-deploy',
+      'rate-limited-release',
       'reserve',
       'retry-after-vs-timeout',
       'success',
+      'throttled-exceptions',
       'timeout-max-attempts',
       'unique-job-dropped',
       'without-overlapping-attempts',

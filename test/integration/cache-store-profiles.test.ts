@@ -1,0 +1,140 @@
+// The cache store on Redis in the other profiles, derived by hand from each version's source
+// (research/cache-store.md §1, §2): which connection, which db, which key and when.
+// - 5.3 (config/cache.php@v5.3.30): the redis store on connection `default`, prefix 'laravel' +
+//   ':' (RedisStore::setPrefix), no connection prefix; Predis SELECTs 0 on every connection. The
+//   worker's restart reads go on its queue connection. Worker::daemon@v5.3.31:67-84.
+// - 5.7 (@v5.7.28): connection `cache` (REDIS_CACHE_DB 1), prefix 'laravel_cache:'; Predis SELECTs
+//   1 on the cache connection, which the worker opens for its first restart read, before its
+//   queue connection's SELECT 0. RestartCommand writes the time with a plain SET.
+// - 13 (@v13.26.1): prefix 'laravel-database-' + 'laravel-cache-' (no ':' from 11.0); before every
+//   pop (also with --queue=a,b, once) Worker::getPausedQueues → QueueManager::getPausedQueues:
+//   GET illuminate:queues:paused, then one MGET of illuminate:queue:paused:<connection>:<queue>
+//   per queue (QueueManager.php:343-358); WithoutOverlapping's key keeps the class for a job
+//   without displayName() (Queue/Middleware/WithoutOverlapping.php@v13.26.1:157-168).
+import { describe, expect, it } from 'vitest';
+import { parseScenario } from '../../src/scenarios/load.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
+import type { Timeline } from '../../src/scenarios/timeline.ts';
+import { useRedis } from '../helpers/run.ts';
+
+const redis = useRedis();
+const run = (yaml: string) => runScenario(parseScenario(yaml, 'inline.yaml').spec, { redis: redis() });
+
+/** `t+0 worker-1 db1 GET key`: each client command, an EVAL by its script's name and keys. */
+function clientLines(t: Timeline): string[] {
+  return t.steps.flatMap((s) =>
+    s.commands
+      .filter((c) => c.source === 'client')
+      .map((c) => {
+        const args =
+          c.args[0] === 'EVAL'
+            ? ['EVAL', c.script ?? '?', ...c.args.slice(3, 3 + Number(c.args[2]))]
+            : c.args.filter((a) => !a.startsWith('{'));
+        return `t+${s.t - t.start} ${s.actor} db${c.db} ${args.join(' ')}`;
+      }),
+  );
+}
+
+const scenario = (laravel: string, extra = '') => `
+name: inline
+title: inline
+laravel: "${laravel}"
+cache: { store: redis }
+until: 3
+workers: [{ name: worker-1, sleep: 3${extra} }]
+timeline:
+  - { at: 1, artisan: queue:restart }
+`;
+
+describe('the cache store on Redis, by profile', () => {
+  it('5.3: the restart signal on the queue connection, laravel:illuminate:queue:restart', async () => {
+    const t = await run(scenario('5.3'));
+    const poll = (s: number) => [
+      `t+${s} worker-1 db0 EVAL migrateExpiredJobs queues:default:delayed queues:default`,
+      `t+${s} worker-1 db0 EVAL migrateExpiredJobs queues:default:reserved queues:default`,
+      `t+${s} worker-1 db0 EVAL pop queues:default queues:default:reserved`,
+    ];
+    expect(clientLines(t)).toEqual([
+      't+0 worker-1 db0 SELECT 0',
+      't+0 worker-1 db0 GET laravel:illuminate:queue:restart',
+      ...poll(0),
+      't+1 artisan db0 SELECT 0',
+      't+1 artisan db0 SET laravel:illuminate:queue:restart 1700000001',
+      // After the sleep: memoryExceeded || queueShouldRestart → Worker::stop; supervisord restarts it.
+      't+3 worker-1 db0 GET laravel:illuminate:queue:restart',
+      't+3 worker-1 db0 SELECT 0',
+      't+3 worker-1 db0 GET laravel:illuminate:queue:restart',
+      ...poll(3),
+    ]);
+  });
+
+  it('5.7: the cache connection (db 1) opened by the first restart read, before the queue connection', async () => {
+    const t = await run(scenario('5.7'));
+    const poll = (s: number) => [
+      `t+${s} worker-1 db0 EVAL migrateExpiredJobs queues:default:delayed queues:default`,
+      `t+${s} worker-1 db0 EVAL migrateExpiredJobs queues:default:reserved queues:default`,
+      `t+${s} worker-1 db0 EVAL pop queues:default queues:default:reserved`,
+    ];
+    expect(clientLines(t)).toEqual([
+      't+0 worker-1 db1 SELECT 1',
+      't+0 worker-1 db1 GET laravel_cache:illuminate:queue:restart',
+      't+0 worker-1 db0 SELECT 0',
+      ...poll(0),
+      't+1 artisan db1 SELECT 1',
+      't+1 artisan db1 SET laravel_cache:illuminate:queue:restart 1700000001',
+      't+3 worker-1 db1 GET laravel_cache:illuminate:queue:restart',
+      't+3 worker-1 db1 SELECT 1',
+      't+3 worker-1 db1 GET laravel_cache:illuminate:queue:restart',
+      't+3 worker-1 db0 SELECT 0',
+      ...poll(3),
+    ]);
+  });
+
+  it('13: the pause keys before every pop, one MGET for --queue=high,default; no ":" after the cache prefix', async () => {
+    const t = await run(
+      scenario('13', ', queue: "high,default"').replace(
+        'timeline:',
+        'jobs: { Sync: { class: App\\Jobs\\Sync, middleware: [{ without_overlapping: k }] } }\ntimeline:\n  - { at: 0, dispatch: Sync }',
+      ),
+    );
+    const C = 'laravel-database-laravel-cache-';
+    const pauses = (s: number) => [
+      `t+${s} worker-1 db1 GET ${C}illuminate:queue:restart`,
+      `t+${s} worker-1 db1 GET ${C}illuminate:queues:paused`,
+      `t+${s} worker-1 db1 MGET ${C}illuminate:queue:paused:redis:high ${C}illuminate:queue:paused:redis:default`,
+    ];
+    const polls = (s: number) =>
+      ['high', 'default'].flatMap((q) => [
+        `t+${s} worker-1 db0 EVAL migrateExpiredJobs laravel-database-queues:${q}:delayed laravel-database-queues:${q} laravel-database-queues:${q}:notify`,
+        `t+${s} worker-1 db0 EVAL migrateExpiredJobs laravel-database-queues:${q}:reserved laravel-database-queues:${q} laravel-database-queues:${q}:notify`,
+        `t+${s} worker-1 db0 EVAL pop laravel-database-queues:${q} laravel-database-queues:${q}:reserved laravel-database-queues:${q}:notify`,
+      ]);
+    const lock = `${C}laravel-queue-overlap:App\\Jobs\\Sync:k`;
+    const lines = clientLines(t);
+    expect(lines.slice(0, 13)).toEqual([
+      't+0 dispatcher db0 SELECT 0',
+      't+0 dispatcher db0 EVAL push laravel-database-queues:default laravel-database-queues:default:notify',
+      't+0 worker-1 db1 SELECT 1',
+      ...pauses(0),
+      't+0 worker-1 db0 SELECT 0',
+      ...polls(0),
+    ]);
+    // The job (on default, after high's empty pop): the lock taken and released by its owner, then the delete.
+    expect(lines.slice(13, 16).map((l) => l.replace(/ [A-Za-z0-9]{16}$/, ' OWNER'))).toEqual([
+      `t+0 worker-1 db0 SETNX ${lock} OWNER`,
+      `t+0 worker-1 db0 EVAL releaseLock ${lock}`,
+      expect.stringMatching(/^t\+0 worker-1 db0 ZREM laravel-database-queues:default:reserved/),
+    ]);
+    expect(lines.slice(16)).toEqual([
+      ...pauses(0),
+      ...polls(0),
+      't+1 artisan db1 SELECT 1',
+      `t+1 artisan db1 SET ${C}illuminate:queue:restart 1700000001`,
+      `t+3 worker-1 db1 GET ${C}illuminate:queue:restart`,
+      't+3 worker-1 db1 SELECT 1',
+      ...pauses(3),
+      't+3 worker-1 db0 SELECT 0',
+      ...polls(3),
+    ]);
+  });
+});

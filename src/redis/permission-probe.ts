@@ -12,7 +12,7 @@ import { RedisRefusedError } from './errors.ts';
 export const LIST_COMMANDS = ['del', 'rpush', 'llen', 'lrange', 'lpop'] as const;
 /** On a sorted-set key (:delayed, :reserved). */
 export const ZSET_COMMANDS = ['del', 'zadd', 'zcard', 'zrange', 'zrangebyscore', 'zrem', 'zremrangebyrank'] as const;
-/** On a string key of the cache store (a lock, the restart signal, a counter). */
+/** On a key of the cache store (a lock, the restart signal, a counter): probeCacheKeys. */
 export const STRING_COMMANDS = ['del', 'set', 'get', 'mget', 'setnx', 'setex', 'incrby'] as const;
 
 export interface ProbePlan {
@@ -20,31 +20,19 @@ export interface ProbePlan {
   lists: string[];
   /** Keys the run uses as sorted sets. */
   zsets: string[];
-  /** Keys the run uses as strings (the cache store's, in the run's db). */
-  strings: string[];
   /** Keys a worker may BLPOP (block_for set). */
   blpop: string[];
 }
 
 /**
- * ARGV: how many keys are lists, how many sorted sets, a throwaway member, the list keys, the
- * sorted-set keys, then the string keys (not KEYS: the ACL check of an EVAL's declared keys names no key).
+ * ARGV: how many keys are lists, a throwaway member, the list keys, then the sorted-set keys (not
+ * KEYS: the ACL check of an EVAL's declared keys names no key).
  * Each command is called as the run would (a value pushed is popped, a member added is removed),
  * DEL first so that a refusal later on a key can still remove what was made there.
  * Returns {} or {command, key, error}.
  */
-const PROBE = `local lists = tonumber(ARGV[1])
-local zsets = tonumber(ARGV[2])
-local v = ARGV[3]
-local onList = {{'del'}, {'rpush', v}, {'llen'}, {'lrange', 0, 0}, {'lpop'}}
-local onZset = {{'del'}, {'zadd', 0, v}, {'zcard'}, {'zrange', 0, 0}, {'zrangebyscore', '-inf', '+inf', 'limit', 0, 1},
-  {'zrem', v}, {'zadd', 0, v}, {'zremrangebyrank', 0, 0}}
-local onString = {{'del'}, {'set', v}, {'get'}, {'mget'}, {'del'}, {'setnx', v}, {'setex', 1, '0'}, {'incrby', 1},
-  {'del'}}
-for i = 4, #ARGV do
-  local key = ARGV[i]
-  local steps = onString
-  if i - 3 <= lists then steps = onList elseif i - 3 <= lists + zsets then steps = onZset end
+/** Each step called on `key` as the run would; the first refusal deletes the key and is returned. */
+const TRY = `local function try(key, steps)
   for _, s in ipairs(steps) do
     local r = redis.pcall(s[1], key, unpack(s, 2))
     if type(r) == 'table' and r.err then
@@ -52,18 +40,31 @@ for i = 4, #ARGV do
       return {s[1], key, r.err}
     end
   end
+  return nil
+end
+`;
+
+const PROBE = `${TRY}local lists = tonumber(ARGV[1])
+local v = ARGV[2]
+local onList = {{'del'}, {'rpush', v}, {'llen'}, {'lrange', 0, 0}, {'lpop'}}
+local onZset = {{'del'}, {'zadd', 0, v}, {'zcard'}, {'zrange', 0, 0}, {'zrangebyscore', '-inf', '+inf', 'limit', 0, 1},
+  {'zrem', v}, {'zadd', 0, v}, {'zremrangebyrank', 0, 0}}
+for i = 3, #ARGV do
+  local steps = onZset
+  if i - 2 <= lists then steps = onList end
+  local refused = try(ARGV[i], steps)
+  if refused then return refused end
 end
 return {}`;
 
 /** Tries the plan on the claimed db (the observer is on it); throws RedisRefusedError naming what is refused. */
 export async function probePermissions(observer: Sender, plan: ProbePlan): Promise<void> {
-  const keys = [...plan.lists, ...plan.zsets, ...plan.strings];
+  const keys = [...plan.lists, ...plan.zsets];
   const reply = await observer.sendCommand([
     'EVAL',
     PROBE,
     '0',
     String(plan.lists.length),
-    String(plan.zsets.length),
     'lqsim:permission-probe',
     ...keys,
   ]);
@@ -90,19 +91,13 @@ function refused(command: string, key: string, error: string): RedisRefusedError
  * (DurationLimiter's window: HMSET, HGET, HINCRBY, EXPIRE, EXISTS), and left deleted.
  * ARGV: db, a throwaway value, the keys. Returns {} or {command, key, error}.
  */
-const PROBE_CACHE = `redis.call('select', ARGV[1])
+const PROBE_CACHE = `${TRY}redis.call('select', ARGV[1])
 local v = ARGV[2]
 local steps = {{'del'}, {'set', v}, {'get'}, {'mget'}, {'del'}, {'setnx', v}, {'setex', 1, '0'}, {'incrby', 1}, {'del'},
   {'hmset', 'start', '1'}, {'hget', 'start'}, {'hincrby', 'count', 1}, {'expire', 1}, {'exists'}, {'del'}}
 for i = 3, #ARGV do
-  local key = ARGV[i]
-  for _, s in ipairs(steps) do
-    local r = redis.pcall(s[1], key, unpack(s, 2))
-    if type(r) == 'table' and r.err then
-      redis.pcall('del', key)
-      return {s[1], key, r.err}
-    end
-  end
+  local refused = try(ARGV[i], steps)
+  if refused then return refused end
 end
 return {}`;
 

@@ -21,13 +21,10 @@ export function probePlan(
     lists: queues.flatMap((q) => (profile.queue.notify ? [q.ready, q.notify] : [q.ready])),
     zsets: queues.flatMap((q) => [q.delayed, q.reserved]),
     blpop: !blocks || mode === null ? [] : queues.map((q) => (mode === 'list' ? q.ready : q.notify)),
-    // The cache store's keys: a run with a Redis cache is not run on someone else's server yet
-    // (run-resources.ts), so none is planned there.
-    strings: [],
   };
 }
 
 /** Every key the plan's run may create. */
 export function plannedKeys(plan: ProbePlan): string[] {
-  return [...plan.lists, ...plan.zsets, ...plan.strings];
+  return [...plan.lists, ...plan.zsets];
 }

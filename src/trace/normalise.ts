@@ -7,6 +7,8 @@
 // - cache lock owners (Str::random(), 16 characters, a new one per lock object) → OWNER1... in order
 //   of first appearance, where a lock command carries one: `SET <lock> <owner> EX n NX`,
 //   `SETNX <lock> <owner>` (RedisLock::acquire) and the releaseLock script's ARGV[1] (RedisLock::release);
+// - DurationLimiter's microtime(true) (its scripts' ARGV[1]) → T+N to the second: the fraction is
+//   the real clock's in a capture, the virtual instant's in a run;
 // - the key prefix (laravel_database_) stripped from whole-key arguments;
 // - JSON re-encoded by the server's cjson (payloads in [lua] commands, and the same bytes when a
 //   client sends them back, e.g. the ZREM of a reserved copy) written with sorted keys; every
@@ -20,7 +22,7 @@ import type { TraceLike, TraceLikeCommand } from './trace-like.ts';
 import type { DatabaseUse } from '../scenarios/timeline.ts';
 import type { DbOptions } from './database.ts';
 import { dbRule } from './database.ts';
-import { releaseLock } from '../sim/cache-scripts.ts';
+import { durationLimiter, releaseLock, tooManyAttempts } from '../sim/cache-scripts.ts';
 
 export interface NormalisedCommand {
   source: 'client' | 'lua';
@@ -96,9 +98,11 @@ function normaliseCommand(
   prefix: string,
 ): NormalisedCommand {
   const owner = ownerIndex(c);
+  const micro = microtimeIndex(c);
   const args = c.args.map((arg, i) => {
     if (i === 0) return arg;
     if (i === owner) return r.owner(arg);
+    if (i === micro) return r.time(String(Math.floor(Number(arg)))) ?? arg;
     if (prefix !== '' && arg.startsWith(prefix) && arg.length > prefix.length) arg = arg.slice(prefix.length);
     const json = parseJsonContainer(arg);
     if (json === undefined) return normaliseString(arg, r);
@@ -112,6 +116,17 @@ function normaliseCommand(
   const out: NormalisedCommand = { source: c.source, db: c.db, args };
   if (c.script !== undefined) out.script = c.script;
   return out;
+}
+
+/**
+ * Where DurationLimiter's scripts carry microtime(true) (ARGV[1], after EVAL, the text, 1 and the
+ * key): -1 for any other command. Its fraction is the app's real clock (a capture's) or the virtual
+ * instant's (the tool's), so it is compared to the second, as its time() in ARGV[2] is.
+ */
+function microtimeIndex(c: TraceLikeCommand): number {
+  if (c.source !== 'client' || c.args[0]?.toUpperCase() !== 'EVAL' || c.args[2] !== '1') return -1;
+  const text = c.args[1];
+  return text === durationLimiter.source || text === tooManyAttempts.source ? 4 : -1;
 }
 
 /** Str::random()'s output: 16 characters of [A-Za-z0-9] (Illuminate\Cache\Lock's owner). */

@@ -87,3 +87,35 @@ describe('lock owners', () => {
     ]);
   });
 });
+
+describe("DurationLimiter's microtime(true)", () => {
+  // DurationLimiter::acquire (Redis/Limiters/DurationLimiter.php@v8.83.29:101-106): EVAL <script> 1
+  // <name> microtime(true) time() <decay> <maxLocks>. A real app's microtime has its clock's
+  // fraction (PHP prints floats with precision 14: "1700000000.1435"); the tool's is the virtual
+  // instant. Both are compared to the second, as time() is.
+  const acquireHead =
+    "local function reset()\n    redis.call('HMSET', KEYS[1], 'start', ARGV[2], 'end', ARGV[2] + ARGV[3], 'count', 1)";
+  it('compares ARGV[1] of both DurationLimiter scripts to the second, and nothing else of theirs', async () => {
+    const { durationLimiter, tooManyAttempts } = await import('../../src/sim/cache-scripts.ts');
+    expect(durationLimiter.source.startsWith(acquireHead)).toBe(true);
+    const key = `${PREFIX}12c500ed0b7879105fb46af0f246be87`;
+    const real = normalised([
+      client('EVAL', durationLimiter.source, '1', key, '1700000000.1435', '1700000000', '60', '1'),
+      client('EVAL', tooManyAttempts.source, '1', key, '1700000003.99', '1700000003', '60', '1'),
+    ]);
+    const tool = normalised([
+      client('EVAL', durationLimiter.source, '1', key, '1700000000', '1700000000', '60', '1'),
+      client('EVAL', tooManyAttempts.source, '1', key, '1700000003.5', '1700000003', '60', '1'),
+    ]);
+    expect(real.map((a) => a.slice(3))).toEqual([
+      ['12c500ed0b7879105fb46af0f246be87', 'T+0', 'T+0', '60', '1'],
+      ['12c500ed0b7879105fb46af0f246be87', 'T+3', 'T+3', '60', '1'],
+    ]);
+    expect(tool).toEqual(real);
+    // Another script's fractional argument keeps its fraction.
+    expect(normalised([client('EVAL', 'return 1', '1', key, '1700000000.5')])[0]!.slice(3)).toEqual([
+      '12c500ed0b7879105fb46af0f246be87',
+      'T+0.5',
+    ]);
+  });
+});

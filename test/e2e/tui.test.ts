@@ -2,7 +2,7 @@
 // screen read back. Quitting must leave the alternate screen with the cursor shown and the shell's
 // screen as it was, and no redis-server behind; without a terminal it prints the text trace.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -10,6 +10,8 @@ import { Tmux, tmuxAvailable } from '../../scripts/tmux.ts';
 import { cli, repoRoot, terminalEnv } from '../helpers/terminal.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'lqsim-tui-e2e-'));
+/** How many scenarios ship: the picker's count ("7/20"). */
+const SHIPPED = readdirSync(join(repoRoot, 'scenarios')).filter((f) => f.endsWith('.yaml')).length;
 const ANNOUNCE = /using local redis-server \S+ on 127\.0\.0\.1:\d+ \(pid (\d+)\)/;
 
 const sessions: Tmux[] = [];
@@ -219,7 +221,7 @@ describe.skipIf(!tmuxAvailable())('lqsim tui in a terminal (tmux)', () => {
     t.tmux.keys('Right');
     await t.tmux.waitFor((s) => s.includes('Redis MONITOR'), 'step #0');
     t.tmux.keys('b');
-    await t.tmux.waitFor((s) => s.includes(`${target - first + 1}/15`), 'the picker again');
+    await t.tmux.waitFor((s) => s.includes(`${target - first + 1}/${SHIPPED}`), 'the picker again');
     t.tmux.keys('q');
     await expectRestored(t, 0);
   });

@@ -76,9 +76,10 @@ describe('the packed package', () => {
   });
 
   it('is small: no source tree, no bundle maps (bounds with room; `npm run bench` prints the figures)', () => {
-    expect(packed.size).toBeLessThan(2_000_000);
-    expect(packed.unpackedSize).toBeLessThan(8_000_000);
-    // 840 entries with the cache store (dist: a .js and a .d.ts per module of the library).
+    // With the cache store on Redis: 2.01 MB packed, 7.8 MB unpacked, 848 entries (dist/src: a .js,
+    // a .d.ts and a map per module of the library; dist/cli: the bundle's chunks, without maps).
+    expect(packed.size).toBeLessThan(2_500_000);
+    expect(packed.unpackedSize).toBeLessThan(10_000_000);
     expect(packed.entryCount).toBeLessThan(1000);
     expect(
       packed.paths.filter((p) => p.startsWith('src/') || (p.startsWith('dist/cli/') && p.endsWith('.map'))),

@@ -83,7 +83,9 @@ export async function realTrace(
   if (run.error)
     throw new Error(`${spec.name}: real Laravel's run ended early after ${run.steps.length} steps: ${run.error}`);
   return {
-    trace: normaliseTrace(realTraceLike(run, spec.redis.prefix ?? getProfile(CONFORMANCE_PROFILE).defaultPrefix)),
+    trace: normaliseTrace(realTraceLike(run, spec.redis.prefix ?? getProfile(CONFORMANCE_PROFILE).defaultPrefix), {
+      exactMicrotime: true,
+    }),
     run,
   };
 }
@@ -132,7 +134,8 @@ export async function conformScenario(
     const timeline = await runScenario(spec, { redis, laravel: opts.profile ?? CONFORMANCE_PROFILE, file: opts.file });
     if (timeline.error)
       throw new Error(`the tool's run ended early after ${timeline.steps.length} steps: ${timeline.error}`);
-    const tool = normaliseTrace(fromTimeline(timeline));
+    // Both sides on the virtual clock: microtime(true) compared to the millisecond.
+    const tool = normaliseTrace(fromTimeline(timeline), { exactMicrotime: true });
     const { trace: real, run } = await realTrace(spec, redis);
     const diff = diffTraces(tool, real);
     const outcomes = outcomeDifferences(timeline, run);

@@ -8,7 +8,7 @@
 //   of first appearance, where a lock command carries one: `SET <lock> <owner> EX n NX`,
 //   `SETNX <lock> <owner>` (RedisLock::acquire) and the releaseLock script's ARGV[1] (RedisLock::release);
 // - DurationLimiter's microtime(true) (its scripts' ARGV[1]) → T+N to the second: the fraction is
-//   the real clock's in a capture, the virtual instant's in a run;
+//   the real clock's in a capture, the virtual instant's in a run (conformance, both virtual, keeps it);
 // - the key prefix (laravel_database_) stripped from whole-key arguments;
 // - JSON re-encoded by the server's cjson (payloads in [lua] commands, and the same bytes when a
 //   client sends them back, e.g. the ZREM of a reserved copy) written with sorted keys; every
@@ -58,7 +58,15 @@ export function commandKey(c: NormalisedCommand): string {
   return JSON.stringify([c.source, c.db, c.args]);
 }
 
-export function normaliseTrace(trace: TraceLike, options: DbOptions = {}): NormalisedTrace {
+export interface NormaliseOptions extends DbOptions {
+  /**
+   * Keep DurationLimiter's microtime(true) to the millisecond: both sides are on a virtual clock
+   * (conformance shadows PHP's microtime), so its fraction is part of what is compared.
+   */
+  exactMicrotime?: boolean;
+}
+
+export function normaliseTrace(trace: TraceLike, options: NormaliseOptions = {}): NormalisedTrace {
   const rule = dbRule(trace.database, options);
   if (rule !== null)
     trace = {
@@ -80,7 +88,7 @@ export function normaliseTrace(trace: TraceLike, options: DbOptions = {}): Norma
     const out: NormalisedStep = {
       index: step.index ?? position,
       actor: step.actor,
-      commands: step.commands.map((c) => normaliseCommand(c, r, reencoded, prefix)),
+      commands: step.commands.map((c) => normaliseCommand(c, r, reencoded, prefix, options.exactMicrotime === true)),
     };
     if (step.t !== undefined) out.t = r.time(String(step.t)) ?? String(step.t);
     if (step.title !== undefined) out.title = step.title;
@@ -96,9 +104,10 @@ function normaliseCommand(
   r: Replacements,
   reencoded: Set<string>,
   prefix: string,
+  exactMicrotime: boolean,
 ): NormalisedCommand {
   const owner = ownerIndex(c);
-  const micro = microtimeIndex(c);
+  const micro = exactMicrotime ? -1 : microtimeIndex(c);
   const args = c.args.map((arg, i) => {
     if (i === 0) return arg;
     if (i === owner) return r.owner(arg);

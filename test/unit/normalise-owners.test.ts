@@ -112,6 +112,21 @@ describe("DurationLimiter's microtime(true)", () => {
       ['12c500ed0b7879105fb46af0f246be87', 'T+3', 'T+3', '60', '1'],
     ]);
     expect(tool).toEqual(real);
+    // Conformance (both sides on the virtual clock) keeps the fraction: exactMicrotime.
+    const exact = normaliseTrace(
+      {
+        start: START,
+        prefix: PREFIX,
+        steps: [
+          {
+            actor: 'worker-1',
+            commands: [client('EVAL', durationLimiter.source, '1', key, '1700000000.25', '1700000000', '60', '1')],
+          },
+        ],
+      },
+      { exactMicrotime: true },
+    ).steps[0]!.commands[0]!.args;
+    expect(exact.slice(4, 6)).toEqual(['T+0.25', 'T+0']);
     // Another script's fractional argument keeps its fraction.
     expect(normalised([client('EVAL', 'return 1', '1', key, '1700000000.5')])[0]!.slice(3)).toEqual([
       '12c500ed0b7879105fb46af0f246be87',

@@ -11,6 +11,7 @@
 //   GET illuminate:queues:paused, then one MGET of illuminate:queue:paused:<connection>:<queue>
 //   per queue (QueueManager.php:343-358); WithoutOverlapping's key keeps the class for a job
 //   without displayName() (Queue/Middleware/WithoutOverlapping.php@v13.26.1:157-168).
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseScenario } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
@@ -136,5 +137,37 @@ describe('the cache store on Redis, by profile', () => {
       't+3 worker-1 db0 SELECT 0',
       ...polls(3),
     ]);
+  });
+
+  it("13: RateLimited sends 8.x's wire (RateLimiter::increment, the add script, md5 keys), under 13's prefixes", async () => {
+    // Queue/Middleware/RateLimited.php@v13.26.1: md5($limiterName.$limit->key), hit($key,
+    // $decaySeconds) = increment(): add(:timer, availableAt), add(key, 0), INCRBY; limited, released
+    // for availableIn + 3. Limit::perMinute(1): decaySeconds 60.
+    const t = await run(`
+name: inline
+title: inline
+laravel: "13"
+cache: { store: redis }
+until: 0
+limiters: { orders: { per_minute: 1 } }
+workers: [{ name: worker-1, sleep: 3 }]
+jobs:
+  Bar: { class: App\\Jobs\\Bar, tries: 3, middleware: [{ rate_limited: orders }] }
+timeline:
+  - { at: 0, dispatch: Bar, count: 2 }
+`);
+    const K = `laravel-database-laravel-cache-${createHash('md5').update('orders').digest('hex')}`;
+    expect(clientLines(t).filter((l) => l.includes(K))).toEqual([
+      `t+0 worker-1 db1 GET ${K}`,
+      `t+0 worker-1 db1 EVAL add ${K}:timer`,
+      `t+0 worker-1 db1 EVAL add ${K}`,
+      `t+0 worker-1 db1 INCRBY ${K} 1`,
+      `t+0 worker-1 db1 GET ${K}`,
+      `t+0 worker-1 db1 GET ${K}:timer`,
+      `t+0 worker-1 db1 GET ${K}:timer`,
+    ]);
+    const release = t.steps.flatMap((s) => s.commands).find((c) => c.script === 'release')!;
+    // EVAL release 2 :delayed :reserved <payload> <now + 60 + 3>
+    expect(Number(release.args.at(-1)) - t.start).toBe(63);
   });
 });

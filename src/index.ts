@@ -12,6 +12,8 @@ export { ScenarioError } from './scenarios/errors.ts';
 export { Scenario } from './scenarios/schema.ts';
 export { buildScenario, scenario, ScenarioBuilder } from './scenarios/builder.ts';
 export type {
+  ArtisanOptions,
+  CacheOptions,
   ChainJobs,
   ChainOptions,
   ConfigChangeOptions,
@@ -22,6 +24,7 @@ export type {
   RequestOptions,
   JobOptions,
   LaravelVersion,
+  LimiterOptions,
   NoteOptions,
   RedisOptions,
   SizeOptions,

@@ -17,6 +17,7 @@ import type { NoteInput } from './entries/note.ts';
 import type { RequestInput } from './entries/request.ts';
 import type { SizeInput } from './entries/size.ts';
 import type { StopInput } from './entries/stop.ts';
+import type { ArtisanInput } from './entries/artisan.ts';
 
 /** config/queue.php options of one redis connection (retry_after, block_for, queue). */
 export type ConnectionOptions = z.input<typeof Connection>;
@@ -38,6 +39,11 @@ export type ConfigChangeOptions = Omit<ConfigInput, 'config'>;
 /** A Laravel version profile: one of PROFILE_NAMES (src/sim/profiles/index.ts). */
 export type LaravelVersion = ProfileName;
 export type RedisOptions = NonNullable<ScenarioInput['redis']>;
+/** config/cache.php: the store (redis puts the cache's keys on Redis), its connections and prefix. */
+export type CacheOptions = NonNullable<ScenarioInput['cache']>;
+/** RateLimiter::for's Limit(s): { per_minute: 2 }, a list of them, or 'none'. */
+export type LimiterOptions = NonNullable<ScenarioInput['limiters']>[string];
+export type ArtisanOptions = Omit<ArtisanInput, 'artisan'>;
 
 export class ScenarioBuilder {
   private readonly input: {
@@ -49,6 +55,8 @@ export class ScenarioBuilder {
     until?: number;
     seed?: number;
     redis?: RedisOptions;
+    cache?: CacheOptions;
+    limiters?: Record<string, LimiterOptions>;
     connections?: Record<string, ConnectionOptions>;
     workers: z.input<typeof Worker>[];
     jobs: Record<string, JobOptions>;
@@ -90,6 +98,18 @@ export class ScenarioBuilder {
 
   redis(options: RedisOptions): this {
     this.input.redis = options;
+    return this;
+  }
+
+  /** The app's cache store (config/cache.php): `{ store: 'redis' }` puts its keys on Redis. */
+  cache(options: CacheOptions): this {
+    this.input.cache = options;
+    return this;
+  }
+
+  /** RateLimiter::for($name, ...): the limit a job's rate_limited middleware names. */
+  limiter(name: string, limit: LimiterOptions): this {
+    this.input.limiters = { ...this.input.limiters, [name]: limit };
     return this;
   }
 
@@ -153,6 +173,12 @@ export class ScenarioBuilder {
    */
   config(connection: string, options: ConfigChangeOptions): this {
     this.input.timeline.push({ ...options, config: connection });
+    return this;
+  }
+
+  /** `php artisan queue:restart`: daemon workers exit after their current job, and are restarted. */
+  artisan(command: ArtisanInput['artisan'], options: ArtisanOptions): this {
+    this.input.timeline.push({ ...options, artisan: command });
     return this;
   }
 

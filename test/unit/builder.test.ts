@@ -49,6 +49,38 @@ describe('scenario builder', () => {
     expect(built.start).toBe(1_700_000_000);
   });
 
+  it('builds the cache store, limiters, middleware and queue:restart as the YAML would', () => {
+    const built = scenario('cache-flow', 'a cache on Redis')
+      .laravel('8')
+      .cache({ store: 'redis', prefix: 'app' })
+      .limiter('orders', { per_minute: 2 })
+      .worker('worker-1')
+      .job('Sync', {
+        class: 'App\\Jobs\\Sync',
+        middleware: [{ without_overlapping: 'order-1' }, { rate_limited: 'orders' }],
+        unique: { id: 42 },
+      })
+      .dispatch('Sync')
+      .artisan('queue:restart', { at: 5 })
+      .build();
+    const yaml = `name: cache-flow
+title: a cache on Redis
+laravel: "8"
+cache: { store: redis, prefix: app }
+limiters: { orders: { per_minute: 2 } }
+workers: [{ name: worker-1 }]
+jobs:
+  Sync:
+    class: App\\Jobs\\Sync
+    middleware: [{ without_overlapping: order-1 }, { rate_limited: orders }]
+    unique: { id: 42 }
+timeline:
+  - { at: 0, dispatch: Sync }
+  - { at: 5, artisan: queue:restart }
+`;
+    expect(built).toEqual(parseScenario(yaml, 'cache-flow.yaml').spec);
+  });
+
   it('defaults a dispatch to t+0 and the connection to the schema default', () => {
     const spec = scenario('tiny', 'tiny').job('Ping', { class: 'App\\Jobs\\Ping' }).dispatch('Ping').build();
     expect(spec.timeline).toEqual([{ kind: 'dispatch', at: 0, dispatch: 'Ping', count: 1 }]);

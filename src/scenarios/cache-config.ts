@@ -117,6 +117,7 @@ export function jobRules(
   job: JobClassSpec | undefined,
   limiters: Record<string, readonly LimitSpec[] | 'none'>,
   uniqueId?: string,
+  uniqueOwner?: string,
 ): JobClassRules {
   if (job === undefined) return { className: '', middleware: [], unique: null, limiters };
   const unique = uniqueOf(job);
@@ -125,6 +126,7 @@ export function jobRules(
     middleware: middlewareOf(job),
     unique: unique === null || uniqueId === undefined ? unique : { ...unique, id: uniqueId },
     limiters,
+    ...(uniqueOwner !== undefined ? { uniqueOwner } : {}),
   };
 }
 

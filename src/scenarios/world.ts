@@ -51,9 +51,10 @@ export function buildWorld(
   const restartSignal: { value: string | null } = { value: null };
   // A job class's rules, worked out once per class (a run of 10,000 jobs asks for each of them).
   const rules = new WeakMap<object, JobClassRules>();
-  const rulesOf = (jobName: string, uniqueId: string | undefined): JobClassRules => {
+  const rulesOf = (jobName: string, uniqueId: string | undefined, owner: string | undefined): JobClassRules => {
     const job = env.spec.jobs[jobName];
-    if (job === undefined || uniqueId !== undefined) return jobRules(job, limitersOf(env.spec), uniqueId);
+    if (job === undefined || uniqueId !== undefined || owner !== undefined)
+      return jobRules(job, limitersOf(env.spec), uniqueId, owner);
     let r = rules.get(job);
     if (r === undefined) rules.set(job, (r = jobRules(job, limitersOf(env.spec))));
     return r;
@@ -90,7 +91,8 @@ export function buildWorld(
           connections,
           registry,
           cacheFor,
-          jobRulesOf: (id) => rulesOf(dispatcher.jobNameOf(id) ?? '', dispatcher.uniqueIdOf(id)),
+          jobRulesOf: (id) =>
+            rulesOf(dispatcher.jobNameOf(id) ?? '', dispatcher.uniqueIdOf(id), dispatcher.uniqueOwnerOf(id)),
           locks,
           restartSignal,
           start: spec.start,

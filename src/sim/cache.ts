@@ -126,7 +126,9 @@ export interface Cache {
   /** Repository::add for `seconds`: true when it was not there (RedisStore::add, one script). */
   add(name: string, value: string, seconds: number): Promise<boolean>;
   /** Repository::lock($name, $seconds): on the store's lock connection; `what` took it (for the lock book). */
-  lock(name: string, seconds: number, what: string): CacheLock;
+  lock(name: string, seconds: number, what: string, owner?: string): CacheLock;
+  /** Repository::restoreLock($name, $owner) (13.x): a lock object of that owner, no new Str::random(). */
+  restoreLock(name: string, owner: string): CacheLock;
 }
 
 /** RedisStore on a process's connections: values raw (numbers) as RedisStore::serialize stores them. */
@@ -180,10 +182,14 @@ export class RedisCache implements Cache {
     return reply !== null && reply !== undefined;
   }
 
-  lock(name: string, seconds: number, what: string): CacheLock {
+  restoreLock(name: string, owner: string): CacheLock {
+    return this.lock(name, 0, 'restoreLock', owner);
+  }
+
+  lock(name: string, seconds: number, what: string, owner?: string): CacheLock {
     const key = this.keyOf(name);
     const port = () => this.redis.connection(this.config.lockConnection);
-    return booked(this.locks, key, seconds, what, {
+    return booked(this.locks, key, seconds, what, owner, {
       // RedisLock::acquire (6.12+): SET EX NX with a TTL, SETNX without one.
       acquire: async (owner) =>
         seconds > 0
@@ -264,8 +270,12 @@ export class FileCache implements Cache {
     return Promise.resolve(true);
   }
 
-  lock(name: string, seconds: number, what: string): CacheLock {
-    return booked(this.locks, name, seconds, what, {
+  restoreLock(name: string, owner: string): CacheLock {
+    return this.lock(name, 0, 'restoreLock', owner);
+  }
+
+  lock(name: string, seconds: number, what: string, owner?: string): CacheLock {
+    return booked(this.locks, name, seconds, what, owner, {
       acquire: (owner) => {
         if (this.read(name) !== null) return Promise.resolve(false);
         this.values.set(name, { value: owner, untilMs: seconds > 0 ? toMs(this.now()) + seconds * 1000 : null });
@@ -301,13 +311,15 @@ function booked(
   key: string,
   seconds: number,
   what: string,
+  /** A restored lock's owner; absent: a new one (Str::random()). */
+  given: string | undefined,
   store: {
     acquire(owner: string): Promise<boolean>;
     release(owner: string): Promise<boolean>;
     forceRelease(): Promise<void>;
   },
 ): CacheLock {
-  const owner = env.owner();
+  const owner = given ?? env.owner();
   return {
     key,
     owner,

@@ -125,6 +125,8 @@ export class Dispatcher {
   private readonly chains = new Map<string, Chain>();
   /** Payload id → its uniqueId(), for a unique job whose uniqueId() reads a property. */
   private readonly uniqueIds = new Map<string, string>();
+  /** Payload id → the unique lock's owner, kept in the job ($uniqueLockOwner, 13.24+). */
+  private readonly uniqueOwners = new Map<string, string>();
 
   constructor(
     private readonly profile: LaravelProfile,
@@ -135,6 +137,11 @@ export class Dispatcher {
   /** The name a payload id was dispatched as (how a worker finds what the job does). */
   jobNameOf(id: string): string | undefined {
     return this.names.get(id);
+  }
+
+  /** The owner of a unique job's lock, as the payload carries it (13.24+; undefined: none). */
+  uniqueOwnerOf(id: string): string | undefined {
+    return this.uniqueOwners.get(id);
   }
 
   /** A unique job's uniqueId() as its dispatch resolved it (undefined: a constant one, or not unique). */
@@ -170,6 +177,7 @@ export class Dispatcher {
     for (let i = 0; i < d.count; i++) {
       const props = { ...job.properties, ...d.properties?.(i) };
       const uniqueId = job.unique ? uniqueIdValue(job.unique.id, props) : '';
+      let owner: string | null = null;
       if (pending !== undefined && job.unique) {
         const name = this.profile.cache.uniqueKey(job.className, uniqueId);
         const lock = pending.cache.lock(name, job.unique.for ?? 0, `ShouldBeUnique (${job.name})`);
@@ -178,10 +186,13 @@ export class Dispatcher {
           dropped.push({ key: lock.key, holder });
           continue;
         }
+        // 13.24+: `$job->uniqueLockOwner = $lock->owner()`, before the job is serialized.
+        if (this.profile.cache.uniqueRelease === 'owner') owner = lock.owner;
       }
       const { uuid, id } = nextJobIdentity(this.random);
       const payload = this.profile.buildPayload({
         ...jobObject(job, d),
+        uniqueLockOwner: owner,
         chain,
         // retryUntil() returns now()->addSeconds(N); the payload keeps its getTimestamp(): time() + N.
         timeoutAt: job.retryUntil === null ? null : ctx.time() + job.retryUntil,
@@ -195,6 +206,7 @@ export class Dispatcher {
       if (labels.length === 0) attempts = Number(payload.attempts);
       this.names.set(id, job.name);
       if (job.unique && typeof job.unique.id === 'object') this.uniqueIds.set(id, uniqueId);
+      if (owner !== null) this.uniqueOwners.set(id, owner);
       if (d.chain && d.chain.links.length > 0) this.chains.set(id, d.chain);
       const instance = this.registry.add({
         id,

@@ -69,6 +69,8 @@ export interface JobClassRules {
   unique: UniqueSpec | null;
   /** RateLimiter::for's limiters, by name ('none': Limit::none()). */
   limiters: Readonly<Record<string, readonly LimitSpec[] | 'none'>>;
+  /** The unique lock's owner the payload carries ($uniqueLockOwner, 13.24+); absent: none. */
+  uniqueOwner?: string;
 }
 
 export const NO_RULES: JobClassRules = { className: '', middleware: [], unique: null, limiters: {} };

@@ -98,16 +98,20 @@ export abstract class JobHandling {
     try {
       await this.markJobAsFailedIfAlreadyExceedsMaxAttempts(ctx, job);
       // $job->fire() → CallQueuedHandler::call: a ShouldBeUniqueUntilProcessing job's lock is
-      // released first (8.x: before any middleware), then the job goes through its middleware.
+      // released before any middleware (8.x), or once the middleware let it through, just
+      // before handle() (the pipeline's `then`, 11.40+); then the job goes through its middleware.
       const rules = this.rulesOf(job);
       if (rules.unique !== null || rules.middleware.length > 0) this.trail('Job::fire → CallQueuedHandler::call');
-      if (rules.unique?.untilProcessing === true) await this.ensureUniqueJobLockIsReleased(rules);
+      const untilProcessing = rules.unique?.untilProcessing === true;
+      const beforeHandle = this.env.profile.cache.untilProcessing === 'before-handle';
+      if (untilProcessing && !beforeHandle) await this.ensureUniqueJobLockIsReleased(rules);
       const pipeline = this.pipelineFor(ctx, job, rules);
       const ended = pipeline === null ? null : await pipeline.enter();
       if (ended !== null) {
         await this.endedByMiddleware(ctx, job, rules, ended);
         return 'done';
       }
+      if (untilProcessing && beforeHandle) await this.ensureUniqueJobLockIsReleased(rules);
       // The job's handle() runs for its virtual duration.
       const attempt = job.attempts();
       const behaviour = attemptBehaviour(this.env.behaviourOf(job.getJobId(), attempt));
@@ -458,14 +462,18 @@ export abstract class JobHandling {
 
   /**
    * CallQueuedHandler::ensureUniqueJobLockIsReleased: the lock UniqueLock took at dispatch, by its
-   * key, whoever holds it (forceRelease: a plain DEL in 8.x).
+   * key: whoever holds it (forceRelease, a plain DEL: 8.x), or (13.24+) by the owner the payload
+   * carries (restoreLock()->release(), the releaseLock script).
    */
   private async ensureUniqueJobLockIsReleased(rules: JobClassRules): Promise<void> {
     if (rules.unique === null || this.cache === null) return;
     this.trail('CallQueuedHandler::ensureUniqueJobLockIsReleased');
     const id = typeof rules.unique.id === 'string' ? rules.unique.id : '';
     const name = this.env.profile.cache.uniqueKey(rules.className, id);
-    await this.cache.lock(name, 0, 'forceRelease').forceRelease();
+    const owner = rules.uniqueOwner;
+    if (this.env.profile.cache.uniqueRelease === 'owner' && owner !== undefined)
+      await this.cache.restoreLock(name, owner).release();
+    else await this.cache.lock(name, 0, 'forceRelease').forceRelease();
   }
 
   /** The job's middleware pipeline in this process (null: none, or no cache to run it on). */
@@ -519,7 +527,13 @@ export abstract class JobHandling {
       );
       return;
     }
-    if (rules.unique?.untilProcessing === false) await this.ensureUniqueJobLockIsReleased(rules);
+    // Not released: CallQueuedHandler::call frees a unique lock now; an UntilProcessing one, in 8.x
+    // freed before the middleware, in 13 by the pipeline's `finally` (the middleware never reached `then`).
+    if (
+      rules.unique !== null &&
+      (!rules.unique.untilProcessing || this.env.profile.cache.untilProcessing === 'before-handle')
+    )
+      await this.ensureUniqueJobLockIsReleased(rules);
     const next = await this.ensureNextJobInChainIsDispatched(ctx, job);
     this.trail('CallQueuedHandler::call → RedisJob::delete');
     const removed = await job.delete();

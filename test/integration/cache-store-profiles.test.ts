@@ -170,4 +170,56 @@ timeline:
     // EVAL release 2 :delayed :reserved <payload> <now + 60 + 3>
     expect(Number(release.args.at(-1)) - t.start).toBe(63);
   });
+
+  it("13: the unique lock's owner rides in the payload ($uniqueLockOwner) and frees the lock by the releaseLock script", async () => {
+    // Bus/UniqueLock.php@v13.26.1:34-86: acquire takes 'laravel_unique_job:'.class.':'.uniqueId()
+    // (SETNX, no $uniqueFor), then `$job->uniqueLockOwner = $lock->owner()` before the job is
+    // serialized (Queueable's $uniqueLockOwner, after $queue; SerializesModels writes only what
+    // differs from the defaults); release() restores the lock of that owner and releases it.
+    // CallQueuedHandler.php@v13.26.1: a ShouldBeUniqueUntilProcessing job's lock goes in the
+    // pipeline's `then`, just before handle(); any other after a handle() that was not released.
+    const t = await run(`
+name: inline
+title: inline
+laravel: "13"
+cache: { store: redis }
+until: 0
+workers: [{ name: worker-1, sleep: 3 }]
+jobs:
+  Index: { class: App\\Jobs\\Index, unique: { id: 42 } }
+  Early: { class: App\\Jobs\\Early, unique: { until_processing: true }, attempts: [{ run: 0, throw: boom }] }
+timeline:
+  - { at: 0, dispatch: Index, count: 2 }
+  - { at: 0, dispatch: Early }
+`);
+    const C = 'laravel-database-laravel-cache-';
+    const INDEX = `${C}laravel_unique_job:App\\Jobs\\Index:42`;
+    const EARLY = `${C}laravel_unique_job:App\\Jobs\\Early:`;
+    const commands = t.steps.flatMap((s) => s.commands).filter((c) => c.source === 'client');
+    const owners = commands.filter((c) => c.args[0] === 'SETNX').map((c) => [c.args[1], c.args[2]!]);
+    expect(owners.map(([k]) => k)).toEqual([INDEX, INDEX, EARLY]);
+    const [first, , early] = owners.map(([, o]) => o!);
+    // The pushed payloads: data.command carries the owner of the lock their dispatch took.
+    const pushed = commands.filter((c) => c.script === 'push').map((c) => JSON.parse(c.args[5]!).data.command);
+    expect(pushed).toEqual([
+      `O:14:"App\\Jobs\\Index":1:{s:15:"uniqueLockOwner";s:16:"${first}";}`,
+      `O:14:"App\\Jobs\\Early":1:{s:15:"uniqueLockOwner";s:16:"${early}";}`,
+    ]);
+    const releases = commands
+      .filter((c) => c.args[0] === 'EVAL' && c.script === 'releaseLock')
+      .map((c) => c.args.slice(3));
+    expect(releases).toEqual([
+      [INDEX, first],
+      [EARLY, early],
+    ]);
+    // No forceRelease DEL of a unique lock in 13.24+.
+    expect(commands.filter((c) => c.args[0] === 'DEL')).toEqual([]);
+    // Early's lock is freed before handle() throws; --tries=1 (13's default) then fails it (ZREM),
+    // and CallQueuedHandler::failed leaves an UntilProcessing lock alone.
+    const earlyStep = t.steps.find((s) => s.commands.some((c) => c.args[0] === 'EVAL' && c.args[3] === EARLY))!;
+    expect(earlyStep.commands.filter((c) => c.source === 'client').map((c) => c.script ?? c.args[0])).toEqual([
+      'releaseLock',
+      'ZREM',
+    ]);
+  });
 });

@@ -59,9 +59,9 @@ import type { JobObject, LaravelProfile } from './types.ts';
  *   afterCommit, middleware (= []), chained (= []), chainConnection, chainQueue,
  *   chainCatchCallbacks, appear only when set: onConnection/onQueue/delay, and a chain's
  *   $chained (not []), $chainConnection, $chainQueue and $chainCatchCallbacks (Bus::chain()'s []
- *   is not the default null, so it is written). debounceOwner and uniqueLockOwner are set only by
- *   a debounced dispatch or a unique job's lock, which the scenario format has neither of, so
- *   they stay '' and are never serialized.
+ *   is not the default null, so it is written). debounceOwner is set only by a debounced dispatch,
+ *   which the scenario format has none of; uniqueLockOwner by a unique job's lock
+ *   (UniqueLock::acquire, 13.24+), after $queue (Bus/Queueable.php@v13.26.1:50-57).
  */
 export function serializeJob13(input: JobObject): string {
   // Only the scenario's properties are written (the options equal their defaults), in the class's order.
@@ -73,6 +73,7 @@ export function serializeJob13(input: JobObject): string {
   const queueable: Array<[string, PhpValue]> = [
     ['connection', input.connection],
     ['queue', input.queue],
+    ['uniqueLockOwner', input.uniqueLockOwner ?? null],
     ['delay', input.delay],
     ['chained', chain && chain.chained.length > 0 ? chainedValue(chain) : null],
     ['chainConnection', chain?.chainConnection ?? null],
@@ -149,9 +150,11 @@ export const laravel13: LaravelProfile = {
     prefix: 'laravel-cache-',
     separator: '',
     middleware: null,
-    // 13.24+ keeps the lock's owner in the payload (uniqueLockOwner): not modelled yet.
-    unique: 'unique jobs are modelled for Laravel 8 so far (13.24+ stores the lock owner in the payload)',
+    // Bus/UniqueLock.php@v13.26.1:34-86: the owner kept in $uniqueLockOwner, released by it.
+    unique: null,
     uniqueKey: (className, id) => `laravel_unique_job:${className}:${id}`,
+    uniqueRelease: 'owner',
+    untilProcessing: 'before-handle',
     pauseChecks: true,
   },
   worker: {

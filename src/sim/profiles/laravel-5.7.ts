@@ -79,6 +79,8 @@ export const laravel57: LaravelProfile = {
     middleware: 'job middleware arrived in Laravel 6.0.0 and WithoutOverlapping in 8.11.0',
     unique: 'ShouldBeUnique arrived in Laravel 8.14.0',
     uniqueKey: (className, id) => `laravel_unique_job:${className}${id}`,
+    uniqueRelease: 'force',
+    untilProcessing: 'before-middleware',
     pauseChecks: false,
   },
   worker: {

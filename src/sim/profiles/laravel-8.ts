@@ -97,6 +97,8 @@ export const laravel8: LaravelProfile = {
     middleware: null,
     unique: null,
     uniqueKey: (className, id) => `laravel_unique_job:${className}${id}`,
+    uniqueRelease: 'force',
+    untilProcessing: 'before-middleware',
     pauseChecks: false,
   },
   worker: {

@@ -33,6 +33,8 @@ export interface JobObject {
   failOnTimeout: boolean;
   /** ShouldBeUnique's `public $uniqueFor` (8.x declares it as a property), or null. */
   uniqueFor?: number | null;
+  /** Bus\Queueable's $uniqueLockOwner (13.24+): the unique lock's owner, set when it was taken. */
+  uniqueLockOwner?: string | null;
   /** Queueable's chain state (5.5+); absent: its defaults ($chained = [], the rest null). */
   chain?: ChainProperties;
 }
@@ -115,6 +117,18 @@ export interface CacheRules {
   unique: string | null;
   /** UniqueLock's key for a job class and its uniqueId(). */
   uniqueKey(className: string, id: string): string;
+  /**
+   * How a unique job's lock is freed: `force` (forceRelease, a plain DEL: the owner is thrown away,
+   * 8.x) or `owner` (13.24+: UniqueLock::acquire keeps the owner in the job, $uniqueLockOwner,
+   * serialized into the payload, and release() frees it with the releaseLock script).
+   */
+  uniqueRelease: 'force' | 'owner';
+  /**
+   * When a ShouldBeUniqueUntilProcessing lock is freed: before any middleware (8.x), or in the
+   * pipeline's `then`, just before handle(), and in its `finally` when a middleware ends the job
+   * without releasing it (11.40+, 12.21+).
+   */
+  untilProcessing: 'before-middleware' | 'before-handle';
   /**
    * Worker::getNextJob reads the queue-pause keys on the cache before every pop (12.40+): the
    * global switch then one MGET (13.25+).

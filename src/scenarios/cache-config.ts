@@ -71,11 +71,6 @@ function middlewareSpec(m: MiddlewareInput): JobMiddlewareSpec {
   };
 }
 
-/** The name a middleware has in its key (the scenario's spelling), for messages. */
-export function middlewareKey(m: MiddlewareInput): string {
-  return Object.keys(m)[0]!;
-}
-
 export function middlewareOf(job: JobClassSpec): JobMiddlewareSpec[] {
   return job.middleware.map(middlewareSpec);
 }
@@ -179,7 +174,7 @@ export function runDbs(
           else store.keys.add(inCache(key)).add(inCache(`${key}:timer`));
         }
       } else {
-        const key = throttleKeyOf(m, job.class, null);
+        const key = throttleKeyOf(m, job.class, profile.cache.throttleKeyHash);
         const target = m.redis ? on.default : store;
         const full = (k: string) => (m.redis ? `${config.connectionPrefix}${k}` : inCache(k));
         if (key === null) target.prefixes.add(full(THROTTLE_PREFIX));

@@ -4,7 +4,6 @@
 import type { LaravelProfile } from '../sim/profiles/types.ts';
 import type { Path, Problem } from './schema-issues.ts';
 import type { ScenarioSpec, WorkerSpec } from './schema.ts';
-import { middlewareKey } from './cache-config.ts';
 
 /** A queue:work option or job property that arrived in a later Laravel than some profiles model. */
 interface Arrival<T> {
@@ -173,17 +172,6 @@ function cacheProblems(spec: ScenarioSpec, profile: LaravelProfile, as: string):
   for (const [name, job] of Object.entries(spec.jobs)) {
     if (job.middleware.length > 0 && rules.middleware !== null)
       problems.push({ path: ['jobs', name, 'middleware'], detail: `${rules.middleware}; ${as}` });
-    else if (profile.name === '13')
-      job.middleware.forEach((m, i) => {
-        // RateLimited(WithRedis) send 8.x's wire in 13.26.1 (decaySeconds is Limit's minutes × 60,
-        // the key still md5); ThrottlesExceptions hashes its key with xxh128 from 12.0.0.
-        const key = middlewareKey(m);
-        if (key === 'throttles_exceptions' || key === 'throttles_exceptions_with_redis')
-          problems.push({
-            path: ['jobs', name, 'middleware', i, key],
-            detail: `${key} is modelled for Laravel 8 so far (12.0+ hashes its key with xxh128, 11.0+ counts the decay in seconds); ${as}`,
-          });
-      });
     if (job.unique !== undefined && rules.unique !== null)
       problems.push({ path: ['jobs', name, 'unique'], detail: `${rules.unique}; ${as}` });
   }

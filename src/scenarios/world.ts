@@ -2,6 +2,8 @@
 // queue.php as its processes read it (the connections), the worker processes under supervisord,
 // and what the timeline's entries act through (ModelEnv). No Redis here: the processes' connections
 // come from `connect`, which the runner gives (a checked port on its hub).
+import { createHash } from 'node:crypto';
+import { xxhash128 } from 'hash-wasm';
 import type { LaravelProfile } from '../sim/profiles/index.ts';
 import type { Dispatcher } from '../sim/dispatcher.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
@@ -28,6 +30,12 @@ export interface World {
   locks: LockBook;
   /** Takes on `next`, the scenario with more of it (extension.ts): its new connections, its job classes. */
   extend(next: ScenarioSpec, newConnections: readonly string[]): void;
+}
+
+/** hash($algorithm, $name) as PHP gives it: md5 (node:crypto), xxh128 (hash-wasm's, the same 32 hex digits). */
+function hashJobName(algorithm: 'md5' | 'xxh128', name: string): Promise<string> {
+  if (algorithm === 'md5') return Promise.resolve(createHash('md5').update(name, 'utf8').digest('hex'));
+  return xxhash128(name);
 }
 
 export function buildWorld(
@@ -95,6 +103,7 @@ export function buildWorld(
             rulesOf(dispatcher.jobNameOf(id) ?? '', dispatcher.uniqueIdOf(id), dispatcher.uniqueOwnerOf(id)),
           locks,
           restartSignal,
+          hashJobName: (name) => hashJobName(profile.cache.throttleKeyHash, name),
           start: spec.start,
           behaviourOf: (id, attempt) => {
             // The scenario as it stands (an open run may have taken on more job classes).

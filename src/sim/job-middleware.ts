@@ -90,10 +90,13 @@ export function rateLimiterKey(limiter: string, by: string): string {
 /** ThrottlesExceptions' key prefix (8.x). */
 export const THROTTLE_PREFIX = 'laravel_throttles_exceptions:';
 
-/** ThrottlesExceptions::getKey: by(), byJob() (the uuid; null when not known yet), else md5 of the class. */
-export function throttleKeyOf(spec: ThrottlesExceptionsSpec, className: string, uuid: string | null): string | null {
+/**
+ * ThrottlesExceptions::getKey as a run knows it before it starts: by(), else md5 of the class (8.x);
+ * null when only the run knows it (byJob()'s uuid, 12.0+'s xxh128 of the class).
+ */
+export function throttleKeyOf(spec: ThrottlesExceptionsSpec, className: string, hash: 'md5' | 'xxh128'): string | null {
   if (spec.key) return THROTTLE_PREFIX + spec.key;
-  if (spec.byJob) return uuid === null ? null : THROTTLE_PREFIX + uuid;
+  if (spec.byJob || hash !== 'md5') return null;
   return THROTTLE_PREFIX + md5(className);
 }
 
@@ -113,6 +116,8 @@ export interface MiddlewareEnv {
   /** The job's label (SyncOrder#1), for whom a lock is held. */
   label: string;
   locks: LockBook;
+  /** hash() of a job's name in ThrottlesExceptions' default key: md5 (8.x), xxh128 (12.0+). */
+  hashJobName(name: string): Promise<string>;
   /** $job->release($delay). */
   release(delay: number): Promise<void>;
   trail(method: string): void;
@@ -342,16 +347,21 @@ function rateLimitedWithRedis(spec: RateLimitedSpec, env: MiddlewareEnv): Runnin
   };
 }
 
-function throttleKey(spec: ThrottlesExceptionsSpec, env: MiddlewareEnv): string {
-  return throttleKeyOf(spec, env.rules.className, env.uuid ?? '')!;
+/** ThrottlesExceptions::getKey: by(), byJob() (the uuid), else the class's name hashed. */
+async function throttleKey(spec: ThrottlesExceptionsSpec, env: MiddlewareEnv): Promise<string> {
+  if (spec.key) return THROTTLE_PREFIX + spec.key;
+  if (spec.byJob) return THROTTLE_PREFIX + (env.uuid ?? '');
+  return THROTTLE_PREFIX + (await env.hashJobName(env.rules.className));
 }
 
 /** ThrottlesExceptions::handle on the cache's RateLimiter: a circuit breaker over handle()'s exceptions. */
 function throttlesExceptions(spec: ThrottlesExceptionsSpec, env: MiddlewareEnv): RunningMiddleware {
-  const key = throttleKey(spec, env);
+  // getKey() runs first in handle(); its hash may take a moment (xxh128), so it is made in before().
+  let key = '';
   const limiter = new RateLimiter(env.cache, env.time);
   return {
     async before() {
+      key = await throttleKey(spec, env);
       if (!(await limiter.tooManyAttempts(key, spec.maxAttempts))) return null;
       env.trail('ThrottlesExceptions::handle → RateLimiter::tooManyAttempts');
       const delay = (await limiter.availableIn(key)) + 3;
@@ -384,9 +394,10 @@ function throttlesExceptions(spec: ThrottlesExceptionsSpec, env: MiddlewareEnv):
 
 /** ThrottlesExceptionsWithRedis::handle: the same over DurationLimiter on the default connection. */
 function throttlesExceptionsWithRedis(spec: ThrottlesExceptionsSpec, env: MiddlewareEnv): RunningMiddleware {
-  const limiter = new DurationLimiter(env, throttleKey(spec, env), spec.maxAttempts, spec.decayMinutes * 60);
+  let limiter = new DurationLimiter(env, '', spec.maxAttempts, spec.decayMinutes * 60);
   return {
     async before() {
+      limiter = new DurationLimiter(env, await throttleKey(spec, env), spec.maxAttempts, spec.decayMinutes * 60);
       if (!(await limiter.tooManyAttempts())) return null;
       env.trail('ThrottlesExceptionsWithRedis::handle → DurationLimiter::tooManyAttempts');
       // decaysAt - currentTime(), without ThrottlesExceptions' + 3.

@@ -121,6 +121,8 @@ export interface WorkerEnv {
   jobRulesOf(jobId: string): JobClassRules;
   /** The locks held in the cache: who holds one a job is refused (narration). */
   locks: LockBook;
+  /** hash() of a job's name for ThrottlesExceptions' default key (the profile's: md5 or xxh128). */
+  hashJobName(name: string): Promise<string>;
   /**
    * The restart signal the last `php artisan queue:restart` of the run wrote (null: none yet): a
    * daemon that read another is on its way out (the end-of-run rule waits for it).

@@ -491,6 +491,7 @@ export abstract class JobHandling {
       uuid: job.uuid(),
       label: this.label(job),
       locks: this.env.locks,
+      hashJobName: (name) => this.env.hashJobName(name),
       release: async (delay) => {
         this.trail('InteractsWithQueue::release → RedisJob::release');
         await job.release(delay);

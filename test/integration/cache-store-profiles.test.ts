@@ -222,4 +222,34 @@ timeline:
       'ZREM',
     ]);
   });
+
+  it("13: ThrottlesExceptions keys its counter by the xxh128 of the job's class (12.0+)", async () => {
+    // Queue/Middleware/ThrottlesExceptions.php@v13.26.1:257-270: prefix . hash('xxh128', get_class($job))
+    // for a job without displayName(); the counting is 8.x's (RateLimiter::hit → increment).
+    // PHP 8.2: php -r 'echo hash("xxh128", "App\\Jobs\\Api");' prints the hash below.
+    const t = await run(`
+name: inline
+title: inline
+laravel: "13"
+cache: { store: redis }
+until: 0
+workers: [{ name: worker-1, sleep: 3, tries: 3 }]
+jobs:
+  Api: { class: App\\Jobs\\Api, middleware: [{ throttles_exceptions: { max_attempts: 5 } }], attempts: [{ throw: down }, succeed] }
+timeline:
+  - { at: 0, dispatch: Api }
+`);
+    const K = 'laravel-database-laravel-cache-laravel_throttles_exceptions:338637c81525badc142292dfcaf5df11';
+    const lines = clientLines(t).filter((l) => l.includes('laravel_throttles_exceptions:'));
+    expect(lines).toEqual([
+      `t+0 worker-1 db1 GET ${K}`,
+      `t+0 worker-1 db1 EVAL add ${K}:timer`,
+      `t+0 worker-1 db1 EVAL add ${K}`,
+      `t+0 worker-1 db1 INCRBY ${K} 1`,
+      `t+0 worker-1 db1 GET ${K}`,
+      // The retry succeeds: RateLimiter::clear, the counter then its timer.
+      `t+0 worker-1 db1 DEL ${K}`,
+      `t+0 worker-1 db1 DEL ${K}:timer`,
+    ]);
+  });
 });

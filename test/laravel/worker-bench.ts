@@ -93,6 +93,7 @@ export class WorkerBench {
         jobRulesOf: () => NO_RULES,
         locks: book,
         restartSignal: { value: null },
+        hashJobName: () => Promise.reject(new Error('no job middleware here')),
         start: h.clock,
         behaviourOf: (id, attempt) => {
           const list = this.behaviours.get(id) ?? ['succeed'];

@@ -45,7 +45,7 @@ describe('the cache store in a scenario', () => {
     );
   });
 
-  it('refuses a unique job before 8.14, and ThrottlesExceptions in 13 (its xxh128 key is not modelled yet)', () => {
+  it('refuses a unique job before 8.14; 13 takes it, and every middleware', () => {
     const e = errorOf(scenario({ laravel: '5.3', job: '    unique: true' }));
     expect([e.line, e.field, e.detail]).toEqual([
       8,
@@ -53,9 +53,10 @@ describe('the cache store in a scenario', () => {
       'ShouldBeUnique arrived in Laravel 8.14.0; this scenario is Laravel 5.3',
     ]);
     expect(() => parseScenario(scenario({ laravel: '13', job: '    unique: true' }), 'c.yaml')).not.toThrow();
-    const throttled = errorOf(scenario({ laravel: '13', job: '    middleware: [{ throttles_exceptions: {} }]' }));
-    expect(throttled.field).toBe('jobs.Sync.middleware.0.throttles_exceptions');
-    expect(throttled.detail).toMatch(/^throttles_exceptions is modelled for Laravel 8 so far \(12\.0\+ hashes its key/);
+    const job = '    middleware: [{ throttles_exceptions: {} }, { rate_limited: orders }]';
+    expect(() =>
+      parseScenario(scenario({ laravel: '13', job }).replace('jobs:', 'limiters: { orders: none }\njobs:'), 'c.yaml'),
+    ).not.toThrow();
   });
 
   it('refuses lock_connection before 8.20', () => {

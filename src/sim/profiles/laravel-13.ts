@@ -155,6 +155,7 @@ export const laravel13: LaravelProfile = {
     uniqueKey: (className, id) => `laravel_unique_job:${className}:${id}`,
     uniqueRelease: 'owner',
     untilProcessing: 'before-handle',
+    throttleKeyHash: 'xxh128',
     pauseChecks: true,
   },
   worker: {

@@ -99,6 +99,7 @@ export const laravel8: LaravelProfile = {
     uniqueKey: (className, id) => `laravel_unique_job:${className}${id}`,
     uniqueRelease: 'force',
     untilProcessing: 'before-middleware',
+    throttleKeyHash: 'md5',
     pauseChecks: false,
   },
   worker: {

@@ -129,6 +129,8 @@ export interface CacheRules {
    * without releasing it (11.40+, 12.21+).
    */
   untilProcessing: 'before-middleware' | 'before-handle';
+  /** ThrottlesExceptions' default key hashes the job's name: md5 (8.32.1+), xxh128 (12.0.0+, PR #52301). */
+  throttleKeyHash: 'md5' | 'xxh128';
   /**
    * Worker::getNextJob reads the queue-pause keys on the cache before every pop (12.40+): the
    * global switch then one MGET (13.25+).

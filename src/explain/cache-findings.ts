@@ -6,14 +6,35 @@ import type { Certainty, Finding, QueueEvent } from './findings.ts';
 import type { Liveness, Watch } from './liveness.ts';
 
 type Lock = Extract<QueueEvent, { kind: 'lock' }>;
+type Limited = Extract<QueueEvent, { kind: 'limited' }>;
 type RestartRead = Extract<QueueEvent, { kind: 'restart-read' }>;
 type Reserve = Extract<QueueEvent, { kind: 'reserve' }>;
 type Delete = Extract<QueueEvent, { kind: 'delete' | 'release' }>;
 
-/** A release that followed a refused WithoutOverlapping lock: the middleware's, handle() not run. */
+/** What refused a job before handle(): WithoutOverlapping's lock, or a rate limiter at its max. */
+export interface Refusal {
+  middleware: 'WithoutOverlapping' | 'RateLimited' | 'ThrottlesExceptions';
+  line: number;
+  /** Laravel's name of the lock or the limiter's key. */
+  key: string;
+  heldBy?: string;
+  likely?: boolean;
+}
+
+/** A release that followed a refusal: the middleware's, handle() not run. */
 export interface MiddlewareRelease {
-  lock: Lock;
+  lock: Refusal;
   release: Delete;
+}
+
+function refusalOf(e: Lock): Refusal {
+  return {
+    middleware: 'WithoutOverlapping',
+    line: e.line,
+    key: e.key,
+    ...(e.heldBy !== undefined ? { heldBy: e.heldBy } : {}),
+    ...(e.likely === true ? { likely: true } : {}),
+  };
 }
 
 /** Actors and jobs kept at most (a capture of any size). */
@@ -21,8 +42,8 @@ const KEPT = 4096;
 
 export class CacheFindings {
   readonly out: Finding[] = [];
-  /** Each worker's last refused overlap lock since its last pop. */
-  private readonly refused = new Map<string, Lock>();
+  /** Each worker's last refusal (an overlap lock, a limiter at its max) since its last pop. */
+  private readonly refused = new Map<string, Refusal>();
   /** Each worker's overlap lock taken since its last pop: a release then came from inside handle(). */
   private readonly taken = new Map<string, Lock>();
   /** Each job's releases by middleware, until it is deleted. */
@@ -43,7 +64,7 @@ export class CacheFindings {
       this.taken.set(e.actor, e);
     if (e.taken !== false) return;
     if (e.lock === 'overlap') {
-      if (this.refused.size < KEPT || this.refused.has(e.actor)) this.refused.set(e.actor, e);
+      if (this.refused.size < KEPT || this.refused.has(e.actor)) this.refused.set(e.actor, refusalOf(e));
       return;
     }
     this.out.push(uniqueDropped(e));
@@ -74,6 +95,12 @@ export class CacheFindings {
     return { byMiddleware: list, selfReleased: self };
   }
 
+  /** A rate limiter at its max: the release that follows is the middleware's. */
+  limited(e: Limited): void {
+    if (this.refused.size < KEPT || this.refused.has(e.actor))
+      this.refused.set(e.actor, { middleware: e.middleware, line: e.line, key: e.key });
+  }
+
   /** Each worker's last restart check (its cache connection's GET, after each job). */
   private readonly checked = new Map<string, number>();
 
@@ -98,9 +125,16 @@ export class CacheFindings {
 /** Reserved past its tries and deleted, its earlier attempts released by WithoutOverlapping. */
 export function spentByMiddleware(over: Reserve, del: Delete, releases: readonly MiddlewareRelease[]): Finding {
   const likely = releases.some((r) => r.lock.likely === true);
-  const keys = [...new Set(releases.map((r) => r.lock.key))].join(', ');
-  const holders = [...new Set(releases.map((r) => r.lock.heldBy).filter((h) => h !== undefined))];
-  const attempts = releases.map((r) => r.release.attempts ?? '?').join(', ');
+  const by = [...new Set(releases.map((r) => r.lock.middleware))];
+  const said = by.map((m) => {
+    const mine = releases.filter((r) => r.lock.middleware === m);
+    const keys = [...new Set(mine.map((r) => r.lock.key))].join(', ');
+    const on = `on attempt${mine.length === 1 ? '' : 's'} ${mine.map((r) => r.release.attempts ?? '?').join(', ')}`;
+    if (m !== 'WithoutOverlapping') return `${m}'s limiter ${keys} was at its max ${on}`;
+    const holders = [...new Set(mine.map((r) => r.lock.heldBy).filter((h) => h !== undefined))];
+    return `the lock ${keys} was refused ${on} (held by ${holders.length === 0 ? 'another process' : holders.join(', ')})`;
+  });
+  const names = by.join(' and ');
   return {
     kind: 'attempts-spent-by-middleware',
     certainty: likely ? 'likely' : 'certain',
@@ -110,12 +144,12 @@ export function spentByMiddleware(over: Reserve, del: Delete, releases: readonly
             "the capture ended after a refusal's release before the worker polled again: a held lock is released in the finally right after handle(), and none followed",
         }
       : {}),
-    title: `${del.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts), its attempts spent by WithoutOverlapping: the lock ${keys} was refused on attempt${releases.length === 1 ? '' : 's'} ${attempts} (held by ${holders.length === 0 ? 'another process' : holders.join(', ')}) and each time the middleware released the job without running handle(); a release counts an attempt like any other`,
+    title: `${del.label} reserved for attempt ${over.attempts} of ${over.maxTries} and deleted at once: failed with MaxAttemptsExceededException without running (markJobAsFailedIfAlreadyExceedsMaxAttempts), its attempts spent by ${names}: ${said.join('; ')}, and each time the middleware released the job without running handle(); a release counts an attempt like any other`,
     lines: [...releases.flatMap((r) => [r.lock.line, r.release.line]), over.line, del.line],
     alternatives: [],
     failed: {
       line: del.line,
-      how: 'failed with MaxAttemptsExceededException without running, its attempts spent by WithoutOverlapping releasing it (markJobAsFailedIfAlreadyExceedsMaxAttempts)',
+      how: `failed with MaxAttemptsExceededException without running, its attempts spent by ${names} releasing it (markJobAsFailedIfAlreadyExceedsMaxAttempts)`,
       certainty: likely ? 'likely' : 'certain',
     },
   };

@@ -24,6 +24,11 @@ export class CacheStory {
   private readonly readers = new Map<string, { start: Written | undefined; told: boolean }>();
   /** Who holds each queue lock (by its full key), since which line. */
   private readonly holders = new Map<string, { actor: string; line: number }>();
+  /**
+   * Each connection's limiter reads since it read a count: RateLimiter::tooManyAttempts reads the
+   * count, then (at the max) the timer (`has`), and availableIn reads it again before the release.
+   */
+  private readonly limiterReads = new Map<string, { key: string; timers: number }>();
 
   constructor(
     /** The job of a uuid (job-exceptions:<uuid>), as the trace names it. */
@@ -149,8 +154,28 @@ export class CacheStory {
         }[cache.action];
         return `maxExceptions: ${what} (${name})`;
       }
-      case 'limiter-read':
+      case 'limiter-read': {
+        const client = entry.line.client;
+        const count = cacheKeyName({ ...cache.key, timer: false });
+        if (!cache.key.timer) {
+          if (this.limiterReads.size < KEPT || this.limiterReads.has(client))
+            this.limiterReads.set(client, { key: count, timers: 0 });
+        } else {
+          const reads = this.limiterReads.get(client);
+          if (reads !== undefined && reads.key === count && ++reads.timers === 2) {
+            this.limiterReads.delete(client);
+            event({
+              kind: 'limited',
+              middleware: cache.key.kind === 'throttle' ? 'ThrottlesExceptions' : 'RateLimited',
+              actor: worker ?? actor,
+              line: entry.lineNo,
+              key: count,
+            });
+            return `${limiterName(cache)}: at its max, the window still open: read when it ends (availableIn), to release the job for it + 3 s without running handle()`;
+          }
+        }
         return `${limiterName(cache)}: ${cache.key.timer ? 'read when the window ends (has / availableIn)' : 'read the attempts (tooManyAttempts)'}`;
+      }
       case 'limiter-hit':
         return `${limiterName(cache)}: hit (${
           cache.key.timer

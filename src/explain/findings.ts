@@ -74,6 +74,12 @@ export type QueueEvent =
     }
   /** A worker's restart check (Worker::stopIfNecessary, after each job): its loop went on past the job. */
   | { kind: 'restart-check'; worker: string; line: number }
+  /**
+   * A rate limiter refused the job (explain/cache-story.ts): RateLimited's or ThrottlesExceptions'
+   * tooManyAttempts found the count at the max with its timer alive (`has`), then read the timer
+   * again (availableIn): the release that follows is the middleware's, handle() not run.
+   */
+  | { kind: 'limited'; middleware: 'RateLimited' | 'ThrottlesExceptions'; actor: string; line: number; key: string }
   /** A worker's restart check that read another value than at its start (explain/cache-story.ts). */
   | {
       kind: 'restart-read';
@@ -325,6 +331,9 @@ export class FindingRules {
         break;
       case 'restart-check':
         this.cache.restartCheck(e.worker, e.line);
+        break;
+      case 'limited':
+        this.cache.limited(e);
         break;
       case 'reserve': {
         this.cache.reserved(e);

@@ -311,6 +311,14 @@ namespace Conformance\Laravel {
                 if (isset($o['by'])) {
                     $code .= '->by('.var_export($o['by'], true).')';
                 }
+                if (isset($o['when'])) {
+                    // ->when(fn ($e) => $e instanceof A || ...): an application's class is declared
+                    // the first time it is thrown (make_exception), so the test names it as a string.
+                    $tests = array_map(function ($class) {
+                        return 'is_a($e, '.var_export($class, true).')';
+                    }, $o['when']);
+                    $code .= '->when(function ($e) { return '.implode(' || ', $tests).'; })';
+                }
 
                 return $o['by_job'] ? $code.'->byJob()' : $code;
         }

@@ -43,12 +43,14 @@ type MiddlewareInput = JobClassSpec['middleware'][number];
 function middlewareSpec(m: MiddlewareInput): JobMiddlewareSpec {
   if ('without_overlapping' in m) {
     const o = m.without_overlapping;
-    if (typeof o === 'string') return { kind: 'without_overlapping', key: o, releaseAfter: 0, expireAfter: 0 };
+    if (typeof o === 'string')
+      return { kind: 'without_overlapping', key: o, releaseAfter: 0, expireAfter: 0, shared: false };
     return {
       kind: 'without_overlapping',
       key: o.key,
       releaseAfter: o.dont_release ? null : o.release_after,
       expireAfter: o.expire_after,
+      shared: o.shared,
     };
   }
   if ('rate_limited' in m || 'rate_limited_with_redis' in m) {
@@ -68,6 +70,7 @@ function middlewareSpec(m: MiddlewareInput): JobMiddlewareSpec {
     backoffMinutes: o.backoff,
     key: o.by ?? null,
     byJob: o.by_job,
+    when: o.when ?? null,
   };
 }
 
@@ -165,7 +168,7 @@ export function runDbs(
       else locks.prefixes.add(inCache(profile.cache.uniqueKey(job.class, '')));
     }
     for (const m of middlewareOf(job)) {
-      if (m.kind === 'without_overlapping') locks.keys.add(inCache(overlapLockName(job.class, m.key)));
+      if (m.kind === 'without_overlapping') locks.keys.add(inCache(overlapLockName(job.class, m.key, m.shared)));
       else if (m.kind === 'rate_limited') {
         const limits = limiters[m.limiter];
         for (const l of limits === undefined || limits === 'none' ? [] : limits) {

@@ -172,6 +172,14 @@ function cacheProblems(spec: ScenarioSpec, profile: LaravelProfile, as: string):
   for (const [name, job] of Object.entries(spec.jobs)) {
     if (job.middleware.length > 0 && rules.middleware !== null)
       problems.push({ path: ['jobs', name, 'middleware'], detail: `${rules.middleware}; ${as}` });
+    job.middleware.forEach((m, i) => {
+      const o = 'without_overlapping' in m ? m.without_overlapping : null;
+      if (o !== null && typeof o === 'object' && o.shared && !rules.sharedOverlap)
+        problems.push({
+          path: ['jobs', name, 'middleware', i, 'without_overlapping', 'shared'],
+          detail: `WithoutOverlapping::shared() arrived in Laravel 9.32.0; ${as}`,
+        });
+    });
     if (job.unique !== undefined && rules.unique !== null)
       problems.push({ path: ['jobs', name, 'unique'], detail: `${rules.unique}; ${as}` });
   }

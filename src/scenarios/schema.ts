@@ -11,6 +11,19 @@ import { TimelineEntry } from './entries/index.ts';
 const inProfiles = (has: (p: LaravelProfile) => boolean): string =>
   `profiles ${joinNames(PROFILE_NAMES.filter((n) => has(PROFILES[n])))}`;
 
+/** A Throwable's class: one of PHP's, or the application's own (namespaced). */
+const ExceptionClass = z
+  .string()
+  .regex(
+    /^\\?[A-Za-z_][A-Za-z0-9_]*(\\[A-Za-z_][A-Za-z0-9_]*)*$/,
+    'a PHP class name such as RuntimeException or App\\Exceptions\\ApiDown',
+  )
+  .transform((c) => c.replace(/^\\/, ''))
+  .superRefine((c, ctx) => {
+    const problem = exceptionClassProblem(c);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 /** What one execution (attempt) of a job does: run for `run` virtual seconds, then end one way. */
 const AttemptObject = z
   .object({
@@ -23,21 +36,9 @@ const AttemptObject = z
       .optional()
       .describe('the job calls $this->fail() (a string becomes the exception message)'),
     delete: z.literal(true).optional().describe('the job calls $this->delete()'),
-    exception: z
-      .string()
-      .regex(
-        /^\\?[A-Za-z_][A-Za-z0-9_]*(\\[A-Za-z_][A-Za-z0-9_]*)*$/,
-        'a PHP class name such as RuntimeException or App\\Exceptions\\ApiDown',
-      )
-      .transform((c) => c.replace(/^\\/, ''))
-      .superRefine((c, ctx) => {
-        const problem = exceptionClassProblem(c);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      })
-      .optional()
-      .describe(
-        `the class of the exception thrown (throw) or given to $this->fail() (fail): one of PHP's (RuntimeException, InvalidArgumentException, TypeError...) or the application's own, namespaced (App\\Exceptions\\ApiDown); default ${DEFAULT_EXCEPTION}`,
-      ),
+    exception: ExceptionClass.optional().describe(
+      `the class of the exception thrown (throw) or given to $this->fail() (fail): one of PHP's (RuntimeException, InvalidArgumentException, TypeError...) or the application's own, namespaced (App\\Exceptions\\ApiDown); default ${DEFAULT_EXCEPTION}`,
+    ),
   })
   .strict()
   .refine(
@@ -71,6 +72,10 @@ const WithoutOverlapping = z.union([
         .boolean()
         .default(false)
         .describe('->dontRelease(): a refused job is deleted, not released (it never runs)'),
+      shared: z
+        .boolean()
+        .default(false)
+        .describe('->shared() (9.32+): the lock is the key alone, shared by every job class that names it'),
     })
     .strict()
     .refine((o) => !(o.dont_release && o.release_after !== 0), {
@@ -104,6 +109,13 @@ const ThrottlesExceptions = z
       .describe('->backoff($minutes): the release after a counted exception (0)'),
     by: z.string().min(1).optional().describe('->by($key): the limiter key (default: md5 of the class)'),
     by_job: z.boolean().default(false).describe("->byJob(): the job's uuid as the key"),
+    when: z
+      .array(ExceptionClass)
+      .min(1)
+      .optional()
+      .describe(
+        '->when(fn ($e) => $e instanceof A || ...): only these exceptions count; any other goes on to the Worker (default: every one counts)',
+      ),
   })
   .strict()
   .refine((o) => !(o.by !== undefined && o.by_job), { message: 'give by or by_job, not both', path: ['by_job'] });

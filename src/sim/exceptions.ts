@@ -62,6 +62,7 @@ export function exceptionClassProblem(className: string): string | null {
 
 /** `className` is `ancestor` or extends it (PHP_THROWABLES; an application's own class extends Exception). */
 export function isA(className: string, ancestor: string): boolean {
+  if (className === ancestor) return true;
   let c: string | null | undefined = className in PHP_THROWABLES ? className : DEFAULT_EXCEPTION;
   while (c) {
     if (c === ancestor) return true;

@@ -10,6 +10,8 @@ import type { Cache, CacheLock, LockBook, LockHolder } from './cache.ts';
 import { durationLimiter, tooManyAttempts } from './cache-scripts.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import type { RedisPort } from './redis-port.ts';
+import type { JobException } from './exceptions.ts';
+import { isA } from './exceptions.ts';
 
 /** new WithoutOverlapping($key) with ->releaseAfter() / ->dontRelease() / ->expireAfter(). */
 export interface WithoutOverlappingSpec {
@@ -19,6 +21,8 @@ export interface WithoutOverlappingSpec {
   releaseAfter: number | null;
   /** The lock's TTL (0: none, SETNX). */
   expireAfter: number;
+  /** ->shared() (9.32+): the lock is the key alone, not per class. */
+  shared: boolean;
 }
 
 /** new RateLimited($name) / new RateLimitedWithRedis($name), maybe ->dontRelease() (8.12+). */
@@ -42,6 +46,8 @@ export interface ThrottlesExceptionsSpec {
   /** ->by($key); null: md5 of the class (or the job's uuid with byJob). */
   key: string | null;
   byJob: boolean;
+  /** ->when(fn ($e) => $e instanceof A || ...): the classes that count; null: every exception. */
+  when: readonly string[] | null;
 }
 
 export type JobMiddlewareSpec = WithoutOverlappingSpec | RateLimitedSpec | ThrottlesExceptionsSpec;
@@ -75,9 +81,13 @@ export interface JobClassRules {
 
 export const NO_RULES: JobClassRules = { className: '', middleware: [], unique: null, limiters: {} };
 
-/** WithoutOverlapping::$prefix . get_class($job) . ':' . $key (8.x; shared() is 9.32+). */
-export function overlapLockName(className: string, key: string): string {
-  return `laravel-queue-overlap:${className}:${key}`;
+/**
+ * WithoutOverlapping::getLockKey: $prefix . get_class($job) . ':' . $key, or with shared() (9.32+)
+ * $prefix . $key (Queue/Middleware/WithoutOverlapping.php@v13.26.1:157-168; a job class has no
+ * displayName(), whose xxh128 12.41+ would use instead of the class).
+ */
+export function overlapLockName(className: string, key: string, shared = false): string {
+  return shared ? `laravel-queue-overlap:${key}` : `laravel-queue-overlap:${className}:${key}`;
 }
 
 const md5 = (s: string): string => createHash('md5').update(s, 'utf8').digest('hex');
@@ -143,8 +153,8 @@ interface RunningMiddleware {
   before(): Promise<MiddlewareOutcome | null>;
   /** $next returned: its code after it (a finally, a limiter's clear). */
   returned(): Promise<void>;
-  /** $next threw: its finally, or its catch (null: the exception goes on; an outcome: it took it). */
-  threw(): Promise<MiddlewareOutcome | null>;
+  /** $next threw `e`: its finally, or its catch (null: the exception goes on; an outcome: it took it). */
+  threw(e: JobException): Promise<MiddlewareOutcome | null>;
 }
 
 /**
@@ -180,17 +190,17 @@ export class MiddlewarePipeline {
     await this.unwind(null);
   }
 
-  /** handle() threw: the outcome of the middleware that took it, or null (it reaches the Worker). */
-  async threw(): Promise<MiddlewareOutcome | null> {
-    return this.unwind('threw');
+  /** handle() threw `e`: the outcome of the middleware that took it, or null (it reaches the Worker). */
+  async threw(e: JobException): Promise<MiddlewareOutcome | null> {
+    return this.unwind(e);
   }
 
-  private async unwind(state: 'threw' | null): Promise<MiddlewareOutcome | null> {
+  private async unwind(thrown: JobException | null): Promise<MiddlewareOutcome | null> {
     let taken: MiddlewareOutcome | null = null;
-    let throwing = state === 'threw';
+    let throwing = thrown !== null;
     for (const m of this.entered.reverse()) {
       if (throwing) {
-        taken = await m.threw();
+        taken = await m.threw(thrown!);
         if (taken !== null) throwing = false;
       } else await m.returned();
     }
@@ -220,7 +230,7 @@ function withoutOverlapping(spec: WithoutOverlappingSpec, env: MiddlewareEnv): R
   return {
     async before() {
       const l = env.cache.lock(
-        overlapLockName(env.rules.className, spec.key),
+        overlapLockName(env.rules.className, spec.key, spec.shared),
         spec.expireAfter,
         `WithoutOverlapping (${env.label})`,
       );
@@ -377,7 +387,9 @@ function throttlesExceptions(spec: ThrottlesExceptionsSpec, env: MiddlewareEnv):
       env.trail('ThrottlesExceptions::handle → RateLimiter::clear');
       await limiter.clear(key);
     },
-    async threw() {
+    async threw(e) {
+      // ->when(): an exception it does not count is rethrown, to the Worker.
+      if (spec.when !== null && !spec.when.some((c) => isA(e.className, c))) return null;
       env.trail('ThrottlesExceptions::handle → RateLimiter::hit');
       await limiter.hit(key, spec.decayMinutes * 60);
       const delay = spec.backoffMinutes * 60;
@@ -414,7 +426,8 @@ function throttlesExceptionsWithRedis(spec: ThrottlesExceptionsSpec, env: Middle
       env.trail('ThrottlesExceptionsWithRedis::handle → DurationLimiter::clear');
       await limiter.clear();
     },
-    async threw() {
+    async threw(e) {
+      if (spec.when !== null && !spec.when.some((c) => isA(e.className, c))) return null;
       env.trail('ThrottlesExceptionsWithRedis::handle → DurationLimiter::acquire');
       await limiter.acquire();
       const delay = spec.backoffMinutes * 60;

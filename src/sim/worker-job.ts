@@ -183,7 +183,7 @@ export abstract class JobHandling {
         // It passes through the middleware (a lock's finally); one may take it upon itself
         // (ThrottlesExceptions releases the job): CallQueuedHandler::call then goes on as after a
         // return, and the Worker sees none.
-        const taken = (await mw.pipeline?.threw()) ?? null;
+        const taken = (await mw.pipeline?.threw(thrown)) ?? null;
         if (taken !== null) {
           await this.tookException(ctx, job, mw.rules, taken, thrown);
           return;

@@ -518,4 +518,19 @@ timeline:
       `T+85 worker-2 1 INCRBY ${k} 1`,
     ]);
   });
+
+  it('ThrottlesExceptions->when(): only the exceptions it lets through are counted, the others reach the Worker', async () => {
+    const trace = await play('cache-throttle-when');
+    // ThrottlesExceptions::handle@v8.83.29:98-106: when() false → rethrown before hit(); the
+    // Worker then handles it (handleJobException: released with --backoff 0, failed on attempt 3).
+    const k = `laravel_cache:laravel_throttles_exceptions:${createHash('md5').update('App\\Jobs\\SyncCrm').digest('hex')}`;
+    expect(clientLines(trace).filter((l) => l.includes('laravel_throttles_exceptions:'))).toEqual([
+      `T+0 worker-1 1 GET ${k}`,
+      `T+0 worker-1 1 EVAL add 1 ${k}:timer T+60 60`,
+      `T+0 worker-1 1 EVAL add 1 ${k} 0 60`,
+      `T+0 worker-1 1 INCRBY ${k} 1`,
+      `T+0 worker-1 1 GET ${k}`,
+      `T+0 worker-1 1 GET ${k}`,
+    ]);
+  });
 });

@@ -252,4 +252,31 @@ timeline:
       `t+0 worker-1 db1 DEL ${K}:timer`,
     ]);
   });
+
+  it('13: WithoutOverlapping::shared(): one lock for every class that names the key', async () => {
+    // Queue/Middleware/WithoutOverlapping.php@v13.26.1:157-168: shared → $prefix . $key, no class.
+    const t = await run(`
+name: inline
+title: inline
+laravel: "13"
+cache: { store: redis }
+until: 1
+workers: [{ name: worker-1, sleep: 3 }, { name: worker-2, sleep: 3 }]
+jobs:
+  Charge: { class: App\\Jobs\\Charge, middleware: [{ without_overlapping: { key: order-1, shared: true } }], attempts: [{ run: 5 }] }
+  Refund: { class: App\\Jobs\\Refund, tries: 3, middleware: [{ without_overlapping: { key: order-1, shared: true, release_after: 10 } }] }
+timeline:
+  - { at: 0, dispatch: Charge }
+  - { at: 0, dispatch: Refund }
+`);
+    const lock = 'laravel-database-laravel-cache-laravel-queue-overlap:order-1';
+    const sent = clientLines(t).filter((l) => l.includes('laravel-queue-overlap'));
+    expect(sent.map((l) => l.replace(/ [A-Za-z0-9]{16}$/, ' OWNER'))).toEqual([
+      `t+0 worker-1 db0 SETNX ${lock} OWNER`,
+      `t+0 worker-2 db0 SETNX ${lock} OWNER`,
+    ]);
+    expect(t.steps.find((s) => s.actor === 'worker-2' && s.kind === 'release')!.title).toMatch(
+      /^Refund#1 released by WithoutOverlapping for 10s/,
+    );
+  });
 });

@@ -59,6 +59,16 @@ describe('the cache store in a scenario', () => {
     ).not.toThrow();
   });
 
+  it('refuses WithoutOverlapping::shared() before 9.32 (13 takes it)', () => {
+    const job = '    middleware: [{ without_overlapping: { key: k, shared: true } }]';
+    const e = errorOf(scenario({ job }));
+    expect([e.field, e.detail]).toEqual([
+      'jobs.Sync.middleware.0.without_overlapping.shared',
+      'WithoutOverlapping::shared() arrived in Laravel 9.32.0; this scenario is Laravel 8',
+    ]);
+    expect(() => parseScenario(scenario({ laravel: '13', job }), 'c.yaml')).not.toThrow();
+  });
+
   it('refuses lock_connection before 8.20', () => {
     const e = errorOf(scenario({ laravel: '5.7', cache: '{ store: redis, lock_connection: default }' }));
     expect([e.line, e.field, e.detail]).toEqual([

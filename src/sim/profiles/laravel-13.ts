@@ -156,6 +156,7 @@ export const laravel13: LaravelProfile = {
     uniqueRelease: 'owner',
     untilProcessing: 'before-handle',
     throttleKeyHash: 'xxh128',
+    sharedOverlap: true,
     pauseChecks: true,
   },
   worker: {

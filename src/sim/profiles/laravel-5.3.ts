@@ -71,6 +71,7 @@ export const laravel53: LaravelProfile = {
     uniqueRelease: 'force',
     untilProcessing: 'before-middleware',
     throttleKeyHash: 'md5',
+    sharedOverlap: false,
     pauseChecks: false,
   },
   worker: {

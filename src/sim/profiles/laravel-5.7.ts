@@ -82,6 +82,7 @@ export const laravel57: LaravelProfile = {
     uniqueRelease: 'force',
     untilProcessing: 'before-middleware',
     throttleKeyHash: 'md5',
+    sharedOverlap: false,
     pauseChecks: false,
   },
   worker: {

@@ -100,6 +100,7 @@ export const laravel8: LaravelProfile = {
     uniqueRelease: 'force',
     untilProcessing: 'before-middleware',
     throttleKeyHash: 'md5',
+    sharedOverlap: false,
     pauseChecks: false,
   },
   worker: {

@@ -129,6 +129,8 @@ export interface CacheRules {
    * without releasing it (11.40+, 12.21+).
    */
   untilProcessing: 'before-middleware' | 'before-handle';
+  /** WithoutOverlapping::shared() (9.32.0+, PR #44227). */
+  sharedOverlap: boolean;
   /** ThrottlesExceptions' default key hashes the job's name: md5 (8.32.1+), xxh128 (12.0.0+, PR #52301). */
   throttleKeyHash: 'md5' | 'xxh128';
   /**

@@ -257,6 +257,11 @@ namespace Conformance\Laravel {
                 $methods[] = 'public function uniqueId() { return '
                     .(is_array($id) ? '$this->'.$id['property'] : var_export($id, true)).'; }';
             }
+            // uniqueVia(): another store of the app's, Cache::store($name).
+            if (is_array($unique) && isset($unique['via'])) {
+                $methods[] = 'public function uniqueVia() { return \\Illuminate\\Container\\Container::getInstance()->make(\'cache\')->store('
+                    .var_export($unique['via'], true).'); }';
+            }
         }
         $code = ($namespace === '' ? '' : "namespace {$namespace};\n")
             ."class {$short} implements {$implements} {\n"

@@ -28,9 +28,16 @@ export function cacheConfig(spec: ScenarioSpec, profile: LaravelProfile, connect
   };
 }
 
-/** Whether the run's cache puts keys on Redis (and so in which dbs the run writes). */
+/** Whether the run's cache puts keys on Redis: its default store, or a unique job's uniqueVia(). */
 export function usesRedisCache(spec: ScenarioSpec): boolean {
-  return spec.cache?.store === 'redis';
+  if (spec.cache?.store === 'redis') return true;
+  // uniqueVia() the redis store, and the *WithRedis middleware (DurationLimiter on the queue's own
+  // connection, whatever the cache store) put keys on Redis too.
+  return Object.values(spec.jobs).some(
+    (j) =>
+      (typeof j.unique === 'object' && j.unique.via === 'redis') ||
+      middlewareOf(j).some((m) => m.kind !== 'without_overlapping' && m.redis),
+  );
 }
 
 /** The scenario's db of a Redis connection of config/database.php. */
@@ -102,11 +109,12 @@ export function limitersOf(spec: ScenarioSpec): Record<string, readonly LimitSpe
 export function uniqueOf(job: JobClassSpec): UniqueSpec | null {
   const u = job.unique;
   if (u === undefined) return null;
-  if (u === true) return { id: '', for: null, untilProcessing: false };
+  if (u === true) return { id: '', for: null, untilProcessing: false, via: null };
   return {
     id: u.id === undefined ? '' : typeof u.id === 'object' ? { property: u.id.property } : String(u.id),
     for: u.for ?? null,
     untilProcessing: u.until_processing,
+    via: u.via ?? null,
   };
 }
 
@@ -158,16 +166,21 @@ export function runDbs(
   const store = on[config.connection];
   const locks = on[config.lockConnection];
   const inCache = (name: string) => `${config.connectionPrefix}${config.storePrefix}${name}`;
-  store.keys.add(inCache('illuminate:queue:restart'));
-  store.prefixes.add(inCache('job-exceptions:'));
+  const onRedis = config.store === 'redis';
+  if (onRedis) {
+    store.keys.add(inCache('illuminate:queue:restart'));
+    store.prefixes.add(inCache('job-exceptions:'));
+  }
   const limiters = limitersOf(spec);
   for (const job of Object.values(spec.jobs)) {
     const unique = uniqueOf(job);
-    if (unique !== null) {
+    // uniqueVia(): a lock in the redis store even when the default store is not, or not on Redis.
+    if (unique !== null && (unique.via ?? config.store) === 'redis') {
       if (typeof unique.id === 'string') locks.keys.add(inCache(profile.cache.uniqueKey(job.class, unique.id)));
       else locks.prefixes.add(inCache(profile.cache.uniqueKey(job.class, '')));
     }
-    for (const m of middlewareOf(job)) {
+    // The cache store's middleware put nothing on Redis with a file store; the *WithRedis ones do.
+    for (const m of middlewareOf(job).filter((x) => onRedis || (x.kind !== 'without_overlapping' && x.redis))) {
       if (m.kind === 'without_overlapping') locks.keys.add(inCache(overlapLockName(job.class, m.key, m.shared)));
       else if (m.kind === 'rate_limited') {
         const limits = limiters[m.limiter];

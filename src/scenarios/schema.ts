@@ -175,6 +175,12 @@ const Unique = z.union([
         .boolean()
         .default(false)
         .describe('ShouldBeUniqueUntilProcessing: the lock is released before the job is processed'),
+      via: z
+        .enum(['redis', 'file'])
+        .optional()
+        .describe(
+          "uniqueVia(): Cache::store('redis') or ('file'), the store the lock is taken in (default: the app's default store)",
+        ),
     })
     .strict(),
 ]);

@@ -67,10 +67,13 @@ export function buildWorld(
     if (r === undefined) rules.set(job, (r = jobRules(job, limitersOf(env.spec))));
     return r;
   };
-  const cacheFor = (redis: ProcessRedis): Cache => {
+  const storeFor = (redis: ProcessRedis, name: 'redis' | 'file'): Cache => {
     const lockEnv: LockEnv = { book: locks, actor: redis.actor, now, owner: () => strRandom(ownerRandom, 16) };
-    return cache.store === 'redis' ? new RedisCache(redis, cache, lockEnv) : new FileCache(files, lockEnv);
+    const other = (n: 'redis' | 'file') => storeFor(redis, n);
+    return name === 'redis' ? new RedisCache(redis, cache, lockEnv, other) : new FileCache(files, lockEnv, other);
   };
+  // Worker::setCache and the request's cache: the app's default store.
+  const cacheFor = (redis: ProcessRedis): Cache => storeFor(redis, cache.store);
   const defaultConnection = Object.keys(spec.connections)[0]!;
   const queueConfig = (name: string, c: ScenarioSpec['connections'][string]): QueueConfig => ({
     connectionName: name,

@@ -129,6 +129,8 @@ export interface Cache {
   lock(name: string, seconds: number, what: string, owner?: string): CacheLock;
   /** Repository::restoreLock($name, $owner) (13.x): a lock object of that owner, no new Str::random(). */
   restoreLock(name: string, owner: string): CacheLock;
+  /** Cache::store($name): another store of the app's, in the same process. */
+  store(name: 'redis' | 'file'): Cache;
 }
 
 /** RedisStore on a process's connections: values raw (numbers) as RedisStore::serialize stores them. */
@@ -139,45 +141,47 @@ export class RedisCache implements Cache {
     private readonly redis: ProcessRedis,
     private readonly config: CacheConfig,
     private readonly locks: LockEnv,
+    /** Cache::store($name) in this process. */
+    readonly store: (name: 'redis' | 'file') => Cache,
   ) {}
 
   keyOf(name: string): string {
     return `${this.config.connectionPrefix}${this.config.storePrefix}${name}`;
   }
 
-  private store(): Promise<RedisPort> {
+  private storePort(): Promise<RedisPort> {
     return this.redis.connection(this.config.connection);
   }
 
   async get(name: string): Promise<string | null> {
-    return (await this.store()).get(this.keyOf(name));
+    return (await this.storePort()).get(this.keyOf(name));
   }
 
   async forever(name: string, value: string): Promise<void> {
-    await (await this.store()).set(this.keyOf(name), value);
+    await (await this.storePort()).set(this.keyOf(name), value);
   }
 
   async put(name: string, value: string, seconds: number): Promise<void> {
     if (seconds <= 0) return this.forget(name);
-    await (await this.store()).setex(this.keyOf(name), Math.max(1, Math.trunc(seconds)), value);
+    await (await this.storePort()).setex(this.keyOf(name), Math.max(1, Math.trunc(seconds)), value);
   }
 
   async increment(name: string, by = 1): Promise<number> {
-    return (await this.store()).incrby(this.keyOf(name), by);
+    return (await this.storePort()).incrby(this.keyOf(name), by);
   }
 
   async forget(name: string): Promise<void> {
-    await (await this.store()).del(this.keyOf(name));
+    await (await this.storePort()).del(this.keyOf(name));
   }
 
   async many(names: string[]): Promise<Array<string | null>> {
-    return (await this.store()).mget(names.map((n) => this.keyOf(n)));
+    return (await this.storePort()).mget(names.map((n) => this.keyOf(n)));
   }
 
   async add(name: string, value: string, seconds: number): Promise<boolean> {
     if (seconds <= 0) return false;
     const reply = await (
-      await this.store()
+      await this.storePort()
     ).eval(addScript, [this.keyOf(name)], [value, Math.max(1, Math.trunc(seconds))]);
     return reply !== null && reply !== undefined;
   }
@@ -213,6 +217,8 @@ export class FileCache implements Cache {
   constructor(
     private readonly values: FileValues,
     private readonly locks: LockEnv,
+    /** Cache::store($name) in this process. */
+    readonly store: (name: 'redis' | 'file') => Cache,
   ) {}
 
   private now(): number {

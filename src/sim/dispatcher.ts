@@ -99,6 +99,13 @@ export interface NextInChain extends Dispatched {
   rest: string[];
 }
 
+/** The cache of the process that dispatches through PendingDispatch: its default store, any store by name, who holds a lock. */
+export interface PendingDispatchCache {
+  cache: Cache;
+  store(name: 'redis' | 'file'): Cache;
+  holder(key: string): LockHolder | null;
+}
+
 export interface Dispatched {
   labels: string[];
   /**
@@ -164,7 +171,7 @@ export class Dispatcher {
     ctx: ActorContext,
     queue: RedisQueue,
     d: PendingDispatch,
-    pending?: { cache: Cache; holder: (key: string) => LockHolder | null },
+    pending?: PendingDispatchCache,
   ): Promise<Dispatched> {
     const job = d.job;
     const queueName = d.queue ?? queue.config.default;
@@ -180,7 +187,9 @@ export class Dispatcher {
       let owner: string | null = null;
       if (pending !== undefined && job.unique) {
         const name = this.profile.cache.uniqueKey(job.className, uniqueId);
-        const lock = pending.cache.lock(name, job.unique.for ?? 0, `ShouldBeUnique (${job.name})`);
+        // uniqueVia(): another store of the app's, else the default one.
+        const cache = job.unique.via === null ? pending.cache : pending.store(job.unique.via);
+        const lock = cache.lock(name, job.unique.for ?? 0, `ShouldBeUnique (${job.name})`);
         const holder = pending.holder(lock.key);
         if (!(await lock.get())) {
           dropped.push({ key: lock.key, holder });
@@ -236,7 +245,7 @@ export class Dispatcher {
     ctx: ActorContext,
     id: string,
     resolve: (connection: string | null) => RedisQueue,
-    pending?: { cache: Cache; holder: (key: string) => LockHolder | null },
+    pending?: PendingDispatchCache,
   ): Promise<NextInChain | null> {
     const chain = this.chains.get(id);
     const next = chain?.links[0];

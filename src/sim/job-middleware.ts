@@ -67,6 +67,8 @@ export interface UniqueSpec {
   /** $uniqueFor, when the class declares it (null: not declared): the lock's TTL (0: none). */
   for: number | null;
   untilProcessing: boolean;
+  /** uniqueVia(): the store the lock is taken in (null: the default store). */
+  via: 'redis' | 'file' | null;
 }
 
 export interface JobClassRules {

@@ -265,7 +265,7 @@ export abstract class JobHandling {
         return job.getRedisQueue().onConnection(config);
       },
       // dispatch($next): a PendingDispatch, so a unique next job takes its lock in this process's cache.
-      cache === null ? undefined : { cache, holder: (k) => this.env.locks.holder(k) },
+      cache === null ? undefined : { cache, store: (n) => cache.store(n), holder: (k) => this.env.locks.holder(k) },
     );
     if (next === null) return null;
     const keys = job.getRedisQueue().keys(next.queue);
@@ -471,9 +471,11 @@ export abstract class JobHandling {
     const id = typeof rules.unique.id === 'string' ? rules.unique.id : '';
     const name = this.env.profile.cache.uniqueKey(rules.className, id);
     const owner = rules.uniqueOwner;
+    // uniqueVia(): the store the lock was taken in.
+    const cache = rules.unique.via === null ? this.cache : this.cache.store(rules.unique.via);
     if (this.env.profile.cache.uniqueRelease === 'owner' && owner !== undefined)
-      await this.cache.restoreLock(name, owner).release();
-    else await this.cache.lock(name, 0, 'forceRelease').forceRelease();
+      await cache.restoreLock(name, owner).release();
+    else await cache.lock(name, 0, 'forceRelease').forceRelease();
   }
 
   /** The job's middleware pipeline in this process (null: none, or no cache to run it on). */

@@ -533,4 +533,19 @@ timeline:
       `T+0 worker-1 1 GET ${k}`,
     ]);
   });
+
+  it("uniqueVia(): a unique lock in the redis store while the app's default cache is the file store", async () => {
+    const trace = await play('cache-unique-via');
+    // UniqueLock::acquire@v8.83.29:36-44: `$cache = $job->uniqueVia()`, then its lock(): the redis
+    // store's lock_connection `default` (db 0, the request's and the worker's queue connection).
+    // The worker's restart check reads the file store: nothing of it on Redis.
+    const key = unique('Export9');
+    expect(clientLines(trace).filter((l) => !l.includes('queues:'))).toEqual([
+      'T+0 dispatcher 0 SELECT 0',
+      `T+0 dispatcher 0 SETNX ${key} OWNER1`,
+      `T+0 dispatcher 0 SETNX ${key} OWNER2`,
+      'T+1 worker-1 0 SELECT 0',
+      `T+1 worker-1 0 DEL ${key}`,
+    ]);
+  });
 });

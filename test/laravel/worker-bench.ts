@@ -83,13 +83,14 @@ export class WorkerBench {
         connect: (actor) => h.port(actor),
         connections: { redis: h.config(this.queueOptions) },
         registry: this.registry,
-        cacheFor: (redis) =>
-          new FileCache(files, {
-            book,
-            actor: redis.actor,
-            now: () => scheduler.currentInstant() ?? h.clock,
-            owner: () => 'owner',
-          }),
+        cacheFor: (redis) => {
+          const file: FileCache = new FileCache(
+            files,
+            { book, actor: redis.actor, now: () => scheduler.currentInstant() ?? h.clock, owner: () => 'owner' },
+            () => file,
+          );
+          return file;
+        },
         jobRulesOf: () => NO_RULES,
         locks: book,
         restartSignal: { value: null },

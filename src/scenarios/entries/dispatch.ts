@@ -281,6 +281,7 @@ export async function modelDispatch(
   const pending = pendingDispatch(call, env.spec.jobs);
   const dispatched = await env.dispatcher.dispatchToQueue(ctx, queueFor(call.connection), pending, {
     cache,
+    store: (name) => cache.store(name),
     holder: (key) => env.locks.holder(key),
   });
   const said = describeDispatch(call, dispatched, { now: ctx.time(), start: env.spec.start, ...env });

@@ -279,4 +279,38 @@ timeline:
       /^Refund#1 released by WithoutOverlapping for 10s/,
     );
   });
+
+  it('13: the *WithRedis middleware on the queue connection: md5 for RateLimitedWithRedis, xxh128 for ThrottlesExceptionsWithRedis', async () => {
+    // RateLimitedWithRedis.php@v13.26.1: DurationLimiter(md5($limiterName.$limit->key), ..., decaySeconds)
+    // on Redis::connection() (the queue's); ThrottlesExceptionsWithRedis.php@v13.26.1: getKey() is
+    // ThrottlesExceptions' (prefix . hash('xxh128', class)). Keys carry the connection prefix only.
+    const t = await run(`
+name: inline
+title: inline
+laravel: "13"
+cache: { store: redis }
+until: 0
+limiters: { orders: { per_minute: 1 } }
+workers: [{ name: worker-1, sleep: 3, tries: 3 }]
+jobs:
+  Bar: { class: App\\Jobs\\Bar, middleware: [{ rate_limited_with_redis: orders }] }
+  Api: { class: App\\Jobs\\Api, middleware: [{ throttles_exceptions_with_redis: { max_attempts: 5 } }], attempts: [{ throw: down }, succeed] }
+timeline:
+  - { at: 0, dispatch: Bar }
+  - { at: 0, dispatch: Api }
+`);
+    const rl = `laravel-database-${createHash('md5').update('orders').digest('hex')}`;
+    const te = 'laravel-database-laravel_throttles_exceptions:338637c81525badc142292dfcaf5df11';
+    const evals = clientLines(t).filter(
+      (l) => l.includes(' EVAL durationLimiter') || l.includes(' EVAL tooManyAttempts') || l.includes(' DEL '),
+    );
+    expect(evals).toEqual([
+      `t+0 worker-1 db0 EVAL durationLimiter ${rl}`,
+      `t+0 worker-1 db0 EVAL tooManyAttempts ${te}`,
+      `t+0 worker-1 db0 EVAL durationLimiter ${te}`,
+      `t+0 worker-1 db0 EVAL tooManyAttempts ${te}`,
+      // The retry succeeds: DurationLimiter::clear.
+      `t+0 worker-1 db0 DEL ${te}`,
+    ]);
+  });
 });

@@ -40,11 +40,6 @@ export function usesRedisCache(spec: ScenarioSpec): boolean {
   );
 }
 
-/** The scenario's db of a Redis connection of config/database.php. */
-export function databaseOf(spec: ScenarioSpec, connection: 'default' | 'cache'): number {
-  return connection === 'cache' ? spec.redis.cache_database : spec.redis.database;
-}
-
 type MiddlewareInput = JobClassSpec['middleware'][number];
 
 function middlewareSpec(m: MiddlewareInput): JobMiddlewareSpec {

@@ -86,14 +86,6 @@ export class LockBook {
   released(key: string, owner: string | null): void {
     if (owner === null || this.held.get(key)?.owner === owner) this.held.delete(key);
   }
-
-  /** Every lock held now. */
-  all(): Array<[string, LockHolder]> {
-    return [...this.held.keys()].flatMap((k) => {
-      const h = this.holder(k);
-      return h === null ? [] : [[k, h] as [string, LockHolder]];
-    });
-  }
 }
 
 /** Illuminate\Contracts\Cache\Lock: a lock with its owner (Str::random()). */

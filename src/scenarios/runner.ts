@@ -209,7 +209,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       pending: () => runPlan.pending,
       settled,
       paceMs: opts.paceMs,
-      ...(world.cache.store === 'redis'
+      // Whatever puts cache keys on Redis (the store, uniqueVia(), a *WithRedis middleware).
+      ...(usesRedisCache(spec)
         ? {
             cacheState: (index: number) =>
               snapshotCache(hub.observer, check.strings, world.locks, {

@@ -7,7 +7,6 @@
 import { later, secondsBetween } from './clock.ts';
 import { maxAttemptsExceeded, timeoutExceeded } from './exceptions.ts';
 import type { RedisJob } from './redis-job.ts';
-import type { RedisPort } from './redis-port.ts';
 import type { QueueConfig, Wake } from './redis-queue.ts';
 import { RedisQueue } from './redis-queue.ts';
 import type { ActorContext, BlockingOp } from './scheduler.ts';
@@ -41,8 +40,6 @@ export class WorkerModel extends JobHandling {
         ? this.restartWithOptions(ctx, changed, ended === null || ended.killed)
         : this.restart(ctx, ended === null || ended.killed ? null : ended.reason),
   });
-  /** The running process's connection to the queue (null: no process). */
-  private port: RedisPort | null = null;
   /** How the BLPOP of the last getNextJob ended (null: none blocked): the step after it says so. */
   private woke: Wake | null = null;
   /** The BLPOP the worker waits in (null: none), so a snapshot can tell once a push answered it. */
@@ -108,20 +105,16 @@ export class WorkerModel extends JobHandling {
    * it had reserved stays in :reserved. False when no process was running.
    */
   async killFromOutside(ctx: ActorContext, note?: string): Promise<boolean> {
-    const port = this.port;
-    if (port === null || !this.supervisor.running()) {
+    const redis = this.redis;
+    if (redis === null || !this.supervisor.running()) {
       this.describe(ctx, { ...narration.nothingToKill(this.name, this.state.status), note });
       return false;
     }
     const running = this.state.status.kind === 'running' ? this.state.status.job : null;
     // Its supervisor never returns (exited): the process is gone (restartAfterKill starts another).
     await this.supervisor.abandon();
-    const redis = this.redis;
-    this.port = null;
-    this.redis = null;
-    this.cache = null;
-    this.lastRestart = undefined;
-    await (redis === null ? port.close() : redis.close());
+    this.processEnded();
+    await redis.close();
     this.env.registry.killedOn(this.name, 'outside');
     this.describe(ctx, {
       ...narration.killedFromOutside(this.setup, { name: this.name, label: running, poppedAt: this.poppedAt }),
@@ -133,7 +126,7 @@ export class WorkerModel extends JobHandling {
 
   /** The connection config the running process booted with; null when no process runs. */
   bootedConfig(): QueueConfig | null {
-    return this.port === null ? null : this.config;
+    return this.redis === null ? null : this.config;
   }
 
   /** supervisord's autorestart, unless the process was asked to stop (SIGTERM) before it died; or a restart under way. */
@@ -229,7 +222,6 @@ export class WorkerModel extends JobHandling {
     // RedisManager opens each connection the first time the process uses it; phpredis SELECTs then.
     const redis = new ProcessRedis(this.name, this.env.connect);
     const port = await redis.connection('default');
-    this.port = port;
     this.redis = redis;
     // WorkCommand::runWorker: ->setCache($this->cache), the app's default store.
     this.cache = this.env.cacheFor(redis);
@@ -244,15 +236,19 @@ export class WorkerModel extends JobHandling {
     try {
       return this.spec.once ? await this.runNextJob(ctx, queue) : await this.daemon(ctx, queue);
     } finally {
-      // A kill from outside has closed them already.
-      this.lastRestart = undefined;
+      // A kill from outside has ended it and closed its connections already.
       if (this.redis === redis) {
-        this.port = null;
-        this.redis = null;
-        this.cache = null;
+        this.processEnded();
         await redis.close();
       }
     }
+  }
+
+  /** The process is gone: no connections, no cache, no restart signal read. */
+  private processEnded(): void {
+    this.redis = null;
+    this.cache = null;
+    this.lastRestart = undefined;
   }
 
   /**

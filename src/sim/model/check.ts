@@ -396,7 +396,7 @@ class CheckedPort implements RedisPort {
   }
 
   /** A cache reply that differs from the model's: who set the key, and what another client likely did. */
-  private cacheMismatch(command: string, key: string, expected: string, reply: unknown): never {
+  private cacheMismatch(command: string, key: string, cause: string, reply: unknown): never {
     const held = this.strings.entry(key, this.now());
     const d = this.check.env;
     this.mismatch(
@@ -405,7 +405,7 @@ class CheckedPort implements RedisPort {
         ? `${key} should not exist`
         : `${key} should hold ${JSON.stringify(held.value)} (${describeOrigin(d, held.origin)})`,
       typeof reply === 'string' ? JSON.stringify(reply) : describeReply(d, reply),
-      `${expected} (another client on this server changed the key?)`,
+      `${cause} (another client on this server changed the key?)`,
     );
   }
 

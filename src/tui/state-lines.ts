@@ -351,12 +351,22 @@ function trimStart(line: Segment[]): Segment[] {
 }
 
 /** Where a cache key's own name starts, after the connection's and the cache's prefixes. */
-const CACHE_NAMES = ['laravel-queue-overlap:', 'laravel_unique_job:', 'illuminate:', 'job-exceptions:'];
+const CACHE_NAMES = [
+  'laravel-queue-overlap:',
+  'laravel_unique_job:',
+  'illuminate:',
+  'job-exceptions:',
+  'laravel_throttles_exceptions:',
+];
+/** A rate limiter's key: md5($limiterName.$key), maybe its `:timer`. */
+const LIMITER_KEY = /[0-9a-f]{32}(:timer)?$/;
 
 /** A cache key as the pane names it: its own name (the prefixes are the same for every key). */
 export function cacheName(key: string): string {
   const at = Math.min(...CACHE_NAMES.map((n) => key.indexOf(n)).filter((i) => i >= 0));
-  return Number.isFinite(at) ? key.slice(at) : key;
+  if (Number.isFinite(at)) return key.slice(at);
+  const limiter = LIMITER_KEY.exec(key);
+  return limiter === null ? key : key.slice(limiter.index);
 }
 
 /** The cache store's keys on Redis: locks (who holds them, until when), the restart signal, counters. */

@@ -12,7 +12,10 @@ import { claimDatabases, MARK_KEY } from '../redis/claim.ts';
 import { clientsAt } from '../redis/claim-clients.ts';
 import type { MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
+import type { TraceCapture } from '../redis/monitor.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
+import { ClusterCapture } from '../redis/cluster-capture.ts';
+import type { ClusterNode } from '../redis/cluster-nodes.ts';
 import { probeCacheKeys, probePermissions } from '../redis/permission-probe.ts';
 import { preflight } from '../redis/preflight.ts';
 import type { Expiry } from '../redis/virtual-expiry.ts';
@@ -36,6 +39,8 @@ export interface RedisTarget {
   kind: string;
   version: string;
   describe(): string;
+  /** A Redis Cluster (its masters, node1 first, and Laravel's seed): `url` is then the seed's. */
+  cluster?: { nodes: readonly ClusterNode[]; seed: ClusterNode };
 }
 
 /** One of the scenario's dbs a run uses (RunResources' constructor): the queue's comes first. */
@@ -59,7 +64,7 @@ const flushing = new Set<string>();
 export class RunResources {
   readonly hub: ConnectionHub;
   /** Set once open() has started it. */
-  capture: MonitorCapture | null = null;
+  capture: TraceCapture | null = null;
   /** On someone else's server: the dbs this run holds exclusively (claim.ts). */
   claim: DbClaims | null = null;
   /** Someone else in the claimed dbs (foreign-watch.ts), from the claim's barrier to the run's end. */
@@ -113,7 +118,7 @@ export class RunResources {
     this.ownedUrl = redis.owned ? redis.url : null;
     if (this.ownedUrl !== null) flushing.add(this.ownedUrl);
     this.db = db;
-    this.hub = new ConnectionHub(redis.url, randomBytes(4).toString('hex'));
+    this.hub = new ConnectionHub(redis.url, randomBytes(4).toString('hex'), redis.cluster?.nodes ?? []);
   }
 
   /**
@@ -131,6 +136,7 @@ export class RunResources {
     const { hub } = this;
     const client = spec.redis.client ?? profile.defaultClient;
     await hub.start();
+    if (this.redis.cluster !== undefined) return this.openCluster(o.queues);
     // Refuse a server that cannot give a faithful trace before touching any key.
     await preflight(hub.observer);
     const capture = await MonitorCapture.start(this.redis.url, hub.observer);
@@ -191,6 +197,28 @@ export class RunResources {
     // What MONITOR saw before the claim's barrier (another run ending in the db, say) is no
     // step's, and what came after it is only watched: the first step's lines start here.
     if (this.claim !== null) this.watchLines(await capture.barrier(hub.observer));
+  }
+
+  /**
+   * open() on a cluster: every node checked and watched (MONITOR on each), and its keyspace
+   * flushed: a cluster the tool started. Laravel's cluster client sends no SELECT (a cluster has
+   * db 0 alone).
+   */
+  private async openCluster(queues: QueueKeys[]): Promise<void> {
+    const { hub } = this;
+    const nodes = this.redis.cluster!.nodes;
+    if (!this.redis.owned)
+      throw new RedisRefusedError(
+        `a run on someone else's cluster is not supported yet: lqsim runs cluster scenarios on a cluster it starts itself (unset REDIS_CLUSTER_URL)`,
+      );
+    for (const observer of hub.observers()) await preflight(observer);
+    this.capture = await ClusterCapture.start(
+      nodes.map((n) => ({ label: n.label, url: n.url, observer: hub.observerOf(n.label) })),
+    );
+    this.selectsOnConnect = () => false;
+    this.selectDb = null;
+    await Promise.all(hub.observers().map((o) => o.sendCommand(['FLUSHALL'])));
+    void queues;
   }
 
   /**
@@ -368,7 +396,7 @@ function foreignUses(watch: ForeignWatch | null, lines: readonly string[]): Fore
 async function clientBehind(
   e: unknown,
   watch: ForeignWatch | null,
-  capture: MonitorCapture,
+  capture: TraceCapture,
   hub: ConnectionHub,
   db: number,
 ): Promise<unknown> {

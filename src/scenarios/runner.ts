@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
 import { ClusterPort } from '../redis/cluster-port.ts';
+import { RedisRefusedError } from '../redis/errors.ts';
 import type { LaravelProfile } from '../sim/profiles/index.ts';
 import { getProfile, scriptsOf } from '../sim/profiles/index.ts';
 import type { QueueKeys } from '../sim/keys.ts';
@@ -115,6 +116,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   // column when the spec came from a file.
   const problem = specProblem(spec, opts.laravel);
   if (problem) throw await scenarioProblem(opts.file, spec, problem);
+  clusterMatches(spec, opts.redis);
   const prefix = spec.redis.prefix ?? profile.defaultPrefix;
   const queues = scenarioQueues(spec, prefix);
   // Notes describe the scenario's own Laravel version; under --laravel another, they may not hold.
@@ -254,6 +256,17 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     await held.release(timeline);
   }
   return timeline;
+}
+
+/** A cluster scenario runs on a cluster, any other on one server: else the trace would be another app's. */
+function clusterMatches(spec: ScenarioSpec, redis: RedisTarget): void {
+  const wants = spec.redis.cluster === true;
+  if (wants === (redis.cluster !== undefined)) return;
+  throw new RedisRefusedError(
+    wants
+      ? `${spec.name} says redis.cluster: true, but ${redis.describe()} is one server: run it on a cluster (acquireRedisCluster(), or the CLI, which starts one)`
+      : `${spec.name} is for one Redis server, but ${redis.describe()} is a cluster: run it with acquireRedis() or REDIS_URL`,
+  );
 }
 
 /**

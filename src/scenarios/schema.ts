@@ -394,13 +394,13 @@ export const Scenario = z
           ),
         cluster: z
           .boolean()
-          .default(false)
+          .optional()
           .describe(
             "database.redis.clusters.default: the queue's connection is a Redis Cluster (phpredis' RedisCluster; lqsim starts a local 3-master cluster). Give the queue a hash tag, queue: '{default}', or its scripts' keys span slots",
           ),
       })
       .strict()
-      .default({ database: 0, cache_database: 1, cluster: false }),
+      .default({ database: 0, cache_database: 1 }),
     cache: z
       .object({
         store: z

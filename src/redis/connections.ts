@@ -377,6 +377,21 @@ export class ConnectionHub {
     },
   };
 
+  /**
+   * afterAhead for one node's observer (by label; undefined: the one observer): a cluster run's
+   * claim, heartbeat and release go out whatever a command sent ahead did.
+   */
+  afterAheadOf(node: string | undefined): { sendCommand(args: string[]): Promise<unknown> } {
+    const observer = this.observerOf(node);
+    const send = this.rawSends.get(observer)!;
+    return {
+      sendCommand: async (args) => {
+        await Promise.all([...this.ahead.values()].map((entry) => entry.last));
+        return send(args);
+      },
+    };
+  }
+
   private throwIfAheadFailed(): void {
     if (this.aheadFailure !== null) throw this.aheadFailure.error;
   }

@@ -15,6 +15,9 @@ import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { TraceCapture } from '../redis/monitor.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { ClusterCapture } from '../redis/cluster-capture.ts';
+import type { ClusterClaim } from '../redis/cluster-claim.ts';
+import { claimClusterKeys } from '../redis/cluster-claim.ts';
+import { ClusterForeignUseError, ClusterWatch } from './cluster-watch.ts';
 import type { ClusterNode } from '../redis/cluster-nodes.ts';
 import { probeCacheKeys, probePermissions } from '../redis/permission-probe.ts';
 import { preflight } from '../redis/preflight.ts';
@@ -69,6 +72,10 @@ export class RunResources {
   claim: DbClaims | null = null;
   /** Someone else in the claimed dbs (foreign-watch.ts), from the claim's barrier to the run's end. */
   watch: ForeignWatch | null = null;
+  /** On someone else's cluster: the slots this run holds (cluster-claim.ts). */
+  clusterClaim: ClusterClaim | null = null;
+  /** Someone else on those slots (cluster-watch.ts), from the claim to the run's end. */
+  private clusterWatch: ClusterWatch | null = null;
   /**
    * The db the run's queue keys are in: the scenario's, or on someone else's server the one it
    * claimed (usedDb for any of the run's dbs).
@@ -207,18 +214,27 @@ export class RunResources {
   private async openCluster(queues: QueueKeys[]): Promise<void> {
     const { hub } = this;
     const nodes = this.redis.cluster!.nodes;
-    if (!this.redis.owned)
-      throw new RedisRefusedError(
-        `a run on someone else's cluster is not supported yet: lqsim runs cluster scenarios on a cluster it starts itself (unset REDIS_CLUSTER_URL)`,
-      );
     for (const observer of hub.observers()) await preflight(observer);
-    this.capture = await ClusterCapture.start(
+    const capture = await ClusterCapture.start(
       nodes.map((n) => ({ label: n.label, url: n.url, observer: hub.observerOf(n.label) })),
     );
+    this.capture = capture;
     this.selectsOnConnect = () => false;
     this.selectDb = null;
-    await Promise.all(hub.observers().map((o) => o.sendCommand(['FLUSHALL'])));
-    void queues;
+    if (this.redis.owned) {
+      await Promise.all(hub.observers().map((o) => o.sendCommand(['FLUSHALL'])));
+      return;
+    }
+    // Someone else's cluster: the slots of the run's keys are claimed (each key found absent, no
+    // client blocked on any node), and another client's use of them ends the run.
+    const keys = [...new Set([...plannedKeys(this.plan), ...queues.flatMap(allKeys)])];
+    const claim = await claimClusterKeys(nodes, (n) => hub.afterAheadOf(n.label), hub.runId, { keys });
+    this.clusterClaim = claim;
+    this.unregisterCleanup = registerCleanup(() => claim.release(this.probed ? undefined : []));
+    this.probed = true;
+    this.clusterWatch = new ClusterWatch(hub, hub.observerKeys, new Set(claim.slots.map((s) => s.slot)));
+    // What came before the claim is no step's.
+    this.watchLines(await capture.barrier());
   }
 
   /**
@@ -296,6 +312,12 @@ export class RunResources {
    */
   watchLines(lines: readonly string[]): void {
     if (this.expiry !== null) for (const l of lines) if (!isMonitorOk(l)) this.expiry.see(parseMonitorLine(l));
+    if (this.clusterWatch !== null) {
+      const lost = this.clusterClaim?.lost() ?? null;
+      if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
+      const uses = lines.flatMap((l) => (isMonitorOk(l) ? [] : (this.clusterWatch!.push(parseMonitorLine(l)) ?? [])));
+      if (uses.length > 0) throw new ClusterForeignUseError(uses);
+    }
     if (this.claim === null) return;
     const lost = this.claim.lost();
     if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
@@ -347,6 +369,18 @@ export class RunResources {
    */
   async release(timeline: Timeline): Promise<void> {
     await this.capture?.stop().catch(() => undefined);
+    const clusterClaim = this.clusterClaim;
+    if (this.unregisterCleanup && clusterClaim !== null) {
+      this.unregisterCleanup();
+      const failed = await clusterClaim.release().then(
+        () => null,
+        (e: unknown) => (e instanceof Error ? e.message : String(e)),
+      );
+      if (failed !== null) {
+        if (timeline.error === undefined) timeline.error = failed;
+        else timeline.warnings.push(failed);
+      }
+    }
     const claim = this.claim;
     if (this.unregisterCleanup && claim !== null) {
       this.unregisterCleanup();

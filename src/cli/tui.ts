@@ -1,6 +1,7 @@
 // `lqsim tui` and `lqsim lab`: the full-terminal UI (src/tui/), or, where there is no terminal,
 // what can stand in for it. Light until the UI is drawn: Redis' client is imported while the
 // first frame is already on screen (src/tui/run-tui.ts starts Redis after drawing it).
+import type { RedisClusterTarget } from '../scenarios/cluster-config.ts';
 import type { RedisServer } from '../redis/server.ts';
 import type * as RunTui from '../tui/run-tui.ts';
 import { ciIsSet, err, UsageError } from './args.ts';
@@ -27,6 +28,11 @@ async function lazyWithRedis<T>(fn: (server: RedisServer) => Promise<T>, log: (m
   return (await import('./shared.ts')).withRedis(fn, log);
 }
 
+/** The cluster for a scenario that says redis.cluster, started when the UI first runs one. */
+async function lazyCluster(log: (message: string) => void): Promise<RedisClusterTarget> {
+  return (await import('../scenarios/cluster-config.ts')).acquireClusterTarget({ log });
+}
+
 /** Why the full-screen UI cannot run here, or null when it can: it needs a terminal both ways. */
 export function tuiUnavailable(env: NodeJS.ProcessEnv): string | null {
   if (process.stdin.isTTY !== true || process.stdout.isTTY !== true) return 'not a terminal';
@@ -44,7 +50,7 @@ export async function tuiCommand(scenario: string | undefined, o: { laravel?: st
     return (await import('./run.ts')).runCommand(scenario, { format: 'text', laravel: o.laravel });
   }
   const { runTui } = await importUi();
-  return runTui({ scenario, laravel: o.laravel, withRedis: lazyWithRedis });
+  return runTui({ scenario, laravel: o.laravel, withRedis: lazyWithRedis, withCluster: lazyCluster });
 }
 
 export async function labCommand(scenario: string | undefined, o: { laravel?: string }): Promise<number> {
@@ -58,5 +64,5 @@ export async function labCommand(scenario: string | undefined, o: { laravel?: st
   if (unavailable !== null)
     throw new UsageError(`lab: ${unavailable}: the lab is interactive; lqsim run prints a scenario's trace`);
   const { runTui } = await importUi();
-  return runTui({ scenario, laravel: o.laravel, withRedis: lazyWithRedis, lab: true });
+  return runTui({ scenario, laravel: o.laravel, withRedis: lazyWithRedis, withCluster: lazyCluster, lab: true });
 }

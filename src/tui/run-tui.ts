@@ -43,6 +43,11 @@ export interface RunTuiOptions {
    */
   withRedis: <T>(fn: (server: RedisTarget) => Promise<T>, log: (message: string) => void) => Promise<T>;
   /**
+   * Gets a Redis Cluster for a scenario that says `redis.cluster` (the CLI's: REDIS_CLUSTER_URL or
+   * three local masters), once, when the first such run starts; stopped when the UI closes.
+   */
+  withCluster?: (log: (message: string) => void) => Promise<RedisTarget & { stop(): Promise<void> }>;
+  /**
    * `lqsim explain --tui`: instead of a scenario, a capture replayed step by step (src/explain/
    * replay.ts) on the server withRedis gives, under this name and premise.
    */
@@ -95,8 +100,13 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
   server.catch(() => undefined); // a run waiting for it has its own handler; none may be waiting
   let instance: ReturnType<typeof render> | undefined;
   /** A run against the server once it is up (the engine, and Redis' client with it, imported then). */
+  let cluster: Promise<RedisTarget & { stop(): Promise<void> }> | undefined;
+  const clusterFor = (): Promise<RedisTarget> => {
+    if (o.withCluster === undefined) return Promise.reject(new Error('no Redis Cluster here for a cluster scenario'));
+    return (cluster ??= o.withCluster((m) => notes.push(m)));
+  };
   const run = async (spec: ScenarioSpec, opts: Omit<RunOptions, 'redis'>): Promise<Timeline> => {
-    const redis = await server;
+    const redis = spec.redis.cluster === true ? await clusterFor() : await server;
     const { runScenario } = await import('../scenarios/runner.ts');
     return runScenario(spec, { ...opts, redis });
   };
@@ -195,6 +205,7 @@ export async function runTui(o: RunTuiOptions): Promise<number> {
     instance?.unmount();
     screen.leave();
     await Promise.all(sessions.map((s) => s.session.stop()));
+    await (await cluster?.catch(() => undefined))?.stop();
     release();
     stdout.off('error', terminalGone);
     stdin.off('error', terminalGone);

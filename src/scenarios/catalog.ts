@@ -68,6 +68,9 @@ export const LEARNING_ORDER: readonly string[] = [
   'unique-job-dropped',
   'rate-limited-release',
   'throttled-exceptions',
+  'cluster-without-hash-tag',
+  'cluster-hash-tag',
+  'cluster-prefix-hash-tag',
   'burst-and-priorities',
 ];
 

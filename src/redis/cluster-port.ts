@@ -22,7 +22,6 @@ export class ClusterPort implements RedisPort {
   private map: ClusterNode[] | null = null;
   private readonly ports = new Map<string, NodeRedisPort>();
   private readonly process: ConnectionOwner;
-  private seed: NodeRedisPort | null = null;
 
   constructor(
     private readonly hub: ConnectionHub,
@@ -36,9 +35,12 @@ export class ClusterPort implements RedisPort {
   /** RedisCluster's constructor: CLUSTER SLOTS on the seed, once per process. */
   private async slots(): Promise<ClusterNode[]> {
     if (this.map !== null) return this.map;
+    // phpredis closes the seed's connection once it has the map (measured: CLIENT LIST on node1
+    // right after the constructor no longer shows it); commands for node1 get a connection of their own.
     const conn = await this.hub.connect(this.process.actor, { node: this.seedNode, process: this.process });
-    this.seed = new NodeRedisPort(conn, this.hub, null);
-    const reply = await this.seed.command(['CLUSTER', 'SLOTS']);
+    const seed = new NodeRedisPort(conn, this.hub, null);
+    const reply = await seed.command(['CLUSTER', 'SLOTS']);
+    await seed.close();
     const known = new Map(this.hub.nodes.map((n) => [`${n.host}:${n.port}`, n]));
     this.map = nodesFromClusterSlots(
       reply,
@@ -135,6 +137,6 @@ export class ClusterPort implements RedisPort {
   }
 
   async close(): Promise<void> {
-    for (const port of [this.seed, ...this.ports.values()]) await port?.close();
+    for (const port of this.ports.values()) await port.close();
   }
 }

@@ -11,8 +11,8 @@
 // whose environment has the marker or whose working directory is in a run's TMPDIR (redis-server
 // changes into its --dir), an lqsim-* entry in a run's TMPDIR. Signals are INT, TERM and KILL in equal shares,
 // shuffled, each sent to the command's process alone at a random instant from 0 to --max-ms after
-// it started (4 s by default: the child's tsx start and the cluster's own 2 s take ~3 s, so about a
-// quarter of the signals come after it is ready). Prints e.g. `50 runs (17 INT, 16 TERM, 17 KILL): 0 nodes left, 0 dirs left` and exits
+// it started (4 s by default: the child's tsx start and the cluster's own 2 s take ~3 s, so some
+// signals come after the cluster is ready, most while it starts). Prints e.g. `50 runs (17 INT, 16 TERM, 17 KILL): 0 nodes left, 0 dirs left` and exits
 // 1 when anything was left (it is then removed), a run hung after its signal, or a run failed by
 // itself.
 import { spawn } from 'node:child_process';

@@ -82,13 +82,16 @@ function interruptOnce(command, readyText, env, signal, delayMs) {
       detached: true,
     });
     let ready = false;
+    // What it prints once ready may come on either stream (lqsim logs on stderr).
+    let seen = '';
     let stderr = '';
-    let stdout = '';
-    child.stdout.on('data', (d) => {
-      stdout = (stdout + String(d)).slice(-4096);
-      if (stdout.includes(readyText)) ready = true;
-    });
+    const watch = (d) => {
+      seen = (seen + String(d)).slice(-4096);
+      if (seen.includes(readyText)) ready = true;
+    };
+    child.stdout.on('data', watch);
     child.stderr.on('data', (d) => {
+      watch(d);
       stderr = (stderr + String(d)).slice(-2000);
     });
     let sentAt = null;

@@ -2,17 +2,19 @@
 // Interrupts a command N times at random instants and counts what the runs left behind: the
 // "no node left running after 50 interrupted runs" check of issue 28.
 //
-//   node scripts/interrupt-runs.mjs [--runs 50] [--max-ms 4000] [--verbose] [-- command args...]
+//   node scripts/interrupt-runs.mjs [--runs 50] [--max-ms 4000] [--ready TEXT] [--verbose] [-- command args...]
 //
-// The command defaults to test/helpers/cluster-child.ts (starts a local Redis Cluster and waits).
+// The command defaults to test/helpers/cluster-child.ts (starts a local Redis Cluster, says `ready`
+// and waits); --ready names what another command prints once its cluster is up, to count which
+// signals came after (e.g. -- node bin/lqsim.js run cluster-hash-tag --format text).
 // Each run gets its own TMPDIR and a marker in its environment, which every process it starts
 // inherits (the watchdog shells, the redis-server nodes), so what is left is told from the other
 // redis-servers and temp dirs of this machine (other suites run beside it) by that alone: a process
 // whose environment has the marker or whose working directory is in a run's TMPDIR (redis-server
 // changes into its --dir), an lqsim-* entry in a run's TMPDIR. Signals are INT, TERM and KILL in equal shares,
 // shuffled, each sent to the command's process alone at a random instant from 0 to --max-ms after
-// it started (4 s by default: the child's tsx start and the cluster's own 2 s take ~3 s, so about a
-// quarter of the signals come after it is ready). Prints e.g. `50 runs (17 INT, 16 TERM, 17 KILL): 0 nodes left, 0 dirs left` and exits
+// it started (4 s by default: the child's tsx start and the cluster's own 2 s take ~3 s, so some
+// signals come after the cluster is ready, most while it starts). Prints e.g. `50 runs (17 INT, 16 TERM, 17 KILL): 0 nodes left, 0 dirs left` and exits
 // 1 when anything was left (it is then removed), a run hung after its signal, or a run failed by
 // itself.
 import { spawn } from 'node:child_process';
@@ -29,7 +31,7 @@ const EXIT_WAIT_MS = 10_000;
 const SETTLE_MS = 5_000;
 
 function parseArgs(argv) {
-  const o = { runs: 50, maxMs: 4000, verbose: false, command: null };
+  const o = { runs: 50, maxMs: 4000, ready: 'ready', verbose: false, command: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--') {
@@ -38,11 +40,13 @@ function parseArgs(argv) {
     }
     if (a === '--runs') o.runs = Number(argv[++i]);
     else if (a === '--max-ms') o.maxMs = Number(argv[++i]);
+    else if (a === '--ready') o.ready = argv[++i] ?? '';
     else if (a === '--verbose') o.verbose = true;
     else usage(`unknown argument ${a}`);
   }
   if (!Number.isInteger(o.runs) || o.runs < 1) usage('--runs: expected a whole number of runs, 1 or more');
   if (!Number.isFinite(o.maxMs) || o.maxMs < 0) usage('--max-ms: expected a number of milliseconds, 0 or more');
+  if (o.ready === '') usage('--ready: expected the text the command prints once it is ready');
   if (o.command !== null && o.command.length === 0) usage('nothing after --');
   o.command ??= [process.execPath, '--import', 'tsx', join(root, 'test/helpers/cluster-child.ts')];
   return o;
@@ -50,7 +54,7 @@ function parseArgs(argv) {
 
 function usage(why) {
   process.stderr.write(
-    `interrupt-runs: ${why}\nusage: node scripts/interrupt-runs.mjs [--runs N] [--max-ms MS] [--verbose] [-- command args...]\n`,
+    `interrupt-runs: ${why}\nusage: node scripts/interrupt-runs.mjs [--runs N] [--max-ms MS] [--ready TEXT] [--verbose] [-- command args...]\n`,
   );
   process.exit(2);
 }
@@ -66,7 +70,7 @@ function signalsFor(runs) {
 }
 
 /** Runs the command once, sends `signal` after `delayMs`, and resolves with what happened. */
-function interruptOnce(command, env, signal, delayMs) {
+function interruptOnce(command, readyText, env, signal, delayMs) {
   return new Promise((resolve) => {
     const started = Date.now();
     // Its own process group: the signal reaches the command alone, as `kill <pid>` would, never
@@ -78,11 +82,16 @@ function interruptOnce(command, env, signal, delayMs) {
       detached: true,
     });
     let ready = false;
+    // What it prints once ready may come on either stream (lqsim logs on stderr).
+    let seen = '';
     let stderr = '';
-    child.stdout.on('data', (d) => {
-      if (String(d).includes('ready')) ready = true;
-    });
+    const watch = (d) => {
+      seen = (seen + String(d)).slice(-4096);
+      if (seen.includes(readyText)) ready = true;
+    };
+    child.stdout.on('data', watch);
     child.stderr.on('data', (d) => {
+      watch(d);
       stderr = (stderr + String(d)).slice(-2000);
     });
     let sentAt = null;
@@ -150,7 +159,7 @@ for (let i = 0; i < o.runs; i++) {
   mkdirSync(dir);
   const env = { ...process.env, TMPDIR: dir, LQSIM_INTERRUPT_RUN: `${marker}-${i + 1}` };
   const delayMs = Math.round(Math.random() * o.maxMs);
-  const r = await interruptOnce(o.command, env, signals[i], delayMs);
+  const r = await interruptOnce(o.command, o.ready, env, signals[i], delayMs);
   results.push({ ...r, signal: signals[i], delayMs, dir });
   if (o.verbose) {
     const when =
@@ -184,7 +193,7 @@ if (others.length > 0) line += `, ${others.length} other processes left`;
 if (hung > 0) line += `, ${hung} hung after the signal`;
 process.stdout.write(`${line}\n`);
 process.stdout.write(
-  `  signals at 0-${o.maxMs} ms after start: ${afterReady} after the command said ready, ${o.runs - afterReady - early.length} before${early.length > 0 ? `, ${early.length} ended before the signal (${failed.length} failed)` : ''}\n`,
+  `  signals at 0-${o.maxMs} ms after start: ${afterReady} after the command said ${JSON.stringify(o.ready)}, ${o.runs - afterReady - early.length} before${early.length > 0 ? `, ${early.length} ended before the signal (${failed.length} failed)` : ''}\n`,
 );
 for (const p of left) process.stdout.write(`  left: pid ${p.pid} ${p.cmdline}\n`);
 for (const d of dirs) process.stdout.write(`  left: ${d}\n`);

@@ -27,8 +27,13 @@ export const MASTER_SLOTS: ReadonlyArray<readonly [number, number]> = [
   [5461, 10922],
   [10923, 16383],
 ];
-/** Failure detection is of no use to a cluster that lives one run; Redis' default is 15 s. */
-const NODE_TIMEOUT_MS = 5000;
+/**
+ * How long a node may be silent before the others judge it failing (Redis' default: 15 s). Two of
+ * three masters agreeing turn the whole cluster to fail (CLUSTERDOWN) mid-run, and a loaded machine
+ * (CI on two cores) can stall a node for seconds; there is no replica to fail over to, and a node
+ * that really died ends the run through its connections anyway. So: a minute.
+ */
+const NODE_TIMEOUT_MS = 60_000;
 const POLL_MS = 20;
 
 export async function startLocalRedisCluster(opts: LocalClusterOptions = {}): Promise<RedisClusterServer> {

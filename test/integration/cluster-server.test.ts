@@ -8,7 +8,12 @@ import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { acquireRedisCluster } from '../../src/redis/cluster-server.ts';
 import type { RedisClusterServer } from '../../src/redis/cluster-nodes.ts';
-import { RedisRefusedError, RedisSettingError, RedisUnavailableError } from '../../src/redis/errors.ts';
+import {
+  RedisConnectError,
+  RedisRefusedError,
+  RedisSettingError,
+  RedisUnavailableError,
+} from '../../src/redis/errors.ts';
 import { startLocalRedisCluster } from '../../src/redis/local-cluster.ts';
 import { startLocalRedisServer, type LocalRedisServer } from '../../src/redis/local-server.ts';
 
@@ -187,6 +192,35 @@ describe("acquireRedisCluster: REDIS_CLUSTER_URL, someone else's cluster", () =>
     expect(err.message).toBe(
       `refusing to run: REDIS_CLUSTER_URL=${url}: the cluster is not whole, as ${url} sees it: cluster_state:fail`,
     );
+  });
+
+  it('a master announced at an address that does not answer from here: refused, naming it', async () => {
+    // node3 announces 127.0.0.2 (a loopback address it does not listen on), as a cluster in
+    // containers announces addresses of its own network; the seed learns it by gossip.
+    const node3 = theirs.nodes[2]!;
+    const seed = theirs.seed.url;
+    const announced = async (): Promise<string> =>
+      String(
+        ((await send(seed, 'CLUSTER', 'SLOTS')) as Array<[number, number, [string, number]]>).find(
+          (e) => Number(e[0]) === node3.slots[0]![0],
+        )![2][0],
+      );
+    await send(node3.url, 'CONFIG', 'SET', 'cluster-announce-ip', '127.0.0.2');
+    try {
+      const until = Date.now() + 10_000;
+      while ((await announced()) !== '127.0.0.2' && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      const err = await failure(acquireRedisCluster({ env: cleanEnv({ REDIS_CLUSTER_URL: seed }) }));
+      expect(err).toBeInstanceOf(RedisConnectError);
+      expect(err.message).toMatch(
+        new RegExp(
+          `^REDIS_CLUSTER_URL=${seed}: node3 at 127\\.0\\.0\\.2:${node3.port}, as the cluster announces it, does not answer from here \\(.*ECONNREFUSED.*\\)$`,
+        ),
+      );
+    } finally {
+      await send(node3.url, 'CONFIG', 'SET', 'cluster-announce-ip', '');
+      const until = Date.now() + 10_000;
+      while ((await announced()) !== '127.0.0.1' && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    }
   });
 
   it.each([

@@ -20,7 +20,6 @@ namespace Conformance\Laravel;
 
 require __DIR__.'/bootstrap.php';
 
-use Illuminate\Foundation\Bootstrap\HandleExceptions;
 use Illuminate\Queue\Worker;
 use Illuminate\Queue\WorkerOptions;
 
@@ -54,25 +53,7 @@ if (isset($o['name'])) {
 $app['config']->set('database.redis', $redis);
 
 if (($o['handler'] ?? '1') === '1') {
-    // What Application::bootstrapWith(HandleExceptions) installs (HandleExceptions.php:43-45): every
-    // warning becomes an ErrorException (handleError, :68-77). Its deprecation branch needs a full
-    // Application (a logger), so deprecations (PHP 8.2 on Laravel 8) are dropped here, as the
-    // skeleton's null `deprecations` log channel drops them.
-    error_reporting(-1);
-    $handler = new HandleExceptions;
-    set_error_handler(function ($level, $message, $file = '', $line = 0) use ($handler) {
-        if (in_array($level, [E_DEPRECATED, E_USER_DEPRECATED], true)) {
-            return true;
-        }
-
-        return $handler->handleError($level, $message, $file, $line);
-    });
-}
-
-/** Each master of the cluster: [host, port], from the phpredis client's own map. */
-function masters($app): array
-{
-    return $app['redis']->connection()->client()->_masters();
+    handle_errors_as_laravel_does();
 }
 
 if (($o['setname'] ?? '0') === '1') {

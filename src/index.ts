@@ -1,6 +1,9 @@
 // The library API for test suites and tools: get a Redis, load or write a scenario, run it, read
 // the timeline, render it. Assertions and matchers: laravel-queue-sim/testing (src/testing/).
 export { acquireRedis } from './redis/server.ts';
+export { acquireClusterTarget as acquireRedisCluster } from './scenarios/cluster-config.ts';
+export type { RedisClusterTarget } from './scenarios/cluster-config.ts';
+export type { ClusterNode } from './redis/cluster-nodes.ts';
 export type { RedisServer, RedisServerKind } from './redis/server.ts';
 export { RedisConnectError, RedisRefusedError, RedisUnavailableError, RedisSettingError } from './redis/errors.ts';
 export { loadScenarioFile, parseScenario } from './scenarios/load.ts';

@@ -8,7 +8,7 @@ import type { Format } from './args.ts';
 import { err, isExportFormat, out, UsageError } from './args.ts';
 import { writeRunGolden } from './check.ts';
 import { checkExportTarget, writeExport } from './export-formats.ts';
-import { withRedis } from './shared.ts';
+import { withRedisFor } from './shared.ts';
 import { commandToJson, renderNdjson } from '../output/ndjson.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { colourLevel, makeChalk } from '../output/colour.ts';
@@ -56,7 +56,7 @@ export async function runCommand(
           if (batch.length >= 1 << 16) flush();
         }
       : undefined;
-  const timeline: Timeline = await withRedis(async (server) => {
+  const timeline: Timeline = await withRedisFor(loaded.spec, async (server) => {
     let headerShown = false;
     return runScenario(loaded.spec, {
       redis: server,

@@ -3,6 +3,9 @@
 // in ./args.ts (light, imported before any command runs).
 import type { RedisServer } from '../redis/server.ts';
 import { acquireRedis } from '../redis/server.ts';
+import { acquireRedisCluster } from '../redis/cluster-server.ts';
+import type { RedisTarget } from '../scenarios/run-resources.ts';
+import { clusterTarget } from '../scenarios/cluster-config.ts';
 import type { SourceContext } from '../trace/source.ts';
 import { TraceSourceError } from '../trace/source.ts';
 import { err, UsageError } from './args.ts';
@@ -26,14 +29,39 @@ export async function withRedis<T>(
   }
 }
 
+/**
+ * withRedis for a scenario: a Redis Cluster (REDIS_CLUSTER_URL, or three local masters) for one
+ * that says `redis.cluster`, else a single server as withRedis gets it.
+ */
+export async function withRedisFor<T>(
+  spec: { redis: { cluster?: boolean | undefined } },
+  fn: (server: RedisTarget) => Promise<T>,
+  log: (message: string) => void = (m) => err(`lqsim: ${m}\n`),
+  env?: NodeJS.ProcessEnv,
+): Promise<T> {
+  if (spec.redis.cluster !== true) return withRedis(fn, log, env);
+  const cluster = await acquireRedisCluster({ log, ...(env === undefined ? {} : { env }) });
+  try {
+    return await fn(clusterTarget(cluster));
+  } finally {
+    await cluster.stop();
+  }
+}
+
 /** A Redis started only if some operand needs a run, shared by both, stopped on the way out. */
 export async function withLazyRedis<T>(fn: (ctx: SourceContext) => Promise<T>): Promise<T> {
+  const log = (m: string): void => err(`lqsim: ${m}\n`);
   let server: Promise<RedisServer> | undefined;
+  let cluster: ReturnType<typeof acquireRedisCluster> | undefined;
   try {
-    return await fn({ redis: () => (server ??= acquireRedis({ log: (m) => err(`lqsim: ${m}\n`) })) });
+    return await fn({
+      redis: () => (server ??= acquireRedis({ log })),
+      cluster: async () => clusterTarget(await (cluster ??= acquireRedisCluster({ log }))),
+    });
   } finally {
     const started = await server?.catch(() => undefined);
     await started?.stop();
+    await (await cluster?.catch(() => undefined))?.stop();
   }
 }
 

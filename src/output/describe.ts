@@ -208,7 +208,7 @@ export function profileLabel(profile: string): string {
 export function outcomeCounts(jobs: readonly JobInstance[]): string {
   const counts = new Map<string, number>();
   for (const j of jobs) counts.set(j.outcome, (counts.get(j.outcome) ?? 0) + 1);
-  return (['succeeded', 'failed', 'deleted', 'pending'] as const)
+  return (['succeeded', 'failed', 'deleted', 'pending', 'not-queued'] as const)
     .filter((o) => counts.has(o))
     .map((o) => `${counts.get(o)} ${o}`)
     .join(', ');

@@ -197,6 +197,8 @@ function outcomeColour(chalk: ChalkInstance, outcome: JobInstance['outcome']): (
       return chalk.dim;
     case 'pending':
       return chalk.yellow;
+    case 'not-queued':
+      return chalk.red;
   }
 }
 

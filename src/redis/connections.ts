@@ -4,6 +4,9 @@
 // CLIENT SETNAME whose name (unique to the run) lets the observer find the connection's address
 // and id in CLIENT LIST, and the SETNAME line is dropped from the trace as the tool's own.
 import { createClient, TimeoutError } from 'redis';
+import type { ClusterNode } from './cluster-nodes.ts';
+import { nodeOfSlot } from './cluster-nodes.ts';
+import { commandSlot, keySlot } from './slot.ts';
 import { parseRedisUrl } from './url.ts';
 
 /** A RESP2 node-redis client (its type differs from the RESP3 default's). */
@@ -12,6 +15,10 @@ export type Client = ReturnType<typeof newClient>;
 export interface ActorConnection {
   actor: string;
   client: Client;
+  /** On a cluster: the node it is connected to ("node2"). */
+  node?: string;
+  /** The tool's connection to the same server, for CLIENT LIST ID and CLIENT UNBLOCK on it. */
+  observer: Client;
   /** CLIENT ID, for CLIENT UNBLOCK. */
   id: string;
   /** The address MONITOR shows for it ("127.0.0.1:54716"). */
@@ -141,6 +148,19 @@ export function actorConnectionName(runId: string, actor: string, n: number): st
   return `${runConnectionPrefix(runId)}${actor}:${n}`;
 }
 
+/**
+ * How a traced connection is known: its address, and on a cluster the node too ("node2/127.0.0.1:5"),
+ * since connections to two nodes may share a local port.
+ */
+export function connectionKey(addr: string, node: string | undefined): string {
+  return node === undefined ? addr : `${node}/${addr}`;
+}
+
+/** What sends a command and gets its reply (a client, or the cluster's router). */
+export interface Sender {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
 /** Who a traced connection belongs to: the actor, and which of its processes (1 for the first). */
 export interface ConnectionOwner {
   actor: string;
@@ -167,7 +187,12 @@ export class ProcessNames {
   next(actor: string): { name: string; owner: ConnectionOwner } {
     const process = (this.counts.get(actor) ?? 0) + 1;
     this.counts.set(actor, process);
-    return { name: actorConnectionName(this.runId, actor, process), owner: { actor, process } };
+    return this.same({ actor, process });
+  }
+
+  /** The name of another connection of a process already named (a cluster's process has one per node). */
+  same(owner: ConnectionOwner): { name: string; owner: ConnectionOwner } {
+    return { name: actorConnectionName(this.runId, owner.actor, owner.process), owner };
   }
 }
 
@@ -197,9 +222,21 @@ export async function clientAddress(client: Client): Promise<string> {
 export const AHEAD_WINDOW = 128;
 
 export class ConnectionHub {
-  /** The tool's own connection for barriers, snapshots and CLIENT commands; filtered from the trace. */
+  /**
+   * The tool's own connection for barriers, snapshots and CLIENT commands; filtered from the trace.
+   * On a cluster, node1's (each node has one: observerOf).
+   */
   readonly observer: Client;
   observerAddr = '';
+  /** On a cluster: each node's observer, by label (node1's is `observer`). */
+  private readonly nodeObservers = new Map<string, Client>();
+  /** The observers' connection keys (connectionKey), for telling the tool's own lines apart. */
+  readonly observerKeys = new Set<string>();
+  /**
+   * Sends a command to the server that holds its keys: the observer, or on a cluster the observer
+   * of the node that serves the slot (a command with no key, or keys in several slots, is refused).
+   */
+  readonly router: Sender;
   private readonly byAddr = new Map<string, ConnectionOwner>();
   private readonly names: ProcessNames;
   private readonly open = new Set<Client>();
@@ -217,20 +254,56 @@ export class ConnectionHub {
   private aheadFailure: { error: unknown } | null = null;
   /** The observer's send without othersSettled (see afterAhead). */
   private readonly observerSend: Client['sendCommand'];
+  /** Each observer's send without othersSettled. */
+  private readonly rawSends = new Map<Client, Client['sendCommand']>();
 
   constructor(
     private readonly url: string,
     readonly runId: string,
+    /** A cluster's masters (node1 first): the run has a connection per node per process. */
+    readonly nodes: readonly ClusterNode[] = [],
   ) {
-    this.observer = newClient(url);
     this.names = new ProcessNames(runId);
-    // The observer's barriers, snapshots and CLIENT commands see every command sent ahead done.
-    const send = this.observer.sendCommand.bind(this.observer);
-    this.observerSend = send;
-    this.observer.sendCommand = ((args, options) => {
-      const wait = this.othersSettled(this.observer);
+    for (const node of nodes) this.nodeObservers.set(node.label, this.settlingObserver(node.url));
+    this.observer = nodes.length === 0 ? this.settlingObserver(url) : this.nodeObservers.get(nodes[0]!.label)!;
+    this.observerSend = this.rawSends.get(this.observer)!;
+    this.router = nodes.length === 0 ? this.observer : { sendCommand: (args) => this.routed(args) };
+  }
+
+  /** An observer whose barriers, snapshots and CLIENT commands see every command sent ahead done. */
+  private settlingObserver(url: string): Client {
+    const observer = newClient(url);
+    const send = observer.sendCommand.bind(observer);
+    this.rawSends.set(observer, send);
+    observer.sendCommand = ((args, options) => {
+      const wait = this.othersSettled(observer);
       return wait === undefined ? send(args, options) : wait.then(() => send(args, options));
     }) as typeof send;
+    return observer;
+  }
+
+  /** The observer of a cluster's node (by label), or the one observer. */
+  observerOf(node: string | undefined): Client {
+    if (node === undefined) return this.observer;
+    const observer = this.nodeObservers.get(node);
+    if (observer === undefined) throw new Error(`no node ${node} in this run's cluster`);
+    return observer;
+  }
+
+  /** Every observer: one per node on a cluster. */
+  observers(): Client[] {
+    return this.nodes.length === 0 ? [this.observer] : [...this.nodeObservers.values()];
+  }
+
+  /** On a cluster, the node that holds a key (by its slot); undefined on one server. */
+  nodeOfKey(key: string): string | undefined {
+    return this.nodes.length === 0 ? undefined : nodeOfSlot(this.nodes, keySlot(key)).label;
+  }
+
+  private routed(args: string[]): Promise<unknown> {
+    const slot = commandSlot(args);
+    if (typeof slot !== 'number') throw new Error(`the tool sent ${args[0]} with no single slot to route it by`);
+    return this.observerOf(nodeOfSlot(this.nodes, slot).label).sendCommand(args);
   }
 
   /**
@@ -304,28 +377,64 @@ export class ConnectionHub {
     },
   };
 
+  /**
+   * afterAhead for one node's observer (by label; undefined: the one observer): a cluster run's
+   * claim, heartbeat and release go out whatever a command sent ahead did.
+   */
+  afterAheadOf(node: string | undefined): { sendCommand(args: string[]): Promise<unknown> } {
+    const observer = this.observerOf(node);
+    const send = this.rawSends.get(observer)!;
+    return {
+      sendCommand: async (args) => {
+        await Promise.all([...this.ahead.values()].map((entry) => entry.last));
+        return send(args);
+      },
+    };
+  }
+
   private throwIfAheadFailed(): void {
     if (this.aheadFailure !== null) throw this.aheadFailure.error;
   }
 
   async start(): Promise<void> {
-    await this.observer.connect();
-    this.observerAddr = await clientAddress(this.observer);
+    if (this.nodes.length === 0) {
+      await this.observer.connect();
+      this.observerAddr = await clientAddress(this.observer);
+      this.observerKeys.add(this.observerAddr);
+      return;
+    }
+    for (const node of this.nodes) {
+      const observer = this.observerOf(node.label);
+      await observer.connect();
+      const addr = await clientAddress(observer);
+      if (observer === this.observer) this.observerAddr = addr;
+      this.observerKeys.add(connectionKey(addr, node.label));
+    }
   }
 
-  /** Opens a new connection for an actor and learns its address before it sends anything. */
-  async connect(actor: string): Promise<ActorConnection> {
-    const { name, owner } = this.names.next(actor);
-    const client = newClient(this.url);
+  /**
+   * Opens a new connection for an actor and learns its address before it sends anything. On a
+   * cluster, to one node; `process` names which of the actor's processes it is for (a process has
+   * a connection per node): by default a new one.
+   */
+  async connect(actor: string, o: { node?: ClusterNode; process?: ConnectionOwner } = {}): Promise<ActorConnection> {
+    const { name, owner } = o.process === undefined ? this.names.next(actor) : this.names.same(o.process);
+    const client = newClient(o.node?.url ?? this.url);
     await client.connect();
     await client.sendCommand(['CLIENT', 'SETNAME', name]);
     this.open.add(client);
-    const entry = parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST']))).find(
-      (c) => c.name === name,
+    const observer = this.observerOf(o.node?.label);
+    const entry = parseClientList(String(await observer.sendCommand(['CLIENT', 'LIST']))).find(
+      (c) => c.name === name && !this.byAddr.has(connectionKey(c.addr ?? '', o.node?.label)),
     );
     if (!entry?.addr || !entry.id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
-    this.byAddr.set(entry.addr, owner);
-    return { actor, client, id: entry.id, addr: entry.addr, name };
+    this.byAddr.set(connectionKey(entry.addr, o.node?.label), owner);
+    return { actor, client, id: entry.id, addr: entry.addr, name, observer, ...(o.node ? { node: o.node.label } : {}) };
+  }
+
+  /** A process's owner, for its next connection (connect's `process`). */
+  processOf(actor: string): ConnectionOwner {
+    return this.names.next(actor).owner;
   }
 
   ownerOf(addr: string): ConnectionOwner | undefined {
@@ -352,6 +461,6 @@ export class ConnectionHub {
   async close(): Promise<void> {
     for (const c of this.open) c.destroy();
     this.open.clear();
-    this.observer.destroy();
+    for (const o of this.observers()) o.destroy();
   }
 }

@@ -9,19 +9,36 @@ const HOW_TO_GET_REDIS = [
   'LQSIM_REDIS=local or LQSIM_REDIS=docker picks one of the first two ways only.',
 ].join('\n');
 
+/** A cluster has no Docker path: the local binary, or an existing cluster. */
+export const HOW_TO_GET_REDIS_CLUSTER = [
+  'To get a Redis Cluster, use one of:',
+  '  - Debian/Ubuntu: sudo apt-get install redis-server   (lqsim starts a cluster of three redis-server masters on free ports)',
+  '  - macOS: brew install redis',
+  '  - an existing cluster: REDIS_CLUSTER_URL=redis://host:port (or several seed nodes: redis://h1:p1,redis://h2:p2)',
+].join('\n');
+
 /** No way of getting a Redis server worked; `tried` says what was attempted and why it failed. */
 export class RedisUnavailableError extends Error {
   constructor(
     readonly tried: string[],
     message?: string,
+    /** The ways to get one (a cluster's differ). */
+    howTo: string = HOW_TO_GET_REDIS,
   ) {
     const triedText = tried.length > 0 ? `Tried:\n${tried.map((t) => `  - ${t}`).join('\n')}\n` : '';
-    super(`${message ?? 'no Redis server available.'}\n${triedText}${HOW_TO_GET_REDIS}`);
+    super(`${message ?? 'no Redis server available.'}\n${triedText}${howTo}`);
     this.name = 'RedisUnavailableError';
   }
 }
 
-export type LocalRedisFailure = 'not-found' | 'port-in-use' | 'timeout' | 'exited' | 'spawn-failed';
+export type LocalRedisFailure =
+  | 'not-found'
+  | 'port-in-use'
+  | 'timeout'
+  | 'exited'
+  | 'spawn-failed'
+  /** The local cluster's nodes started but did not become one cluster in time. */
+  | 'cluster-not-formed';
 
 /** Starting the local redis-server binary failed; `output` holds its last stdout/stderr lines. */
 export class LocalRedisError extends Error {

@@ -25,6 +25,11 @@ export interface LocalRedisServer {
 export interface LocalRedisOptions {
   env?: NodeJS.ProcessEnv;
   readyTimeoutMs?: number;
+  /**
+   * More server arguments, for the port and temp dir this attempt uses (a cluster node's
+   * `--cluster-config-file <dir>/nodes.conf`, its bus port): asked again on each port attempt.
+   */
+  extraArgs?: (server: { port: number; dir: string }) => readonly string[] | Promise<readonly string[]>;
 }
 
 const HOST = '127.0.0.1';
@@ -41,7 +46,7 @@ export async function startLocalRedisServer(opts: LocalRedisOptions = {}): Promi
   const binary = redisServerBinary(env);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(binary, await freePort(), env, opts.readyTimeoutMs ?? 5000);
+      return await startOnce(binary, await freePort(), env, opts.readyTimeoutMs ?? 5000, opts.extraArgs);
     } catch (err) {
       // The port was free when we looked; another process may have taken it since.
       if (err instanceof LocalRedisError && err.reason === 'port-in-use' && attempt < PORT_ATTEMPTS) continue;
@@ -51,7 +56,7 @@ export async function startLocalRedisServer(opts: LocalRedisOptions = {}): Promi
 }
 
 /** Asks the kernel for a free port. `--port 0` would disable TCP in Redis, so we pick one. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const srv = createServer();
   srv.listen(0, HOST);
   await once(srv, 'listening');
@@ -118,9 +123,12 @@ async function startOnce(
   port: number,
   env: NodeJS.ProcessEnv,
   readyTimeoutMs: number,
+  extraArgs: LocalRedisOptions['extraArgs'],
 ): Promise<LocalRedisServer> {
-  // The watchdog first, then what it guards (see startWatchdog).
   const dir = join(tmpdir(), `lqsim-redis-${randomBytes(6).toString('hex')}`);
+  // Asked before anything exists: a throw here leaves nothing to clean up.
+  const extra = (await extraArgs?.({ port, dir })) ?? [];
+  // The watchdog first, then what it guards (see startWatchdog).
   const watchdog = startWatchdog(dir, port);
   mkdirSync(dir, { mode: 0o700 });
   const args = [
@@ -136,6 +144,7 @@ async function startOnce(
     dir,
     '--daemonize',
     'no',
+    ...extra,
   ];
   const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const removeDir = (): void => rmSync(dir, { recursive: true, force: true });

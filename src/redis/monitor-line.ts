@@ -20,6 +20,11 @@ export interface MonitorLine {
   partial?: true;
   /** How many args the line has in all, when a reader asked for the rest to be counted only ('count'). */
   argc?: number;
+  /**
+   * The cluster node whose MONITOR printed it ("node2"), for a line of a cluster's merged capture:
+   * such a line starts with `@<node> ` (nodeLine), which no server prints.
+   */
+  node?: string;
 }
 
 export class MonitorParseError extends Error {
@@ -65,7 +70,21 @@ export function parseMonitorLineHead(line: string, wanted: ArgsWanted): MonitorL
   return parseMonitorArgs(line, wanted);
 }
 
-function parseMonitorArgs(line: string, wanted: ArgsWanted | undefined): MonitorLine {
+/** A line of a cluster's merged capture: `@<node> ` and the node's own MONITOR line. */
+export function nodeLine(node: string, line: string): string {
+  return `@${node} ${line}`;
+}
+
+/** The node of a nodeLine and the MONITOR line it carries; no node for a plain line. */
+export function splitNodeLine(line: string): { node?: string; line: string } {
+  if (line.charCodeAt(0) !== 0x40 /* @ */) return { line };
+  const space = line.indexOf(' ');
+  if (space < 2) throw new MonitorParseError("expected a node name after '@'", line, 1);
+  return { node: line.slice(1, space), line: line.slice(space + 1) };
+}
+
+function parseMonitorArgs(raw: string, wanted: ArgsWanted | undefined): MonitorLine {
+  const { node, line } = splitNodeLine(raw);
   const h = parseHeader(line);
   const args: string[] = [];
   let binaryArgs: number[] | undefined;
@@ -83,7 +102,7 @@ function parseMonitorArgs(line: string, wanted: ArgsWanted | undefined): Monitor
     if (more === false || left !== undefined) {
       // A line that does not end its last arg (cut short by a killed redis-cli, or not MONITOR's
       // past here) is read whole, to say what is wrong with it as a whole reading does.
-      if (line.charCodeAt(end - 1) !== QUOTE) return parseMonitorArgs(line, undefined);
+      if (line.charCodeAt(end - 1) !== QUOTE) return parseMonitorArgs(raw, undefined);
       partial = true;
       if (left !== undefined) argc = args.length + left;
       break;
@@ -123,6 +142,7 @@ function parseMonitorArgs(line: string, wanted: ArgsWanted | undefined): Monitor
     if (i === end) throw new MonitorParseError("expected '\"' to open an argument", line, i);
   }
   const out: MonitorLine = { time: h.time, db: h.db, client: h.client, args };
+  if (node !== undefined) out.node = node;
   if (binaryArgs) out.binaryArgs = binaryArgs;
   if (partial) out.partial = true;
   if (argc !== undefined) out.argc = argc;
@@ -228,7 +248,8 @@ function learnScript(raw: string, text: string): void {
 }
 
 /** The byte-exact args of a MONITOR line (no text decoding at all). */
-export function parseMonitorArgBytes(line: string): Uint8Array[] {
+export function parseMonitorArgBytes(raw: string): Uint8Array[] {
+  const { line } = splitNodeLine(raw);
   const h = parseHeader(line);
   const args: Uint8Array[] = [];
   scanArgs(line, h, (start, close, slow) => {

@@ -211,3 +211,6 @@ export class MonitorCapture {
     this.client.destroy();
   }
 }
+
+/** What a run reads its MONITOR lines from: one server's capture, or a cluster's (cluster-capture.ts). */
+export type TraceCapture = Pick<MonitorCapture, 'barrier' | 'mark' | 'takeMarks' | 'stop' | 'sink' | 'onBoundary'>;

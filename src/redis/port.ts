@@ -59,6 +59,11 @@ export class NodeRedisPort implements RedisPort {
     );
   }
 
+  /** A command of the client itself, not of Laravel's queue (RedisCluster's CLUSTER SLOTS). */
+  command(args: string[]): Promise<unknown> {
+    return this.send(args);
+  }
+
   eval(script: AnyScript, keys: string[], args: Array<string | number>): Promise<unknown> {
     return this.send(evalArgs(script, keys, args));
   }
@@ -93,7 +98,7 @@ export class NodeRedisPort implements RedisPort {
         return null;
       },
     );
-    const stillBlocked = () => isBlocked(this.hub.observer, this.conn.id);
+    const stillBlocked = () => isBlocked(this.conn.observer, this.conn.id);
     // Return only once the server has run the BLPOP (blocked, or already answered), so its
     // MONITOR line belongs to this step and stillBlocked() is meaningful.
     for (let i = 0; !settled && !(await stillBlocked()); i++) {
@@ -106,7 +111,7 @@ export class NodeRedisPort implements RedisPort {
       result,
       stillBlocked: async () => !settled && (await stillBlocked()),
       cancel: async () => {
-        if (!settled) await this.hub.observer.sendCommand(['CLIENT', 'UNBLOCK', this.conn.id, 'TIMEOUT']);
+        if (!settled) await this.conn.observer.sendCommand(['CLIENT', 'UNBLOCK', this.conn.id, 'TIMEOUT']);
       },
     };
   }

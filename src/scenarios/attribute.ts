@@ -6,6 +6,8 @@ import type { ConnectionOwner } from '../redis/connections.ts';
 import type { MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { TraceCommand } from './timeline.ts';
+import { connectionKey } from '../redis/connections.ts';
+import { commandSlot } from '../redis/slot.ts';
 
 export type { ConnectionOwner };
 
@@ -57,7 +59,7 @@ export class LineAttributor {
       // A dropped EVAL's script lines go with it.
       return this.owner === undefined ? null : toCommand(line, this.owner, 'lua', step);
     }
-    this.owner = this.book.ownerOf(line.client);
+    this.owner = this.book.ownerOf(connectionKey(line.client, line.node));
     if (this.owner === undefined || this.book.isHandshake(line.args)) {
       this.owner = undefined;
       return null;
@@ -88,5 +90,10 @@ function toCommand(
     time: line.time,
   };
   if (line.binaryArgs && line.binaryArgs.length > 0) cmd.binaryArgs = line.binaryArgs;
+  if (line.node !== undefined) {
+    cmd.node = line.node;
+    const slot = commandSlot(line.args);
+    if (typeof slot === 'number') cmd.slot = slot;
+  }
   return cmd;
 }

@@ -1,6 +1,7 @@
 // The worker and job options zod cannot judge alone: an option the scenario's Laravel version does
 // not have yet (refused with the release that brought it, rather than silently ignored: the
 // version's model would not send what that version sends), and options that contradict each other.
+import { clusterProblems } from './cluster-config.ts';
 import type { LaravelProfile } from '../sim/profiles/types.ts';
 import type { Path, Problem } from './schema-issues.ts';
 import type { ScenarioSpec, WorkerSpec } from './schema.ts';
@@ -128,6 +129,7 @@ export function versionProblems(spec: ScenarioSpec, profile: LaravelProfile, as:
   spec.workers.forEach((w, i) => refuse(WORKER_OPTIONS, w, ['workers', i]));
   for (const [name, job] of Object.entries(spec.jobs)) refuse(JOB_OPTIONS, job, ['jobs', name]);
   problems.push(...cacheProblems(spec, profile, as));
+  problems.push(...clusterProblems(spec, profile, as));
   return problems;
 }
 

@@ -12,7 +12,13 @@ import { claimDatabases, MARK_KEY } from '../redis/claim.ts';
 import { clientsAt } from '../redis/claim-clients.ts';
 import type { MonitorLine } from '../redis/monitor-line.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
+import type { TraceCapture } from '../redis/monitor.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
+import { ClusterCapture } from '../redis/cluster-capture.ts';
+import type { ClusterClaim } from '../redis/cluster-claim.ts';
+import { claimClusterKeys } from '../redis/cluster-claim.ts';
+import { ClusterForeignUseError, ClusterWatch } from './cluster-watch.ts';
+import type { ClusterNode } from '../redis/cluster-nodes.ts';
 import { probeCacheKeys, probePermissions } from '../redis/permission-probe.ts';
 import { preflight } from '../redis/preflight.ts';
 import type { Expiry } from '../redis/virtual-expiry.ts';
@@ -36,6 +42,8 @@ export interface RedisTarget {
   kind: string;
   version: string;
   describe(): string;
+  /** A Redis Cluster (its masters, node1 first, and Laravel's seed): `url` is then the seed's. */
+  cluster?: { nodes: readonly ClusterNode[]; seed: ClusterNode };
 }
 
 /** One of the scenario's dbs a run uses (RunResources' constructor): the queue's comes first. */
@@ -59,11 +67,15 @@ const flushing = new Set<string>();
 export class RunResources {
   readonly hub: ConnectionHub;
   /** Set once open() has started it. */
-  capture: MonitorCapture | null = null;
+  capture: TraceCapture | null = null;
   /** On someone else's server: the dbs this run holds exclusively (claim.ts). */
   claim: DbClaims | null = null;
   /** Someone else in the claimed dbs (foreign-watch.ts), from the claim's barrier to the run's end. */
   watch: ForeignWatch | null = null;
+  /** On someone else's cluster: the slots this run holds (cluster-claim.ts). */
+  clusterClaim: ClusterClaim | null = null;
+  /** Someone else on those slots (cluster-watch.ts), from the claim to the run's end. */
+  private clusterWatch: ClusterWatch | null = null;
   /**
    * The db the run's queue keys are in: the scenario's, or on someone else's server the one it
    * claimed (usedDb for any of the run's dbs).
@@ -113,7 +125,7 @@ export class RunResources {
     this.ownedUrl = redis.owned ? redis.url : null;
     if (this.ownedUrl !== null) flushing.add(this.ownedUrl);
     this.db = db;
-    this.hub = new ConnectionHub(redis.url, randomBytes(4).toString('hex'));
+    this.hub = new ConnectionHub(redis.url, randomBytes(4).toString('hex'), redis.cluster?.nodes ?? []);
   }
 
   /**
@@ -131,6 +143,7 @@ export class RunResources {
     const { hub } = this;
     const client = spec.redis.client ?? profile.defaultClient;
     await hub.start();
+    if (this.redis.cluster !== undefined) return this.openCluster(o.queues);
     // Refuse a server that cannot give a faithful trace before touching any key.
     await preflight(hub.observer);
     const capture = await MonitorCapture.start(this.redis.url, hub.observer);
@@ -191,6 +204,37 @@ export class RunResources {
     // What MONITOR saw before the claim's barrier (another run ending in the db, say) is no
     // step's, and what came after it is only watched: the first step's lines start here.
     if (this.claim !== null) this.watchLines(await capture.barrier(hub.observer));
+  }
+
+  /**
+   * open() on a cluster: every node checked and watched (MONITOR on each), and its keyspace
+   * flushed: a cluster the tool started. Laravel's cluster client sends no SELECT (a cluster has
+   * db 0 alone).
+   */
+  private async openCluster(queues: QueueKeys[]): Promise<void> {
+    const { hub } = this;
+    const nodes = this.redis.cluster!.nodes;
+    for (const observer of hub.observers()) await preflight(observer);
+    const capture = await ClusterCapture.start(
+      nodes.map((n) => ({ label: n.label, url: n.url, observer: hub.observerOf(n.label) })),
+    );
+    this.capture = capture;
+    this.selectsOnConnect = () => false;
+    this.selectDb = null;
+    if (this.redis.owned) {
+      await Promise.all(hub.observers().map((o) => o.sendCommand(['FLUSHALL'])));
+      return;
+    }
+    // Someone else's cluster: the slots of the run's keys are claimed (each key found absent, no
+    // client blocked on any node), and another client's use of them ends the run.
+    const keys = [...new Set([...plannedKeys(this.plan), ...queues.flatMap(allKeys)])];
+    const claim = await claimClusterKeys(nodes, (n) => hub.afterAheadOf(n.label), hub.runId, { keys });
+    this.clusterClaim = claim;
+    this.unregisterCleanup = registerCleanup(() => claim.release(this.probed ? undefined : []));
+    this.probed = true;
+    this.clusterWatch = new ClusterWatch(hub, hub.observerKeys, new Set(claim.slots.map((s) => s.slot)));
+    // What came before the claim is no step's.
+    this.watchLines(await capture.barrier());
   }
 
   /**
@@ -268,6 +312,12 @@ export class RunResources {
    */
   watchLines(lines: readonly string[]): void {
     if (this.expiry !== null) for (const l of lines) if (!isMonitorOk(l)) this.expiry.see(parseMonitorLine(l));
+    if (this.clusterWatch !== null) {
+      const lost = this.clusterClaim?.lost() ?? null;
+      if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
+      const uses = lines.flatMap((l) => (isMonitorOk(l) ? [] : (this.clusterWatch!.push(parseMonitorLine(l)) ?? [])));
+      if (uses.length > 0) throw new ClusterForeignUseError(uses);
+    }
     if (this.claim === null) return;
     const lost = this.claim.lost();
     if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
@@ -319,6 +369,18 @@ export class RunResources {
    */
   async release(timeline: Timeline): Promise<void> {
     await this.capture?.stop().catch(() => undefined);
+    const clusterClaim = this.clusterClaim;
+    if (this.unregisterCleanup && clusterClaim !== null) {
+      this.unregisterCleanup();
+      const failed = await clusterClaim.release().then(
+        () => null,
+        (e: unknown) => (e instanceof Error ? e.message : String(e)),
+      );
+      if (failed !== null) {
+        if (timeline.error === undefined) timeline.error = failed;
+        else timeline.warnings.push(failed);
+      }
+    }
     const claim = this.claim;
     if (this.unregisterCleanup && claim !== null) {
       this.unregisterCleanup();
@@ -368,7 +430,7 @@ function foreignUses(watch: ForeignWatch | null, lines: readonly string[]): Fore
 async function clientBehind(
   e: unknown,
   watch: ForeignWatch | null,
-  capture: MonitorCapture,
+  capture: TraceCapture,
   hub: ConnectionHub,
   db: number,
 ): Promise<unknown> {

@@ -9,6 +9,8 @@ import { CACHE_SCRIPTS } from '../sim/cache-scripts.ts';
 import { readFile } from 'node:fs/promises';
 import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
+import { ClusterPort } from '../redis/cluster-port.ts';
+import { RedisRefusedError } from '../redis/errors.ts';
 import type { LaravelProfile } from '../sim/profiles/index.ts';
 import { getProfile, scriptsOf } from '../sim/profiles/index.ts';
 import type { QueueKeys } from '../sim/keys.ts';
@@ -114,6 +116,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   // column when the spec came from a file.
   const problem = specProblem(spec, opts.laravel);
   if (problem) throw await scenarioProblem(opts.file, spec, problem);
+  clusterMatches(spec, opts.redis);
   const prefix = spec.redis.prefix ?? profile.defaultPrefix;
   const queues = scenarioQueues(spec, prefix);
   // Notes describe the scenario's own Laravel version; under --laravel another, they may not hold.
@@ -144,10 +147,13 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       now: () => scheduler.currentInstant() ?? spec.start,
       when: (t) => relativeTime(t, spec.start),
     });
+    const cluster = opts.redis.cluster;
     const connect: ConnectionFactory = async (actor, connection = 'default') =>
       check.port(
         actor,
-        new NodeRedisPort(await hub.connect(actor), hub, held.selectFor(connection)),
+        cluster !== undefined
+          ? new ClusterPort(hub, actor, cluster.seed)
+          : new NodeRedisPort(await hub.connect(actor), hub, held.selectFor(connection)),
         held.dbFor(connection),
       );
     const now = (): number => scheduler.currentInstant() ?? spec.start;
@@ -190,7 +196,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       keepSteps,
       noteFor,
       attachNotes: (step) => notes.attach(step),
-      onStep: opts.onStep,
+      onStep: clusterOnStep(opts),
     });
     const context: CollectorContext = {
       hub,
@@ -222,8 +228,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         : {}),
     };
     // Streaming: nothing holds the run and nothing keeps its steps (step-collector.ts).
+    // A cluster's capture merges its nodes' lines at each barrier (cluster-capture.ts): no marks.
     const collector: StepCollector =
-      !keepSteps && opts.paceMs === undefined && opts.open !== true
+      !keepSteps && opts.paceMs === undefined && opts.open !== true && cluster === undefined
         ? new StreamingSteps(context, { onCommand: opts.onCommand, scriptNames, scriptSources })
         : new BarrierSteps(context);
     let stepCount = 0;
@@ -249,6 +256,31 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     await held.release(timeline);
   }
   return timeline;
+}
+
+/** A cluster scenario runs on a cluster, any other on one server: else the trace would be another app's. */
+function clusterMatches(spec: ScenarioSpec, redis: RedisTarget): void {
+  const wants = spec.redis.cluster === true;
+  if (wants === (redis.cluster !== undefined)) return;
+  throw new RedisRefusedError(
+    wants
+      ? `${spec.name} says redis.cluster: true, but ${redis.describe()} is one server: run it on a cluster (acquireRedisCluster(), or the CLI, which starts one)`
+      : `${spec.name} is for one Redis server, but ${redis.describe()} is a cluster: run it with acquireRedis() or REDIS_URL`,
+  );
+}
+
+/**
+ * A cluster run takes a barrier after each step (no streaming marks), so its commands come with
+ * their step: a caller that asked for them one by one (onCommand) gets them before the step, as a
+ * streamed run gives them.
+ */
+function clusterOnStep(opts: RunOptions): RunOptions['onStep'] {
+  const { onCommand, onStep } = opts;
+  if (opts.redis.cluster === undefined || onCommand === undefined || opts.keepSteps !== false) return onStep;
+  return (step, timeline, info) => {
+    for (const cmd of step.commands) onCommand(cmd);
+    return onStep?.({ ...step, commands: [] }, timeline, info);
+  };
 }
 
 /** The run's timeline before its first step: what it runs, where, and the jobs and failures the registry fills. */

@@ -392,6 +392,12 @@ export const Scenario = z
           .describe(
             `key prefix applied to every key (default: the version's skeleton, ${byProfile((p) => p.defaultPrefix || "''")})`,
           ),
+        cluster: z
+          .boolean()
+          .optional()
+          .describe(
+            "database.redis.clusters.default: the queue's connection is a Redis Cluster (phpredis' RedisCluster; lqsim starts a local 3-master cluster). Give the queue a hash tag, queue: '{default}', or its scripts' keys span slots",
+          ),
       })
       .strict()
       .default({ database: 0, cache_database: 1 }),

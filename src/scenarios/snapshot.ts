@@ -1,6 +1,6 @@
 // Reads the queue keys after a step (from the observer connection, which the trace ignores), so
 // every step carries the state it left behind and views can step backwards without re-running.
-import type { Client } from '../redis/connections.ts';
+import type { Sender } from '../redis/connections.ts';
 import { integerReply, stringArrayReply } from '../redis/reply.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import type { JobRegistry } from '../sim/registry.ts';
@@ -10,12 +10,14 @@ import type { ListEntry, QueueState, ZsetEntry } from './timeline.ts';
 export const SNAPSHOT_LIMIT = 50;
 
 export async function snapshotQueues(
-  observer: Client,
+  observer: Sender,
   queues: readonly QueueKeys[],
   registry: Pick<JobRegistry, 'labelOfPayload'>,
   /** 5.8+: also count queues:<q>:notify (one "1" per job pushed or migrated and not yet popped). */
   notify = false,
   limit = SNAPSHOT_LIMIT,
+  /** On a cluster: the node that holds a key ("node2"), for QueueState.nodes. */
+  nodeOf?: (key: string) => string,
 ): Promise<QueueState[]> {
   const last = String(limit - 1);
   // With no entries asked for (limit 0), the sizes alone: no payload is read back or parsed.
@@ -37,6 +39,16 @@ export async function snapshotQueues(
     return {
       name: q.name,
       keys: { ready: q.ready, delayed: q.delayed, reserved: q.reserved, ...(notify ? { notify: q.notify } : {}) },
+      ...(nodeOf === undefined
+        ? {}
+        : {
+            nodes: {
+              ready: nodeOf(q.ready),
+              delayed: nodeOf(q.delayed),
+              reserved: nodeOf(q.reserved),
+              ...(notify ? { notify: nodeOf(q.notify) } : {}),
+            },
+          }),
       sizes: {
         ready: integerReply(llen, `LLEN ${q.ready}`),
         delayed: integerReply(zdelayed, `ZCARD ${q.delayed}`),

@@ -10,7 +10,7 @@
 // attributedAtBarrier is the barrier itself, which conformance's real-Laravel run takes too.
 import type { ConnectionHub } from '../redis/connections.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
-import type { MonitorCapture } from '../redis/monitor.ts';
+import type { MonitorCapture, TraceCapture } from '../redis/monitor.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import type { ModelCheck } from '../sim/model/check.ts';
 import type { JobRegistry } from '../sim/registry.ts';
@@ -29,7 +29,7 @@ import type { CacheKeyState, QueueState, TraceCommand } from './timeline.ts';
 
 /** The lines MONITOR gave up to a barrier, and the commands of the run's actors among them. */
 export async function attributedAtBarrier(
-  capture: MonitorCapture,
+  capture: TraceCapture,
   observer: Parameters<MonitorCapture['barrier']>[0],
   book: ActorDirectory,
   step: { index: number; t: number },
@@ -53,7 +53,7 @@ export interface StepCollector {
 /** What a run's collector works with. */
 export interface CollectorContext {
   hub: ConnectionHub;
-  capture: MonitorCapture;
+  capture: TraceCapture;
   held: RunResources;
   queues: readonly QueueKeys[];
   registry: JobRegistry;
@@ -89,7 +89,14 @@ export class BarrierSteps implements StepCollector {
     // The step's commands have all been answered, so the snapshot need not wait for the
     // barrier: both go out together on the observer, one round trip instead of two.
     const barrier = ctx.capture.barrier(ctx.hub.observer);
-    const snapshot = snapshotQueues(ctx.hub.observer, ctx.queues, ctx.registry, ctx.notify, this.snapshotLimit());
+    const snapshot = snapshotQueues(
+      ctx.hub.router,
+      ctx.queues,
+      ctx.registry,
+      ctx.notify,
+      this.snapshotLimit(),
+      ctx.hub.nodes.length === 0 ? undefined : (key) => ctx.hub.nodeOfKey(key)!,
+    );
     snapshot.catch(() => undefined); // if the barrier fails first, its error is the one reported
     const lines = await barrier;
     const queues = await snapshot;

@@ -35,6 +35,10 @@ export interface TraceCommand {
   operation?: string;
   /** Wall-clock time MONITOR printed, "sec.usec" (useful only for ordering; normalised away). */
   time: string;
+  /** On a Redis Cluster: the node whose MONITOR saw it ("node1".., by lowest slot). */
+  node?: string;
+  /** On a Redis Cluster: the slot of its keys (absent for a command with none, like CLUSTER SLOTS). */
+  slot?: number;
 }
 
 export interface ListEntry {
@@ -50,6 +54,8 @@ export interface ZsetEntry extends ListEntry {
 export interface QueueState {
   name: string;
   keys: { ready: string; delayed: string; reserved: string; notify?: string };
+  /** On a Redis Cluster: the node that holds each key, as `keys` names them ("node2"). */
+  nodes?: { ready: string; delayed: string; reserved: string; notify?: string };
   /** Full sizes; the entry lists may be truncated for very large queues. */
   sizes: { ready: number; delayed: number; reserved: number; notify?: number };
   ready: ListEntry[];

@@ -39,7 +39,14 @@ export async function runScenarioTrace(
   const file = await resolveScenario(nameOrFile);
   const loaded = await loadScenarioFile(file);
   checkProfileOverride(loaded, profile); // before ctx.redis() starts a server for nothing
-  const timeline = await runScenario(loaded.spec, { redis: await ctx.redis(), laravel: profile, file });
+  const redis =
+    loaded.spec.redis.cluster === true
+      ? await (
+          ctx.cluster ??
+          (() => Promise.reject(new TraceSourceError(`${nameOrFile}: a cluster scenario needs a cluster here`)))
+        )()
+      : await ctx.redis();
+  const timeline = await runScenario(loaded.spec, { redis, laravel: profile, file });
   if (timeline.error)
     throw new Error(
       `${nameOrFile}: the run ended early after ${plural(timeline.steps.length, 'step')}: ${timeline.error}`,

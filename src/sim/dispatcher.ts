@@ -2,6 +2,7 @@
 // dispatchToQueue → pushCommandToQueue, which calls Queue::later() when the job has a delay
 // (even 0) and Queue::push() otherwise; both build the payload (Queue::createPayload with
 // RedisQueue::createPayloadArray's id and attempts) and hand the JSON to pushRaw / laterRaw.
+import { ClientException } from './exceptions.ts';
 import type { JobRegistry } from './registry.ts';
 import type { Cache, LockHolder } from './cache.ts';
 import type { UniqueSpec } from './job-middleware.ts';
@@ -226,7 +227,13 @@ export class Dispatcher {
         baseName: job.name,
       });
       labels.push(instance.label);
-      await this.pushCommandToQueue(queue, this.profile.encodePayload(payload), queueName, d.delay);
+      try {
+        await this.pushCommandToQueue(queue, this.profile.encodePayload(payload), queueName, d.delay);
+      } catch (e) {
+        // dispatch() throws before the payload reached Redis: the instance was never queued.
+        if (e instanceof ClientException) instance.outcome = 'not-queued';
+        throw e;
+      }
     }
     return { labels, dropped, queue: queueName, attempts };
   }

@@ -121,3 +121,23 @@ export function shortClass(fqcn: string): string {
   const short = at > 0 ? last.slice(0, at) : last;
   return short === '' ? fqcn : short;
 }
+
+/**
+ * A PHP exception the app's Redis client raises into Laravel's code (not a job's): phpredis'
+ * RedisCluster refusing a command whose keys span slots raises a warning, which Laravel's
+ * HandleExceptions turns into ErrorException. The dispatcher's dispatch() throws it; the worker's
+ * getNextJob reports it and sleeps.
+ */
+export class ClientException extends Error {
+  /** The Laravel methods the process went through before it (a web request's, for its step). */
+  methods: string[] = [];
+
+  constructor(
+    readonly exception: JobException,
+    /** Why the client raised it, in a sentence for the narration. */
+    readonly why: string,
+  ) {
+    super(`${exception.className}: ${exception.message}`);
+    this.name = 'ClientException';
+  }
+}

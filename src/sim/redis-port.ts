@@ -20,6 +20,12 @@ export interface PendingBlpop {
 export type OnReply = (reply: unknown) => void;
 
 export interface RedisPort {
+  /**
+   * The client's own checks before a multi-key command goes out (phpredis' RedisCluster refuses
+   * keys in several slots): throws what the app then sees, having sent nothing of the command.
+   * The model checks it before it applies the command to its keys.
+   */
+  beforeSend?(command: string, keys: readonly string[]): Promise<void>;
   /** EVAL <script> <numkeys> <keys...> <args...>: Laravel sends the whole text, never EVALSHA. */
   eval(script: AnyScript, keys: string[], args: Array<string | number>): Promise<unknown>;
   /**

@@ -27,7 +27,7 @@ export type StepKind = (typeof STEP_KINDS)[number];
 export type WorkerStatus =
   | { kind: 'starting' }
   /** Worker::sleep: --sleep after an empty poll (why absent), or --rest after a job. */
-  | { kind: 'idle'; until?: number; why?: '--rest' }
+  | { kind: 'idle'; until?: number; why?: '--rest' | 'pop threw' }
   | { kind: 'polling' }
   /** getNextJob returned a job (reserved with attempts N); Worker::process has not started handle(). */
   | { kind: 'reserved'; job: string; attempt: number }
@@ -102,6 +102,7 @@ export interface JobInstance {
   dispatchedAt: number;
   queue: string;
   connection: string;
-  outcome: 'pending' | 'succeeded' | 'failed' | 'deleted';
+  /** not-queued: its push threw in the dispatcher (a Redis Cluster client refusing the script). */
+  outcome: 'pending' | 'succeeded' | 'failed' | 'deleted' | 'not-queued';
   executions: number;
 }

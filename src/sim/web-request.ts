@@ -10,6 +10,7 @@ import type { LaravelProfile } from './profiles/types.ts';
 import type { QueueConfig } from './redis-queue.ts';
 import { RedisQueue } from './redis-queue.ts';
 import type { ActorContext } from './scheduler.ts';
+import { ClientException } from './exceptions.ts';
 
 /** The actor every web request is shown as. */
 export const WEB_ACTOR = 'dispatcher';
@@ -54,6 +55,10 @@ export async function webRequest<T>(
   try {
     const takeMethods = (): string[] => methods.splice(0);
     return { result: await fn(queueFor, takeMethods, env.cacheFor(redis)), methods };
+  } catch (e) {
+    // The request ends with it (a 500): its step names the methods it went through.
+    if (e instanceof ClientException) e.methods = methods;
+    throw e;
   } finally {
     await redis.close();
   }

@@ -248,6 +248,27 @@ export function nothingPopped(queue: string, sleep: number, woke: Wake | null = 
   };
 }
 
+/**
+ * The pop threw (a cluster client refusing the script): Worker::getNextJob reports it and sleeps
+ * one second, then returns no job (Worker.php@v8.83:358-364).
+ */
+export function popThrew(queue: string, e: { className: string; message: string }, why: string): Narration {
+  return {
+    kind: 'pop',
+    title: `pop on ${queue} threw ${e.className}: ${e.message}; reported, sleeping 1s`,
+    explain: `${why} Worker::getNextJob catches it, reports it (the app's log gets it once per loop), checks it is not a lost connection (it is not, so the worker goes on) and sleeps 1 s; no job was popped.`,
+  };
+}
+
+/** After popThrew's second: getNextJob returned no job, so the loop sleeps --sleep as after an empty pop. */
+export function afterPopThrew(sleep: number): Narration {
+  return {
+    kind: 'pop',
+    title: `no job (the pop threw); sleeping ${sleep}s (--sleep)`,
+    explain: `getNextJob returned null after its catch, so Worker::daemon sleeps --sleep as it does when the queue is empty, then pops again: the same exception each loop, ${sleep + 1} s apart, until the queue's keys share a slot.`,
+  };
+}
+
 // One job: Worker::process and what handle() did.
 
 /** handle() starts at the instant `now` and runs `run` seconds; `killAt`: the alarm fires before it finishes. */

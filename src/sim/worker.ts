@@ -4,6 +4,7 @@
 // steps say is worker-narration.ts.
 // A worker *process* is one Redis connection; when the alarm kills it, the supervisor starts a new
 // process with a new connection (seed 002: "ワーカーはそのまま強制終了される").
+import { ClientException } from './exceptions.ts';
 import { later, secondsBetween } from './clock.ts';
 import { maxAttemptsExceeded, timeoutExceeded } from './exceptions.ts';
 import type { RedisJob } from './redis-job.ts';
@@ -40,6 +41,8 @@ export class WorkerModel extends JobHandling {
         ? this.restartWithOptions(ctx, changed, ended === null || ended.killed)
         : this.restart(ctx, ended === null || ended.killed ? null : ended.reason),
   });
+  /** The last getNextJob's pop threw (and it slept its second): the loop's sleep says so. */
+  private popThrew = false;
   /** How the BLPOP of the last getNextJob ended (null: none blocked): the step after it says so. */
   private woke: Wake | null = null;
   /** The BLPOP the worker waits in (null: none), so a snapshot can tell once a push answered it. */
@@ -393,6 +396,28 @@ export class WorkerModel extends JobHandling {
     this.trail('Worker::getNextJob');
     this.woke = null;
     const queues = this.state.queue.split(',');
+    this.popThrew = false;
+    try {
+      return await this.popQueues(ctx, queue, queues, alarmAt);
+    } catch (e) {
+      if (!(e instanceof ClientException)) throw e;
+      // report($e), stopWorkerIfLostConnection($e) (not a lost connection), sleep(1); no job.
+      this.trail('ExceptionHandler::report');
+      this.describe(ctx, narration.popThrew(this.state.queue, e.exception, e.why));
+      this.state.status = { kind: 'idle', until: later(ctx.instant(), 1), why: 'pop threw' };
+      this.popThrew = true;
+      await this.sleep(ctx, 1);
+      return null;
+    }
+  }
+
+  /** getNextJob's loop over the queues of --queue=a,b (its try block). */
+  private async popQueues(
+    ctx: ActorContext,
+    queue: RedisQueue,
+    queues: string[],
+    alarmAt: number | null,
+  ): Promise<RedisJob | null> {
     const paused = await this.getPausedQueues(queues);
     for (const [index, name] of queues.entries()) {
       if (paused.has(name)) continue;
@@ -442,7 +467,12 @@ export class WorkerModel extends JobHandling {
   /** No queue had a job: Worker::sleep(--sleep) comes next. Returns when that sleep ends. */
   private nothingToRun(ctx: ActorContext): number {
     const until = later(ctx.instant(), this.spec.sleep);
-    this.describe(ctx, narration.nothingPopped(this.state.queue, this.spec.sleep, this.woke));
+    this.describe(
+      ctx,
+      this.popThrew
+        ? narration.afterPopThrew(this.spec.sleep)
+        : narration.nothingPopped(this.state.queue, this.spec.sleep, this.woke),
+    );
     this.state.status = { kind: 'idle', until };
     return until;
   }

@@ -23,6 +23,8 @@ export class TraceSourceError extends Error {}
 export interface SourceContext {
   /** A Redis to run scenarios on; the caller acquires it (lazily) and stops it. */
   redis(): Promise<RedisTarget>;
+  /** A Redis Cluster, for a scenario that says `redis.cluster` (none: such a scenario is refused). */
+  cluster?(): Promise<RedisTarget>;
   /** Compare the db a run claimed on a shared server as it is, not as the scenario's (database.ts). */
   exactDb?: boolean;
 }

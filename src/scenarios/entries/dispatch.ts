@@ -7,6 +7,8 @@
 import type { Cache } from '../../sim/cache.ts';
 import { uniqueOf } from '../cache-config.ts';
 import { z } from 'zod';
+import { ClientException } from '../../sim/exceptions.ts';
+import type { StepDescription } from '../../sim/scheduler.ts';
 import { exactInstant, relativeTime, secondsBetween } from '../../sim/clock.ts';
 import type { Dispatched, JobDefinition, PendingDispatch } from '../../sim/dispatcher.ts';
 import { chainOf } from '../../sim/dispatcher.ts';
@@ -112,9 +114,14 @@ export const dispatchEntry: EntryKind<DispatchEntry, DispatchCommand> = {
       actor: DISPATCHER,
       at,
       async run(ctx) {
-        const { result, methods } = await env.request(ctx, (queueFor, _methods, cache) =>
-          modelDispatch(call, env, ctx, queueFor, cache),
-        );
+        const outcome = await env
+          .request(ctx, (queueFor, _methods, cache) => modelDispatch(call, env, ctx, queueFor, cache))
+          .catch(thrownToApp);
+        if (outcome instanceof ClientException) {
+          ctx.describe(callThrew(`dispatch ${call.dispatch}`, outcome, e.note));
+          return;
+        }
+        const { result, methods } = outcome;
         ctx.describe({
           kind: 'dispatch',
           title: result.title,
@@ -291,6 +298,27 @@ export async function modelDispatch(
     dispatched,
     title: dispatched.labels.length === 0 ? dropped.title : `${said.title}; ${dropped.title}`,
     explain: dispatched.labels.length === 0 ? dropped.explain : `${said.explain} ${dropped.explain}`,
+  };
+}
+
+/** A ClientException the app's dispatch() throws (returned, to be told as the step); anything else rethrown. */
+export function thrownToApp(e: unknown): ClientException {
+  if (e instanceof ClientException) return e;
+  throw e;
+}
+
+/**
+ * The step of a call whose Redis command threw (`what`: "dispatch SendEmail", "Queue::size('x')"):
+ * a dispatch's instance is not queued, and the request fails.
+ */
+export function callThrew(what: string, e: ClientException, note?: string): StepDescription {
+  const dispatch = what.startsWith('dispatch ');
+  return {
+    kind: dispatch ? 'dispatch' : 'size',
+    title: `${what} threw ${e.exception.className}: ${e.exception.message}`,
+    methods: [...(dispatch ? ['Bus\\Dispatcher::dispatchToQueue'] : []), ...new Set(e.methods)],
+    explain: `${e.why} ${dispatch ? 'dispatch()' : 'Queue::size()'} throws it to the app (a web request ends in a 500)${dispatch ? ', and the job is not queued' : ''}.`,
+    ...(note !== undefined ? { note } : {}),
   };
 }
 

@@ -9,13 +9,16 @@
 import { z } from 'zod';
 import { formatSeconds, later, secondsBetween } from '../../sim/clock.ts';
 import { at, DISPATCHER, note, seconds, virtualTime } from '../fields.ts';
+import { ClientException } from '../../sim/exceptions.ts';
 import {
   callConnections,
   callDispatches,
   callQueues,
   checkDispatchCall,
   dispatchCall,
+  callThrew,
   modelDispatch,
+  thrownToApp,
   realDispatch,
 } from './dispatch.ts';
 import type { EntryKind } from './kind.ts';
@@ -23,6 +26,13 @@ import { entrySchema } from './kind.ts';
 import { checkSizeCall, modelSize, realSize, SIZE_EXPLAIN, sizeCall } from './size.ts';
 import type { RequestPart } from './request-times.ts';
 import { checkOffsets, requestParts, timedCalls } from './request-times.ts';
+
+/** The call of a part that threw (the one after the `done` calls), as its step names it. */
+function failedCall(part: RequestPart<RequestCall>, done: number): string {
+  const call = part.calls[done]?.call;
+  if (call === undefined) throw new Error('a request part threw after its last call');
+  return isDispatch(call) ? `dispatch ${call.dispatch}` : `Queue::size('${call.size}')`;
+}
 
 /** When a call is made, in seconds after the request began (a request that goes on). */
 const offset = virtualTime(
@@ -126,27 +136,37 @@ export const requestEntry: EntryKind<RequestEntry> = {
           note: e.note,
         });
       };
-      const { result, methods } = await env.request(ctx, async (queueFor, takeMethods, cache) => {
-        let done: { title: string; explain: string }[] = [];
-        for (const [k, part] of parts.entries()) {
-          if (k > 0) {
-            // The part before is a step of its own, with the RedisQueue methods it went through.
-            describe(parts[k - 1]!, done, takeMethods());
-            await ctx.sleep(part.wait);
-            done = [];
+      // A dispatch that throws ends the request there (a 500): its part is told with what it did before.
+      let done: { title: string; explain: string }[] = [];
+      let current = parts[0]!;
+      const outcome = await env
+        .request(ctx, async (queueFor, takeMethods, cache) => {
+          for (const [k, part] of parts.entries()) {
+            current = part;
+            if (k > 0) {
+              // The part before is a step of its own, with the RedisQueue methods it went through.
+              describe(parts[k - 1]!, done, takeMethods());
+              await ctx.sleep(part.wait);
+              done = [];
+            }
+            // In order: a size after a dispatch counts it.
+            for (const { call: c } of part.calls) {
+              done.push(
+                isDispatch(c)
+                  ? await modelDispatch(c, env, ctx, queueFor, cache)
+                  : { title: await modelSize(c, queueFor), explain: SIZE_EXPLAIN },
+              );
+            }
           }
-          // In order: a size after a dispatch counts it.
-          for (const { call: c } of part.calls) {
-            done.push(
-              isDispatch(c)
-                ? await modelDispatch(c, env, ctx, queueFor, cache)
-                : { title: await modelSize(c, queueFor), explain: SIZE_EXPLAIN },
-            );
-          }
-        }
-        return done;
-      });
-      describe(parts.at(-1)!, result, methods);
+          return done;
+        })
+        .catch(thrownToApp);
+      if (outcome instanceof ClientException) {
+        const threw = callThrew(failedCall(current, done.length), outcome);
+        describe(current, [...done, { title: threw.title, explain: threw.explain! }], outcome.methods);
+        return;
+      }
+      describe(parts.at(-1)!, outcome.result, outcome.methods);
     },
   }),
   real: (e, env) => ({

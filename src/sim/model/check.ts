@@ -157,6 +157,7 @@ class CheckedPort implements RedisPort {
 
   async eval(script: AnyScript, keys: string[], args: Array<string | number>): Promise<unknown> {
     this.check.throwIfFailed();
+    await this.inner.beforeSend?.('EVAL', keys);
     if (isCacheScript(script)) return this.cacheScript(script, keys, args);
     const argv = args.map(String);
     if (script.name === 'pop') return this.pop(script as LuaScript, keys, argv, args);
@@ -266,9 +267,16 @@ class CheckedPort implements RedisPort {
 
   // The commands sent ahead are the most frequent (a push, two migrates per poll): no async frame
   // of their own, the inner port's promise is theirs.
-  evalIgnoringReply(script: AnyScript, keys: string[], args: Array<string | number>, onReply?: OnReply): Promise<void> {
-    if (this.check.failed !== null) return Promise.reject(this.check.failed);
+  async evalIgnoringReply(
+    script: AnyScript,
+    keys: string[],
+    args: Array<string | number>,
+    onReply?: OnReply,
+  ): Promise<void> {
+    if (this.check.failed !== null) throw this.check.failed;
     if (isCacheScript(script)) throw new Error(`${script.method}'s reply is one Laravel reads`);
+    // A client that refuses it sends nothing, so the model's keys stay as they are.
+    await this.inner.beforeSend?.('EVAL', keys);
     const expected = runScript(this.ks, script as LuaScript, keys, args.map(String), this.origin());
     this.ks.endCommand();
     const check = (reply: unknown) => {
@@ -419,6 +427,7 @@ class CheckedPort implements RedisPort {
 
   async mget(keys: string[]): Promise<Array<string | null>> {
     this.check.throwIfFailed();
+    await this.inner.beforeSend?.('MGET', keys);
     const expected = keys.map((k) => this.strings.get(k, this.now()));
     const reply = await this.inner.mget(keys);
     const i = expected.findIndex((e, n) => reply[n] !== e);

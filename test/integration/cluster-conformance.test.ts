@@ -20,6 +20,7 @@ import { acquireRedisCluster } from '../../src/redis/cluster-server.ts';
 import { SCENARIOS_DIR } from '../../src/scenarios/catalog.ts';
 import { clusterTarget } from '../../src/scenarios/cluster-config.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
 import type { RedisTarget } from '../../src/scenarios/runner.ts';
 import { renderDiff } from '../../src/trace/render-diff.ts';
 
@@ -138,5 +139,15 @@ describe('lqsim conformance on a Redis Cluster: real Laravel 8.83 = the model, n
       't+8 worker-1 sleeps 1s',
       't+9 worker-1 sleeps 3s',
     ]);
+  });
+
+  it("the model's worker loops as real Laravel's does when its pop throws (no command shows it: the steps' times do)", async () => {
+    const { spec } = await loadScenarioFile(fixture('cluster-without-hash-tag'));
+    const real = await runWithRealLaravel(spec, { redis });
+    const tool = await runScenario(spec, { redis, laravel: '8' });
+    expect(tool.error).toBeUndefined();
+    const times = (steps: ReadonlyArray<{ t: number; actor: string }>, start: number) =>
+      steps.map((s) => `t+${s.t - start} ${s.actor}`);
+    expect(times(tool.steps, tool.start)).toEqual(times(real.steps, real.start));
   });
 });

@@ -23,6 +23,7 @@ import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 import type { RedisTarget } from '../../src/scenarios/runner.ts';
 import { renderDiff } from '../../src/trace/render-diff.ts';
+import { lqsim } from '../helpers/cli.ts';
 
 const fixture = (name: string) => new URL(`../fixtures/conformance/${name}.yaml`, import.meta.url).pathname;
 // The shipped cluster scenarios (conformance.test.ts plays the others, on one server).
@@ -149,5 +150,27 @@ describe('lqsim conformance on a Redis Cluster: real Laravel 8.83 = the model, n
     const times = (steps: ReadonlyArray<{ t: number; actor: string }>, start: number) =>
       steps.map((s) => `t+${s.t - start} ${s.actor}`);
     expect(times(tool.steps, tool.start)).toEqual(times(real.steps, real.start));
+  });
+});
+
+describe('the CLI on a cluster scenario: it starts a cluster for it, beside the one server for the rest', () => {
+  it('lqsim conformance, in the order given', async () => {
+    const { code, stdout, stderr } = await lqsim(['conformance', 'dispatch', 'cluster-without-hash-tag']);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^identical +dispatch +1 steps, 4 commands$/m);
+    // The push refused and sent nothing; the delayed one's CLUSTER SLOTS and ZADD; the worker's CLUSTER SLOTS.
+    expect(stdout).toMatch(/^identical +cluster-without-hash-tag +\d+ steps, \d+ commands$/m);
+    expect(stdout).toContain('2 identical, 0 different');
+    expect(stderr).toMatch(/Redis Cluster/);
+  });
+
+  it('lqsim diff <cluster scenario>@8 laravel:<it>', async () => {
+    const { code, stdout, stderr } = await lqsim([
+      'diff',
+      'cluster-prefix-hash-tag@8',
+      'laravel:cluster-prefix-hash-tag',
+    ]);
+    expect(code, stderr + stdout).toBe(0);
+    expect(stdout).toMatch(/^0 steps differ, \d+ same$/m);
   });
 });

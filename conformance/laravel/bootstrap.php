@@ -83,6 +83,26 @@ function advance_clock(int $seconds): void
     set_clock(Carbon::now()->getTimestamp() + $seconds);
 }
 
+/**
+ * PHP errors as an application's kernel handles them: Application::bootstrapWith(HandleExceptions)
+ * (Foundation/Bootstrap/HandleExceptions.php:43-45) makes every warning an ErrorException
+ * (handleError, :68-77), e.g. phpredis' "RedisCluster::eval(): All keys do not map to the same
+ * slot". Its deprecation branch logs through a full Application's logger; deprecations (PHP 8.2
+ * under Laravel 8) are dropped here, as the skeleton's null `deprecations` channel drops them.
+ */
+function handle_errors_as_laravel_does(): void
+{
+    error_reporting(-1);
+    $handler = new \Illuminate\Foundation\Bootstrap\HandleExceptions;
+    set_error_handler(function ($level, $message, $file = '', $line = 0) use ($handler) {
+        if ($level === E_DEPRECATED || $level === E_USER_DEPRECATED) {
+            return true;
+        }
+
+        return $handler->handleError($level, $message, $file, $line);
+    });
+}
+
 /** Records what the Worker reports (Worker::runJob / getNextJob call report()). */
 class RecordingExceptionHandler implements ExceptionHandler
 {

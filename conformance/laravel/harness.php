@@ -9,12 +9,13 @@
  *
  *   php harness.php CONFIG.json ROLE.json
  *
- * CONFIG: { redis: {host, port, database, cache_database, prefix}, connections: {name: {queue,
+ * CONFIG: { redis: {host, port, database, cache_database, prefix, cluster?}, connections: {name: {queue,
  *           retry_after, block_for}}, jobs: {name: {class, tries, timeout, retry_until, backoff,
  *           max_exceptions, fail_on_timeout, properties, declared?, attempts, middleware, unique?}},
  *           cache: {store: redis|file, connection, lock_connection, prefix, path},
  *           limiters: {name: 'none' | Limit | [Limit]} }
- *           (the scenario, as the tool validated it; cache with the skeleton's defaults filled in)
+ *           (the scenario, as the tool validated it; cache with the skeleton's defaults filled in;
+ *           redis.cluster: host/port is a Redis Cluster's seed node, configured as `clusters`)
  * ROLE:   { role: request|worker|artisan, name: <CLIENT SETNAME>, connections: {as CONFIG's,
  *           current at the process's start}, ...calls, worker options or the artisan command }
  *         request calls: [{op: dispatch, job, count, delay, queue, connection, properties: [per
@@ -32,7 +33,8 @@
  *   {"y":"busy","s":N}     the job's handle() works for N virtual seconds
  *   {"y":"step"}           a new step at the same instant (after a pop, after a processed job)
  *   {"y":"blocking"}       about to BLPOP; then {"y":"unblocked"} once the server answered it
- *   {"y":"done"}           the actor's work is over (the coordinator then closes stdin)
+ *   {"y":"done"}           the actor's work is over (the coordinator then closes stdin); a request's
+ *                          "threw": {class, message} when a call threw (the request ended there)
  *   {"y":"uuid"}           a worker's Str::uuid() (the payload of a chain's next job), or a request's
  *                          after a sleep (a call whose uuids are null): answered at
  *                          once with {"uuid": U}, the next uuid of the model's stream; not a wait,
@@ -92,6 +94,7 @@ namespace Conformance\Laravel {
     use Illuminate\Queue\Events\JobProcessing;
     use Illuminate\Queue\Worker;
     use Illuminate\Queue\WorkerOptions;
+    use Illuminate\Redis\Connections\PhpRedisClusterConnection;
     use Illuminate\Redis\Connections\PhpRedisConnection;
     use Illuminate\Redis\Connectors\PhpRedisConnector;
     use Illuminate\Support\Arr;
@@ -188,8 +191,8 @@ namespace Conformance\Laravel {
         }
     }
 
-    /** PhpRedisConnection whose BLPOP hands control back to the coordinator when it returns. */
-    class HarnessConnection extends PhpRedisConnection
+    /** A BLPOP that hands control back to the coordinator when it returns (Laravel's blpop inside). */
+    trait HandsBackBlpop
     {
         public function blpop(...$arguments)
         {
@@ -201,9 +204,27 @@ namespace Conformance\Laravel {
         }
     }
 
-    /** PhpRedisConnector::connect, building the connection above (createClient is Laravel's). */
+    class HarnessConnection extends PhpRedisConnection
+    {
+        use HandsBackBlpop;
+    }
+
+    class HarnessClusterConnection extends PhpRedisClusterConnection
+    {
+        use HandsBackBlpop;
+    }
+
+    /**
+     * PhpRedisConnector::connect and ::connectToCluster, building the connections above
+     * (createClient, createRedisClusterInstance and buildClusterConnectionString are Laravel's).
+     */
     class HarnessConnector extends PhpRedisConnector
     {
+        /** $name: the process's connection name (on a cluster; a single server's is Laravel's `name` option). */
+        public function __construct(private string $name)
+        {
+        }
+
         public function connect(array $config, array $options)
         {
             $connector = function () use ($config, $options) {
@@ -211,6 +232,29 @@ namespace Conformance\Laravel {
             };
 
             return new HarnessConnection($connector(), $connector, $config);
+        }
+
+        /**
+         * Laravel's own (PhpRedisConnector.php:43-50), then each master's connection named. Laravel's
+         * `name` option cannot do it on a cluster: its client('SETNAME', $name) is RedisCluster::client(
+         * $node, $subcommand) with 'SETNAME' as the node, a warning and nothing sent (ErrorException
+         * under HandleExceptions). client([$host, $port], 'SETNAME', $name) opens the one connection per
+         * node phpredis would open at the process's first command for that node, and names it (the
+         * line is dropped as the tool's own); Laravel's commands then use it. The seed connection that
+         * sent CLUSTER SLOTS is closed by then: the coordinator gives it to the actor whose SETNAME
+         * follows it on the seed (real-laravel.ts).
+         */
+        public function connectToCluster(array $config, array $clusterOptions, array $options)
+        {
+            $options = array_merge($options, $clusterOptions, Arr::pull($config, 'options', []));
+            $client = $this->createRedisClusterInstance(
+                array_map([$this, 'buildClusterConnectionString'], $config), $options
+            );
+            foreach ($client->_masters() as $master) {
+                $client->client($master, 'SETNAME', $this->name);
+            }
+
+            return new HarnessClusterConnection($client);
         }
     }
 
@@ -430,7 +474,56 @@ namespace Conformance\Laravel {
         }
     }
 
+    /** A web request's calls in order (the role's `calls`), on this process's connections. */
+    function run_request_calls($app, array $config, array $calls): void
+    {
+        foreach ($calls as $call) {
+            if (($call['wait'] ?? 0) > 0) {
+                // A request that goes on (a long request, an artisan command) sleep()s between
+                // its calls, keeping its process and its Redis connection: on the virtual clock.
+                Harness::pause(['y' => 'sleep', 's' => $call['wait']]);
+            }
+            if ($call['op'] === 'size') {
+                Queue::connection($call['connection'] ?? null)->size($call['queue']);
+                continue;
+            }
+            // The coordinator's uuids, through Laravel's own test seam (see real-laravel.ts):
+            // given up front, or (null: a call after a sleep) asked for when Laravel draws one.
+            $uuids = $call['uuids'];
+            \Illuminate\Support\Str::createUuidsUsing(function () use (&$uuids) {
+                return $uuids === null ? Harness::uuid() : array_shift($uuids);
+            });
+            if ($call['op'] === 'chain') {
+                // Bus::chain([...])->onConnection()->onQueue()->delay()->dispatch() (PendingChain).
+                $pending = \Illuminate\Support\Facades\Bus::chain(array_map(function ($link) use ($config) {
+                    return chain_link($config, $link);
+                }, $call['chain']));
+                route($pending, $call)->dispatch();
+                continue;
+            }
+            $class = $config['jobs'][$call['job']]['class'];
+            for ($i = 0; $i < $call['count']; $i++) {
+                // $class::dispatch() is `new PendingDispatch(new static)` (Dispatchable); the
+                // instance gets its own property values in between, as a constructor would.
+                $job = new $class;
+                foreach ($call['properties'][$i] as $property => $value) {
+                    $job->{$property} = $value;
+                }
+                $pending = route(new \Illuminate\Foundation\Bus\PendingDispatch($job), $call);
+                if (isset($call['chain'])) {
+                    $pending->chain(array_map(function ($link) use ($config) {
+                        return chain_link($config, $link);
+                    }, $call['chain']));
+                }
+                unset($pending);          // PendingDispatch::__destruct() dispatches
+            }
+        }
+    }
+
     // ---- main ----------------------------------------------------------------------------
+
+    // Every web request and queue:work process runs under its kernel's HandleExceptions.
+    handle_errors_as_laravel_does();
 
     $config = json_decode(file_get_contents($argv[1]), true, 512, JSON_THROW_ON_ERROR);
     $role = json_decode(file_get_contents($argv[2]), true, 512, JSON_THROW_ON_ERROR);
@@ -460,14 +553,26 @@ namespace Conformance\Laravel {
     }
     $app['config']->set('queue.connections', $queueConnections);
     $app['config']->set('queue.default', array_key_first($queueConnections));
-    // config/database.php's `cache` connection (the skeleton's: REDIS_CACHE_DB), beside `default`.
-    $app['config']->set('database.redis.cache', ['database' => (string) $config['redis']['cache_database']]
-        + $app['config']->get('database.redis.default'));
-    // PhpRedisConnector::createClient sends CLIENT SETNAME for a configured name: how the
-    // coordinator finds this process's connections, both of them this actor's (the line is
-    // dropped from the trace).
-    $app['config']->set('database.redis.default.name', $role['name']);
-    $app['config']->set('database.redis.cache.name', $role['name']);
+    if ($config['redis']['cluster'] ?? false) {
+        // config/database.php for a cluster, as Laravel spells it: `clusters` with the seed node
+        // (node1), no top-level connections, so RedisManager::resolve() takes clusters[$name]
+        // (RedisManager.php:109-118) for the queue's `default` and the cache store's `cache`.
+        $seed = [['host' => $config['redis']['host'], 'port' => (string) $config['redis']['port'], 'database' => '0']];
+        $app['config']->set('database.redis', [
+            'client' => 'phpredis',
+            'options' => $app['config']->get('database.redis.options'),
+            'clusters' => ['default' => $seed, 'cache' => $seed],
+        ]);
+    } else {
+        // config/database.php's `cache` connection (the skeleton's: REDIS_CACHE_DB), beside `default`.
+        $app['config']->set('database.redis.cache', ['database' => (string) $config['redis']['cache_database']]
+            + $app['config']->get('database.redis.default'));
+        // PhpRedisConnector::createClient sends CLIENT SETNAME for a configured name: how the
+        // coordinator finds this process's connections, both of them this actor's (the line is
+        // dropped from the trace).
+        $app['config']->set('database.redis.default.name', $role['name']);
+        $app['config']->set('database.redis.cache.name', $role['name']);
+    }
     // config/cache.php: the scenario's store (CACHE_DRIVER=file, the skeleton's, unless it says
     // redis), shared by the run's processes either way; the store built by Laravel's own
     // CacheServiceProvider (CacheManager::createRedisDriver / createFileDriver).
@@ -486,55 +591,22 @@ namespace Conformance\Laravel {
     // middleware resolve the RedisManager by.
     $app->alias('redis', \Illuminate\Contracts\Redis\Factory::class);
     define_limiters($app->make(\Illuminate\Cache\RateLimiter::class), $config['limiters'] ?? []);
-    $app['redis']->extend('phpredis', function () {
-        return new HarnessConnector;
+    $app['redis']->extend('phpredis', function () use ($role) {
+        return new HarnessConnector($role['name']);
     });
 
     $start = Harness::pause(['y' => 'ready']);
 
     switch ($role['role']) {
         case 'request':
-            // One web request: its calls in order, on this process's one Redis connection.
-            foreach ($role['calls'] as $call) {
-                if (($call['wait'] ?? 0) > 0) {
-                    // A request that goes on (a long request, an artisan command) sleep()s between
-                    // its calls, keeping its process and its Redis connection: on the virtual clock.
-                    Harness::pause(['y' => 'sleep', 's' => $call['wait']]);
-                }
-                if ($call['op'] === 'size') {
-                    Queue::connection($call['connection'] ?? null)->size($call['queue']);
-                    continue;
-                }
-                // The coordinator's uuids, through Laravel's own test seam (see real-laravel.ts):
-                // given up front, or (null: a call after a sleep) asked for when Laravel draws one.
-                $uuids = $call['uuids'];
-                \Illuminate\Support\Str::createUuidsUsing(function () use (&$uuids) {
-                    return $uuids === null ? Harness::uuid() : array_shift($uuids);
-                });
-                if ($call['op'] === 'chain') {
-                    // Bus::chain([...])->onConnection()->onQueue()->delay()->dispatch() (PendingChain).
-                    $pending = \Illuminate\Support\Facades\Bus::chain(array_map(function ($link) use ($config) {
-                        return chain_link($config, $link);
-                    }, $call['chain']));
-                    route($pending, $call)->dispatch();
-                    continue;
-                }
-                $class = $config['jobs'][$call['job']]['class'];
-                for ($i = 0; $i < $call['count']; $i++) {
-                    // $class::dispatch() is `new PendingDispatch(new static)` (Dispatchable); the
-                    // instance gets its own property values in between, as a constructor would.
-                    $job = new $class;
-                    foreach ($call['properties'][$i] as $property => $value) {
-                        $job->{$property} = $value;
-                    }
-                    $pending = route(new \Illuminate\Foundation\Bus\PendingDispatch($job), $call);
-                    if (isset($call['chain'])) {
-                        $pending->chain(array_map(function ($link) use ($config) {
-                            return chain_link($config, $link);
-                        }, $call['chain']));
-                    }
-                    unset($pending);          // PendingDispatch::__destruct() dispatches
-                }
+            // One web request: its calls in order, on this process's one Redis connection. A call
+            // that throws ends the request, as a controller's exception does (the HTTP kernel
+            // reports it and answers 500: Foundation/Http/Kernel.php handle()'s catch).
+            try {
+                run_request_calls($app, $config, $role['calls']);
+            } catch (\Throwable $e) {
+                $app[\Illuminate\Contracts\Debug\ExceptionHandler::class]->report($e);
+                $threw = ['class' => get_class($e), 'message' => $e->getMessage()];
             }
             break;
 
@@ -586,6 +658,7 @@ namespace Conformance\Laravel {
             exit(2);
     }
 
-    Harness::send(['y' => 'done', 'idle' => HarnessWorker::$stoppedIdle]);
+    // `threw`: what the request's call threw to the controller (the request then ended).
+    Harness::send(['y' => 'done', 'idle' => HarnessWorker::$stoppedIdle] + (isset($threw) ? ['threw' => $threw] : []));
     fgets(STDIN);                             // stay connected until the coordinator has attributed our lines
 }

@@ -5,7 +5,7 @@
 import { colourLevel, makeChalk } from '../output/colour.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { ConformanceResult } from '../conformance/compare.ts';
-import { conformScenario } from '../conformance/compare.ts';
+import { conformScenario, targetFor } from '../conformance/compare.ts';
 import { laravel8Installation, LaravelUnavailableError } from '../conformance/installation.ts';
 import { listScenarios, resolveScenario } from '../scenarios/catalog.ts';
 import { loadScenarioFile } from '../scenarios/load.ts';
@@ -13,7 +13,7 @@ import type { StepDiff, TraceDiff } from '../trace/diff.ts';
 import { isIdentical } from '../trace/diff.ts';
 import { renderDiff } from '../trace/render-diff.ts';
 import { out, UsageError } from './args.ts';
-import { withRedis } from './shared.ts';
+import { withLazyRedis } from './shared.ts';
 
 /** The diff cut down to its first differing step and a little context before it. */
 export function firstDifference(d: TraceDiff, context = 2): TraceDiff {
@@ -47,10 +47,11 @@ export async function conformanceCommand(names: string[], o: { full?: boolean })
   const chalk = makeChalk(colourLevel(process.stdout, process.env));
   const width = Math.max(...specs.map((s) => s.spec.name.length));
   out(`tool (profile 8) vs real Laravel ${version}, after normalisation:\n`);
-  const results: ConformanceResult[] = await withRedis(async (server) => {
+  // A single server and a cluster, each started when a scenario first needs it.
+  const results: ConformanceResult[] = await withLazyRedis(async (ctx) => {
     const all: ConformanceResult[] = [];
     for (const { file, spec } of specs) {
-      const r = await conformScenario(spec, server, { file });
+      const r = await conformScenario(spec, await targetFor(spec, ctx), { file });
       all.push(r);
       out(line(r, width, chalk, o.full ?? false));
     }

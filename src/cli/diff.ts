@@ -18,7 +18,7 @@ export async function diffCommand(a: string, b: string, o: { all?: boolean; exac
   // First both operands without a Redis: each is read and checked up to the point it would run,
   // so a bad second operand is refused before a server is started for the first. Files are
   // resolved whole here; only runs are left for the second pass.
-  const dry = { redis: () => Promise.reject(NEEDS_REDIS), exactDb };
+  const dry = { redis: () => Promise.reject(NEEDS_REDIS), cluster: () => Promise.reject(NEEDS_REDIS), exactDb };
   const first: Array<ResolvedTrace | null> = [];
   for (const operand of [a, b])
     first.push(

@@ -12,11 +12,12 @@ import type { TraceDiff } from '../trace/diff.ts';
 import { diffTraces, isIdentical } from '../trace/diff.ts';
 import type { NormalisedTrace } from '../trace/normalise.ts';
 import { normaliseTrace } from '../trace/normalise.ts';
+import type { SourceContext } from '../trace/source.ts';
 import { registerTraceResolver } from '../trace/source.ts';
 import '../scenarios/trace-source.ts'; // the scenario sources, registered wherever laravel: is
 import type { TraceLike } from '../trace/trace-like.ts';
 import { fromSteps, fromTimeline } from '../trace/trace-like.ts';
-import type { Timeline } from '../scenarios/timeline.ts';
+import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import type { RealFailedJob, RealRun } from './real-laravel.ts';
 import { runWithRealLaravel } from './real-laravel.ts';
 import { getProfile } from '../sim/profiles/index.ts';
@@ -122,6 +123,43 @@ export function outcomeDifferences(
   return out;
 }
 
+/**
+ * On a Redis Cluster, which node saw each command, compared command for command in run order (the
+ * normalised traces say what was sent, not where). Only when both runs sent as many commands: a
+ * trace that differs is shown by its diff. Pure; one line per difference, the first few.
+ */
+export function nodeDifferences(
+  tool: ReadonlyArray<{ commands: readonly TraceCommand[] }>,
+  real: ReadonlyArray<{ commands: readonly TraceCommand[] }>,
+): string[] {
+  const a = tool.flatMap((s) => s.commands);
+  const b = real.flatMap((s) => s.commands);
+  if (a.length !== b.length) return [];
+  const out: string[] = [];
+  a.forEach((c, i) => {
+    const r = b[i]!;
+    if (c.node !== r.node && out.length < 5)
+      out.push(
+        `command ${i + 1} (${c.args[0]}, step ${c.step} / ${r.step}) ran on: tool ${c.node ?? 'the one server'}, laravel ${r.node ?? 'the one server'}`,
+      );
+  });
+  return out;
+}
+
+/**
+ * What the app's dispatch() threw (a cluster's client refusing the push): the model's instances
+ * left not queued, each told in its step's title, against the calls of real Laravel's requests
+ * that threw. Pure; one line per difference.
+ */
+export function thrownDifferences(tool: Pick<Timeline, 'jobs' | 'steps'>, real: Pick<RealRun, 'thrown'>): string[] {
+  const notQueued = tool.jobs.filter((j) => j.outcome === 'not-queued').length;
+  if (notQueued !== real.thrown.length)
+    return [`dispatches that threw to the app: tool ${notQueued}, laravel ${real.thrown.length}`];
+  return real.thrown
+    .filter((t) => !tool.steps.some((s) => s.title.includes(`threw ${t.exception}: ${t.message}`)))
+    .map((t) => `laravel's dispatch threw ${t.exception} "${t.message}"; no step of the tool's says so`);
+}
+
 /** `profile` other than 8 is for showing that the comparison sees a difference (tests, demos). */
 export async function conformScenario(
   spec: ScenarioSpec,
@@ -138,7 +176,11 @@ export async function conformScenario(
     const tool = normaliseTrace(fromTimeline(timeline), { exactMicrotime: true });
     const { trace: real, run } = await realTrace(spec, redis);
     const diff = diffTraces(tool, real);
-    const outcomes = outcomeDifferences(timeline, run);
+    const outcomes = [
+      ...outcomeDifferences(timeline, run),
+      ...thrownDifferences(timeline, run),
+      ...nodeDifferences(timeline.steps, run.steps),
+    ];
     if (isIdentical(diff) && outcomes.length === 0) {
       return {
         scenario: spec.name,
@@ -154,12 +196,19 @@ export async function conformScenario(
   }
 }
 
+/** Where a scenario runs: a Redis Cluster for one that says `redis.cluster`, else the one server. */
+export async function targetFor(spec: ScenarioSpec, ctx: SourceContext): Promise<RedisTarget> {
+  if (spec.redis.cluster !== true) return ctx.redis();
+  if (ctx.cluster === undefined) throw new Error(`${spec.name} says redis.cluster: it needs a cluster here`);
+  return ctx.cluster();
+}
+
 registerTraceResolver('laravel:', async (rest, ctx) => {
   const loaded = await loadScenarioFile(await resolveScenario(rest));
   const reason = notComparableReason(loaded.spec);
   if (reason) throw new Error(`${rest}: real Laravel cannot play it: ${reason}`);
   return {
     label: `laravel:${loaded.spec.name} (real 8.83)`,
-    trace: (await realTrace(loaded.spec, await ctx.redis())).trace,
+    trace: (await realTrace(loaded.spec, await targetFor(loaded.spec, ctx))).trace,
   };
 });

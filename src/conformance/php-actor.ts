@@ -16,8 +16,11 @@ export type Yield =
   | { y: 'ready' | 'blocking' | 'unblocked' | 'uuid'; alarm: number | null }
   /** `job`: JobProcessing (a popped job is processed), not the Looping after one. */
   | { y: 'step'; alarm: number | null; job?: boolean }
-  /** `idle`: the worker's loop that stopped had popped nothing (stopIfNecessary's $job was null). */
-  | { y: 'done'; alarm: number | null; idle?: boolean | null }
+  /**
+   * `idle`: the worker's loop that stopped had popped nothing (stopIfNecessary's $job was null).
+   * `threw`: a request's call threw this to the app, and the request ended there.
+   */
+  | { y: 'done'; alarm: number | null; idle?: boolean | null; threw?: { class: string; message: string } }
   | { y: 'sleep' | 'busy'; s: number; alarm: number | null }
   /** The process ended without saying done: SIGKILL from Worker::kill, or a crash. */
   | { y: 'exit'; code: number | null; signal: NodeJS.Signals | null; stderr: string };

@@ -13,18 +13,16 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { registerCleanup } from '../cleanup.ts';
 import type { Client } from '../redis/connections.ts';
-import {
-  clientAddress,
-  isOwnSetname,
-  newClient,
-  ownerOfConnectionName,
-  parseClientList,
-  ProcessNames,
-} from '../redis/connections.ts';
+import { clientAddress, connectionKey, newClient, ProcessNames } from '../redis/connections.ts';
+import { ClusterCapture } from '../redis/cluster-capture.ts';
+import { nodeOfSlot } from '../redis/cluster-nodes.ts';
+import { keySlot } from '../redis/slot.ts';
+import type { TraceCapture } from '../redis/monitor.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { parseRedisUrl } from '../redis/url.ts';
 import { Scheduler } from '../sim/scheduler.ts';
-import type { ActorDirectory, ConnectionOwner } from '../scenarios/attribute.ts';
+import type { NodeObserver } from './address-book.ts';
+import { AddressBook } from './address-book.ts';
 import type { RealEnv } from '../scenarios/entries/index.ts';
 import { kindOf, scheduleRun, totalDispatches } from '../scenarios/entries/index.ts';
 import { scenarioQueues } from '../scenarios/queues.ts';
@@ -60,6 +58,12 @@ export interface RealFailedJob {
   message: string;
 }
 
+export interface RealThrown {
+  step: number;
+  exception: string;
+  message: string;
+}
+
 export interface RealRun {
   scenario: string;
   start: number;
@@ -67,63 +71,25 @@ export interface RealRun {
   failed: RealFailedJob[];
   /** Job class → how many times its handle() started. */
   executions: Record<string, number>;
+  /** What a web request's call threw to the app (its request then ended), by step. */
+  thrown: RealThrown[];
+  /** What the workers reported (ExceptionHandler::report: getNextJob's and runJob's catch), in order. */
+  reported: Array<{ exception: string; message: string }>;
   warnings: string[];
   error?: string;
 }
+
+export { AddressBook };
 
 export interface RealRunOptions {
   redis: RedisTarget;
 }
 
-/**
- * Connection names → actors, learned from CLIENT LIST while each PHP process is alive. A process
- * gives every Redis connection it opens (the queue's `default`, the cache store's `cache`) the
- * same name: all of them are its actor's.
- */
-export class AddressBook implements ActorDirectory {
-  private readonly byAddr = new Map<string, ConnectionOwner>();
-  /** Connection name → the CLIENT IDs found with it, in the order found. */
-  private readonly ids = new Map<string, string[]>();
-  readonly unknown = new Set<string>();
-
-  constructor(
-    private readonly observer: Client,
-    readonly runId: string,
-  ) {}
-
-  /**
-   * Finds the process's connections in CLIENT LIST: each new one is learned (a process opens its
-   * cache connection when it first uses the cache; one not yet connected is found later).
-   */
-  async learn(name: string): Promise<void> {
-    const owner = ownerOfConnectionName(name, this.runId);
-    if (owner === undefined) throw new Error(`${name} is not a connection name of this run`);
-    const known = this.ids.get(name) ?? [];
-    for (const entry of parseClientList(String(await this.observer.sendCommand(['CLIENT', 'LIST'])))) {
-      if (entry.name !== name || !entry.addr || !entry.id || known.includes(entry.id)) continue;
-      this.byAddr.set(entry.addr, owner);
-      known.push(entry.id);
-    }
-    this.ids.set(name, known);
-  }
-
-  /** The CLIENT IDs of the process's connections (a BLPOP is on one of them). */
-  idsOf(name: string): readonly string[] {
-    return this.ids.get(name) ?? [];
-  }
-
-  ownerOf(addr: string): ConnectionOwner | undefined {
-    return this.byAddr.get(addr);
-  }
-
-  isHandshake(args: readonly string[]): boolean {
-    return isOwnSetname(args, this.runId);
-  }
-}
-
 export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOptions): Promise<RealRun> {
   const install = laravel8Installation();
-  const { host, port } = parseRedisUrl(opts.redis.url);
+  // On a cluster Laravel's config names the seed node (clusters.default[0]), node1 here.
+  const cluster = opts.redis.cluster;
+  const { host, port } = cluster !== undefined ? cluster.seed : parseRedisUrl(opts.redis.url);
   // Real Laravel's skeleton default for a scenario without a prefix: the compared profile's.
   const prefix = spec.redis.prefix ?? getProfile(CONFORMANCE_PROFILE).defaultPrefix;
   const runId = randomBytes(4).toString('hex');
@@ -134,7 +100,14 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
   writeFileSync(
     configFile,
     JSON.stringify({
-      redis: { host, port, database: spec.redis.database, cache_database: spec.redis.cache_database, prefix },
+      redis: {
+        host,
+        port,
+        database: spec.redis.database,
+        cache_database: spec.redis.cache_database,
+        prefix,
+        cluster: cluster !== undefined,
+      },
       connections: spec.connections,
       jobs: spec.jobs,
       // RateLimiter::for's definitions, as the app's service provider declares them.
@@ -151,10 +124,24 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
   const connections: ScenarioSpec['connections'] = structuredClone(spec.connections);
   let roles = 0;
   const actors = new Set<PhpActor>();
-  const observer = newClient(opts.redis.url);
-  const book = new AddressBook(observer, runId);
-  const run: RealRun = { scenario: spec.name, start: spec.start, steps: [], failed: [], executions: {}, warnings: [] };
-  let capture: MonitorCapture | null = null;
+  // The tool's connection to the server, or to each node of a cluster (node1's first).
+  const observers: NodeObserver[] =
+    cluster !== undefined
+      ? cluster.nodes.map((n) => ({ node: n.label, observer: newClient(n.url) }))
+      : [{ observer: newClient(opts.redis.url) }];
+  const observer = observers[0]!.observer;
+  const book = new AddressBook(observers, runId, cluster?.seed.label);
+  const run: RealRun = {
+    scenario: spec.name,
+    start: spec.start,
+    steps: [],
+    failed: [],
+    executions: {},
+    thrown: [],
+    reported: [],
+    warnings: [],
+  };
+  let capture: TraceCapture | null = null;
   const names = new ProcessNames(runId);
 
   /** Starts an actor process and waits for its "ready" (it has not touched Redis yet). */
@@ -182,10 +169,15 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
   let collector: RealSteps | null = null;
 
   try {
-    await observer.connect();
+    // The tool's own connections: their lines are not the run's (connectionKey: node and address).
+    const ownKeys = new Set<string>();
+    for (const o of observers) {
+      await o.observer.connect();
+      ownKeys.add(connectionKey(await clientAddress(o.observer), o.node));
+    }
     const observerAddr = await clientAddress(observer);
-    if (opts.redis.owned) await observer.sendCommand(['FLUSHALL']);
-    else throw new Error('conformance runs need a Redis the tool started (unset REDIS_URL)');
+    if (!opts.redis.owned) throw new Error('conformance runs need a Redis the tool started (unset REDIS_URL)');
+    for (const o of observers) await o.observer.sendCommand(['FLUSHALL']);
     if (spec.redis.database !== 0) await observer.sendCommand(['SELECT', String(spec.redis.database)]);
 
     // The model's job uuids, drawn in the same order (a uuid, then an id, per job dispatched), are
@@ -205,7 +197,6 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
           startActor,
           nextYield,
           book,
-          observer,
           uuid,
           restartSignal: () => restartSignal,
         }),
@@ -242,7 +233,8 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
       request: (what, kind, roleOf) => async (ctx) => {
         const { php, name } = await startActor(WEB_ACTOR, roleOf());
         php.answer(clockAnswer(ctx));
-        for (let y = await nextYield(php, name); y.y !== 'done'; y = await nextYield(php, name)) {
+        let y = await nextYield(php, name);
+        for (; y.y !== 'done'; y = await nextYield(php, name)) {
           if (y.y === 'uuid') php.answer({ uuid: uuid() });
           else if (y.y === 'sleep') {
             ctx.describe({ kind, title: what });
@@ -250,7 +242,9 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
             php.answer(clockAnswer(ctx));
           } else throw new Error(`real Laravel ${what} ended unexpectedly: ${describeExit(y)}`);
         }
-        ctx.describe({ kind, title: what });
+        // A call that threw ended the request (a 500): what the app saw, in order.
+        if (y.threw) run.thrown.push({ step: run.steps.length, exception: y.threw.class, message: y.threw.message });
+        ctx.describe({ kind, title: y.threw ? `${what} threw ${y.threw.class}: ${y.threw.message}` : what });
         await php.close();
       },
       // php artisan <command>: its own PHP process (its cache connection), one step.
@@ -268,9 +262,26 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
     // Started as the model starts them (scheduleRun), so equal times run alike.
     const pending = scheduleRun(scheduler, spec, (e) => kindOf(e).real(e, env), workers);
 
-    capture = await MonitorCapture.start(opts.redis.url);
+    capture =
+      cluster !== undefined
+        ? await ClusterCapture.start(cluster.nodes.map((n, i) => ({ ...n, observer: observers[i]!.observer })))
+        : await MonitorCapture.start(opts.redis.url);
     const cap = capture;
-    const steps = new RealSteps({ capture: cap, observer, observerAddr, book, queues, steps: run.steps, expiry });
+    // Where a queue key lives: the one server, or its slot's node.
+    const serverOf = (key: string): Client =>
+      cluster === undefined
+        ? observer
+        : observers.find((o) => o.node === nodeOfSlot(cluster.nodes, keySlot(key)).label)!.observer;
+    const steps = new RealSteps({
+      capture: cap,
+      observer,
+      ownKeys,
+      serverOf,
+      book,
+      queues,
+      steps: run.steps,
+      expiry,
+    });
     collector = steps;
     await scheduler.run(async (done, next) => steps.collect(done, next, run.steps.length));
     // A line nobody owns would be a command silently left out of the comparison.
@@ -282,7 +293,7 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
     await capture?.stop().catch(() => undefined);
     await Promise.all([...actors].map((a) => a.close()));
     readEvents(eventsFile, run);
-    observer.destroy();
+    for (const o of observers) o.observer.destroy();
     unregisterDir();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -323,6 +334,8 @@ function readEvents(file: string, run: RealRun): void {
         exception: String(e.exception),
         message: String(e.message),
       });
+    } else if (e.event === 'exception.reported') {
+      run.reported.push({ exception: String(e.class), message: String(e.message) });
     } else if (e.event === 'handle') {
       const c = String(e.class);
       run.executions[c] = (run.executions[c] ?? 0) + 1;

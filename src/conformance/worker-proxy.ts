@@ -1,6 +1,5 @@
 // A `queue:work` process of real Laravel under supervisord, driven on the virtual clock: see
 // real-laravel.ts for the whole picture and conformance/laravel/README.md for what is Laravel's.
-import type { Client } from '../redis/connections.ts';
 import { isBlocked } from '../redis/port.ts';
 import type { ScenarioSpec, WorkerSpec } from '../scenarios/schema.ts';
 import type { ActorContext, BlockingOp } from '../sim/scheduler.ts';
@@ -14,7 +13,7 @@ import type { ProcessEnd } from '../sim/supervisor.ts';
 import { Supervisor } from '../sim/supervisor.ts';
 import type { ExitReason, RestartOptions } from '../sim/worker-input.ts';
 import { backoffOption, restartedOptions } from '../sim/worker-input.ts';
-import type { AddressBook } from './real-laravel.ts';
+import type { AddressBook, KnownConnection } from './address-book.ts';
 
 export interface WorkerEnv {
   defaultConnection: string;
@@ -23,7 +22,6 @@ export interface WorkerEnv {
   startActor(actor: string, role: Record<string, unknown>): Promise<{ php: PhpActor; name: string }>;
   nextYield(php: PhpActor, name: string): Promise<Yield>;
   book: AddressBook;
-  observer: Client;
   /** The next uuid of the model's stream (a chain's next job, pushed by this worker). */
   uuid(): string;
   /** The restart signal `php artisan queue:restart` last wrote (null: never): the model's restartSignal. */
@@ -285,9 +283,10 @@ export class WorkerProxy {
       settled = true;
       return y;
     });
-    // The process's connection the server holds in BLPOP (the queue's, not its cache's).
-    let id: string | null = null;
-    for (let i = 0; !settled && (id = await this.blockedConnection(name)) === null; i++) {
+    // The process's connection the server holds in BLPOP (the queue's, not its cache's; on a
+    // cluster, the one to the queue's node).
+    let blocked: KnownConnection | null = null;
+    for (let i = 0; !settled && (blocked = await this.blockedConnection(name)) === null; i++) {
       if (i > 5000) throw new Error(`real Laravel ${this.spec.name}: BLPOP did not reach the server`);
       await new Promise((r) => setImmediate(r));
     }
@@ -299,9 +298,10 @@ export class WorkerProxy {
         label: `BLPOP (${this.spec.name})`,
         expiresInRealTime: blockFor > 0,
         result: unblocked,
-        stillBlocked: async () => !settled && id !== null && (await isBlocked(this.env.observer, id)),
+        stillBlocked: async () => !settled && blocked !== null && (await isBlocked(blocked.observer, blocked.id)),
         cancel: async () => {
-          if (!settled && id !== null) await this.env.observer.sendCommand(['CLIENT', 'UNBLOCK', id, 'TIMEOUT']);
+          if (!settled && blocked !== null)
+            await blocked.observer.sendCommand(['CLIENT', 'UNBLOCK', blocked.id, 'TIMEOUT']);
         },
       };
       await ctx.block(op, limit);
@@ -314,12 +314,12 @@ export class WorkerProxy {
     return answer;
   }
 
-  /** The CLIENT ID of the process's connection blocked in BLPOP now, or null (none yet). */
-  private async blockedConnection(name: string): Promise<string | null> {
+  /** The process's connection blocked in BLPOP now, or null (none yet). */
+  private async blockedConnection(name: string): Promise<KnownConnection | null> {
     await this.env.book.learn(name);
-    const ids = this.env.book.idsOf(name);
-    if (ids.length === 0) throw new Error(`could not find connection ${name} in CLIENT LIST`);
-    for (const id of ids) if (await isBlocked(this.env.observer, id)) return id;
+    const known = this.env.book.connectionsOf(name);
+    if (known.length === 0) throw new Error(`could not find connection ${name} in CLIENT LIST`);
+    for (const c of known) if (await isBlocked(c.observer, c.id)) return c;
     return null;
   }
 }

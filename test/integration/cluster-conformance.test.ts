@@ -82,7 +82,7 @@ describe('lqsim conformance on a Redis Cluster: real Laravel 8.83 = the model, n
 
   const files = [
     ...SHIPPED,
-    ...['cluster-hash-tag', 'cluster-prefix', 'cluster-without-hash-tag'].map((n) => fixture(n)),
+    ...['cluster-fixture-hash-tag', 'cluster-prefix', 'cluster-fixture-without-hash-tag'].map((n) => fixture(n)),
   ];
   for (const file of files) {
     it(`${file.split('/').slice(-2).join('/')}: identical, node for node`, async () => {
@@ -143,7 +143,7 @@ describe('lqsim conformance on a Redis Cluster: real Laravel 8.83 = the model, n
   });
 
   it("the model's worker loops as real Laravel's does when its pop throws (no command shows it: the steps' times do)", async () => {
-    const { spec } = await loadScenarioFile(fixture('cluster-without-hash-tag'));
+    const { spec } = await loadScenarioFile(fixture('cluster-fixture-without-hash-tag'));
     const real = await runWithRealLaravel(spec, { redis });
     const tool = await runScenario(spec, { redis, laravel: '8' });
     expect(tool.error).toBeUndefined();

@@ -9,6 +9,9 @@ export interface TraceLikeCommand {
   args: string[];
   /** For EVAL: the script's name, when the producer knows it (pop, release, ...). */
   script?: string;
+  /** On a Redis Cluster: the node that ran it (node1.., by lowest slot) and its keys' slot. */
+  node?: string;
+  slot?: number;
 }
 
 export interface TraceLikeStep {
@@ -70,6 +73,8 @@ export function fromSteps(
       db: c.db,
       args: c.args,
       ...(c.script !== undefined ? { script: c.script } : {}),
+      ...(c.node !== undefined ? { node: c.node } : {}),
+      ...(c.slot !== undefined ? { slot: c.slot } : {}),
     })),
   }));
 }

@@ -20,6 +20,9 @@ import type { Timeline } from '../../src/scenarios/timeline.ts';
 import { allCommands } from '../../src/scenarios/timeline.ts';
 import { renderNdjson } from '../../src/output/ndjson.ts';
 import { renderStepText, renderText } from '../../src/output/text.ts';
+import { formatGolden, parseGolden } from '../../src/trace/golden-text.ts';
+import { commandKey, normaliseTrace } from '../../src/trace/normalise.ts';
+import { fromTimeline } from '../../src/trace/trace-like.ts';
 import { App } from '../../src/tui/App.tsx';
 import { recordedSession } from '../../src/tui/live-session.ts';
 import { renderInTerminal, settle, waitForFrame } from '../tui/fake-terminal.ts';
@@ -160,6 +163,22 @@ describe('cluster-hash-tag on a real cluster', () => {
         expect([row.node, row.slot]).toEqual([tagged.node, tagged.slot]);
       }
     }
+  });
+
+  it('golden: every command with its node (and slot), read back as written', () => {
+    const tagged = nodeOfKey(`${PREFIX}queues:{default}`);
+    const trace = normaliseTrace(fromTimeline(hashTag));
+    const text = formatGolden(trace);
+    const commandLines = text.split('\n').filter((l) => l.startsWith('  '));
+    expect(commandLines.length).toBe(allCommands(hashTag).length);
+    for (const l of commandLines)
+      expect(l).toMatch(
+        l.includes('CLUSTER SLOTS')
+          ? /^ {2}\[node1\] CLUSTER SLOTS$/
+          : new RegExp(`^ {2}(\\[lua\\] )?\\[${tagged.node} slot ${tagged.slot}\\] `),
+      );
+    const keys = (t: typeof trace): string[] => t.steps.flatMap((s) => s.commands.map(commandKey));
+    expect(keys(parseGolden(text))).toEqual(keys(trace));
   });
 
   it("text: the node tag before each of the dispatch's commands", () => {

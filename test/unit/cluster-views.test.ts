@@ -18,6 +18,9 @@ import { stateLines } from '../../src/tui/state-lines.ts';
 import { buildTraceRows } from '../../src/tui/trace-rows.ts';
 import { traceLines } from '../../src/tui/trace-lines.ts';
 import { layoutFor, paneBody } from '../../src/tui/layout.ts';
+import { formatGolden, parseGolden } from '../../src/trace/golden-text.ts';
+import { commandKey, normaliseTrace } from '../../src/trace/normalise.ts';
+import { fromTimeline } from '../../src/trace/trace-like.ts';
 
 const START = 1_700_000_000;
 const PUSH = "-- Push the job onto the queue...\nredis.call('rpush', KEYS[1], ARGV[1])";
@@ -243,5 +246,37 @@ describe('the exports on a cluster', () => {
       '*2\r\n$7\r\nCLUSTER\r\n$5\r\nSLOTS\r\n' +
         `*6\r\n$4\r\nEVAL\r\n$${PUSH.length}\r\n${PUSH}\r\n$1\r\n2\r\n$16\r\nqueues:{default}\r\n$23\r\nqueues:{default}:notify\r\n$1\r\nx\r\n`,
     );
+  });
+});
+
+describe('golden traces on a cluster', () => {
+  it("keep each command's node and slot, and read them back", () => {
+    const trace = normaliseTrace(fromTimeline(timeline(clusterCommands, [tagged])));
+    const text = formatGolden(trace);
+    expect(text.split('\n')).toEqual(
+      expect.arrayContaining(['  [node1] CLUSTER SLOTS', '  [lua] [node2 slot 5718] rpush queues:{default} x']),
+    );
+    expect(text).toMatch(/\n {2}\[node2 slot 5718\] EVAL "-- Push the job/);
+    expect(parseGolden(text).steps).toEqual(
+      trace.steps.map(({ index, t, actor, title, commands }) => ({
+        index,
+        t,
+        actor,
+        title,
+        commands: commands.map(({ script: _script, ...c }) => c),
+      })),
+    );
+  });
+
+  it('compare the node: the same command on another node is another command', () => {
+    const [, evalOn2] = normaliseTrace(fromTimeline(timeline(clusterCommands, [tagged]))).steps[0]!.commands;
+    expect(commandKey(evalOn2!)).not.toBe(commandKey({ ...evalOn2!, node: 'node3' }));
+    expect(commandKey(evalOn2!)).not.toBe(commandKey({ ...evalOn2!, slot: 1 }));
+  });
+
+  it("a single server's golden lines are as before", () => {
+    const text = formatGolden(normaliseTrace(fromTimeline(timeline(singleCommands, [emptyQueue('default')]))));
+    expect(text).toContain('\n  [lua] rpush queues:default x\n');
+    expect(text).not.toContain('[node');
   });
 });

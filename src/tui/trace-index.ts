@@ -29,6 +29,7 @@ class StepIndex implements TraceIndex {
   private count = 0;
   private last: Step | undefined;
   private readonly actorWidths = new Map<string, number>();
+  private readonly nodeWidths = new Map<string, { tag: number; node: number }>();
 
   constructor(readonly start: number) {}
 
@@ -59,7 +60,7 @@ class StepIndex implements TraceIndex {
       for (const c of step.commands) {
         widen(c.t, c.actor);
         if (c.node !== undefined) {
-          const w = rowWidths(0, '', 0, c);
+          const w = this.nodeWidth(c.node, c.slot);
           tag = Math.max(tag, w.tag);
           node = Math.max(node, w.node);
         }
@@ -108,6 +109,17 @@ class StepIndex implements TraceIndex {
     if (w === undefined) {
       w = rowWidths(0, actor, 0).actor;
       this.actorWidths.set(actor, w);
+    }
+    return w;
+  }
+
+  /** A cluster command's node columns: a few nodes and slots per run, each worked out once. */
+  private nodeWidth(node: string, slot: number | undefined): { tag: number; node: number } {
+    const key = `${node} ${slot ?? ''}`;
+    let w = this.nodeWidths.get(key);
+    if (w === undefined) {
+      w = rowWidths(0, '', 0, { node, ...(slot === undefined ? {} : { slot }) });
+      this.nodeWidths.set(key, w);
     }
     return w;
   }

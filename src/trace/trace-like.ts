@@ -145,7 +145,8 @@ export function inferPrefix(steps: readonly TraceLikeStep[]): string {
   for (const s of steps) {
     for (const c of s.commands) {
       for (const arg of c.args.slice(1)) {
-        const m = /^([A-Za-z0-9_.:{}-]*?)queues:[^\s"{]+$/.exec(arg);
+        // A hash-tagged name (queues:{default}, as a Redis Cluster needs) is a queue key too.
+        const m = /^([A-Za-z0-9_.:{}-]*?)queues:[^\s"]+$/.exec(arg);
         if (m) return m[1]!;
       }
     }

@@ -5,7 +5,7 @@
 // node2... by lowest slot), not by the tool's own code.
 import { spawn, execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import { renderStepText, renderText } from '../../src/output/text.ts';
 import { formatGolden, parseGolden } from '../../src/trace/golden-text.ts';
 import { commandKey, normaliseTrace } from '../../src/trace/normalise.ts';
 import { fromTimeline } from '../../src/trace/trace-like.ts';
+import { ndjsonTrace } from '../../src/trace/source.ts';
 import { App } from '../../src/tui/App.tsx';
 import { recordedSession } from '../../src/tui/live-session.ts';
 import { renderInTerminal, settle, waitForFrame } from '../tui/fake-terminal.ts';
@@ -179,6 +180,18 @@ describe('cluster-hash-tag on a real cluster', () => {
       );
     const keys = (t: typeof trace): string[] => t.steps.flatMap((s) => s.commands.map(commandKey));
     expect(keys(parseGolden(text))).toEqual(keys(trace));
+  });
+
+  it('ndjson read back (lqsim diff ndjson:) keeps the nodes: the same trace as the golden', async () => {
+    const file = join(dir, 'hash-tag.ndjson');
+    writeFileSync(file, renderNdjson(hashTag));
+    const read = (await ndjsonTrace(file)).trace;
+    const keys = (t: typeof read): string[] => t.steps.flatMap((s) => s.commands.map(commandKey));
+    expect(keys(read)).toEqual(keys(normaliseTrace(fromTimeline(hashTag))));
+    expect(read.steps[0]!.commands[0]).toMatchObject({ node: 'node1', args: ['CLUSTER', 'SLOTS'] });
+    const bad = join(dir, 'bad.ndjson');
+    writeFileSync(bad, renderNdjson(hashTag).replace('"node":"node1"', '"node":1'));
+    await expect(ndjsonTrace(bad)).rejects.toThrow(`${bad}:1: node: expected a node's name ("node2")`);
   });
 
   it("text: the node tag before each of the dispatch's commands", () => {

@@ -20,7 +20,7 @@ import { traceLines } from '../../src/tui/trace-lines.ts';
 import { layoutFor, paneBody } from '../../src/tui/layout.ts';
 import { formatGolden, parseGolden } from '../../src/trace/golden-text.ts';
 import { commandKey, normaliseTrace } from '../../src/trace/normalise.ts';
-import { fromTimeline } from '../../src/trace/trace-like.ts';
+import { fromTimeline, inferPrefix } from '../../src/trace/trace-like.ts';
 
 const START = 1_700_000_000;
 const PUSH = "-- Push the job onto the queue...\nredis.call('rpush', KEYS[1], ARGV[1])";
@@ -272,6 +272,18 @@ describe('golden traces on a cluster', () => {
     const [, evalOn2] = normaliseTrace(fromTimeline(timeline(clusterCommands, [tagged]))).steps[0]!.commands;
     expect(commandKey(evalOn2!)).not.toBe(commandKey({ ...evalOn2!, node: 'node3' }));
     expect(commandKey(evalOn2!)).not.toBe(commandKey({ ...evalOn2!, slot: 1 }));
+  });
+
+  it('an ndjson or capture of a hash-tagged queue has its prefix found (queues:{default})', () => {
+    const rpush = (key: string) => [
+      {
+        actor: 'dispatcher',
+        commands: [{ source: 'client' as const, actor: 'dispatcher', db: 0, args: ['RPUSH', key, 'x'] }],
+      },
+    ];
+    expect(inferPrefix(rpush('laravel_database_queues:{default}'))).toBe('laravel_database_');
+    expect(inferPrefix(rpush('queues:{default}'))).toBe('');
+    expect(inferPrefix(rpush('laravel_database_queues:default'))).toBe('laravel_database_');
   });
 
   it("a single server's golden lines are as before", () => {

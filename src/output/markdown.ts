@@ -5,6 +5,7 @@
 // terminal-safe too: controls and bidi characters are shown as escapes.
 import type { Step, Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import { jobLabels, outcomeCounts, relTime, senderLabel, summarizeArgs } from './describe.ts';
+import { nodeAndSlot } from './node-label.ts';
 import { terminalSafe } from './terminal-safe.ts';
 
 /** Text with every Markdown/HTML metacharacter made literal; one line. */
@@ -68,9 +69,16 @@ function stepSection(step: Step, start: number, labels: Map<string, string>): st
     out.push('No Redis command.', '');
     return out;
   }
-  out.push('| # | sent by | command |', '|---:|---|---|');
+  // On a Redis Cluster a column says which node's MONITOR saw each command, and its keys' slot.
+  const cluster = step.commands.some((c) => c.node !== undefined);
+  out.push(
+    cluster ? '| # | sent by | node | command |' : '| # | sent by | command |',
+    cluster ? '|---:|---|---|---|' : '|---:|---|---|',
+  );
   step.commands.forEach((cmd, i) =>
-    out.push(`| ${i + 1} | ${sender(cmd)} | ${codeCell(summarizeArgs(cmd, labels).join(' '))} |`),
+    out.push(
+      `| ${i + 1} | ${sender(cmd)} |${cluster ? ` ${escapeMarkdown(nodeAndSlot(cmd))} |` : ''} ${codeCell(summarizeArgs(cmd, labels).join(' '))} |`,
+    ),
   );
   out.push('');
   return out;

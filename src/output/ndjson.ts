@@ -1,6 +1,8 @@
 // Machine-readable trace: one JSON object per captured command, in order, one per line. Keys in a
-// fixed order (step, t, actor, process, source, db, args[, script][, operation][, binaryArgs]) so golden files diff
-// cleanly; MONITOR's wall-clock `time` is left out because it changes on every run.
+// fixed order (step, t, actor, process, source, db[, node][, slot], args[, script][, operation][, binaryArgs]) so
+// golden files diff cleanly; MONITOR's wall-clock `time` is left out because it changes on every run. A Redis
+// Cluster's node and slot are kept (the tool names nodes by lowest slot, so they are the same on every run);
+// a single server's commands have neither, and their lines are as they were before clusters.
 import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import { replaceUnsafe } from './terminal-safe.ts';
 
@@ -23,8 +25,10 @@ export function commandToJson(cmd: TraceCommand): string {
     process: cmd.process,
     source: cmd.source,
     db: cmd.db,
-    args: cmd.args,
   };
+  if (cmd.node !== undefined) obj.node = cmd.node;
+  if (cmd.slot !== undefined) obj.slot = cmd.slot;
+  obj.args = cmd.args;
   if (cmd.script !== undefined) obj.script = cmd.script;
   if (cmd.operation !== undefined) obj.operation = cmd.operation;
   if (cmd.binaryArgs !== undefined) obj.binaryArgs = cmd.binaryArgs;

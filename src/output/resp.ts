@@ -4,6 +4,9 @@
 // RESP has no comment syntax, so the output is nothing but the commands, in order: it parses
 // back with any RESP parser and can be fed to `redis-cli --pipe`. Arguments MONITOR showed as
 // non-UTF-8 (TraceCommand.binaryArgs) are written back as the latin1 bytes they were read as.
+// On a Redis Cluster the stream is every node's commands in the merged order, with no mark of the
+// node (a comment would break the stream): `--format ndjson` says each command's node and slot, and
+// a node given the whole stream answers MOVED for another node's keys.
 import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
 
 /** One command as RESP bytes. */

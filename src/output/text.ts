@@ -3,6 +3,7 @@
 // every string that came from Redis or the scenario goes through terminalSafe/quoteArg.
 import type { ChalkInstance } from 'chalk';
 import { actorColour as actorColourName } from './actor-colour.ts';
+import { nodeColour, nodeTag } from './node-label.ts';
 import type { JobInstance, Step, Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import { fullArgs, jobLabels, outcomeCounts, profileLabel, relTime, summarizeArgs, utcTime } from './describe.ts';
 import { terminalSafe } from './terminal-safe.ts';
@@ -140,8 +141,12 @@ function commandLine(cmd: TraceCommand, step: Step, labels: Map<string, string>,
   const who = cmd.actor === step.actor ? '' : actorColour(chalk, cmd.actor, step)(`(${terminalSafe(cmd.actor)}) `);
   // A capture's command says which of Laravel's operations it is (lqsim explain).
   const op = cmd.operation === undefined ? '' : `${terminalSafe(cmd.operation)}: `;
-  if (cmd.source === 'lua') return `${LUA}${who}${chalk.dim(`[lua] ${op}${name}${rest}`)}\n`;
-  return `${BODY}${who}${op === '' ? '' : chalk.dim(op)}${chalk.bold(name)}${rest}\n`;
+  // On a Redis Cluster: the node whose MONITOR saw it (`n2`), before the command, lua lines
+  // indented under their EVAL after it.
+  const node = cmd.node === undefined ? '' : `${chalk[nodeColour(cmd.node)](terminalSafe(nodeTag(cmd.node)))} `;
+  if (cmd.source === 'lua')
+    return `${node === '' ? LUA : BODY + node + '  '}${who}${chalk.dim(`[lua] ${op}${name}${rest}`)}\n`;
+  return `${BODY}${node}${who}${op === '' ? '' : chalk.dim(op)}${chalk.bold(name)}${rest}\n`;
 }
 
 /** `prefix` + text wrapped to the width, continuation lines aligned under the text. */

@@ -3,6 +3,8 @@
 //   step 1 T+0 worker-1  # pop: reserved ImportCsv#1 (attempts 1) until t+90s
 //     EVAL "<script>" 2 queues:default queues:default:reserved T+90
 //     [lua] zadd queues:default:reserved T+90 {"attempts":1,...}
+// On a Redis Cluster each command says its node and slot after [lua]: `[node2 slot 5718] EVAL ...`,
+// `[node1] CLUSTER SLOTS` (no key). No argument written bare starts with `[`, so these read back.
 // An argument is bare when that is unambiguous, a JSON object as itself (it is read back by
 // matching braces), anything else a JSON string. Terminal-unsafe characters are \u escapes, so a
 // golden file is safe to `cat`. Parsing gives back exactly what was formatted.
@@ -48,7 +50,13 @@ function isJsonObject(s: string): boolean {
 
 export function formatCommand(c: NormalisedCommand): string {
   const db = c.db !== 0 ? `[db ${c.db}] ` : '';
-  return `${c.source === 'lua' ? '[lua] ' : ''}${db}${c.args.map(formatArg).join(' ')}`;
+  return `${c.source === 'lua' ? '[lua] ' : ''}${nodePart(c)}${db}${c.args.map(formatArg).join(' ')}`;
+}
+
+/** `[node2 slot 5718] `, `[node1] `; nothing on a single server. */
+function nodePart(c: NormalisedCommand): string {
+  if (c.node === undefined) return '';
+  return `[${terminalSafe(c.node)}${c.slot !== undefined ? ` slot ${c.slot}` : ''}] `;
 }
 
 function oneLine(s: string): string {
@@ -153,6 +161,8 @@ export function parseGolden(text: string): NormalisedTrace {
       source = 'lua';
       rest = rest.slice(6);
     }
+    const nodem = /^\[(?!db )([^\s\]]+)(?: slot (\d+))?\] /.exec(rest);
+    if (nodem) rest = rest.slice(nodem[0].length);
     let db = 0;
     const dbm = /^\[db (\d+)\] /.exec(rest);
     if (dbm) {
@@ -161,7 +171,13 @@ export function parseGolden(text: string): NormalisedTrace {
     }
     const args = readArgs(rest, fail);
     if (args.length === 0) fail('a command with no arguments');
-    step!.commands.push({ source, db, args: reencodedSorted(source, args, reencoded) });
+    step!.commands.push({
+      source,
+      db,
+      ...(nodem ? { node: nodem[1]! } : {}),
+      ...(nodem?.[2] !== undefined ? { slot: Number(nodem[2]) } : {}),
+      args: reencodedSorted(source, args, reencoded),
+    });
   });
   const has = `${trace.steps.length} step${trace.steps.length === 1 ? '' : 's'} and ${countCommands(trace)} command${countCommands(trace) === 1 ? '' : 's'}`;
   if (end === undefined)

@@ -30,6 +30,13 @@ export interface NormalisedCommand {
   args: string[];
   /** The script's name for an EVAL, when known (display only). */
   script?: string;
+  /**
+   * On a Redis Cluster: the node that ran it and its keys' slot. Kept and compared: the tool names
+   * nodes by lowest slot, so they are the same on every run, and which node a queue's commands go
+   * to is what a cluster trace shows.
+   */
+  node?: string;
+  slot?: number;
 }
 
 export interface NormalisedStep {
@@ -53,9 +60,13 @@ export interface NormalisedTrace {
   notes?: string[];
 }
 
-/** The identity of a command when two traces are compared (source, db and args; never the script name). */
+/**
+ * The identity of a command when two traces are compared (source, db and args, and on a cluster
+ * the node and slot; never the script name).
+ */
 export function commandKey(c: NormalisedCommand): string {
-  return JSON.stringify([c.source, c.db, c.args]);
+  if (c.node === undefined && c.slot === undefined) return JSON.stringify([c.source, c.db, c.args]);
+  return JSON.stringify([c.source, c.db, c.args, c.node ?? null, c.slot ?? null]);
 }
 
 export interface NormaliseOptions extends DbOptions {
@@ -124,6 +135,8 @@ function normaliseCommand(
   });
   const out: NormalisedCommand = { source: c.source, db: c.db, args };
   if (c.script !== undefined) out.script = c.script;
+  if (c.node !== undefined) out.node = c.node;
+  if (c.slot !== undefined) out.slot = c.slot;
   return out;
 }
 

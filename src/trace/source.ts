@@ -84,7 +84,7 @@ export async function goldenTrace(file: string): Promise<ResolvedTrace> {
 }
 
 /** A row of `lqsim run --format ndjson`: a trace command, as the ndjson view writes it. */
-type NdjsonRow = Pick<TraceCommand, 'step' | 't' | 'actor' | 'source' | 'db' | 'args' | 'script'>;
+type NdjsonRow = Pick<TraceCommand, 'step' | 't' | 'actor' | 'source' | 'db' | 'args' | 'script' | 'node' | 'slot'>;
 
 function isRow(v: unknown): v is NdjsonRow {
   const r = v as Partial<NdjsonRow>;
@@ -116,6 +116,11 @@ export async function ndjsonTrace(file: string): Promise<ResolvedTrace> {
     if (isNdjsonRecord(row)) return; // explain's settings, lives and findings after its commands
     if (!isRow(row))
       throw new TraceSourceError(`${file}:${n + 1}: not an lqsim ndjson row (step, t, actor, source, db, args)`);
+    // A Redis Cluster's rows: kept, and compared as a golden's are.
+    if (row.node !== undefined && typeof row.node !== 'string')
+      throw new TraceSourceError(`${file}:${n + 1}: node: expected a node's name ("node2")`);
+    if (row.slot !== undefined && !(Number.isInteger(row.slot) && row.slot >= 0 && row.slot < 16384))
+      throw new TraceSourceError(`${file}:${n + 1}: slot: expected a slot, 0 to 16383`);
     start = Math.min(start, row.t);
     let step = steps.get(row.step);
     if (!step) steps.set(row.step, (step = { actor: row.actor, index: row.step, t: row.t, commands: [] }));
@@ -125,6 +130,8 @@ export async function ndjsonTrace(file: string): Promise<ResolvedTrace> {
       db: row.db,
       args: row.args,
       ...(row.script !== undefined ? { script: row.script } : {}),
+      ...(row.node !== undefined ? { node: row.node } : {}),
+      ...(row.slot !== undefined ? { slot: row.slot } : {}),
     });
   });
   if (steps.size === 0) throw new TraceSourceError(`${file}: no commands`);

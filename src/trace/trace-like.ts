@@ -9,6 +9,9 @@ export interface TraceLikeCommand {
   args: string[];
   /** For EVAL: the script's name, when the producer knows it (pop, release, ...). */
   script?: string;
+  /** On a Redis Cluster: the node that ran it (node1.., by lowest slot) and its keys' slot. */
+  node?: string;
+  slot?: number;
 }
 
 export interface TraceLikeStep {
@@ -70,6 +73,8 @@ export function fromSteps(
       db: c.db,
       args: c.args,
       ...(c.script !== undefined ? { script: c.script } : {}),
+      ...(c.node !== undefined ? { node: c.node } : {}),
+      ...(c.slot !== undefined ? { slot: c.slot } : {}),
     })),
   }));
 }
@@ -140,7 +145,8 @@ export function inferPrefix(steps: readonly TraceLikeStep[]): string {
   for (const s of steps) {
     for (const c of s.commands) {
       for (const arg of c.args.slice(1)) {
-        const m = /^([A-Za-z0-9_.:{}-]*?)queues:[^\s"{]+$/.exec(arg);
+        // A hash-tagged name (queues:{default}, as a Redis Cluster needs) is a queue key too.
+        const m = /^([A-Za-z0-9_.:{}-]*?)queues:[^\s"]+$/.exec(arg);
         if (m) return m[1]!;
       }
     }

@@ -13,6 +13,7 @@ import type { ParsedPayload } from './payload-diff.ts';
 import { parsePayload, payloadChanges } from './payload-diff.ts';
 import type { Line } from './segments.ts';
 import { actorSeg, seg, wrapAll } from './segments.ts';
+import { nodeAndSlot } from '../output/node-label.ts';
 import { isVirtualTime, isZrem, scriptLabel, staleCopy, stepHeader } from './trace-rows.ts';
 
 export interface DetailContext {
@@ -45,10 +46,12 @@ function unwrapped(
   const cmd = step.commands[at.command];
   if (cmd === undefined) return [[seg('(no such command)', 'dim')]];
   const out: Line[] = [stepHeader(step, ctx.timeline.start), []];
+  // On a Redis Cluster: the node whose MONITOR saw it, and its keys' slot (there is no db but 0).
+  const on = cmd.node === undefined ? `db ${cmd.db}` : `on ${terminalSafe(nodeAndSlot(cmd))}`;
   const where =
     cmd.source === 'lua'
-      ? `run by the Lua script of the EVAL above it, db ${cmd.db}`
-      : `sent by ${terminalSafe(cmd.actor)}'s connection, db ${cmd.db}`;
+      ? `run by the Lua script of the EVAL above it, ${on}`
+      : `sent by ${terminalSafe(cmd.actor)}'s connection, ${on}`;
   out.push([
     actorSeg(terminalSafe(cmd.actor)),
     seg(` ${cmd.source === 'lua' ? '[lua] ' : ''}`, 'dim'),

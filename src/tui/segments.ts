@@ -28,6 +28,8 @@ export interface Segment {
   tone?: Tone;
   /** An actor name: coloured with that actor's colour. */
   actor?: string;
+  /** A Redis Cluster node's label ("node2"): coloured with that node's colour. */
+  node?: string;
   /** Never broken across lines by wrapLine() ("attempts 2", "expires in 30s"). */
   keep?: boolean;
 }
@@ -38,6 +40,8 @@ export const seg = (text: string, tone: Tone = 'plain'): Segment => ({ text, ton
 /** A segment wrapLine() keeps on one line. */
 export const kept = (text: string, tone: Tone = 'plain'): Segment => ({ text, tone, keep: true });
 export const actorSeg = (actor: string, text: string = actor): Segment => ({ text, actor });
+/** Text in a cluster node's colour (`n2`, `node2 slot 5718`). */
+export const nodeSeg = (node: string, text: string = node): Segment => ({ text, node });
 
 export function lineText(line: Line): string {
   return line.map((s) => s.text).join('');

@@ -10,6 +10,7 @@ import { displayWidth, wrap } from '../output/wrap.ts';
 import type {
   CacheKeyState,
   FailedJob,
+  JobInstance,
   ListEntry,
   QueueState,
   StateSnapshot,
@@ -19,6 +20,8 @@ import type {
 import type { Line, Segment } from './segments.ts';
 import { actorSeg, clip, kept, lineWidth, pad, seg, wrapAll } from './segments.ts';
 import { runningTwiceLines } from './running-twice.ts';
+import type { QueueKeyLines } from './cluster-queue-lines.ts';
+import { clusterQueueLines } from './cluster-queue-lines.ts';
 import { timeStrips } from './time-strip.ts';
 
 /**
@@ -37,6 +40,8 @@ export interface StateContext {
   capture?: boolean;
   /** The capture's app clock is apart from MONITOR's (Timeline.appClockApart): every score is the app's. */
   appClock?: boolean;
+  /** The run's jobs (Timeline.jobs): those whose push threw are listed as not queued, from their dispatch on. */
+  jobs?: readonly JobInstance[];
 }
 
 /**
@@ -62,6 +67,7 @@ export function stateLines(state: StateSnapshot, ctx: StateContext, width: numbe
   const strips = timeStrips(state, ctx.start, width);
   for (const w of state.workers) out.push(...workerLines(w, ctx, width, density, strips.get(w.name) ?? []));
   for (const q of state.queues) out.push(...queueLines(q, state.t, ctx, width, density));
+  out.push(...notQueuedLines(state.t, ctx, density));
   out.push(...cacheLines(state.cache ?? [], ctx, density));
   out.push(...failedLines(state.failed, ctx, width, density));
   out.push(...executionLines(state.executions, density));
@@ -85,6 +91,7 @@ export function fittedStateLines(state: StateSnapshot, ctx: StateContext, width:
     workerLines(w, ctx, width, 'compact', strips.get(w.name) ?? [], { options: false }),
   );
   const rest = [
+    ...notQueuedLines(state.t, ctx, 'compact'),
     ...cacheLines(state.cache ?? [], ctx, 'compact'),
     ...failedLines(state.failed, ctx, width, 'compact'),
     ...executionLines(state.executions, 'compact'),
@@ -119,10 +126,26 @@ function queueLines(
   const empty = q.sizes.ready === 0 && q.sizes.delayed === 0 && q.sizes.reserved === 0;
   // A prefixed key ("laravel_database_queues:default") may fill a narrow pane: "empty" goes under it
   // then, rather than being wrapped into the middle of the name.
-  if (empty)
-    return displayWidth(name) + '  empty'.length <= width
+  const emptyHead: Line[] =
+    displayWidth(name) + '  empty'.length <= width
       ? [[seg(name, 'heading'), seg('  empty', 'dim')]]
       : [[seg(name, 'heading')], [seg('  empty', 'dim')]];
+  // On a Redis Cluster the keys are listed under the node that holds them (cluster-queue-lines.ts).
+  const clustered = (keys: readonly QueueKeyLines[]): Line[] =>
+    clusterQueueLines(
+      q,
+      keys.map((k) => ({ ...k, entries: empty ? [] : k.entries })),
+      { merge: density !== 'full', empty },
+    );
+  const keyFields: Array<QueueKeyLines['field']> = ['ready', 'delayed', 'reserved', 'notify'];
+  if (empty && q.nodes === undefined) return emptyHead;
+  if (empty) {
+    const fields = keyFields.filter((f) => f !== 'notify' || q.sizes.notify !== undefined);
+    return [
+      ...emptyHead,
+      ...clustered(fields.map((field) => ({ field, label: keyLabel(field), size: 0, entries: [] }))),
+    ];
+  }
   const out: Line[] = [[seg(name, 'heading')]];
   const keys: Array<[string, number, Line[]]> = [
     ['ready', q.sizes.ready, listEntries(q.ready, q.sizes.ready, limit)],
@@ -131,6 +154,11 @@ function queueLines(
   ];
   // 5.8+: one "1" per job pushed or migrated and not yet popped (what BLPOP with block_for waits on).
   if (q.sizes.notify !== undefined) keys.push([':notify', q.sizes.notify, []]);
+  if (q.nodes !== undefined)
+    return [
+      ...out,
+      ...clustered(keys.map(([label, size, entries], i) => ({ field: keyFields[i]!, label, size, entries }))),
+    ];
   if (density !== 'full') {
     const empties = keys.filter(([, n]) => n === 0).map(([k]) => k);
     if (empties.length > 0) out.push([seg(`  ${empties.join(' · ')}: empty`, 'dim')]);
@@ -144,6 +172,11 @@ function queueLines(
     out.push(...entries);
   }
   return out;
+}
+
+/** `ready`, `:delayed`...: how the pane names a queue's key. */
+function keyLabel(field: QueueKeyLines['field']): string {
+  return field === 'ready' ? 'ready' : `:${field}`;
 }
 
 function jobSegments(e: ListEntry): Segment[] {
@@ -403,6 +436,24 @@ function cacheLines(cache: readonly CacheKeyState[], ctx: StateContext, density:
     }
   }
   return [...out, ...more(shown.length, cache.length)];
+}
+
+/**
+ * `not queued: SendInvoice#1 (its push threw)`: a dispatch a Redis Cluster client refused is in no
+ * key, so without this line the pane would not show it at all. Listed from its dispatch's instant on.
+ */
+function notQueuedLines(now: number, ctx: StateContext, density: Density): Line[] {
+  const jobs = (ctx.jobs ?? []).filter((j) => j.outcome === 'not-queued' && j.dispatchedAt <= now);
+  if (jobs.length === 0) return [];
+  const shown = jobs.slice(0, ENTRY_LIMIT[density]);
+  const line: Line = [seg('not queued: ', 'bad')];
+  shown.forEach((j, i) => {
+    if (i > 0) line.push(seg(', '));
+    line.push(seg(terminalSafe(j.label), 'payload'));
+  });
+  if (jobs.length > shown.length) line.push(seg(`, … ${jobs.length - shown.length} more`, 'dim'));
+  line.push(seg(` (${jobs.length === 1 ? 'its push' : 'their pushes'} threw)`, 'dim'));
+  return [line];
 }
 
 function failedLines(failed: FailedJob[], ctx: StateContext, width: number, density: Density): Line[] {

@@ -4,6 +4,7 @@
 // FORCE_COLOR=0) only bold, dim and inverse remain.
 import type { ChalkInstance, ForegroundColorName } from 'chalk';
 import { actorColour } from '../output/actor-colour.ts';
+import { nodeColour } from '../output/node-label.ts';
 import type { Segment, Tone } from './segments.ts';
 
 /** The props of an Ink <Text> that style one segment. */
@@ -56,6 +57,8 @@ export interface Theme {
 export function styleOf(segment: Segment, theme: Theme): TextStyle {
   if (segment.actor !== undefined)
     return theme.colour ? { color: actorColour(segment.actor, theme.workers), bold: true } : { bold: true };
+  // Without colour the label itself (n1, n2) tells the nodes apart.
+  if (segment.node !== undefined) return theme.colour ? { color: nodeColour(segment.node) } : {};
   const tone = segment.tone ?? 'plain';
   if (!theme.colour) return MONO[tone] ?? (tone === 'dim' || tone === 'lua' ? { dimColor: true } : {});
   return TONES[tone];

@@ -4,6 +4,7 @@
 // row so far, as the whole trace laid out would have them). Kept per steps array, which a run
 // only ever appends to, and extended as it grows: a few numbers per step, no rows.
 import type { Step } from '../scenarios/timeline.ts';
+import type { TraceWidths } from './trace-lines.ts';
 import { rowWidths } from './trace-lines.ts';
 
 export interface TraceIndex {
@@ -13,8 +14,8 @@ export interface TraceIndex {
   firstRow(step: number): number;
   /** The step and command (null: its header) of a row number. */
   rowAt(row: number): { step: number; command: number | null };
-  /** The time and actor columns' widths for the rows of steps 0..upTo. */
-  widths(upTo: number): { time: number; actor: number };
+  /** The prefix's columns' widths (time, actor, a cluster's node) for the rows of steps 0..upTo. */
+  widths(upTo: number): TraceWidths;
 }
 
 class StepIndex implements TraceIndex {
@@ -22,9 +23,13 @@ class StepIndex implements TraceIndex {
   private first = new Int32Array(1024);
   private time = new Uint16Array(1024);
   private actor = new Uint16Array(1024);
+  /** A cluster's node column: its tag (narrow panes), its node and slot (wide); 0 on a single server. */
+  private tag = new Uint16Array(1024);
+  private node = new Uint16Array(1024);
   private count = 0;
   private last: Step | undefined;
   private readonly actorWidths = new Map<string, number>();
+  private readonly nodeWidths = new Map<string, { tag: number; node: number }>();
 
   constructor(readonly start: number) {}
 
@@ -40,6 +45,8 @@ class StepIndex implements TraceIndex {
       this.first[s + 1] = this.first[s]! + 1 + step.commands.length;
       let time = s === 0 ? 0 : this.time[s - 1]!;
       let actor = s === 0 ? 0 : this.actor[s - 1]!;
+      let tag = s === 0 ? 0 : this.tag[s - 1]!;
+      let node = s === 0 ? 0 : this.node[s - 1]!;
       let t = NaN;
       const widen = (rowT: number, rowActor: string): void => {
         // A step's commands share a few instants: the width of one is worked out once.
@@ -50,9 +57,18 @@ class StepIndex implements TraceIndex {
         actor = Math.max(actor, this.actorWidth(rowActor));
       };
       widen(step.t, step.actor);
-      for (const c of step.commands) widen(c.t, c.actor);
+      for (const c of step.commands) {
+        widen(c.t, c.actor);
+        if (c.node !== undefined) {
+          const w = this.nodeWidth(c.node, c.slot);
+          tag = Math.max(tag, w.tag);
+          node = Math.max(node, w.node);
+        }
+      }
       this.time[s] = time;
       this.actor[s] = actor;
+      this.tag[s] = tag;
+      this.node[s] = node;
     }
     this.count = steps.length;
     this.last = steps[steps.length - 1];
@@ -79,9 +95,9 @@ class StepIndex implements TraceIndex {
     return { step: lo, command: k === 0 ? null : k - 1 };
   }
 
-  widths(upTo: number): { time: number; actor: number } {
+  widths(upTo: number): TraceWidths {
     const s = this.clamp(upTo);
-    return { time: this.time[s]!, actor: this.actor[s]! };
+    return { time: this.time[s]!, actor: this.actor[s]!, tag: this.tag[s]!, node: this.node[s]! };
   }
 
   private clamp(step: number): number {
@@ -97,6 +113,17 @@ class StepIndex implements TraceIndex {
     return w;
   }
 
+  /** A cluster command's node columns: a few nodes and slots per run, each worked out once. */
+  private nodeWidth(node: string, slot: number | undefined): { tag: number; node: number } {
+    const key = `${node} ${slot ?? ''}`;
+    let w = this.nodeWidths.get(key);
+    if (w === undefined) {
+      w = rowWidths(0, '', 0, { node, ...(slot === undefined ? {} : { slot }) });
+      this.nodeWidths.set(key, w);
+    }
+    return w;
+  }
+
   private grow(size: number): void {
     const first = new Int32Array(size);
     first.set(this.first);
@@ -104,9 +131,15 @@ class StepIndex implements TraceIndex {
     time.set(this.time);
     const actor = new Uint16Array(size);
     actor.set(this.actor);
+    const tag = new Uint16Array(size);
+    tag.set(this.tag);
+    const node = new Uint16Array(size);
+    node.set(this.node);
     this.first = first;
     this.time = time;
     this.actor = actor;
+    this.tag = tag;
+    this.node = node;
   }
 }
 

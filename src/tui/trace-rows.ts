@@ -19,6 +19,9 @@ export interface TraceRow {
   source?: TraceCommand['source'];
   actor: string;
   t: number;
+  /** On a Redis Cluster: the node whose MONITOR saw the command, and its keys' slot. */
+  node?: string;
+  slot?: number;
   segments: Line;
 }
 
@@ -131,6 +134,8 @@ export function rowsOfStep(step: Step, ctx: TraceContext, history: PayloadHistor
       source: cmd.source,
       actor: cmd.actor,
       t: cmd.t,
+      ...(cmd.node === undefined ? {} : { node: cmd.node }),
+      ...(cmd.slot === undefined ? {} : { slot: cmd.slot }),
     };
     rows.push({ ...base, segments: commandSegments(cmd, ctx, recording) });
     raw.push({ ...base, segments: rawSegments(cmd) });

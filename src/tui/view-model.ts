@@ -68,7 +68,12 @@ export function viewModel(snap: SessionSnapshot, ui: Pick<UiState, 'target'>, la
     stateTitle: step === undefined ? 'State' : stateTitle(step, start, layout.stateWidth),
     ...stateParts(
       step,
-      { start, capture: timeline?.server.kind === 'capture', appClock: timeline?.appClockApart === true },
+      {
+        start,
+        capture: timeline?.server.kind === 'capture',
+        appClock: timeline?.appClockApart === true,
+        jobs: timeline?.jobs ?? [],
+      },
       stateBody,
     ),
     narration: step === undefined ? [] : fittedNarration(step, narrationCtx, narrationWidth, layout.narrationRows),

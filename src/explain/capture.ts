@@ -11,13 +11,19 @@ import { isNdjsonRecord } from '../output/ndjson.ts';
 import { recogniseScript } from './recognise.ts';
 import { commandName } from '../sim/command-name.ts';
 
-export interface CapturedLine {
+export interface CapturedLine extends NodeOfLine {
   /** 1-based line number in the capture. */
   lineNo: number;
   line: MonitorLine;
 }
 
-export interface CaptureProblem {
+/** A cluster capture's line (explain/cluster-capture.ts): its node, and its line in that node's file. */
+export interface NodeOfLine {
+  node?: string;
+  nodeLineNo?: number;
+}
+
+export interface CaptureProblem extends NodeOfLine {
   lineNo: number;
   /** What is wrong, in one line ("not a MONITOR line: unterminated argument at offset 40: ..."). */
   problem: string;

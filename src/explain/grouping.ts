@@ -146,7 +146,8 @@ export function actorNames(config: CaptureConfiguration): Map<string, string> {
     const role = cache ? 'cache' : word[c.role];
     const n = (counts.get(role) ?? 0) + 1;
     counts.set(role, n);
-    names.set(c.client, `${role}-${n}`);
+    // A cluster's connection is one node's: its name says which (a process's several are not told apart).
+    names.set(c.client, `${role}-${n}${c.node === undefined ? '' : `@${c.node}`}`);
   }
   for (const c of config.connections)
     if (c.cacheOf !== undefined) names.set(c.client, `${names.get(c.cacheOf.client) ?? c.cacheOf.client}:cache`);

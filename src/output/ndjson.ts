@@ -28,6 +28,8 @@ export function commandToJson(cmd: TraceCommand): string {
   if (cmd.script !== undefined) obj.script = cmd.script;
   if (cmd.operation !== undefined) obj.operation = cmd.operation;
   if (cmd.binaryArgs !== undefined) obj.binaryArgs = cmd.binaryArgs;
+  if (cmd.node !== undefined) obj.node = cmd.node;
+  if (cmd.slot !== undefined) obj.slot = cmd.slot;
   // JSON.stringify already escapes C0 controls and lone surrogates; the rest of the set is
   // escaped here (outside strings JSON is plain ASCII, so only string contents change).
   return replaceUnsafe(JSON.stringify(obj), escapeUnits);

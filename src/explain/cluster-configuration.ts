@@ -1,0 +1,110 @@
+// What a capture says about a Redis Cluster (explain/cluster-capture.ts merges one file per node):
+// the nodes, the cluster clients that connected (phpredis' RedisCluster sends CLUSTER SLOTS to its
+// seed as it is made: PhpRedisConnector::createRedisClusterInstance), and for each queue the slot
+// of each of its keys and the nodes they were seen on. Read in the configuration's pass. Pure.
+import { keySlot } from '../redis/slot.ts';
+import { commandKeys } from '../redis/slot.ts';
+import { allKeys, queueKeys } from '../sim/keys.ts';
+import type { CapturedLine } from './capture.ts';
+import type { Operation, Recognised } from './recognise.ts';
+
+/** One file's node (a capture from one node has no name for it). */
+export const THE_NODE = 'the node captured';
+
+/** How many lines a fact cites. */
+const CITED = 5;
+
+/** A queue's key in a cluster: its slot, and the nodes its slot's keys were seen on (with a first line). */
+export interface ClusterKey {
+  key: string;
+  slot: number;
+  nodes: Array<{ node: string; line: number }>;
+}
+
+/** A queue (with its prefix) as a cluster capture shows it. */
+export interface ClusterQueue {
+  prefix: string;
+  queue: string;
+  /** queue, :delayed, :reserved, :notify, with the prefix. */
+  keys: ClusterKey[];
+  /** Whether its keys hash to more than one slot (no hash tag): Laravel's scripts on them are refused. */
+  spansSlots: boolean;
+  /** Each queue operation the capture holds of it, with its first lines. */
+  operations: Array<{ op: Operation; lines: number[]; count: number }>;
+  /** The first lines of Laravel's scripts on it (EVAL): none in a cluster's capture when its keys span slots. */
+  scriptLines: number[];
+}
+
+export interface ClusterConfiguration {
+  /** The node files' names, in the order given; empty for one file (one node's capture). */
+  nodes: string[];
+  /** CLUSTER SLOTS sent: one per cluster client made (a process connecting), its first lines. */
+  clusterSlots: { count: number; lines: number[] };
+  queues: ClusterQueue[];
+}
+
+/** The cluster's facts, line by line. */
+export class ClusterReader {
+  private readonly clusterSlots = { count: 0, lines: [] as number[] };
+  /** slot -> node -> the first line a key of that slot was seen on there. */
+  private readonly slotNodes = new Map<number, Map<string, number>>();
+  private readonly queues = new Map<
+    string,
+    { prefix: string; queue: string; ops: Map<Operation, number[]>; scriptLines: number[] }
+  >();
+  private readonly counts = new Map<string, number>();
+
+  constructor(private readonly nodes: readonly string[]) {}
+
+  add({ lineNo, line, node }: CapturedLine, r: Recognised | undefined): void {
+    if (line.client === 'lua') return; // its EVAL names its keys
+    const name = line.args[0]?.toUpperCase();
+    if (name === 'CLUSTER' && line.args[1]?.toUpperCase() === 'SLOTS') {
+      if (this.clusterSlots.count++ < CITED) this.clusterSlots.lines.push(lineNo);
+      return;
+    }
+    for (const key of commandKeys(line.args)) {
+      const slot = keySlot(key);
+      let byNode = this.slotNodes.get(slot);
+      if (byNode === undefined) this.slotNodes.set(slot, (byNode = new Map()));
+      if (!byNode.has(node ?? THE_NODE)) byNode.set(node ?? THE_NODE, lineNo);
+    }
+    if (r?.key === undefined || r.op === 'select' || r.op === 'cache') return;
+    const id = `${r.key.prefix}\n${r.key.queue}`;
+    let q = this.queues.get(id);
+    if (q === undefined)
+      this.queues.set(id, (q = { prefix: r.key.prefix, queue: r.key.queue, ops: new Map(), scriptLines: [] }));
+    if (r.script !== undefined && q.scriptLines.length < CITED) q.scriptLines.push(lineNo);
+    let lines = q.ops.get(r.op);
+    if (lines === undefined) q.ops.set(r.op, (lines = []));
+    if (lines.length < CITED) lines.push(lineNo);
+    this.counts.set(`${id}\n${r.op}`, (this.counts.get(`${id}\n${r.op}`) ?? 0) + 1);
+  }
+
+  /** The facts, or undefined when the capture is not a cluster's (one file, no CLUSTER SLOTS). */
+  result(): ClusterConfiguration | undefined {
+    if (this.nodes.length < 2 && this.clusterSlots.count === 0) return undefined;
+    return {
+      nodes: [...this.nodes],
+      clusterSlots: { count: this.clusterSlots.count, lines: [...this.clusterSlots.lines] },
+      queues: [...this.queues.entries()].map(([id, q]) => {
+        const keys = allKeys(queueKeys(q.queue, q.prefix)).map((key) => {
+          const slot = keySlot(key);
+          const nodes = [...(this.slotNodes.get(slot) ?? new Map<string, number>())].map(([node, line]) => ({
+            node,
+            line,
+          }));
+          return { key, slot, nodes };
+        });
+        return {
+          prefix: q.prefix,
+          queue: q.queue,
+          keys,
+          spansSlots: new Set(keys.map((k) => k.slot)).size > 1,
+          operations: [...q.ops].map(([op, lines]) => ({ op, lines, count: this.counts.get(`${id}\n${op}`) ?? 0 })),
+          scriptLines: q.scriptLines,
+        };
+      }),
+    };
+  }
+}

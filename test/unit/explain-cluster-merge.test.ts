@@ -75,7 +75,7 @@ describe('merging the node captures by time', () => {
     ]);
   });
 
-  it('compares times to the microsecond, beyond what a double holds of "sec.usec"', () => {
+  it('compares times to the microsecond', () => {
     const a = '1795654968.426062 [0 127.0.0.1:1] "GET" "later"';
     const b = '1795654968.426061 [0 127.0.0.1:2] "GET" "sooner"';
     expect(
@@ -113,5 +113,19 @@ describe('merging the node captures by time', () => {
     const problem = merged.find(isProblem);
     expect(problem).toMatchObject({ node: 'a', nodeLineNo: 2, lineNo: 2 });
     expect((merged[0] as CapturedLine).line.client).toBe('127.0.0.1:1@a');
+  });
+
+  it('finds no cross-slot queue whose scripts ran: a server not in cluster mode took them', () => {
+    // Laravel 8's push script on queue default (no hash tag), prefix none: keys in two slots.
+    const push =
+      '1700000000.000001 [0 127.0.0.1:1] "EVAL" "-- Push the job onto the queue...\\nredis.call(\'rpush\', KEYS[1], ARGV[1])\\n-- Push a notification onto the \\"notify\\" queue...\\nredis.call(\'rpush\', KEYS[2], 1)" "2" "queues:default" "queues:default:notify" "{}"';
+    const zadd = '1700000000.000002 [0 127.0.0.1:1] "ZADD" "queues:default:delayed" "1700000100" "{}"';
+    const spans = (text: string) =>
+      explainNodeCaptures([
+        { label: 'a', text },
+        { label: 'b', text: '' },
+      ]).findings.filter((f) => f.kind === 'keys-span-slots');
+    expect(spans(zadd)).toHaveLength(1);
+    expect(spans(`${push}\n${zadd}`)).toEqual([]);
   });
 });

@@ -145,3 +145,49 @@ describe('a plain queue (default, no hash tag) on a 3-master cluster', () => {
     ).toBe(true);
   });
 });
+
+describe('three workers polling three queues on three nodes at once (sleep 0)', () => {
+  // A window of 4 ms cut from a real capture (README.md): the three daemons' polls interleave
+  // within microseconds, so another node's command often falls, in time, between an EVAL and the
+  // lines its script ran.
+  const { timeline } = explainNodeCaptures(nodes('three-queues'));
+  const commands = timeline.steps.flatMap((s) => s.commands);
+  // CLUSTER KEYSLOT on the real cluster: mail 4247 (node1), default 5718 (node2), low 15214 (node3).
+  const home: Record<string, [string, number]> = {
+    '{mail}': ['node1', 4247],
+    '{default}': ['node2', 5718],
+    '{low}': ['node3', 15214],
+  };
+
+  it("exercises the rule: script lines later in time than the next node's command", () => {
+    const crossings = commands.filter(
+      (c, i) =>
+        c.source === 'lua' &&
+        commands[i + 1]?.source === 'client' &&
+        commands[i + 1]!.node !== c.node &&
+        commands[i + 1]!.time < c.time,
+    );
+    expect(crossings.length).toBeGreaterThan(0);
+  });
+
+  it("keeps each script's lines right after their EVAL, in its step, on its node", () => {
+    for (const step of timeline.steps)
+      step.commands.forEach((c, i) => {
+        if (c.source !== 'lua') return;
+        const before = step.commands[i - 1]!;
+        expect(before.source === 'lua' || before.args[0] === 'EVAL').toBe(true);
+        expect(before.node).toBe(c.node);
+      });
+  });
+
+  it("puts each worker's polls on its queue's node and slot: migrate delayed, migrate reserved, pop", () => {
+    for (const step of timeline.steps) {
+      const queue = /on (\{\w+\})$/.exec(step.title)?.[1];
+      expect(queue).toBeDefined();
+      for (const c of step.commands) expect([c.node, c.slot]).toEqual(home[queue!]);
+      expect(step.actor.endsWith(`@${home[queue!]![0]}`)).toBe(true);
+      const ops = step.commands.filter((c) => c.source === 'client').map((c) => c.operation);
+      expect(['migrate delayed', 'migrate reserved', 'pop'].join()).toContain(ops.join());
+    }
+  });
+});

@@ -50,35 +50,36 @@ export class ClusterReader {
   private readonly slotNodes = new Map<number, Map<string, number>>();
   private readonly queues = new Map<
     string,
-    { prefix: string; queue: string; ops: Map<Operation, number[]>; scriptLines: number[] }
+    { prefix: string; queue: string; ops: Map<Operation, { lines: number[]; count: number }>; scriptLines: number[] }
   >();
-  private readonly counts = new Map<string, number>();
 
   constructor(private readonly nodes: readonly string[]) {}
 
   add({ lineNo, line, node }: CapturedLine, r: Recognised | undefined): void {
     if (line.client === 'lua') return; // its EVAL names its keys
-    const name = line.args[0]?.toUpperCase();
-    if (name === 'CLUSTER' && line.args[1]?.toUpperCase() === 'SLOTS') {
-      if (this.clusterSlots.count++ < CITED) this.clusterSlots.lines.push(lineNo);
+    if (r === undefined) {
+      const [name, sub] = line.args;
+      // (Its length first: no upper-cased copy of every other command's name.)
+      if (name?.length === 7 && name.toUpperCase() === 'CLUSTER' && sub?.toUpperCase() === 'SLOTS')
+        if (this.clusterSlots.count++ < CITED) this.clusterSlots.lines.push(lineNo);
       return;
     }
+    if (r.key === undefined || r.op === 'select' || r.op === 'cache') return;
+    // Where a queue's keys live: the nodes its commands' slots were seen on.
     for (const key of commandKeys(line.args)) {
       const slot = keySlot(key);
       let byNode = this.slotNodes.get(slot);
       if (byNode === undefined) this.slotNodes.set(slot, (byNode = new Map()));
       if (!byNode.has(node ?? THE_NODE)) byNode.set(node ?? THE_NODE, lineNo);
     }
-    if (r?.key === undefined || r.op === 'select' || r.op === 'cache') return;
     const id = `${r.key.prefix}\n${r.key.queue}`;
     let q = this.queues.get(id);
     if (q === undefined)
       this.queues.set(id, (q = { prefix: r.key.prefix, queue: r.key.queue, ops: new Map(), scriptLines: [] }));
     if (r.script !== undefined && q.scriptLines.length < CITED) q.scriptLines.push(lineNo);
-    let lines = q.ops.get(r.op);
-    if (lines === undefined) q.ops.set(r.op, (lines = []));
-    if (lines.length < CITED) lines.push(lineNo);
-    this.counts.set(`${id}\n${r.op}`, (this.counts.get(`${id}\n${r.op}`) ?? 0) + 1);
+    let op = q.ops.get(r.op);
+    if (op === undefined) q.ops.set(r.op, (op = { lines: [], count: 0 }));
+    if (op.count++ < CITED) op.lines.push(lineNo);
   }
 
   /** The facts, or undefined when the capture is not a cluster's (one file, no CLUSTER SLOTS). */
@@ -87,7 +88,7 @@ export class ClusterReader {
     return {
       nodes: [...this.nodes],
       clusterSlots: { count: this.clusterSlots.count, lines: [...this.clusterSlots.lines] },
-      queues: [...this.queues.entries()].map(([id, q]) => {
+      queues: [...this.queues.values()].map((q) => {
         const keys = allKeys(queueKeys(q.queue, q.prefix)).map((key) => {
           const slot = keySlot(key);
           const nodes = [...(this.slotNodes.get(slot) ?? new Map<string, number>())].map(([node, line]) => ({
@@ -101,7 +102,7 @@ export class ClusterReader {
           queue: q.queue,
           keys,
           spansSlots: new Set(keys.map((k) => k.slot)).size > 1,
-          operations: [...q.ops].map(([op, lines]) => ({ op, lines, count: this.counts.get(`${id}\n${op}`) ?? 0 })),
+          operations: [...q.ops].map(([op, { lines, count }]) => ({ op, lines: [...lines], count })),
           scriptLines: q.scriptLines,
         };
       }),

@@ -58,10 +58,7 @@ export class ClusterReader {
   add({ lineNo, line, node }: CapturedLine, r: Recognised | undefined): void {
     if (line.client === 'lua') return; // its EVAL names its keys
     if (r === undefined) {
-      const [name, sub] = line.args;
-      // (Its length first: no upper-cased copy of every other command's name.)
-      if (name?.length === 7 && name.toUpperCase() === 'CLUSTER' && sub?.toUpperCase() === 'SLOTS')
-        if (this.clusterSlots.count++ < CITED) this.clusterSlots.lines.push(lineNo);
+      if (this.isClusterSlots(line.args) && this.clusterSlots.count++ < CITED) this.clusterSlots.lines.push(lineNo);
       return;
     }
     if (r.key === undefined || r.op === 'select' || r.op === 'cache') return;
@@ -80,6 +77,12 @@ export class ClusterReader {
     let op = q.ops.get(r.op);
     if (op === undefined) q.ops.set(r.op, (op = { lines: [], count: 0 }));
     if (op.count++ < CITED) op.lines.push(lineNo);
+  }
+
+  /** CLUSTER SLOTS (its name's length first: no upper-cased copy of every other command's name). */
+  isClusterSlots(args: readonly string[]): boolean {
+    const [name, sub] = args;
+    return name?.length === 7 && name.toUpperCase() === 'CLUSTER' && sub?.toUpperCase() === 'SLOTS';
   }
 
   /** The facts, or undefined when the capture is not a cluster's (one file, no CLUSTER SLOTS). */

@@ -24,6 +24,8 @@ export interface Connection {
   client: string;
   /** A cluster capture's node, whose address it is (explain/cluster-capture.ts). */
   node?: string;
+  /** It sent CLUSTER SLOTS: a cluster client's seed connection (phpredis' RedisCluster sends nothing else on it). */
+  clusterSeed?: true;
   role: Role;
   /** How many commands of each queue operation it sent. */
   operations: Partial<Record<Operation, number>>;
@@ -196,6 +198,7 @@ export class ConfigurationReader {
     this.last = { client: line.client, lineNo };
     if (r === undefined) {
       c.other++;
+      if (this.cluster.isClusterSlots(line.args)) c.clusterSeed = true;
       return;
     }
     c.operations[r.op] = (c.operations[r.op] ?? 0) + 1;

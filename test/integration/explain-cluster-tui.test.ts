@@ -66,7 +66,7 @@ describe('lqsim explain --tui node1.txt node2.txt node3.txt', () => {
     const all = (): string => stdout.frames.join('');
     await waitForFrame(all, (f) => f.includes('the premise') && f.includes('cluster: 3 nodes'));
     stdin.write(KEYS.enter); // step #0: the worker's CLUSTER SLOTS on node1
-    await waitForFrame(all, (f) => f.includes('other-1@node1'));
+    await waitForFrame(all, (f) => f.includes('seed-1@node1'));
     for (const _ of [1, 2, 3]) {
       await settle(60);
       stdin.write(KEYS.right);

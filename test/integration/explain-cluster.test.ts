@@ -39,7 +39,7 @@ describe('lqsim explain node1.txt node2.txt node3.txt', () => {
 
   it("ndjson and text name each line's node (LABEL=FILE names it)", async () => {
     const [a, b, c] = files('plain');
-    const nd = await lqsim(['explain', '--format', 'ndjson', `seed=${a}`, `b=${b}`, `c=${c}`]);
+    const nd = await lqsim(['explain', '--format', 'ndjson', `n1=${a}`, `b=${b}`, `c=${c}`]);
     expect(nd.code).toBe(0);
     const rows = nd.stdout
       .trim()
@@ -47,13 +47,13 @@ describe('lqsim explain node1.txt node2.txt node3.txt', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((row) => row.record === undefined);
     expect(rows.map((row) => [row.actor, row.node, row.slot])).toEqual([
-      ['other-1@seed', 'seed', undefined],
-      ['other-2@seed', 'seed', undefined],
-      ['dispatcher-1@seed', 'seed', 5080],
+      ['seed-1@n1', 'n1', undefined],
+      ['seed-2@n1', 'n1', undefined],
+      ['dispatcher-1@n1', 'n1', 5080],
     ]);
-    const text = await lqsim(['explain', `seed=${a}`, `b=${b}`, `c=${c}`]);
-    expect(text.stdout).toMatch(/#1 .* dispatcher-1@seed +later: /);
-    expect(text.stdout).toContain('cluster: 3 nodes, a MONITOR capture each (seed, b, c)');
+    const text = await lqsim(['explain', `n1=${a}`, `b=${b}`, `c=${c}`]);
+    expect(text.stdout).toMatch(/#1 .* dispatcher-1@n1 +later: /);
+    expect(text.stdout).toContain('cluster: 3 nodes, a MONITOR capture each (n1, b, c)');
   });
 
   it('refuses a node name given twice, or stdin among node files, in one line, exit 2', async () => {

@@ -59,9 +59,9 @@ describe('a hash-tagged queue ({default}, prefix laravel_database_) on a 3-maste
     // pops it (attempt 2 succeeds: delete); the delayed job waits in :delayed until its 2 s pass.
     const poll = ['migrate delayed', 'migrate reserved', 'pop'];
     const expected: Array<[string, string[]]> = [
-      ['other-1@node1', []], // CLUSTER SLOTS: the worker's RedisCluster
+      ['seed-1@node1', []], // CLUSTER SLOTS: the worker's RedisCluster
       ['worker-1@node2', [...poll, 'block']],
-      ['other-2@node1', []], // the dispatcher's
+      ['seed-2@node1', []], // the dispatcher's
       ['dispatcher-1@node2', ['push']],
       ['worker-1@node2', ['pop']],
       ['worker-1@node2', ['release']],
@@ -82,6 +82,9 @@ describe('a hash-tagged queue ({default}, prefix laravel_database_) on a 3-maste
         s.commands.filter((c) => c.source === 'client' && c.operation !== undefined).map((c) => c.operation!),
       ]),
     ).toEqual(expected);
+    expect(timeline.steps[0]!.title).toBe(
+      "cluster client connecting: CLUSTER SLOTS (phpredis' RedisCluster maps the slots to their nodes on its seed)",
+    );
     const commands = timeline.steps.flatMap((s) => s.commands);
     // Every command of the queue (its scripts' own too) on node2 in the tag's slot; CLUSTER SLOTS on node1, no key.
     for (const c of commands)

@@ -94,8 +94,11 @@ export async function forEachCaptureEntry(
 }
 
 /** Node captures held as text (a test, the library): their entries merged, as the CLI reads files. */
-export function mergeNodeCaptures(nodes: ReadonlyArray<{ label: string; text: string }>): CaptureEntry[] {
-  const readers = nodes.map((n) => new NodeReader(n.label, textLines(n.text)));
+export function mergeNodeCaptures(
+  nodes: ReadonlyArray<{ label: string; text: string }>,
+  wanted?: ArgsWanted,
+): CaptureEntry[] {
+  const readers = nodes.map((n) => new NodeReader(n.label, textLines(n.text), wanted));
   return [...mergedEntries(readers)];
 }
 
@@ -120,11 +123,13 @@ function* textLines(text: string): Generator<string> {
 /** A node's entries in its file's order, a unit at a time: a command with the lua lines after it. */
 class NodeReader {
   /** The next unit's first entry's time ("sec.usec"), split for an exact comparison; undefined at the end. */
-  head: { sec: number; usec: number } | undefined;
+  head: Time | undefined;
   private unit: CaptureEntry[] = [];
-  /** The entry read past the unit (the next unit's first). */
-  private ahead: CaptureEntry | undefined;
+  /** The entry read past the unit (the next unit's first), with where it goes. */
+  private ahead: Placed | undefined;
   private lineNo = 0;
+  /** The time of the file's line before: a line whose head cannot be read keeps its place after it. */
+  private last: Time = { sec: 0, usec: 0 };
 
   constructor(
     private readonly label: string,
@@ -149,43 +154,65 @@ class NodeReader {
 
   private fill(): void {
     const first = this.ahead;
-    this.unit = first === undefined ? [] : [first];
+    this.unit = first === undefined ? [] : [first.entry];
     this.ahead = this.read();
-    // A command's script lines go with it; a problem line is a unit of its own.
-    if (first !== undefined && !isProblem(first) && first.line.client !== 'lua')
-      while (this.ahead !== undefined && !isProblem(this.ahead) && this.ahead.line.client === 'lua') {
-        this.unit.push(this.ahead);
+    // A command's script lines go with it.
+    if (first !== undefined && first.client)
+      while (this.ahead !== undefined && this.ahead.lua) {
+        this.unit.push(this.ahead.entry);
         this.ahead = this.read();
       }
-    this.head = first === undefined ? undefined : timeOf(first);
+    this.head = first?.at;
   }
 
   /** The file's next entry (MONITOR's OK and blank lines skipped), with its node and its own line number. */
-  private read(): CaptureEntry | undefined {
+  private read(): Placed | undefined {
     for (;;) {
       const { value, done } = this.lines.next();
       if (done === true) return undefined;
       this.lineNo++;
       const entry = captureEntry(value, this.lineNo, this.wanted);
       if (entry === null) continue;
-      // A problem in args a first pass does not read is told by the whole reading (forEachEntry's rule).
-      if (this.wanted === undefined && isProblem(entry)) {
-        const first = captureEntry(value, this.lineNo, CONFIGURATION_ARGS);
-        if (first !== null && !isProblem(first)) entry.pastFirstPass = true;
-      }
+      // Where a line goes is read from what a first pass reads of it (CONFIGURATION_ARGS), so both
+      // passes merge the files alike and number their lines alike. (A problem in args a first pass
+      // does not read is told by the whole reading: forEachEntry's rule.)
+      const head =
+        isProblem(entry) && this.wanted !== CONFIGURATION_ARGS
+          ? captureEntry(value, this.lineNo, CONFIGURATION_ARGS)
+          : entry;
+      if (this.wanted === undefined && isProblem(entry) && head !== null && !isProblem(head))
+        entry.pastFirstPass = true;
       entry.node = this.label;
       entry.nodeLineNo = this.lineNo;
       if (!isProblem(entry) && entry.line.client !== 'lua')
         entry.line.client = nodeClient(entry.line.client, this.label);
-      return entry;
+      if (head === null || isProblem(head)) return { entry, at: this.last, client: false, lua: false };
+      this.last = timeOf(head.line.time);
+      const lua = head.line.client === 'lua';
+      return { entry, at: this.last, client: !lua, lua };
     }
   }
 }
 
-/** A problem has no time of its own: it goes out as soon as it is at the head (0). */
-function timeOf(entry: CaptureEntry): { sec: number; usec: number } {
-  if (isProblem(entry)) return { sec: 0, usec: 0 };
-  const [sec = '0', usec = '0'] = entry.line.time.split('.');
+/** A MONITOR time, "sec.usec", as two integers. */
+interface Time {
+  sec: number;
+  usec: number;
+}
+
+/**
+ * An entry and where the merge puts it: at its time (a line not MONITOR's: at the line's before
+ * it), a command with the script lines after it, a script's line with the command before it.
+ */
+interface Placed {
+  entry: CaptureEntry;
+  at: Time;
+  client: boolean;
+  lua: boolean;
+}
+
+function timeOf(time: string): Time {
+  const [sec = '0', usec = '0'] = time.split('.');
   return { sec: Number(sec), usec: Number(usec.padEnd(6, '0').slice(0, 6)) };
 }
 

@@ -3,9 +3,13 @@
 // connections are keyed by node and address. Lines written by hand here, so each rule is seen alone.
 import { describe, expect, it } from 'vitest';
 import type { CapturedLine } from '../../src/explain/capture.ts';
-import { isProblem } from '../../src/explain/capture.ts';
+import { CONFIGURATION_ARGS, isProblem } from '../../src/explain/capture.ts';
 import { mergeNodeCaptures, nodeCaptures } from '../../src/explain/cluster-capture.ts';
 import { explainNodeCaptures } from '../../src/explain/index.ts';
+
+/** Laravel 8's push script as MONITOR prints it (a first pass reads no arg past its keys). */
+const PUSH =
+  "-- Push the job onto the queue...\\nredis.call('rpush', KEYS[1], ARGV[1])\\n-- Push a notification onto the \\\"notify\\\" queue...\\nredis.call('rpush', KEYS[2], 1)";
 
 const lines = (nodes: Array<{ label: string; text: string }>) =>
   mergeNodeCaptures(nodes).map((e) => {
@@ -104,6 +108,27 @@ describe('merging the node captures by time', () => {
       ['dispatcher-1@n1', 'n1', 11958],
       ['dispatcher-2@n2', 'n2', 11958],
     ]);
+  });
+
+  it('merges and numbers alike in the first pass (its args only) and the second (whole lines)', () => {
+    // An EVAL whose last arg is not MONITOR's (a non-printable byte): the first pass does not read
+    // that far, the second finds it a problem; its script's lines still go with it, after node b's
+    // GET that falls between in time.
+    const a = [
+      `1700000000.000100 [0 127.0.0.1:1] "EVAL" "${PUSH}" "2" "queues:q" "queues:q:notify" "bad\u0001"`,
+      '1700000000.000300 [0 lua] "rpush" "queues:q" "bad"',
+    ].join('\n');
+    const b = '1700000000.000200 [0 127.0.0.1:2] "GET" "x"';
+    const order = (wanted?: Parameters<typeof mergeNodeCaptures>[1]) =>
+      mergeNodeCaptures(
+        [
+          { label: 'a', text: a },
+          { label: 'b', text: b },
+        ],
+        wanted,
+      ).map((e) => `${e.lineNo} ${e.node}:${e.nodeLineNo}${isProblem(e) ? ' problem' : ''}`);
+    expect(order(CONFIGURATION_ARGS)).toEqual(['1 a:1', '2 a:2', '3 b:1']);
+    expect(order()).toEqual(['1 a:1 problem', '2 a:2', '3 b:1']);
   });
 
   it("tells a problem line by its node's file and line", () => {

@@ -7,7 +7,8 @@
 //
 // MONITOR's client address is a node's: a process holds one connection per node (and phpredis'
 // RedisCluster one more, to its seed, for CLUSTER SLOTS), and the same local port can show on two
-// nodes. So a merged line's client is "address@node": every connection is keyed by node and address.
+// nodes. So a merged line's client is "node/address" (the engine's connectionKey): every connection
+// is keyed by node and address.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import type { ArgsWanted } from '../redis/monitor-line.ts';
@@ -51,9 +52,12 @@ export function nodeCaptures(args: readonly string[], exists: (path: string) => 
   return out;
 }
 
-/** The client of a node's line in a merged capture: its address at its node. */
+/**
+ * The client of a node's line in a merged capture: its address at its node ("node2/127.0.0.1:5000"),
+ * the engine's connectionKey (src/redis/connections.ts, not imported: it loads the Redis client).
+ */
 export function nodeClient(client: string, node: string): string {
-  return `${client}@${node}`;
+  return `${node}/${client}`;
 }
 
 /** A file's size, or the sum of the node files' sizes (the progress bar's whole). */

@@ -10,7 +10,7 @@ export function clusterLines(cluster: ClusterConfiguration | undefined): string[
   const { nodes, clusterSlots } = cluster;
   const out = [
     nodes.length > 1
-      ? `cluster: ${nodes.length} nodes, a MONITOR capture each (${nodes.join(', ')}), merged by MONITOR's time (a node's own order kept; a script's lines with its EVAL): line numbers count the merged capture's lines, and each actor is one connection to one node (address@node)`
+      ? `cluster: ${nodes.length} nodes, a MONITOR capture each (${nodes.join(', ')}), merged by MONITOR's time (a node's own order kept; a script's lines with its EVAL): line numbers count the merged capture's lines, and each actor is one connection to one node (node/address)`
       : `cluster: one node's capture of a cluster client (CLUSTER SLOTS, ${cite(clusterSlots.lines)}): the client sends each command to its key's node, so what it sent to the other nodes is not in this capture (give one capture per node: lqsim explain node1.txt node2.txt node3.txt)`,
   ];
   if (clusterSlots.count > 0)

@@ -20,7 +20,7 @@ export interface Evidence<T> {
 export type Role = 'dispatcher' | 'worker' | 'both' | 'other';
 
 export interface Connection {
-  /** MONITOR's client address ("127.0.0.1:63792"; in a cluster capture "127.0.0.1:63792@node2"). */
+  /** MONITOR's client address ("127.0.0.1:63792"; in a cluster capture "node2/127.0.0.1:63792"). */
   client: string;
   /** A cluster capture's node, whose address it is (explain/cluster-capture.ts). */
   node?: string;

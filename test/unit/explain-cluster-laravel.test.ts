@@ -42,7 +42,7 @@ describe('a hash-tagged queue ({default}, prefix laravel_database_) on a 3-maste
   });
 
   it('keys each connection by node: the seed connections on node1 sent CLUSTER SLOTS only', () => {
-    const byNode = configuration.connections.map((c) => [c.node, c.role, c.client.endsWith(`@${c.node}`)]);
+    const byNode = configuration.connections.map((c) => [c.node, c.role, c.client.startsWith(`${c.node}/`)]);
     expect(byNode).toEqual([
       ['node1', 'other', true],
       ['node2', 'worker', true],

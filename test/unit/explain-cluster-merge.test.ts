@@ -51,10 +51,10 @@ describe('merging the node captures by time', () => {
         { label: 'b', text: b },
       ]),
     ).toEqual([
-      '1 a:2 127.0.0.1:5000@a EVAL return 1 1 k',
+      '1 a:2 a/127.0.0.1:5000 EVAL return 1 1 k',
       '2 a:3 lua get k',
       '3 a:4 lua get k2',
-      '4 b:2 127.0.0.1:5000@b GET x',
+      '4 b:2 b/127.0.0.1:5000 GET x',
     ]);
   });
 
@@ -72,10 +72,10 @@ describe('merging the node captures by time', () => {
         { label: 'b', text: b },
       ]),
     ).toEqual([
-      '1 a:1 127.0.0.1:1@a GET a1',
-      '2 a:2 127.0.0.1:1@a GET a2',
-      '3 b:1 127.0.0.1:2@b GET b1',
-      '4 b:2 127.0.0.1:2@b GET b2',
+      '1 a:1 a/127.0.0.1:1 GET a1',
+      '2 a:2 a/127.0.0.1:1 GET a2',
+      '3 b:1 b/127.0.0.1:2 GET b1',
+      '4 b:2 b/127.0.0.1:2 GET b2',
     ]);
   });
 
@@ -99,8 +99,8 @@ describe('merging the node captures by time', () => {
     ]);
     const connections = explained.configuration.connections.map((c) => [c.client, c.node, c.role]);
     expect(connections).toEqual([
-      ['127.0.0.1:40000@n1', 'n1', 'dispatcher'],
-      ['127.0.0.1:40000@n2', 'n2', 'dispatcher'],
+      ['n1/127.0.0.1:40000', 'n1', 'dispatcher'],
+      ['n2/127.0.0.1:40000', 'n2', 'dispatcher'],
     ]);
     // Each is an actor named with its node; every command carries its node and slot (CLUSTER KEYSLOT q = 11958, asked of a real cluster).
     const commands = explained.timeline.steps.flatMap((s) => s.commands);
@@ -137,7 +137,7 @@ describe('merging the node captures by time', () => {
     ]);
     const problem = merged.find(isProblem);
     expect(problem).toMatchObject({ node: 'a', nodeLineNo: 2, lineNo: 2 });
-    expect((merged[0] as CapturedLine).line.client).toBe('127.0.0.1:1@a');
+    expect((merged[0] as CapturedLine).line.client).toBe('a/127.0.0.1:1');
   });
 
   it('finds no cross-slot queue whose scripts ran: a server not in cluster mode took them', () => {

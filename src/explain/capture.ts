@@ -85,6 +85,12 @@ export function captureEntry(raw: string, lineNo: number, wanted?: ArgsWanted): 
     // The address is kept for the whole capture (a connection, an actor): not as a slice of its
     // line. Half a capture's lines are a script's, whose "client" is the one constant.
     line.client = line.client === LUA ? LUA : ownCopy(line.client);
+    // A line of a cluster's merged capture, marked `@node2 ` (the engine's nodeLine): keyed by its
+    // node as a node file's line is (explain/cluster-capture.ts).
+    if (line.node !== undefined) {
+      if (line.client !== LUA) line.client = `${line.node}/${line.client}`;
+      return { lineNo, line, node: line.node };
+    }
     return { lineNo, line };
   } catch (e) {
     const message = e instanceof MonitorParseError ? e.message : e instanceof Error ? e.message : String(e);

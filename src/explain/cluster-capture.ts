@@ -186,10 +186,13 @@ class NodeReader {
           : entry;
       if (this.wanted === undefined && isProblem(entry) && head !== null && !isProblem(head))
         entry.pastFirstPass = true;
-      entry.node = this.label;
       entry.nodeLineNo = this.lineNo;
-      if (!isProblem(entry) && entry.line.client !== 'lua')
-        entry.line.client = nodeClient(entry.line.client, this.label);
+      // (A line marked with its node already, `@node2 `, keeps it.)
+      if (entry.node === undefined) {
+        entry.node = this.label;
+        if (!isProblem(entry) && entry.line.client !== 'lua')
+          entry.line.client = nodeClient(entry.line.client, this.label);
+      }
       if (head === null || isProblem(head)) return { entry, at: this.last, client: false, lua: false };
       this.last = timeOf(head.line.time);
       const lua = head.line.client === 'lua';

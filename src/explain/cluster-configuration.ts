@@ -36,8 +36,10 @@ export interface ClusterQueue {
 }
 
 export interface ClusterConfiguration {
-  /** The node files' names, in the order given; empty for one file (one node's capture). */
+  /** The node files' names, in the order given (or the nodes a merged capture marks); empty for one node's capture. */
   nodes: string[];
+  /** One file already merged, each line marked with its node (`@node2 `, as the engine merges them). */
+  merged?: true;
   /** CLUSTER SLOTS sent: one per cluster client made (a process connecting), its first lines. */
   clusterSlots: { count: number; lines: number[] };
   queues: ClusterQueue[];
@@ -53,9 +55,13 @@ export class ClusterReader {
     { prefix: string; queue: string; ops: Map<Operation, { lines: number[]; count: number }>; scriptLines: number[] }
   >();
 
+  /** The nodes named by the lines themselves (a merged capture's `@node2 ` marks), in order of first sight. */
+  private readonly marked = new Set<string>();
+
   constructor(private readonly nodes: readonly string[]) {}
 
   add({ lineNo, line, node }: CapturedLine, r: Recognised | undefined): void {
+    if (line.node !== undefined && this.marked.size < 1024) this.marked.add(line.node);
     if (line.client === 'lua') return; // its EVAL names its keys
     if (r === undefined) {
       if (this.isClusterSlots(line.args) && this.clusterSlots.count++ < CITED) this.clusterSlots.lines.push(lineNo);
@@ -87,9 +93,12 @@ export class ClusterReader {
 
   /** The facts, or undefined when the capture is not a cluster's (one file, no CLUSTER SLOTS). */
   result(): ClusterConfiguration | undefined {
-    if (this.nodes.length < 2 && this.clusterSlots.count === 0) return undefined;
+    const merged = this.nodes.length === 0 && this.marked.size > 0;
+    const nodes = merged ? [...this.marked] : [...this.nodes];
+    if (nodes.length < 2 && !merged && this.clusterSlots.count === 0) return undefined;
     return {
-      nodes: [...this.nodes],
+      nodes,
+      ...(merged ? { merged: true as const } : {}),
       clusterSlots: { count: this.clusterSlots.count, lines: [...this.clusterSlots.lines] },
       queues: [...this.queues.values()].map((q) => {
         const keys = allKeys(queueKeys(q.queue, q.prefix)).map((key) => {

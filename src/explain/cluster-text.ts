@@ -9,9 +9,11 @@ export function clusterLines(cluster: ClusterConfiguration | undefined): string[
   if (cluster === undefined) return [];
   const { nodes, clusterSlots } = cluster;
   const out = [
-    nodes.length > 1
-      ? `cluster: ${nodes.length} nodes, a MONITOR capture each (${nodes.join(', ')}), merged by MONITOR's time (a node's own order kept; a script's lines with its EVAL): line numbers count the merged capture's lines, and each actor is one connection to one node (node/address)`
-      : `cluster: one node's capture of a cluster client (CLUSTER SLOTS, ${cite(clusterSlots.lines)}): the client sends each command to its key's node, so what it sent to the other nodes is not in this capture (give one capture per node: lqsim explain node1.txt node2.txt node3.txt)`,
+    cluster.merged === true
+      ? `cluster: ${nodes.length} node${nodes.length === 1 ? '' : 's'} (${nodes.join(', ')}) in one merged capture, each line marked with its node (@node): each actor is one connection to one node (node/address)`
+      : nodes.length > 1
+        ? `cluster: ${nodes.length} nodes, a MONITOR capture each (${nodes.join(', ')}), merged by MONITOR's time (a node's own order kept; a script's lines with its EVAL): line numbers count the merged capture's lines, and each actor is one connection to one node (node/address)`
+        : `cluster: one node's capture of a cluster client (CLUSTER SLOTS, ${cite(clusterSlots.lines)}): the client sends each command to its key's node, so what it sent to the other nodes is not in this capture (give one capture per node: lqsim explain node1.txt node2.txt node3.txt)`,
   ];
   if (clusterSlots.count > 0)
     out.push(

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { explainCapture, explainNodeCaptures } from '../../src/explain/index.ts';
+import { mergeNodeLines } from '../../src/redis/cluster-capture.ts';
 
 const fixture = (path: string) => readFileSync(new URL(`../fixtures/explain/${path}`, import.meta.url), 'utf8');
 const nodes = (flow: string) =>
@@ -191,6 +192,25 @@ describe('three workers polling three queues on three nodes at once (sleep 0)', 
       expect(step.actor.endsWith(`@${home[queue!]![0]}`)).toBe(true);
       const ops = step.commands.filter((c) => c.source === 'client').map((c) => c.operation);
       expect(['migrate delayed', 'migrate reserved', 'pop'].join()).toContain(ops.join());
+    }
+  });
+});
+
+describe('a capture the engine merged (each line marked @node2, src/redis/cluster-capture.ts)', () => {
+  it('reads as the node files do: the same steps, nodes, slots and settings', () => {
+    for (const flow of ['hash-tag', 'plain', 'three-queues']) {
+      const files = nodes(flow);
+      const merged = mergeNodeLines(
+        files.map((n) => ({ node: n.label, lines: n.text.split('\n').filter((l) => l !== '' && l !== 'OK') })),
+      );
+      const one = explainCapture(merged.join('\n'));
+      const three = explainNodeCaptures(files);
+      const trace = (e: typeof one) =>
+        e.timeline.steps.map((s) => [s.actor, s.title, s.commands.map((c) => [c.node, c.slot, c.args[0]])]);
+      expect(trace(one)).toEqual(trace(three));
+      expect(one.findings).toEqual(three.findings);
+      expect(one.configuration.cluster?.merged).toBe(true);
+      expect(one.configuration.cluster?.queues).toEqual(three.configuration.cluster?.queues);
     }
   });
 });

@@ -45,7 +45,7 @@ function spanning(q: ClusterQueue, clusterSlots: readonly number[]): Finding[] {
       because: `its keys hash to ${new Set(q.keys.map((k) => k.slot)).size} slots (${slots}) and no script of it is in the capture`,
       title:
         `queue ${name} has no hash tag, so its keys span slots and phpredis' RedisCluster refuses each of Laravel's scripts on them before sending it: no push, migrate, pop or release of it is in the capture; ${what}. ` +
-        `The dispatcher's dispatch() throws ErrorException "RedisCluster::eval(): All keys do not map to the same slot" (HandleExceptions turns phpredis' warning into it), and each worker reports the same exception once per pop loop (Worker::getNextJob: its first migrate is refused, so it never pops nor BLPOPs; it sleeps and tries again). ` +
+        `The dispatcher's dispatch() throws ErrorException "RedisCluster::eval(): All keys do not map to the same slot" (HandleExceptions turns phpredis' warning into it), and each worker reports the same exception once per pop loop, every 1 + --sleep seconds (Worker::getNextJob catches it and sleeps 1 s, then the loop sleeps as after an empty pop): its first migrate is refused, so it never pops nor BLPOPs. ` +
         `A hash tag in the queue's name ('queue' => '{${q.queue}}') puts all its keys in one slot`,
       lines,
       alternatives: [

@@ -196,9 +196,22 @@ describe('three workers polling three queues on three nodes at once (sleep 0)', 
   });
 });
 
+describe('a plain queue with no prefix: its keys on all three nodes', () => {
+  it('finds its keys span slots, and the delayed dispatch reached node3', () => {
+    const { configuration, findings } = explainNodeCaptures(nodes('plain-no-prefix'));
+    const [q] = configuration.cluster!.queues;
+    // CLUSTER KEYSLOT of queues:default, :delayed, :reserved, :notify on the real cluster.
+    expect([q!.prefix, ...q!.keys.map((k) => k.slot)]).toEqual(['', 11255, 15370, 5202, 7628]);
+    // later()'s ZADD to queues:default:delayed (merged line 3): slot 15370 is node3's (10923-16383).
+    expect(q!.keys.map((k) => k.nodes.map((n) => `${n.node}@${n.line}`))).toEqual([[], ['node3@3'], [], []]);
+    const spans = findings.filter((f) => f.kind === 'keys-span-slots');
+    expect(spans.map((f) => [f.lines, f.title.startsWith('queue default has no hash tag')])).toEqual([[[3], true]]);
+  });
+});
+
 describe('a capture the engine merged (each line marked @node2, src/redis/cluster-capture.ts)', () => {
   it('reads as the node files do: the same steps, nodes, slots and settings', () => {
-    for (const flow of ['hash-tag', 'plain', 'three-queues']) {
+    for (const flow of ['hash-tag', 'plain', 'plain-no-prefix', 'three-queues']) {
       const files = nodes(flow);
       const merged = mergeNodeLines(
         files.map((n) => ({ node: n.label, lines: n.text.split('\n').filter((l) => l !== '' && l !== 'OK') })),

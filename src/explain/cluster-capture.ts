@@ -90,7 +90,10 @@ export async function forEachCaptureEntry(
     for (const entry of mergedEntries(readers)) {
       const pending = each(entry);
       if (pending !== undefined) await pending;
-      if (progress !== undefined && ++count % 4096 === 0) progress(readers.reduce((s, r) => s + r.bytesRead(), 0));
+      if (++count % 4096 !== 0) continue;
+      progress?.(readers.reduce((s, r) => s + r.bytesRead(), 0));
+      // A turn of the event loop now and then, as forEachLine takes one: a signal's cleanup still runs.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {
     for (const fd of fds) closeSync(fd);

@@ -135,6 +135,12 @@ function ndjsonEntry(raw: string, lineNo: number): CaptureEntry | null {
   };
   if (Array.isArray(binaryArgs) && binaryArgs.every((i) => typeof i === 'number'))
     line.binaryArgs = binaryArgs as number[];
+  // A cluster run's command names its node: its actor's process is one client for every node
+  // (lqsim knows the process behind each connection), so the client stays the process.
+  if (typeof c.node === 'string' && c.node !== '') {
+    line.node = c.node;
+    return { lineNo, line, node: c.node };
+  }
   return { lineNo, line };
 }
 

@@ -6,6 +6,7 @@ import { keySlot } from '../redis/slot.ts';
 import { commandKeys } from '../redis/slot.ts';
 import { allKeys, queueKeys } from '../sim/keys.ts';
 import type { CapturedLine } from './capture.ts';
+import { NDJSON_CLIENT } from './capture.ts';
 import type { Operation, Recognised } from './recognise.ts';
 
 /** One file's node (a capture from one node has no name for it). */
@@ -40,6 +41,8 @@ export interface ClusterConfiguration {
   nodes: string[];
   /** One file already merged, each line marked with its node (`@node2 `, as the engine merges them). */
   merged?: true;
+  /** lqsim's own ndjson: each client is a process (every node's connections of it), not a node's connection. */
+  processes?: true;
   /** CLUSTER SLOTS sent: one per cluster client made (a process connecting), its first lines. */
   clusterSlots: { count: number; lines: number[] };
   queues: ClusterQueue[];
@@ -57,11 +60,13 @@ export class ClusterReader {
 
   /** The nodes named by the lines themselves (a merged capture's `@node2 ` marks), in order of first sight. */
   private readonly marked = new Set<string>();
+  private processes = false;
 
   constructor(private readonly nodes: readonly string[]) {}
 
   add({ lineNo, line, node }: CapturedLine, r: Recognised | undefined): void {
     if (line.node !== undefined && this.marked.size < 1024) this.marked.add(line.node);
+    if (line.client.startsWith(NDJSON_CLIENT)) this.processes = true;
     if (line.client === 'lua') return; // its EVAL names its keys
     if (r === undefined) {
       if (this.isClusterSlots(line.args) && this.clusterSlots.count++ < CITED) this.clusterSlots.lines.push(lineNo);
@@ -99,6 +104,7 @@ export class ClusterReader {
     return {
       nodes,
       ...(merged ? { merged: true as const } : {}),
+      ...(this.processes ? { processes: true as const } : {}),
       clusterSlots: { count: this.clusterSlots.count, lines: [...this.clusterSlots.lines] },
       queues: [...this.queues.values()].map((q) => {
         const keys = allKeys(queueKeys(q.queue, q.prefix)).map((key) => {

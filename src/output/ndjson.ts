@@ -1,5 +1,5 @@
 // Machine-readable trace: one JSON object per captured command, in order, one per line. Keys in a
-// fixed order (step, t, actor, process, source, db, args[, script][, operation][, binaryArgs]) so golden files diff
+// fixed order (step, t, actor, process, source, db, args[, script][, operation][, binaryArgs][, node][, slot]) so golden files diff
 // cleanly; MONITOR's wall-clock `time` is left out because it changes on every run.
 import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import { replaceUnsafe } from './terminal-safe.ts';

@@ -117,7 +117,10 @@ function program(setExit: (code: number) => void): Command {
     .description(
       "read a redis-cli monitor capture of your own app (a file, or - for stdin) and print it as lqsim's trace: versions, prefix, retry_after, each Laravel call by actor, each job's life, and findings (a job run twice, a killed worker, timeout >= retry_after, ...)",
     )
-    .argument('<capture>', 'the capture file, or - for standard input')
+    .argument(
+      '<capture...>',
+      "the capture file, or - for standard input; a Redis Cluster's: one file per node (LABEL=FILE names a node; else the file's name)",
+    )
     .option(
       '-f, --format <format>',
       'output: text | ndjson | json | markdown',
@@ -128,8 +131,8 @@ function program(setExit: (code: number) => void): Command {
       '--tui',
       'step through the capture in the terminal UI, the state pane replayed on a private redis-server (text where there is no terminal)',
     )
-    .action(async (capture: string, o: { format: 'text' | 'ndjson' | 'json' | 'markdown'; tui?: boolean }) =>
-      setExit(await (await import('./cli/explain.ts')).explainCommand(capture, o)),
+    .action(async (captures: string[], o: { format: 'text' | 'ndjson' | 'json' | 'markdown'; tui?: boolean }) =>
+      setExit(await (await import('./cli/explain.ts')).explainCommand(captures, o)),
     );
   cmd
     .command('conformance')

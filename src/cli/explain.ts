@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, createWriteStream, existsSync, fstatSync, openSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { setFlagsFromString } from 'node:v8';
 import { registerCleanup } from '../cleanup.ts';
@@ -23,7 +23,9 @@ import type { Finding } from '../explain/findings.ts';
 import { findingAlternatives, findingHead } from '../explain/finding-text.ts';
 import type { Progress } from '../explain/progress.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
-import { CONFIGURATION_ARGS, forEachEntry, isProblem } from '../explain/capture.ts';
+import { CONFIGURATION_ARGS, isProblem } from '../explain/capture.ts';
+import type { CaptureInput, NodeCapture } from '../explain/cluster-capture.ts';
+import { captureSize, forEachCaptureEntry, nodeCaptures } from '../explain/cluster-capture.ts';
 import { ConfigurationReader } from '../explain/configuration.ts';
 import { renderLivesMarkdown, renderLivesText } from '../explain/lives.ts';
 import { startProgress } from '../explain/progress.ts';
@@ -56,14 +58,13 @@ const NAMED_PROBLEMS = 20;
 const YOUNG_GENERATION = '--semi-space-growth-factor=1';
 
 export async function explainCommand(
-  capture: string,
+  captures: string | readonly string[],
   o: { format: (typeof EXPLAIN_FORMATS)[number]; tui?: boolean },
 ): Promise<number> {
   setFlagsFromString(YOUNG_GENERATION);
-  if (capture !== '-' && !(existsSync(capture) && statSync(capture).isFile()))
-    throw new UsageError(
-      `explain: ${existsSync(capture) ? 'not a file' : 'no such file'}: ${terminalSafe(capture)} (a redis-cli monitor capture, or - for stdin)`,
-    );
+  if (typeof captures !== 'string' && captures.length > 1) return explainCluster(captures, o);
+  const capture = typeof captures === 'string' ? captures : captures[0]!;
+  mustBeFile(capture);
   if (o.tui === true && capture === '-')
     throw new UsageError('explain --tui: the keyboard is standard input; give the capture as a file');
   let format = o.format;
@@ -97,8 +98,58 @@ export async function explainCommand(
   }
 }
 
-/** A capture to read twice: a file's path, or the descriptor of standard input's spill. */
-type CaptureFile = string | number;
+/**
+ * `lqsim explain node1.txt node2.txt node3.txt`: a Redis Cluster's capture, one file per node
+ * (`LABEL=FILE` names a node), merged by time (explain/cluster-capture.ts). Files only: standard
+ * input is one stream.
+ */
+async function explainCluster(
+  args: readonly string[],
+  o: { format: (typeof EXPLAIN_FORMATS)[number]; tui?: boolean },
+): Promise<number> {
+  if (args.includes('-'))
+    throw new UsageError("explain: - (stdin) is one capture: give a cluster's node captures as files");
+  let nodes: NodeCapture[];
+  try {
+    nodes = nodeCaptures(args, (path) => existsSync(path));
+  } catch (e) {
+    throw new UsageError(`explain: ${terminalSafe(e instanceof Error ? e.message : String(e))}`);
+  }
+  for (const n of nodes) mustBeFile(n.file);
+  const source = nodes.map((n) => basename(n.file)).join(' + ');
+  let tui = o.tui === true;
+  let format = o.format;
+  if (tui) {
+    const unavailable = tuiUnavailable(process.env);
+    if (unavailable !== null) {
+      err(`lqsim: ${unavailable}: printing the text trace instead of the terminal UI\n`);
+      [tui, format] = [false, 'text'];
+    }
+  }
+  return tui ? explainInTui(nodes, source) : explainFile(nodes, source, format);
+}
+
+/** A capture named on the command line is a file (or - for standard input), or a usage error naming it. */
+function mustBeFile(capture: string): void {
+  if (capture !== '-' && !(existsSync(capture) && statSync(capture).isFile()))
+    throw new UsageError(
+      `explain: ${existsSync(capture) ? 'not a file' : 'no such file'}: ${terminalSafe(capture)} (a redis-cli monitor capture, or - for stdin)`,
+    );
+}
+
+/** A capture to read twice: a file's path, the descriptor of standard input's spill, or a file per node. */
+type CaptureFile = CaptureInput;
+
+/** The node names of a capture read from a file per node (none for one file). */
+function nodesOf(file: CaptureFile): string[] {
+  return typeof file === 'string' || typeof file === 'number' ? [] : file.map((n) => n.label);
+}
+
+/** Where a problem line is: the file and its line there (a node's file, in a cluster capture). */
+function whereIs(file: CaptureFile, source: string, p: CaptureProblem): string {
+  const node = typeof file === 'object' ? file.find((n) => n.label === p.node) : undefined;
+  return node === undefined ? `${terminalSafe(source)}:${p.lineNo}` : `${terminalSafe(node.file)}:${p.nodeLineNo}`;
+}
 
 /** Standard input's copy: its descriptor, and its path where the system could not unlink it open. */
 interface Spill {
@@ -138,10 +189,10 @@ async function readConfiguration(
   source: string,
   progress: Progress,
 ): Promise<{ config: CaptureConfiguration; problems: CaptureProblem[]; problemCount: number }> {
-  const reader = new ConfigurationReader();
+  const reader = new ConfigurationReader({ nodes: nodesOf(file) });
   const problems: CaptureProblem[] = [];
   let problemCount = 0;
-  await forEachEntry(
+  await forEachCaptureEntry(
     file,
     (entry) => {
       if (!isProblem(entry)) reader.add(entry);
@@ -152,7 +203,7 @@ async function readConfiguration(
   );
   progress.update(1, Infinity); // the whole file
   if (progress.passes === 1) progress.stop();
-  for (const p of problems) err(`lqsim: ${terminalSafe(source)}:${p.lineNo}: ${terminalSafe(p.problem)}\n`);
+  for (const p of problems) err(`lqsim: ${whereIs(file, source, p)}: ${terminalSafe(p.problem)}\n`);
   if (problemCount > problems.length)
     err(`lqsim: ${problemCount - problems.length} more lines that are not MONITOR's\n`);
   const config = reader.result();
@@ -175,7 +226,7 @@ async function feed(
 ): Promise<void> {
   const late: CaptureProblem[] = [];
   let lateCount = 0;
-  await forEachEntry(
+  await forEachCaptureEntry(
     file,
     (entry) => {
       if (!isProblem(entry)) explainer.add(entry);
@@ -191,7 +242,7 @@ async function feed(
   let told = 0;
   for (const p of late) {
     if (named + told < NAMED_PROBLEMS) {
-      err(`lqsim: ${terminalSafe(source)}:${p.lineNo}: ${terminalSafe(p.problem)}\n`);
+      err(`lqsim: ${whereIs(file, source, p)}: ${terminalSafe(p.problem)}\n`);
       told++;
     }
     warnings.push(`line ${p.lineNo}: ${p.problem}`);
@@ -203,10 +254,14 @@ async function feed(
 
 /** The progress bar, on a terminal's stderr, over one pass when the trace goes to that terminal. */
 function progressFor(source: string, file: CaptureFile, passes: number): Progress {
-  return startProgress(source, (typeof file === 'number' ? fstatSync(file) : statSync(file)).size, {
-    enabled: process.stderr.isTTY === true && !ciIsSet(process.env),
-    passes,
-  });
+  return startProgress(
+    source,
+    captureSize(file, (fd) => fstatSync(fd).size),
+    {
+      enabled: process.stderr.isTTY === true && !ciIsSet(process.env),
+      passes,
+    },
+  );
 }
 
 async function explainFile(
@@ -292,7 +347,7 @@ async function explainFile(
  * `--tui`: the findings first (a pass that prints nothing), then the terminal UI stepping
  * through the capture, each step's commands replayed on a private redis-server for its state.
  */
-async function explainInTui(file: string, source: string): Promise<number> {
+async function explainInTui(file: CaptureFile, source: string): Promise<number> {
   const progress = progressFor(source, file, 2);
   let prepared: Awaited<ReturnType<typeof readConfiguration>> & { findings: Finding[]; timeline: Timeline };
   try {

@@ -11,13 +11,19 @@ import { isNdjsonRecord } from '../output/ndjson.ts';
 import { recogniseScript } from './recognise.ts';
 import { commandName } from '../sim/command-name.ts';
 
-export interface CapturedLine {
+export interface CapturedLine extends NodeOfLine {
   /** 1-based line number in the capture. */
   lineNo: number;
   line: MonitorLine;
 }
 
-export interface CaptureProblem {
+/** A cluster capture's line (explain/cluster-capture.ts): its node, and its line in that node's file. */
+export interface NodeOfLine {
+  node?: string;
+  nodeLineNo?: number;
+}
+
+export interface CaptureProblem extends NodeOfLine {
   lineNo: number;
   /** What is wrong, in one line ("not a MONITOR line: unterminated argument at offset 40: ..."). */
   problem: string;
@@ -79,6 +85,12 @@ export function captureEntry(raw: string, lineNo: number, wanted?: ArgsWanted): 
     // The address is kept for the whole capture (a connection, an actor): not as a slice of its
     // line. Half a capture's lines are a script's, whose "client" is the one constant.
     line.client = line.client === LUA ? LUA : ownCopy(line.client);
+    // A line of a cluster's merged capture, marked `@node2 ` (the engine's nodeLine): keyed by its
+    // node as a node file's line is (explain/cluster-capture.ts).
+    if (line.node !== undefined) {
+      if (line.client !== LUA) line.client = `${line.node}/${line.client}`;
+      return { lineNo, line, node: line.node };
+    }
     return { lineNo, line };
   } catch (e) {
     const message = e instanceof MonitorParseError ? e.message : e instanceof Error ? e.message : String(e);
@@ -123,6 +135,12 @@ function ndjsonEntry(raw: string, lineNo: number): CaptureEntry | null {
   };
   if (Array.isArray(binaryArgs) && binaryArgs.every((i) => typeof i === 'number'))
     line.binaryArgs = binaryArgs as number[];
+  // A cluster run's command names its node: its actor's process is one client for every node
+  // (lqsim knows the process behind each connection), so the client stays the process.
+  if (typeof c.node === 'string' && c.node !== '') {
+    line.node = c.node;
+    return { lineNo, line, node: c.node };
+  }
   return { lineNo, line };
 }
 

@@ -6,6 +6,7 @@ import type { CaptureConfiguration } from './configuration.ts';
 import { NDJSON_CLIENT } from './capture.ts';
 import { actorNames } from './grouping.ts';
 import { releasesName, releasesSendingAll } from './recognise.ts';
+import { clusterLines } from './cluster-text.ts';
 
 /** The configuration, one line per figure, each citing its first lines. */
 export function configurationLines(config: CaptureConfiguration): string[] {
@@ -14,6 +15,7 @@ export function configurationLines(config: CaptureConfiguration): string[] {
     `${label}: ${items.length === 0 ? 'not seen' : items.map((i) => `${show(i.value)} (${cite(i.lines)})`).join('; ')}`;
   return [
     ...(config.span === null ? [] : [spanLine(config.span)]),
+    ...clusterLines(config.cluster),
     config.scripts.length === 0
       ? 'Laravel: not told (no script of Laravel in the capture)'
       : `Laravel: ${laravelOf(config)} (by the text of ${config.scripts

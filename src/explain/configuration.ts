@@ -8,6 +8,8 @@ import type { CapturedLine } from './capture.ts';
 import type { CacheCommand } from './cache-store.ts';
 import type { KnownScript, Operation } from './recognise.ts';
 import { profilesSendingAll, recogniseCommand } from './recognise.ts';
+import type { ClusterConfiguration } from './cluster-configuration.ts';
+import { ClusterReader } from './cluster-configuration.ts';
 
 /** A value seen in the capture, with the lines it was seen on (the first few). */
 export interface Evidence<T> {
@@ -18,8 +20,12 @@ export interface Evidence<T> {
 export type Role = 'dispatcher' | 'worker' | 'both' | 'other';
 
 export interface Connection {
-  /** MONITOR's client address ("127.0.0.1:63792"). */
+  /** MONITOR's client address ("127.0.0.1:63792"; in a cluster capture "node2/127.0.0.1:63792"). */
   client: string;
+  /** A cluster capture's node, whose address it is (explain/cluster-capture.ts). */
+  node?: string;
+  /** It sent CLUSTER SLOTS: a cluster client's seed connection (phpredis' RedisCluster sends nothing else on it). */
+  clusterSeed?: true;
   role: Role;
   /** How many commands of each queue operation it sent. */
   operations: Partial<Record<Operation, number>>;
@@ -78,6 +84,8 @@ export interface CaptureConfiguration {
   commands: number;
   /** First and last MONITOR time ("1489802272.491060"), or null for an empty capture. */
   span: { first: string; last: string } | null;
+  /** A Redis Cluster's capture (a file per node, or one showing CLUSTER SLOTS): explain/cluster-configuration.ts. */
+  cluster?: ClusterConfiguration;
 }
 
 /** The largest retry_after taken as one (30 days); beyond, the clocks disagree. */
@@ -121,8 +129,11 @@ const WORKING: ReadonlySet<Operation> = new Set([
 ]);
 
 /** Reads the configuration out of a capture's lines, in one pass, in bounded memory per distinct value. */
-export function captureConfiguration(lines: Iterable<CapturedLine>): CaptureConfiguration {
-  const reader = new ConfigurationReader();
+export function captureConfiguration(
+  lines: Iterable<CapturedLine>,
+  o: { nodes?: readonly string[] } = {},
+): CaptureConfiguration {
+  const reader = new ConfigurationReader(o);
   for (const entry of lines) reader.add(entry);
   return reader.result();
 }
@@ -155,16 +166,25 @@ export class ConfigurationReader {
   private before: { client: string; lineNo: number } | undefined;
   /** A cache connection's first command, waiting for the next connection to start (a worker connects its queue's after). */
   private firstCache: { client: string; lineNo: number } | undefined;
+  private readonly cluster: ClusterReader;
 
-  add({ lineNo, line }: CapturedLine): void {
+  /** @param o.nodes a cluster capture's node names, one per file (explain/cluster-capture.ts). */
+  constructor(o: { nodes?: readonly string[] } = {}) {
+    this.cluster = new ClusterReader(o.nodes ?? []);
+  }
+
+  add(entry: CapturedLine): void {
+    const { lineNo, line } = entry;
     this.commands++;
     if (this.span === null) this.span = { first: line.time, last: line.time };
     else this.span.last = line.time;
     if (line.client === 'lua') return; // part of the EVAL before it, which is counted
     const r = recogniseCommand(line.args, line.client, line.argc);
+    this.cluster.add(entry, r);
     let c = this.connections.get(line.client);
     if (c === undefined) {
       c = { client: line.client, role: 'other', operations: {}, other: 0, firstLine: lineNo, lastLine: lineNo };
+      if (entry.node !== undefined) c.node = entry.node;
       this.connections.set(line.client, c);
     }
     c.lastLine = lineNo;
@@ -178,6 +198,7 @@ export class ConfigurationReader {
     this.last = { client: line.client, lineNo };
     if (r === undefined) {
       c.other++;
+      if (this.cluster.isClusterSlots(line.args)) c.clusterSeed = true;
       return;
     }
     c.operations[r.op] = (c.operations[r.op] ?? 0) + 1;
@@ -315,6 +336,7 @@ export class ConfigurationReader {
   result(): CaptureConfiguration {
     for (const c of this.connections.values()) c.role = roleOf(c.operations, c.client);
     this.pairCacheConnections();
+    const cluster = this.cluster.result();
     return {
       profiles: profilesSendingAll(this.scripts.keys()),
       scripts: [...this.scripts].map(([script, cited]) => ({ value: script, lines: cited })),
@@ -328,6 +350,7 @@ export class ConfigurationReader {
       cache: this.cacheResult(),
       commands: this.commands,
       span: this.span === null ? null : { ...this.span },
+      ...(cluster === undefined ? {} : { cluster }),
     };
   }
 }

@@ -118,7 +118,11 @@ export type FindingKind =
   /** A ShouldBeUnique dispatch whose lock was held: nothing pushed. */
   | 'unique-dispatch-dropped'
   /** A daemon read a new `queue:restart` signal: it stops after its current job. */
-  | 'restart-signal-read';
+  | 'restart-signal-read'
+  /** A cluster capture's queue whose keys hash to several slots: its scripts never reach Redis (explain/cluster-findings.ts). */
+  | 'keys-span-slots'
+  /** The same, refused by the node (CROSSSLOT) rather than by the client. */
+  | 'cross-slot-refused-by-server';
 
 /** `certain`: the capture proves it; `likely`: evidence points to it (`because` says which); `possible`: one reading of several. */
 export type Certainty = 'certain' | 'likely' | 'possible';

@@ -143,10 +143,12 @@ export function actorNames(config: CaptureConfiguration): Map<string, string> {
     // A worker's cache connection is named after it, once the workers are named (below).
     if (c.cacheOf !== undefined) continue;
     const cache = c.role === 'other' && (c.cacheStore ?? 0) > 0;
-    const role = cache ? 'cache' : word[c.role];
+    // A cluster client's seed connection (CLUSTER SLOTS) is named so: a process connecting.
+    const role = cache ? 'cache' : c.role === 'other' && c.clusterSeed === true ? 'seed' : word[c.role];
     const n = (counts.get(role) ?? 0) + 1;
     counts.set(role, n);
-    names.set(c.client, `${role}-${n}`);
+    // A cluster's connection is one node's: its name says which (a process's several are not told apart).
+    names.set(c.client, `${role}-${n}${c.node === undefined ? '' : `@${c.node}`}`);
   }
   for (const c of config.connections)
     if (c.cacheOf !== undefined) names.set(c.client, `${names.get(c.cacheOf.client) ?? c.cacheOf.client}:cache`);

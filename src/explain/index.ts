@@ -3,6 +3,7 @@
 // (src/cli/explain.ts); both read with the same parts.
 import type { CaptureProblem, CapturedLine } from './capture.ts';
 import { captureEntry, isProblem } from './capture.ts';
+import { mergeNodeCaptures } from './cluster-capture.ts';
 import type { CaptureConfiguration } from './configuration.ts';
 import { captureConfiguration } from './configuration.ts';
 import type { CaptureSettings } from './settings.ts';
@@ -30,6 +31,29 @@ export function explainCapture(capture: string | readonly string[], o: { file?: 
     else lines.push(entry);
   });
   const configuration = captureConfiguration(lines);
+  return {
+    ...captureTimeline(lines, configuration, { file: o.file ?? 'capture', problems }),
+    configuration,
+    settings: captureSettings(configuration),
+    problems,
+  };
+}
+
+/**
+ * Explains a Redis Cluster's capture: one `redis-cli monitor` text per node, named by `label`,
+ * merged by time as `lqsim explain node1.txt node2.txt ...` reads the files (explain/cluster-capture.ts).
+ */
+export function explainNodeCaptures(
+  nodes: ReadonlyArray<{ label: string; text: string }>,
+  o: { file?: string } = {},
+): ExplainedCapture {
+  const lines: CapturedLine[] = [];
+  const problems: CaptureProblem[] = [];
+  for (const entry of mergeNodeCaptures(nodes)) {
+    if (isProblem(entry)) problems.push(entry);
+    else lines.push(entry);
+  }
+  const configuration = captureConfiguration(lines, { nodes: nodes.map((n) => n.label) });
   return {
     ...captureTimeline(lines, configuration, { file: o.file ?? 'capture', problems }),
     configuration,

@@ -9,7 +9,9 @@
 import type { Finding } from './findings.ts';
 import { findingLine } from './finding-text.ts';
 import type { CaptureProblem } from './capture.ts';
-import { forEachEntry, isProblem } from './capture.ts';
+import { isProblem } from './capture.ts';
+import type { CaptureInput } from './cluster-capture.ts';
+import { forEachCaptureEntry } from './cluster-capture.ts';
 import type { CaptureConfiguration } from './configuration.ts';
 import { CaptureExplainer } from './timeline.ts';
 import type { Client } from '../redis/connections.ts';
@@ -22,8 +24,8 @@ import { queueKeys } from '../sim/keys.ts';
 import { PROFILES } from '../sim/profiles/index.ts';
 
 export interface ReplayOptions {
-  /** The capture file (standard input already spilled to one). */
-  file: string;
+  /** The capture file (standard input already spilled to one), or a file per node (a cluster's). */
+  file: CaptureInput;
   /** How the capture is named on screen ("capture.txt", "stdin"). */
   source: string;
   config: CaptureConfiguration;
@@ -73,7 +75,7 @@ export async function replayCapture(o: ReplayOptions): Promise<Timeline> {
         await o.onStep(step, timeline, { mayHold: true });
       }
     };
-    await forEachEntry(o.file, async (entry) => {
+    await forEachCaptureEntry(o.file, async (entry) => {
       if (isProblem(entry)) return;
       explainer.add(entry);
       await flush();

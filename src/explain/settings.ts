@@ -3,6 +3,7 @@
 // capture's size: the connections are counted per role, with the first few named.
 import type { CaptureConfiguration, Role } from './configuration.ts';
 import { releasesName, releasesSendingAll } from './recognise.ts';
+import type { ClusterConfiguration } from './cluster-configuration.ts';
 
 /** Connections named per role; the rest are counted. */
 const NAMED = 5;
@@ -40,6 +41,8 @@ export interface CaptureSettings {
   };
   commands: number;
   span: { first: string; last: string } | null;
+  /** A Redis Cluster's capture: its nodes, cluster clients, and each queue's slots and nodes. */
+  cluster?: ClusterConfiguration;
 }
 
 export function captureSettings(config: CaptureConfiguration): CaptureSettings {
@@ -80,5 +83,6 @@ export function captureSettings(config: CaptureConfiguration): CaptureSettings {
     },
     commands: config.commands,
     span: config.span,
+    ...(config.cluster === undefined ? {} : { cluster: config.cluster }),
   };
 }

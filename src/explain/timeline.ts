@@ -21,6 +21,8 @@ import { attemptOfReservedCopy, recogniseCommand, releasesSendingAll, timeoutFai
 import { titleOf } from './titles.ts';
 import { LockLookahead } from './cache-locks.ts';
 import { CacheStory } from './cache-story.ts';
+import { clusterFindings } from './cluster-findings.ts';
+import { commandSlot } from '../redis/slot.ts';
 
 export { configurationLines } from './configuration-text.ts';
 export type { JobLife, LifeEvent } from './job-life.ts';
@@ -74,6 +76,8 @@ export class CaptureExplainer {
   private readonly cacheStory: CacheStory;
   /** The worker each cache connection belongs to (configuration.ts), by address. */
   private readonly workerOfCache = new Map<string, string>();
+  /** A cluster capture's facts: its lines then carry their slot (and node, from a file per node). */
+  private readonly cluster: CaptureConfiguration['cluster'];
 
   constructor(
     config: CaptureConfiguration,
@@ -90,6 +94,7 @@ export class CaptureExplainer {
     },
   ) {
     this.actors = actorNames(config);
+    this.cluster = config.cluster;
     this.limiters = config.cache.limiters;
     const processOf = new Map(
       config.connections.flatMap((c) => (c.cacheOf === undefined ? [] : [[c.client, c.cacheOf.client] as const])),
@@ -182,7 +187,7 @@ export class CaptureExplainer {
   finish(): Explained {
     this.explainHeld(true);
     this.grouper.finish();
-    const findings = this.rules.finish();
+    const findings = [...this.rules.finish(), ...clusterFindings(this.cluster)];
     return { timeline: this.timeline, findings, lives: this.jobs.finish(findings), quietLives: this.jobs.quietLives };
   }
 
@@ -212,6 +217,8 @@ export class CaptureExplainer {
         script: r?.script?.name,
         operation: operationOf(lua, r),
         time: entry.line.time,
+        node: entry.node,
+        slot: this.cluster === undefined ? undefined : slotOf(entry.line.args),
       };
     });
     const first = g.lines.find((l) => l.r?.cache !== undefined);
@@ -249,6 +256,12 @@ function operationOf(lua: boolean, r: Recognised | undefined): string | undefine
   if (r === undefined || r.op === 'select') return undefined;
   if (lua) return r.key?.kind === 'notify' ? 'notify' : undefined;
   return r.cache !== undefined ? `cache ${r.cache.action}` : r.op;
+}
+
+/** The one slot of a command's keys (a script's own command too), where it has keys. */
+function slotOf(args: readonly string[]): number | undefined {
+  const slot = commandSlot(args);
+  return typeof slot === 'number' ? slot : undefined;
 }
 
 /** Lines held at most while a lock's outcome is awaited (a worker killed mid-job tells it never). */

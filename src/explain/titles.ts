@@ -172,9 +172,16 @@ export function titleOf(
       const names = [
         ...new Set(g.lines.map((l) => (l.entry.line.args[0] === undefined ? '?' : commandName(l.entry.line.args[0])))),
       ];
+      if (g.lines.every((l) => isClusterSlots(l.entry.line.args)))
+        return `cluster client${g.lines.length === 1 ? '' : 's'} connecting: CLUSTER SLOTS${g.lines.length === 1 ? '' : ` × ${g.lines.length}`} (phpredis' RedisCluster maps the slots to their nodes on its seed)`;
       return `other traffic: ${g.lines.length} command${g.lines.length === 1 ? '' : 's'} (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', ...' : ''})`;
     }
   }
+}
+
+/** CLUSTER SLOTS: what a cluster client sends its seed node as it is made (explain/cluster-configuration.ts). */
+function isClusterSlots(args: readonly string[]): boolean {
+  return args.length === 2 && args[0]!.toUpperCase() === 'CLUSTER' && args[1]!.toUpperCase() === 'SLOTS';
 }
 
 /**

@@ -2,6 +2,7 @@
 // step): a worker's poll is its migrates and its pop, with what the scripts ran inside; a dispatch
 // is its push; a run of other traffic is one group, whoever sent it. And its connections named as
 // actors (dispatcher-N, worker-N, by what they send).
+import { isClusterSlots } from './titles.ts';
 import type { StepKind } from '../sim/state.ts';
 import type { CapturedLine } from './capture.ts';
 import { NDJSON_CLIENT } from './capture.ts';
@@ -82,11 +83,13 @@ export class CommandGrouper {
     }
     const kind: Group['kind'] = r === undefined ? 'other' : (KIND[r.op] ?? 'other');
     const current = this.current;
-    // Other traffic is summarised: a run of it is one step, whichever clients sent it.
+    // Other traffic is summarised: a run of it is one step, whichever clients sent it. A cluster
+    // client's CLUSTER SLOTS is a process connecting: a step of its own, never joined to another's.
+    const seed = isClusterSlots(entry.line.args);
     const joins =
       current !== undefined &&
       (kind === 'other'
-        ? current.kind === 'other'
+        ? current.kind === 'other' && !seed && !current.lines.some((l) => isClusterSlots(l.entry.line.args))
         : this.selectPending.length === 0 &&
           current.client === client &&
           current.kind !== 'other' &&

@@ -180,7 +180,7 @@ export function titleOf(
 }
 
 /** CLUSTER SLOTS: what a cluster client sends its seed node as it is made (explain/cluster-configuration.ts). */
-function isClusterSlots(args: readonly string[]): boolean {
+export function isClusterSlots(args: readonly string[]): boolean {
   return args.length === 2 && args[0]!.toUpperCase() === 'CLUSTER' && args[1]!.toUpperCase() === 'SLOTS';
 }
 

@@ -69,7 +69,7 @@ describe('lqsim run (text)', () => {
 });
 
 describe('lqsim list', () => {
-  it('lists the twenty documented scenarios', async () => {
+  it('lists the twenty-three documented scenarios', async () => {
     const { stdout } = await lqsim(['list']);
     const names = stdout
       .trim()
@@ -80,6 +80,9 @@ describe('lqsim list', () => {
       'block-for-wakeup',
       'burst-and-priorities',
       'chain',
+      'cluster-hash-tag',
+      'cluster-prefix-hash-tag',
+      'cluster-without-hash-tag',
       'dispatch',
       'dispatch-later',
       'failure-exhausted',

@@ -52,7 +52,10 @@ describe('lqsim explain node1.txt node2.txt node3.txt', () => {
       ['dispatcher-1@n1', 'n1', 5080],
     ]);
     const text = await lqsim(['explain', `n1=${a}`, `b=${b}`, `c=${c}`]);
-    expect(text.stdout).toMatch(/#1 .* dispatcher-1@n1 +later: /);
+    // Each cluster client's CLUSTER SLOTS is a step of its own (#0, #1: two processes connecting).
+    expect(text.stdout).toMatch(/#0 .* seed-1@n1 +cluster client connecting: CLUSTER SLOTS/);
+    expect(text.stdout).toMatch(/#1 .* seed-2@n1 +cluster client connecting: CLUSTER SLOTS/);
+    expect(text.stdout).toMatch(/#2 .* dispatcher-1@n1 +later: /);
     expect(text.stdout).toContain('cluster: 3 nodes, a MONITOR capture each (n1, b, c)');
   });
 

@@ -59,7 +59,7 @@ export { formatGolden, parseGolden } from './trace/golden-text.ts';
 export { GoldenFileError, MAX_GOLDEN_BYTES, readGoldenFile, writeGoldenFile } from './trace/golden-file.ts';
 export type { DbOptions } from './trace/database.ts';
 export { registerTraceResolver, resolveTrace, TraceSourceError } from './trace/source.ts';
-export { explainCapture } from './explain/index.ts';
+export { explainCapture, explainNodeCaptures } from './explain/index.ts';
 export type {
   CaptureConfiguration,
   Explained,

@@ -39,6 +39,9 @@ end
 if holder then redis.call('del', KEYS[1]) end
 return {1}`;
 
+/** A slot the run needs is another lqsim run's now: it may wait for it (RunResources). */
+export class SlotHeldError extends RedisRefusedError {}
+
 export interface ClusterClaimOptions {
   /** Every key the run will create: each must not exist yet; their slots are claimed. */
   keys: readonly string[];
@@ -118,7 +121,7 @@ export async function claimClusterKeys(
       const set = await senderOf(s.node).sendCommand(['SET', s.key, token, 'NX', 'PX', String(ttlMs)]);
       if (set === null) {
         const holder = await senderOf(s.node).sendCommand(['GET', s.key]);
-        throw new RedisRefusedError(
+        throw new SlotHeldError(
           `slot ${s.slot} on ${at(s.node)} is held by another lqsim run (run ${String(holder)}, claim key ${s.key}): two runs must not share queue keys on one cluster; wait for it to end`,
         );
       }
@@ -131,8 +134,10 @@ export async function claimClusterKeys(
             `key ${key} already exists on ${at(s.node)}: the run creates it and would mix its jobs with what is there (someone's queue, or what a killed run left); delete it or name another queue`,
           );
     for (const node of nodes) {
-      const blocked = parseClientList(String(await senderOf(node).sendCommand(['CLIENT', 'LIST']))).find((c) =>
-        (c.flags ?? '').includes('b'),
+      // Another lqsim run's worker (its connections are named lqsim:<run>:...) blocks on its own
+      // keys, in slots it holds: never this run's, whose slots were just claimed.
+      const blocked = parseClientList(String(await senderOf(node).sendCommand(['CLIENT', 'LIST']))).find(
+        (c) => (c.flags ?? '').includes('b') && !(c.name ?? '').startsWith('lqsim:'),
       );
       if (blocked !== undefined)
         throw new RedisRefusedError(

@@ -2,6 +2,7 @@
 // other traffic is the app's own business (db 0 is everyone's); a command of another client on a
 // key in a slot the run holds (cluster-claim.ts) mixes the run's trace with it, and could take its
 // jobs, so the run stops and names it.
+import { CLUSTER_CLAIM_PREFIX } from '../redis/cluster-claim.ts';
 import { connectionKey } from '../redis/connections.ts';
 import type { MonitorLine } from '../redis/monitor-line.ts';
 import { commandKeys, keySlot } from '../redis/slot.ts';
@@ -39,7 +40,9 @@ export class ClusterWatch {
   }
 
   private use(where: string, args: readonly string[], suffix: string): ClusterForeignUse | null {
-    const key = commandKeys(args).find((k) => this.slots.has(keySlot(k)));
+    // Another lqsim run asking for a slot's claim key (lqsim:claim:{tag}, in that slot) waits its
+    // turn (cluster-claim.ts); it touches none of the run's keys.
+    const key = commandKeys(args).find((k) => this.slots.has(keySlot(k)) && !k.startsWith(CLUSTER_CLAIM_PREFIX));
     if (key === undefined) return null;
     const use = { where, what: `${args[0]} ${key}${suffix}` };
     if (this.seen.length < 4) this.seen.push(use);

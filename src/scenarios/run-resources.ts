@@ -16,7 +16,7 @@ import type { TraceCapture } from '../redis/monitor.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { ClusterCapture } from '../redis/cluster-capture.ts';
 import type { ClusterClaim } from '../redis/cluster-claim.ts';
-import { claimClusterKeys } from '../redis/cluster-claim.ts';
+import { claimClusterKeys, SlotHeldError } from '../redis/cluster-claim.ts';
 import { ClusterForeignUseError, ClusterWatch } from './cluster-watch.ts';
 import type { ClusterNode } from '../redis/cluster-nodes.ts';
 import { probeCacheKeys, probePermissions } from '../redis/permission-probe.ts';
@@ -215,26 +215,31 @@ export class RunResources {
     const { hub } = this;
     const nodes = this.redis.cluster!.nodes;
     for (const observer of hub.observers()) await preflight(observer);
-    const capture = await ClusterCapture.start(
-      nodes.map((n) => ({ label: n.label, url: n.url, observer: hub.observerOf(n.label) })),
-    );
-    this.capture = capture;
     this.selectsOnConnect = () => false;
     this.selectDb = null;
+    const startCapture = async (): Promise<ClusterCapture> =>
+      (this.capture = await ClusterCapture.start(
+        nodes.map((n) => ({ label: n.label, url: n.url, observer: hub.observerOf(n.label) })),
+      ));
     if (this.redis.owned) {
+      await startCapture();
       await Promise.all(hub.observers().map((o) => o.sendCommand(['FLUSHALL'])));
       return;
     }
-    // Someone else's cluster: the slots of the run's keys are claimed (each key found absent, no
-    // client blocked on any node), and another client's use of them ends the run.
+    // Someone else's cluster: the slots of the run's keys are claimed first (each key found absent,
+    // no client blocked on any node; waiting its turn behind another lqsim run), so MONITOR holds
+    // nothing of the wait. Then another client's use of those slots ends the run: watched from the
+    // barrier after the claim (a use in the moment between the claim and that barrier is not seen).
     const keys = [...new Set([...plannedKeys(this.plan), ...queues.flatMap(allKeys)])];
-    const claim = await claimClusterKeys(nodes, (n) => hub.afterAheadOf(n.label), hub.runId, { keys });
+    const claim = await claimInTurn(() =>
+      claimClusterKeys(nodes, (n) => hub.afterAheadOf(n.label), hub.runId, { keys }),
+    );
     this.clusterClaim = claim;
     this.unregisterCleanup = registerCleanup(() => claim.release(this.probed ? undefined : []));
     this.probed = true;
+    const capture = await startCapture();
+    await capture.barrier();
     this.clusterWatch = new ClusterWatch(hub, hub.observerKeys, new Set(claim.slots.map((s) => s.slot)));
-    // What came before the claim is no step's.
-    this.watchLines(await capture.barrier());
   }
 
   /**
@@ -454,6 +459,26 @@ async function withClientNames(e: unknown, hub: ConnectionHub): Promise<unknown>
       e.uses.map((u) => u.addr),
     ),
   );
+}
+
+/**
+ * How long a run on someone else's cluster waits for a slot another lqsim run holds (test files in
+ * parallel on one cluster, with the same queue names): they take turns, and past this the run is
+ * refused naming the holder.
+ */
+export const SLOT_WAIT_MS = 60_000;
+
+/** The cluster claim, tried again while another run holds a slot it needs, up to SLOT_WAIT_MS. */
+async function claimInTurn<T>(claim: () => Promise<T>, waitMs = SLOT_WAIT_MS): Promise<T> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return await claim();
+    } catch (e) {
+      if (!(e instanceof SlotHeldError) || Date.now() >= until) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
 }
 
 /** A server the tool started is flushed; on anyone else's, the scenario's keys must be empty. */

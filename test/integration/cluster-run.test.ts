@@ -153,6 +153,20 @@ describe('a hash-tagged queue', () => {
 });
 
 describe('on a cluster it does not own', () => {
+  it('takes turns with another run of the same queue names (test files in parallel), both whole', async () => {
+    const target = { ...clusterTarget(cluster), owned: false };
+    const spec = parseScenario(
+      scenario('{default}', '  - at: 0\n    actor: worker-1\n    on: pop\n    note: pops\n'),
+      'c.yaml',
+    ).spec;
+    const [a, b] = await Promise.all([runScenario(spec, { redis: target }), runScenario(spec, { redis: target })]);
+    expect([a.error, b.error]).toEqual([undefined, undefined]);
+    // Each its own whole trace: the same commands, none of the other's mixed in.
+    const sent = (t: Timeline) => t.steps.flatMap((s) => s.commands.map((c) => [c.actor, ...c.args.slice(0, 1)]));
+    expect(sent(a)).toEqual(sent(b));
+    expect(a.jobs.map((j) => j.outcome)).toEqual(['succeeded']);
+  });
+
   it("claims its slots, leaves the app's keys alone and deletes its own at the end", async () => {
     const c = createClient({ url: cluster.nodes[0]!.url, RESP: 2 });
     await c.connect();

@@ -167,6 +167,29 @@ describe('on a cluster it does not own', () => {
     expect(a.jobs.map((j) => j.outcome)).toEqual(['succeeded']);
   });
 
+  it('stops, naming the client, when another one uses a key in its slots mid-run', async () => {
+    const target = { ...clusterTarget(cluster), owned: false };
+    const yaml = scenario('{default}', '  - at: 0\n    actor: worker-1\n    on: pop\n    note: pops\n');
+    const spec = parseScenario(yaml, 'c.yaml').spec;
+    const slot = keySlot('default');
+    const node = cluster.nodes.find((n) => n.slots.some(([a, b]) => slot >= a && slot <= b))!;
+    const app = createClient({ url: node.url, RESP: 2 });
+    await app.connect();
+    try {
+      // An app's client reads the run's queue while the run is paced between its steps.
+      const run = runScenario(spec, { redis: target, paceMs: 300 });
+      await new Promise((r) => setTimeout(r, 450));
+      await app.sendCommand(['LLEN', `${P}queues:{default}`]);
+      const t = await run;
+      expect(t.error).toContain(
+        `another client used a key in this run's slots on the cluster (${node.label} 127.0.0.1:`,
+      );
+      expect(t.error).toContain(`: LLEN ${P}queues:{default})`);
+    } finally {
+      app.destroy();
+    }
+  });
+
   it("claims its slots, leaves the app's keys alone and deletes its own at the end", async () => {
     const c = createClient({ url: cluster.nodes[0]!.url, RESP: 2 });
     await c.connect();

@@ -2,6 +2,7 @@
 // every step carries the state it left behind and views can step backwards without re-running.
 import type { Sender } from '../redis/connections.ts';
 import { integerReply, stringArrayReply } from '../redis/reply.ts';
+import { keySlot } from '../redis/slot.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import type { JobRegistry } from '../sim/registry.ts';
 import type { ListEntry, QueueState, ZsetEntry } from './timeline.ts';
@@ -47,6 +48,12 @@ export async function snapshotQueues(
               delayed: nodeOf(q.delayed),
               reserved: nodeOf(q.reserved),
               ...(notify ? { notify: nodeOf(q.notify) } : {}),
+            },
+            slots: {
+              ready: keySlot(q.ready),
+              delayed: keySlot(q.delayed),
+              reserved: keySlot(q.reserved),
+              ...(notify ? { notify: keySlot(q.notify) } : {}),
             },
           }),
       sizes: {

@@ -56,6 +56,8 @@ export interface QueueState {
   keys: { ready: string; delayed: string; reserved: string; notify?: string };
   /** On a Redis Cluster: the node that holds each key, as `keys` names them ("node2"). */
   nodes?: { ready: string; delayed: string; reserved: string; notify?: string };
+  /** On a Redis Cluster: each key's slot, as `keys` names them. */
+  slots?: { ready: number; delayed: number; reserved: number; notify?: number };
   /** Full sizes; the entry lists may be truncated for very large queues. */
   sizes: { ready: number; delayed: number; reserved: number; notify?: number };
   ready: ListEntry[];

@@ -3,9 +3,6 @@
 // a plain name spreads them over slots, maybe over nodes, and each key line then says its slot,
 // which is why Laravel's scripts over two of them are refused. Pure; state-lines.ts lays out the rest.
 import { terminalSafe } from '../output/terminal-safe.ts';
-// The package src/redis/slot.ts wraps (a view may not import src/redis): QueueState names each
-// key's node but not its slot, which is the key's alone.
-import calculateSlot from 'cluster-key-slot';
 import type { QueueState } from '../scenarios/timeline.ts';
 import type { Line } from './segments.ts';
 import { nodeSeg, pad, seg } from './segments.ts';
@@ -60,8 +57,8 @@ export function clusterQueueLines(
   return out;
 }
 
-function slotOf(q: QueueState, k: QueueKeyLines): number {
-  return calculateSlot(q.keys[k.field] ?? '');
+function slotOf(q: QueueState, k: QueueKeyLines): number | null {
+  return q.slots?.[k.field] ?? null;
 }
 
 /** `  :delayed  2  slot 5080`: the slot only when the queue's keys are in several. */

@@ -62,12 +62,15 @@ const emptyQueue = (name: string, prefix = 'queues:'): QueueState => ({
 const tagged: QueueState = {
   ...emptyQueue('{default}'),
   nodes: { ready: 'node2', delayed: 'node2', reserved: 'node2', notify: 'node2' },
+  slots: { ready: 5718, delayed: 5718, reserved: 5718, notify: 5718 },
   sizes: { ready: 1, delayed: 0, reserved: 0, notify: 1 },
   ready: [{ job: 'SendInvoice#1', attempts: 0, raw: 'x' }],
 };
 const plain: QueueState = {
   ...emptyQueue('default'),
   nodes: { ready: 'node3', delayed: 'node3', reserved: 'node1', notify: 'node2' },
+  // `redis-cli cluster keyslot` of queues:default, :delayed, :reserved, :notify.
+  slots: { ready: 11255, delayed: 15370, reserved: 5202, notify: 7628 },
 };
 
 function step(commands: TraceCommand[], queues: QueueState[]): Step {

@@ -293,11 +293,22 @@ export async function runWithRealLaravel(spec: ScenarioSpec, opts: RealRunOption
     await capture?.stop().catch(() => undefined);
     await Promise.all([...actors].map((a) => a.close()));
     readEvents(eventsFile, run);
-    for (const o of observers) o.observer.destroy();
+    // Closed once what they have in flight is answered (a worker's last BLPOP poll, say): destroyed
+    // under it, that command's promise would reject with no one left to catch it.
+    await Promise.all(observers.map((o) => closeWithin(o.observer, 2000)));
     unregisterDir();
     rmSync(dir, { recursive: true, force: true });
   }
   return run;
+}
+
+/** Closes a client once its commands in flight are answered, or destroys it after `ms`. */
+async function closeWithin(client: Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([client.close().catch(() => undefined), late]);
+  clearTimeout(timer);
+  if (client.isOpen) client.destroy();
 }
 
 /**

@@ -93,7 +93,7 @@ describe('lqsim conformance on a Redis Cluster: real Laravel 8.83 = the model, n
   }
 
   it("'{default}' with no prefix: each process's CLUSTER SLOTS on node1, every queue command on node2 (slot 5718)", async () => {
-    const run = await realRun('cluster-hash-tag');
+    const run = await realRun('cluster-fixture-hash-tag');
     const lines = wire(run);
     // Three web requests (one dispatch each) and worker-1's one process: four CLUSTER SLOTS.
     expect(lines.filter((l) => l.includes('CLUSTER SLOTS'))).toEqual([
@@ -120,7 +120,7 @@ describe('lqsim conformance on a Redis Cluster: real Laravel 8.83 = the model, n
   });
 
   it('a plain name: the push throws ErrorException to the app and sends nothing; the delayed ZADD lands on node1; the worker reports and sends nothing', async () => {
-    const run = await realRun('cluster-without-hash-tag');
+    const run = await realRun('cluster-fixture-without-hash-tag');
     const message = 'RedisCluster::eval(): All keys do not map to the same slot';
     expect(run.thrown).toEqual([{ step: 0, exception: 'ErrorException', message }]);
     expect(wire(run)).toEqual([

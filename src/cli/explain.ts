@@ -27,6 +27,7 @@ import { CONFIGURATION_ARGS, isProblem } from '../explain/capture.ts';
 import type { CaptureInput, NodeCapture } from '../explain/cluster-capture.ts';
 import { captureSize, forEachCaptureEntry, nodeCaptures } from '../explain/cluster-capture.ts';
 import { ConfigurationReader } from '../explain/configuration.ts';
+import { NotOneClusterError } from '../explain/cluster-configuration.ts';
 import { renderLivesMarkdown, renderLivesText } from '../explain/lives.ts';
 import { startProgress } from '../explain/progress.ts';
 import { ExplainedJsonWriter } from '../explain/json-writer.ts';
@@ -206,7 +207,14 @@ async function readConfiguration(
   for (const p of problems) err(`lqsim: ${whereIs(file, source, p)}: ${terminalSafe(p.problem)}\n`);
   if (problemCount > problems.length)
     err(`lqsim: ${problemCount - problems.length} more lines that are not MONITOR's\n`);
-  const config = reader.result();
+  let config: CaptureConfiguration;
+  try {
+    config = reader.result();
+  } catch (e) {
+    // Files given as a cluster's nodes that their lines say are not: bad input.
+    if (e instanceof NotOneClusterError) throw new UsageError(`explain: ${terminalSafe(e.message)}`);
+    throw e;
+  }
   if (config.commands === 0) throw new UsageError(`explain: ${terminalSafe(source)} holds no MONITOR line`);
   return { config, problems, problemCount };
 }

@@ -48,6 +48,19 @@ export interface ClusterConfiguration {
   queues: ClusterQueue[];
 }
 
+/** Files given as one cluster's nodes that cannot be: why, from their lines. */
+export class NotOneClusterError extends Error {
+  constructor(
+    readonly nodes: readonly string[],
+    readonly why: readonly string[],
+  ) {
+    super(
+      `${nodes.join(', ')} are not one Redis Cluster's nodes: ${why.join('; ')}. Several files are read as one capture per node of a cluster; a capture of one server is one file (join its parts in time order with cat)`,
+    );
+    this.name = 'NotOneClusterError';
+  }
+}
+
 /** The cluster's facts, line by line. */
 export class ClusterReader {
   private readonly clusterSlots = { count: 0, lines: [] as number[] };
@@ -90,17 +103,46 @@ export class ClusterReader {
     if (op.count++ < CITED) op.lines.push(lineNo);
   }
 
+  /**
+   * Several files given as a cluster's nodes, whose lines say they are not: a slot's keys on two of
+   * them (a slot lives on one node), or Laravel's script over keys in several slots run (a cluster
+   * refuses it: phpredis before sending, or the node with CROSSSLOT, and MONITOR shows neither).
+   */
+  private refuseIfNotOneCluster(): void {
+    const why: string[] = [];
+    for (const [slot, byNode] of this.slotNodes) {
+      if (byNode.size < 2) continue;
+      const seen = [...byNode].slice(0, 2).map(([node, line]) => `${node} (line ${line})`);
+      why.push(`slot ${slot}'s keys show in ${seen.join(' and ')}, and a slot lives on one node`);
+      break;
+    }
+    for (const q of this.queues.values()) {
+      const slots = new Set(allKeys(queueKeys(q.queue, q.prefix)).map(keySlot));
+      if (slots.size > 1 && q.scriptLines.length > 0) {
+        why.push(
+          `Laravel's scripts over queue ${q.queue}'s keys, in ${slots.size} slots, ran (line ${q.scriptLines[0]}), which a cluster refuses`,
+        );
+        break;
+      }
+    }
+    if (why.length > 0) throw new NotOneClusterError(this.nodes, why);
+  }
+
   /** CLUSTER SLOTS (its name's length first: no upper-cased copy of every other command's name). */
   isClusterSlots(args: readonly string[]): boolean {
     const [name, sub] = args;
     return name?.length === 7 && name.toUpperCase() === 'CLUSTER' && sub?.toUpperCase() === 'SLOTS';
   }
 
-  /** The facts, or undefined when the capture is not a cluster's (one file, no CLUSTER SLOTS). */
+  /**
+   * The facts, or undefined when the capture is not a cluster's (one file, no CLUSTER SLOTS).
+   * Throws NotOneClusterError when several files cannot be one cluster's nodes.
+   */
   result(): ClusterConfiguration | undefined {
     const merged = this.nodes.length === 0 && this.marked.size > 0;
     const nodes = merged ? [...this.marked] : [...this.nodes];
     if (nodes.length < 2 && !merged && this.clusterSlots.count === 0) return undefined;
+    if (!merged && !this.processes && nodes.length >= 2) this.refuseIfNotOneCluster();
     return {
       nodes,
       ...(merged ? { merged: true as const } : {}),

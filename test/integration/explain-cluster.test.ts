@@ -3,6 +3,7 @@
 // TUI's state pane replays the merged capture on a private redis-server, step by step, to the
 // states derived by hand from the flow (test/fixtures/explain/cluster/README.md).
 import { describe, expect, it, afterEach, beforeEach } from 'vitest';
+import { join } from 'node:path';
 import type { NodeCapture } from '../../src/explain/cluster-capture.ts';
 import { forEachCaptureEntry } from '../../src/explain/cluster-capture.ts';
 import type { CapturedLine } from '../../src/explain/capture.ts';
@@ -132,5 +133,20 @@ describe("the TUI's state pane on a cluster capture", () => {
       [0, 0, 0, 0],
       [0, 0, 0, 0],
     ]);
+  });
+});
+
+describe('several files that are not one cluster', () => {
+  it('are refused in one line naming why (a slot on two files, a script across slots run), exit 2', async () => {
+    const dir = join(import.meta.dirname, '../../conformance/laravel/captures');
+    const [a, b] = ['case-a.monitor.txt', 'case-b.monitor.txt'].map((f) => join(dir, f));
+    const r = await lqsim(['explain', a!, b!]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^lqsim: explain: case-a\.monitor, case-b\.monitor are not one Redis Cluster's nodes: slot 4585's keys show in case-a\.monitor \(line \d+\) and case-b\.monitor \(line \d+\), and a slot lives on one node; Laravel's scripts over queue default's keys, in 4 slots, ran \(line \d+\), which a cluster refuses\./,
+    );
   });
 });

@@ -91,22 +91,24 @@ describe('merging the node captures by time', () => {
   });
 
   it('keys connections by node and address: the same port on two nodes is two connections', () => {
-    const push = (t: string) =>
-      `${t} [0 127.0.0.1:40000] "ZADD" "queues:{q}:delayed" "1700000100" "{\\"id\\":\\"x\\",\\"attempts\\":0}"`;
+    // Each node's own queue (a slot lives on one node: {q} on n1, {r} on n2).
+    const push = (t: string, q: string) =>
+      `${t} [0 127.0.0.1:40000] "ZADD" "queues:{${q}}:delayed" "1700000100" "{\\"id\\":\\"x\\",\\"attempts\\":0}"`;
     const explained = explainNodeCaptures([
-      { label: 'n1', text: push('1700000000.000001') },
-      { label: 'n2', text: push('1700000000.000002') },
+      { label: 'n1', text: push('1700000000.000001', 'q') },
+      { label: 'n2', text: push('1700000000.000002', 'r') },
     ]);
     const connections = explained.configuration.connections.map((c) => [c.client, c.node, c.role]);
     expect(connections).toEqual([
       ['n1/127.0.0.1:40000', 'n1', 'dispatcher'],
       ['n2/127.0.0.1:40000', 'n2', 'dispatcher'],
     ]);
-    // Each is an actor named with its node; every command carries its node and slot (CLUSTER KEYSLOT q = 11958, asked of a real cluster).
+    // Each is an actor named with its node; every command carries its node and slot (CLUSTER
+    // KEYSLOT q = 11958, r = 7893, asked of a real cluster).
     const commands = explained.timeline.steps.flatMap((s) => s.commands);
     expect(commands.map((c) => [c.actor, c.node, c.slot])).toEqual([
       ['dispatcher-1@n1', 'n1', 11958],
-      ['dispatcher-2@n2', 'n2', 11958],
+      ['dispatcher-2@n2', 'n2', 7893],
     ]);
   });
 
@@ -145,12 +147,22 @@ describe('merging the node captures by time', () => {
     const push =
       '1700000000.000001 [0 127.0.0.1:1] "EVAL" "-- Push the job onto the queue...\\nredis.call(\'rpush\', KEYS[1], ARGV[1])\\n-- Push a notification onto the \\"notify\\" queue...\\nredis.call(\'rpush\', KEYS[2], 1)" "2" "queues:default" "queues:default:notify" "{}"';
     const zadd = '1700000000.000002 [0 127.0.0.1:1] "ZADD" "queues:default:delayed" "1700000100" "{}"';
+    // One node's capture of a cluster client (CLUSTER SLOTS): a cluster's, read alone.
+    const slots = '1700000000.000000 [0 127.0.0.1:9] "CLUSTER" "SLOTS"';
     const spans = (text: string) =>
-      explainNodeCaptures([
-        { label: 'a', text },
-        { label: 'b', text: '' },
-      ]).findings.filter((f) => f.kind === 'keys-span-slots');
+      explainNodeCaptures([{ label: 'a', text: `${slots}\n${text}` }]).findings.filter(
+        (f) => f.kind === 'keys-span-slots',
+      );
     expect(spans(zadd)).toHaveLength(1);
     expect(spans(`${push}\n${zadd}`)).toEqual([]);
+    // Given as two nodes' files, the scripts across slots say they are no cluster's at all.
+    expect(() =>
+      explainNodeCaptures([
+        { label: 'a', text: `${push}\n${zadd}` },
+        { label: 'b', text: '' },
+      ]),
+    ).toThrow(
+      /^a, b are not one Redis Cluster's nodes: Laravel's scripts over queue default's keys, in 4 slots, ran \(line 1\)/,
+    );
   });
 });

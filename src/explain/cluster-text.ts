@@ -23,6 +23,12 @@ export function clusterLines(cluster: ClusterConfiguration | undefined): string[
     out.push(
       `cluster clients: ${clusterSlots.count} CLUSTER SLOTS (${cite(clusterSlots.lines)}${clusterSlots.count > clusterSlots.lines.length ? ', ...' : ''}): each is a client made (phpredis' RedisCluster maps the slots on its seed as a process connects), which then opens a connection of its own to each node it sends to; MONITOR shows each as a node's address only, so a process's connections to several nodes cannot be tied together from MONITOR alone, and each is an actor of its own here`,
     );
+  // Several files are taken as a cluster's nodes because they were given so; a capture with no
+  // cluster client in it says nothing more of being one.
+  if (cluster.merged !== true && nodes.length > 1 && clusterSlots.count === 0)
+    out.push(
+      "cluster clients: none (no CLUSTER SLOTS in any file, so no process connected while it was captured): the files are read as one cluster's nodes because they were given so; nothing in them contradicts it (no slot's keys in two files, no script across slots)",
+    );
   for (const q of cluster.queues) out.push(queueLine(q));
   if (cluster.queues.length === 0 && clusterSlots.count > 0)
     out.push(

@@ -150,3 +150,14 @@ describe('several files that are not one cluster', () => {
     );
   });
 });
+
+describe('node files with no cluster client in them', () => {
+  it('are read as the nodes given, and the header says that is all that makes them a cluster', async () => {
+    const dir = join(import.meta.dirname, '../fixtures/explain/cluster/three-queues');
+    const r = await lqsim(['explain', ...['node1', 'node2', 'node3'].map((n) => join(dir, `${n}.txt`))]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.replace(/\n/g, ' ')).toContain(
+      "cluster clients: none (no CLUSTER SLOTS in any file, so no process connected while it was captured): the files are read as one cluster's nodes because they were given so",
+    );
+  });
+});

@@ -2,8 +2,7 @@
 // the nodes, the cluster clients that connected (phpredis' RedisCluster sends CLUSTER SLOTS to its
 // seed as it is made: PhpRedisConnector::createRedisClusterInstance), and for each queue the slot
 // of each of its keys and the nodes they were seen on. Read in the configuration's pass. Pure.
-import { keySlot } from '../redis/slot.ts';
-import { commandKeys } from '../redis/slot.ts';
+import { commandKeys, keySlot } from '../redis/slot.ts';
 import { allKeys, queueKeys } from '../sim/keys.ts';
 import type { CapturedLine } from './capture.ts';
 import { NDJSON_CLIENT } from './capture.ts';
@@ -61,6 +60,13 @@ export class NotOneClusterError extends Error {
   }
 }
 
+/** CLUSTER SLOTS: what a cluster client sends its seed node as it is made (explain/cluster-configuration.ts). */
+export function isClusterSlots(args: readonly string[]): boolean {
+  // Its name's length first: no upper-cased copy of every other command's name (read at every line).
+  const [name, sub] = args;
+  return args.length === 2 && name!.length === 7 && name!.toUpperCase() === 'CLUSTER' && sub!.toUpperCase() === 'SLOTS';
+}
+
 /** The cluster's facts, line by line. */
 export class ClusterReader {
   private readonly clusterSlots = { count: 0, lines: [] as number[] };
@@ -82,7 +88,7 @@ export class ClusterReader {
     if (line.client.startsWith(NDJSON_CLIENT)) this.processes = true;
     if (line.client === 'lua') return; // its EVAL names its keys
     if (r === undefined) {
-      if (this.isClusterSlots(line.args) && this.clusterSlots.count++ < CITED) this.clusterSlots.lines.push(lineNo);
+      if (isClusterSlots(line.args) && this.clusterSlots.count++ < CITED) this.clusterSlots.lines.push(lineNo);
       return;
     }
     if (r.key === undefined || r.op === 'select' || r.op === 'cache') return;
@@ -126,12 +132,6 @@ export class ClusterReader {
       }
     }
     if (why.length > 0) throw new NotOneClusterError(this.nodes, why);
-  }
-
-  /** CLUSTER SLOTS (its name's length first: no upper-cased copy of every other command's name). */
-  isClusterSlots(args: readonly string[]): boolean {
-    const [name, sub] = args;
-    return name?.length === 7 && name.toUpperCase() === 'CLUSTER' && sub?.toUpperCase() === 'SLOTS';
   }
 
   /**

@@ -9,7 +9,7 @@ import type { CacheCommand } from './cache-store.ts';
 import type { KnownScript, Operation } from './recognise.ts';
 import { profilesSendingAll, recogniseCommand } from './recognise.ts';
 import type { ClusterConfiguration } from './cluster-configuration.ts';
-import { ClusterReader } from './cluster-configuration.ts';
+import { ClusterReader, isClusterSlots } from './cluster-configuration.ts';
 
 /** A value seen in the capture, with the lines it was seen on (the first few). */
 export interface Evidence<T> {
@@ -198,7 +198,7 @@ export class ConfigurationReader {
     this.last = { client: line.client, lineNo };
     if (r === undefined) {
       c.other++;
-      if (this.cluster.isClusterSlots(line.args)) c.clusterSeed = true;
+      if (isClusterSlots(line.args)) c.clusterSeed = true;
       return;
     }
     c.operations[r.op] = (c.operations[r.op] ?? 0) + 1;

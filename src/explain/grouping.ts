@@ -2,7 +2,7 @@
 // step): a worker's poll is its migrates and its pop, with what the scripts ran inside; a dispatch
 // is its push; a run of other traffic is one group, whoever sent it. And its connections named as
 // actors (dispatcher-N, worker-N, by what they send).
-import { isClusterSlots } from './titles.ts';
+import { isClusterSlots } from './cluster-configuration.ts';
 import type { StepKind } from '../sim/state.ts';
 import type { CapturedLine } from './capture.ts';
 import { NDJSON_CLIENT } from './capture.ts';

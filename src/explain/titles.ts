@@ -4,6 +4,7 @@
 // ZADD to :reserved). Reading a step also tells the job's life (explain/job-life.ts) and the
 // findings (explain/findings.ts) what happened in it.
 import { relTime, utcTime } from '../output/describe.ts';
+import { isClusterSlots } from './cluster-configuration.ts';
 import { isRetryAfter } from './configuration.ts';
 import type { QueueEvent } from './findings.ts';
 import type { Group } from './grouping.ts';
@@ -177,11 +178,6 @@ export function titleOf(
       return `other traffic: ${g.lines.length} command${g.lines.length === 1 ? '' : 's'} (${names.slice(0, 4).join(', ')}${names.length > 4 ? ', ...' : ''})`;
     }
   }
-}
-
-/** CLUSTER SLOTS: what a cluster client sends its seed node as it is made (explain/cluster-configuration.ts). */
-export function isClusterSlots(args: readonly string[]): boolean {
-  return args.length === 2 && args[0]!.toUpperCase() === 'CLUSTER' && args[1]!.toUpperCase() === 'SLOTS';
 }
 
 /**

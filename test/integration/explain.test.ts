@@ -11,7 +11,7 @@ import { captureConfiguration } from '../../src/explain/configuration.ts';
 import type { Finding } from '../../src/explain/findings.ts';
 import { recogniseCommand } from '../../src/explain/recognise.ts';
 import { captureTimeline } from '../../src/explain/timeline.ts';
-import { isClusterSlots } from '../../src/explain/titles.ts';
+import { isClusterSlots } from '../../src/explain/cluster-configuration.ts';
 import { formatMonitorLine } from '../../src/redis/redis-escape.ts';
 import type { RedisClusterServer } from '../../src/redis/cluster-nodes.ts';
 import { startLocalRedisCluster } from '../../src/redis/local-cluster.ts';

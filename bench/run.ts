@@ -9,6 +9,7 @@
 //   npm run bench -- --skip-tui         no TUI figure (needs util-linux `script`)
 //   npm run bench -- --explain-only     section 7 alone (lqsim explain on large captures)
 //   npm run bench -- --lab-only         section 9 alone (the TUI's → and the lab's actions, in a pty)
+//   npm run bench -- --warm-only        section 10 alone (each shipped scenario on a warm server)
 //   npm run bench -- --explain-base fcec9bc   section 7's 200 MB figures beside that commit's
 //
 // The tool is run as a person runs it (node bin/lqsim.js, a bundle when `npm install` built one)
@@ -31,6 +32,7 @@ import { labBench } from './lab-bench.ts';
 import { packageFigures } from './package-size.ts';
 import { benchmarkPingUs, goalTable, median, parseJobSizes, peakRssMb, ratioGoal, verdict } from './measure.ts';
 import { tuiFirstFrameMs } from './tui-first-frame.ts';
+import { warmRuns } from './warm-runs.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const bin = join(root, 'bin', 'lqsim.js');
@@ -176,6 +178,15 @@ async function main(): Promise<void> {
     return;
   }
   const server = await acquireRedis({ env: toolEnv });
+  if (args.includes('--warm-only')) {
+    line();
+    goals.push(...(await warmRuns({ server, env: toolEnv, reps, line })));
+    await server.stop();
+    rmSync(scratch, { recursive: true, force: true });
+    line();
+    line(goalTable(goals));
+    return;
+  }
   const noLaravel = laravelUnavailable();
   if (noLaravel !== null) line(`real Laravel: not available (${noLaravel}); its column stays empty`);
 
@@ -350,6 +361,9 @@ async function main(): Promise<void> {
       line(`   skipped: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
+  // 10. A warm server: each shipped scenario through runScenario in this process (bench/warm-runs.ts).
+  line();
+  goals.push(...(await warmRuns({ server, env: toolEnv, reps, line })));
   await server.stop();
   rmSync(scratch, { recursive: true, force: true });
   line();

@@ -3,7 +3,7 @@
 // sends nothing when it connects (but AUTH for REDIS_URL's credentials); the tool then sends a
 // CLIENT SETNAME whose name (unique to the run) lets the observer find the connection's address
 // and id in CLIENT LIST, and the SETNAME line is dropped from the trace as the tool's own.
-import { createClient, TimeoutError } from 'redis';
+import { RedisClient, TimeoutError } from 'redis';
 import type { ClusterNode } from './cluster-nodes.ts';
 import { nodeOfSlot } from './cluster-nodes.ts';
 import { commandSlot, keySlot } from './slot.ts';
@@ -34,16 +34,22 @@ export interface ActorConnection {
 export const COMMAND_TIMEOUT_MS = 5000;
 
 /**
- * Every client of a run is created with the same options, on purpose: node-redis builds a client
- * class (hundreds of command methods) per distinct options object and caches only the last one,
- * keyed by its JSON, so a `name` per connection cost ~60 ms at every connect. Names are set with
- * CLIENT SETNAME after connecting instead (ConnectionHub.connect).
+ * The client class, built once: node-redis builds one (hundreds of command methods) per distinct
+ * options object and caches only the last, keyed by the options' JSON, host and port included. A
+ * `name` per connection cost ~60 ms at every connect (names are set with CLIENT SETNAME after
+ * connecting instead: ConnectionHub.connect), and so did a cluster run's clients, whose ports
+ * alternate between nodes (a warm cluster run spent ~140 ms building classes). The class depends
+ * only on the commander config (RESP 2, no modules: the tool sends commands with sendCommand), so
+ * one class serves every server.
  */
+const clientOfOptions = RedisClient.factory({ RESP: 2 });
+
 export function newClient(url: string) {
-  // timeout 0: none of node-redis's own (its default is 5 s per command); see below.
-  const client = createClient({
+  // timeout 0: none of node-redis's own (its default is 5 s per command); see below. RESP 2 again:
+  // the instance's handshake reads it from its own options.
+  const client = clientOfOptions({
     ...connectionOptions(url),
-    RESP: 2,
+    ...({ RESP: 2 } as object),
     disableClientInfo: true,
     commandOptions: { timeout: 0 },
   });

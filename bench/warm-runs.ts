@@ -1,0 +1,96 @@
+// Section 10 of `npm run bench`: a warm server. Every shipped scenario run by `runScenario` in this
+// one process, as a test suite runs them (the modules loaded, the server up, the scenario parsed):
+// each run's wall time from runScenario's call to its timeline, after warm-up runs; the median over
+// the scenarios and the slowest, against absolute budgets (median ≤ 10 ms, max ≤ 50 ms), with the
+// slowest ones' steps and CPU share so where the time goes can be read off. The cluster scenarios
+// run on a local cluster started once before (its start is not a run's).
+import { performance } from 'node:perf_hooks';
+import type { RedisServer } from '../src/redis/server.ts';
+import { listScenarios } from '../src/scenarios/catalog.ts';
+import { acquireClusterTarget } from '../src/scenarios/cluster-config.ts';
+import { loadScenarioFile } from '../src/scenarios/load.ts';
+import type { RedisTarget } from '../src/scenarios/runner.ts';
+import { runScenario } from '../src/scenarios/runner.ts';
+import type { Goal } from './measure.ts';
+import { median, verdict } from './measure.ts';
+
+const MEDIAN_TARGET_MS = 10;
+const MAX_TARGET_MS = 50;
+
+export async function warmRuns(o: {
+  server: RedisServer;
+  env: NodeJS.ProcessEnv;
+  /** Measured runs per scenario (after two warm-up runs). */
+  reps: number;
+  line: (s?: string) => void;
+}): Promise<Goal[]> {
+  const { line } = o;
+  line(
+    `10. a warm server: runScenario of each shipped scenario in one process (targets: median ≤ ${MEDIAN_TARGET_MS} ms, max ≤ ${MAX_TARGET_MS} ms)`,
+  );
+  const scenarios = await Promise.all(
+    (await listScenarios()).map(async (e) => ({
+      name: e.name,
+      file: e.file,
+      spec: (await loadScenarioFile(e.file)).spec,
+    })),
+  );
+  const cluster = scenarios.some((s) => s.spec.redis.cluster === true)
+    ? await acquireClusterTarget({ env: o.env })
+    : null;
+  try {
+    const rows: Array<{ name: string; ms: number; cpuMs: number; steps: number }> = [];
+    for (const s of scenarios) {
+      const redis: RedisTarget = s.spec.redis.cluster === true ? cluster! : o.server;
+      const run = async () => {
+        const t = await runScenario(s.spec, { redis, file: s.file });
+        if (t.error !== undefined) throw new Error(`${s.name}: ${t.error}`);
+        return t.steps.length;
+      };
+      await run();
+      await run();
+      const times: number[] = [];
+      const cpus: number[] = [];
+      let steps = 0;
+      for (let i = 0; i < o.reps; i++) {
+        const cpu0 = process.cpuUsage();
+        const t0 = performance.now();
+        steps = await run();
+        times.push(performance.now() - t0);
+        const cpu = process.cpuUsage(cpu0);
+        cpus.push((cpu.user + cpu.system) / 1000);
+      }
+      rows.push({ name: s.name, ms: median(times), cpuMs: median(cpus), steps });
+    }
+    rows.sort((a, b) => a.ms - b.ms);
+    for (const r of rows)
+      line(
+        `   ${r.name.padEnd(30)} ${r.ms.toFixed(1).padStart(6)} ms  ${String(r.steps).padStart(4)} steps  ${(r.ms / r.steps).toFixed(2)} ms/step  cpu ${Math.round((100 * r.cpuMs) / r.ms)}%`,
+      );
+    const med = median(rows.map((r) => r.ms));
+    const slowest = rows.at(-1)!;
+    line(
+      `   median ${med.toFixed(1)} ms (${verdict(med <= MEDIAN_TARGET_MS)}), max ${slowest.ms.toFixed(1)} ms, ${slowest.name} (${verdict(slowest.ms <= MAX_TARGET_MS)})`,
+    );
+    return [
+      {
+        goal: 'a warm server: `runScenario` of each shipped scenario, median',
+        tool: `${med.toFixed(1)} ms`,
+        reference: '',
+        value: med,
+        target: `≤ ${MEDIAN_TARGET_MS} ms`,
+        met: med <= MEDIAN_TARGET_MS,
+      },
+      {
+        goal: 'a warm server: `runScenario` of each shipped scenario, max',
+        tool: `${slowest.ms.toFixed(1)} ms (${slowest.name})`,
+        reference: '',
+        value: slowest.ms,
+        target: `≤ ${MAX_TARGET_MS} ms`,
+        met: slowest.ms <= MAX_TARGET_MS,
+      },
+    ];
+  } finally {
+    await cluster?.stop();
+  }
+}

@@ -9,8 +9,12 @@ import { nodeOfSlot } from './cluster-nodes.ts';
 import { commandSlot, keySlot } from './slot.ts';
 import { parseRedisUrl } from './url.ts';
 
-/** A RESP2 node-redis client (its type differs from the RESP3 default's). */
-export type Client = ReturnType<typeof newClient>;
+/**
+ * A RESP2 node-redis client of the tool's one client class (newClient), without Redis Stack's
+ * modules: the tool sends commands with sendCommand. Named from `redis` so declarations can say it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export type Client = ReturnType<ReturnType<typeof RedisClient.factory<{}, {}, {}, 2>>>;
 
 export interface ActorConnection {
   actor: string;
@@ -42,9 +46,10 @@ export const COMMAND_TIMEOUT_MS = 5000;
  * only on the commander config (RESP 2, no modules: the tool sends commands with sendCommand), so
  * one class serves every server.
  */
-const clientOfOptions = RedisClient.factory({ RESP: 2 });
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+const clientOfOptions = RedisClient.factory<{}, {}, {}, 2>({ RESP: 2 });
 
-export function newClient(url: string) {
+export function newClient(url: string): Client {
   // timeout 0: none of node-redis's own (its default is 5 s per command); see below. RESP 2 again:
   // the instance's handshake reads it from its own options.
   const client = clientOfOptions({

@@ -164,28 +164,19 @@ async function main(): Promise<void> {
   if (args.includes('--lab-only')) {
     line();
     goals.push(...(await labBench({ bin, env: toolEnv, cwd: scratch, line })));
-    rmSync(scratch, { recursive: true, force: true });
-    line();
-    line(goalTable(goals));
-    return;
+    return finish();
   }
   if (args.includes('--explain-only')) {
     line();
     goals.push(...explainBench({ root, bin, scratch, env: toolEnv, base: opt('--explain-base'), line }));
-    rmSync(scratch, { recursive: true, force: true });
-    line();
-    line(goalTable(goals));
-    return;
+    return finish();
   }
   const server = await acquireRedis({ env: toolEnv });
   if (args.includes('--warm-only')) {
     line();
     goals.push(...(await warmRuns({ server, env: toolEnv, reps, line })));
     await server.stop();
-    rmSync(scratch, { recursive: true, force: true });
-    line();
-    line(goalTable(goals));
-    return;
+    return finish();
   }
   const noLaravel = laravelUnavailable();
   if (noLaravel !== null) line(`real Laravel: not available (${noLaravel}); its column stays empty`);
@@ -365,6 +356,11 @@ async function main(): Promise<void> {
   line();
   goals.push(...(await warmRuns({ server, env: toolEnv, reps, line })));
   await server.stop();
+  finish();
+}
+
+/** The end of a bench run, whole or one section: its scratch dir removed, the goals' table. */
+function finish(): void {
   rmSync(scratch, { recursive: true, force: true });
   line();
   line(goalTable(goals));

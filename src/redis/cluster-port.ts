@@ -15,7 +15,7 @@ import { NodeRedisPort } from './port.ts';
 import { keySlot } from './slot.ts';
 
 /** phpredis' warning for a multi-key command across slots (cluster_library.c, RedisCluster::eval). */
-export const CROSS_SLOT_WARNING = 'All keys do not map to the same slot';
+const CROSS_SLOT_WARNING = 'All keys do not map to the same slot';
 
 export class ClusterPort implements RedisPort {
   /** The slots' masters as CLUSTER SLOTS named them (null until the first command). */

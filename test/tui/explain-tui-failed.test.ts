@@ -46,7 +46,7 @@ describe('lqsim explain --tui, a replay that fails', () => {
   it("ends early with the error naming the step, and says so in the header and the CLI's summary", async () => {
     const file = join(dir, 'deep.txt');
     writeFileSync(file, deepCapture());
-    const { ui, stdin, stderr, all } = replayTui(file, 'deep.txt', 120, 30);
+    const { ui, stdin, stderr, all } = await replayTui(file, 'deep.txt', 120, 30);
     await waitForFrame(all, (f) => f.includes('the premise'));
     stdin.write(KEYS.enter); // close the premise: step #0, the push
     await waitForFrame(all, (f) => f.includes('push: Deep#1 onto default'));

@@ -13,7 +13,7 @@ const FIXTURE = new URL('../fixtures/explain/laravel8-ran-twice.txt', import.met
 
 describe('lqsim explain --tui', () => {
   it('steps through a real capture with the replayed state and the findings', async () => {
-    const { ui, stdin, stderr, all } = replayTui(FIXTURE, 'ran-twice.txt', 100, 30);
+    const { ui, stdin, stderr, all } = await replayTui(FIXTURE, 'ran-twice.txt', 100, 30);
     await waitForFrame(all, (f) => f.includes('the premise') && f.includes('retry_after: 3 s'));
     expect(all()).toContain('Laravel 8 profile');
     stdin.write(KEYS.enter); // close the premise: step #0

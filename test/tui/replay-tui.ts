@@ -1,9 +1,11 @@
-// `lqsim explain --tui` as a test drives it: a capture file read as the CLI reads it, its replay
-// on a private redis-server of its own, and the TUI on a fake terminal. Import it after taking CI
+// `lqsim explain --tui` as a test drives it: a capture file (or a cluster's, one file per node)
+// read as the CLI reads it, its replay on a private redis-server of its own, and the TUI on a fake
+// terminal. Import it after taking CI
 // out of the environment (Ink draws only the last frame when CI is set: see run-tui.test.ts).
-import { readFileSync } from 'node:fs';
 import type { CapturedLine } from '../../src/explain/capture.ts';
-import { captureEntry, isProblem } from '../../src/explain/capture.ts';
+import { isProblem } from '../../src/explain/capture.ts';
+import type { CaptureInput } from '../../src/explain/cluster-capture.ts';
+import { forEachCaptureEntry } from '../../src/explain/cluster-capture.ts';
 import { captureConfiguration } from '../../src/explain/configuration.ts';
 import { replayCapture } from '../../src/explain/replay.ts';
 import { captureTimeline } from '../../src/explain/timeline.ts';
@@ -12,13 +14,18 @@ import type { RedisTarget } from '../../src/scenarios/runner.ts';
 import { runTui } from '../../src/tui/run-tui.ts';
 import { FakeStdin, FakeStdout } from './fake-terminal.ts';
 
-/** The TUI over `file`'s replay, named `name`, on a `columns`×`rows` fake terminal. */
-export function replayTui(file: string, name: string, columns: number, rows: number) {
-  const lines = readFileSync(file, 'utf8')
-    .split('\n')
-    .map((raw, i) => captureEntry(raw, i + 1))
-    .filter((e): e is CapturedLine => e !== null && !isProblem(e));
-  const config = captureConfiguration(lines);
+/** The TUI over `file`'s replay (a path, or node captures), named `name`, on a `columns`×`rows` fake terminal. */
+export async function replayTui(
+  file: string | Exclude<CaptureInput, string | number>,
+  name: string,
+  columns: number,
+  rows: number,
+) {
+  const lines: CapturedLine[] = [];
+  await forEachCaptureEntry(file, (e) => {
+    if (!isProblem(e)) lines.push(e);
+  });
+  const config = captureConfiguration(lines, typeof file === 'string' ? {} : { nodes: file.map((n) => n.label) });
   const { timeline, findings } = captureTimeline(lines, config, { file: name });
   const stdin = new FakeStdin();
   const stdout = new FakeStdout(columns, rows);

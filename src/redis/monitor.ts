@@ -78,7 +78,7 @@ export class MonitorCapture {
     if (observer) capture.droppedBefore = await droppedCount(observer).catch(() => undefined);
     await client.connect();
     try {
-      await client.monitor((line) => capture.onLine(String(line)));
+      await client.monitor((line) => capture.arrived(String(line)));
     } catch (e) {
       client.destroy();
       const denied = aclDenial(e);
@@ -89,6 +89,23 @@ export class MonitorCapture {
       throw e;
     }
     return capture;
+  }
+
+  private arrivedLines: string[] = [];
+  private drainScheduled = false;
+
+  private arrived(line: string): void {
+    this.arrivedLines.push(line);
+    if (this.drainScheduled) return;
+    this.drainScheduled = true;
+    setImmediate(() => setImmediate(() => this.drainArrived()));
+  }
+
+  private drainArrived(): void {
+    this.drainScheduled = false;
+    const lines = this.arrivedLines;
+    this.arrivedLines = [];
+    for (const line of lines) this.onLine(line);
   }
 
   private onLine(line: string): void {
@@ -117,6 +134,7 @@ export class MonitorCapture {
 
   private fail(e: Error): void {
     if (this.failure) return;
+    this.drainArrived();
     this.failure = e;
     // A barrier waiting for a line that can no longer arrive fails now, not at its timeout.
     const w = this.waiting;

@@ -20,6 +20,9 @@ import { runScenario } from '../scenarios/runner.ts';
 import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import { plural } from '../output/describe.ts';
 
+/** How long after a step's end its streamed ndjson commands wait for more before they are written. */
+const FLUSH_MS = 20;
+
 export async function runCommand(
   scenario: string,
   o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string },
@@ -41,11 +44,19 @@ export async function runCommand(
   // cost in time. A growth rate, not a cap: a run that keeps more still gets the heap it needs.
   if (streaming) setFlagsFromString('--heap-growing-percent=10');
   let steps = 0;
-  // ndjson streams command by command (a step may hold 100,000 of them), written in batches.
+  // ndjson streams command by command (a step may hold 100,000 of them), written in batches: when
+  // 64 KB have gathered, and FLUSH_MS after a step ends, so a reader sees each step at once but a
+  // run of short steps is not a write per step (30,000 of them were 6% of a 10,000-job run's time).
   let batch = '';
+  let flushTimer: NodeJS.Timeout | null = null;
   const flush = (): void => {
+    if (flushTimer !== null) clearTimeout(flushTimer);
+    flushTimer = null;
     if (batch !== '') out(batch);
     batch = '';
+  };
+  const flushSoon = (): void => {
+    if (flushTimer === null && batch !== '') flushTimer = setTimeout(flush, FLUSH_MS);
   };
   // The runner streams commands only when unpaced (a paced step waits for its lines, and then its
   // commands come with the step): a paced ndjson run prints each step's commands from onStep.
@@ -71,7 +82,7 @@ export async function runCommand(
         if (isExportFormat(o.format)) return; // rendered whole once the run has ended
         if (o.format === 'ndjson') {
           if (onCommand === undefined) out(renderNdjson({ steps: [step] }));
-          else flush();
+          else flushSoon();
           return;
         }
         if (!headerShown) {
@@ -82,7 +93,7 @@ export async function runCommand(
       },
     });
   });
-  flush(); // the commands of a step the run ended in
+  flush(); // the commands of a step the run ended in (and no timer left)
   // After Ctrl-C the server is stopped under the run; its errors are ours, not the user's.
   if (isShuttingDown()) return 1;
   // Where it ran, not what Laravel did: on stderr, beside "using REDIS_URL ...", never in the trace.

@@ -49,9 +49,15 @@ export async function snapshotCache(
   const held = heldStrings(model, o.now).sort((a, b) => a.db - b.db || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const byDb = new Map<number, StringEntry[]>();
   for (const e of held) byDb.set(e.db, [...(byDb.get(e.db) ?? []), e]);
-  for (const [db, entries] of byDb) {
+  // Every db's read goes out at once (one round trip), then each reply is checked in turn.
+  const reads = [...byDb].map(([db, entries]) => {
     const keys = entries.map((e) => e.key);
-    const reply = await observer.sendCommand(['EVAL', READ, String(keys.length), ...keys, String(db)]);
+    const reply = observer.sendCommand(['EVAL', READ, String(keys.length), ...keys, String(db)]);
+    reply.catch(() => undefined); // an earlier db's mismatch is the one reported
+    return { db, entries, reply };
+  });
+  for (const { db, entries, reply: sent } of reads) {
+    const reply = await sent;
     const values = Array.isArray(reply) ? reply : [];
     entries.forEach((e, i) => {
       const actual = fromReply(values[i]);

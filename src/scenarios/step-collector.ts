@@ -83,11 +83,11 @@ export class BarrierSteps implements StepCollector {
 
   async collect(done: CompletedStep, next: NextEvent, index: number): Promise<void> {
     const { ctx } = this;
-    // A run that keeps Redis TTLs in virtual time takes them in first (its sweep's line then
-    // comes before the barrier's: virtual-expiry.ts).
-    await ctx.held.afterStep(done.t);
-    // The step's commands have all been answered, so the snapshot need not wait for the
-    // barrier: both go out together on the observer, one round trip instead of two.
+    // The step's commands have all been answered, so nothing after it need wait for another:
+    // the TTL sweep of a run that keeps them in virtual time (its line then comes before the
+    // barrier's: virtual-expiry.ts), the barrier, the queues' snapshot and the cache's keys all go
+    // out together on the observer, in that order, one round trip instead of three.
+    const swept = ctx.held.afterStep(done.t);
     const barrier = ctx.capture.barrier(ctx.hub.observer);
     const snapshot = snapshotQueues(
       ctx.hub.router,
@@ -97,11 +97,14 @@ export class BarrierSteps implements StepCollector {
       this.snapshotLimit(),
       ctx.hub.nodes.length === 0 ? undefined : (key) => ctx.hub.nodeOfKey(key)!,
     );
-    snapshot.catch(() => undefined); // if the barrier fails first, its error is the one reported
+    const reads = ctx.cacheState?.(index);
+    // Awaited in the order they were sent: the first to fail is the one reported.
+    for (const later of [barrier, snapshot, reads]) later?.catch(() => undefined);
+    await swept;
     const lines = await barrier;
     const queues = await snapshot;
     this.lastQueues = queues;
-    const cache = ctx.cacheState === undefined ? undefined : await ctx.cacheState(index);
+    const cache = await reads;
     // A push in this step may have answered a worker's BLPOP: its status says so (the worker resumes later).
     for (const w of ctx.workers) await w.noteAnsweredBlpop();
     await this.before();

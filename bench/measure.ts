@@ -40,6 +40,14 @@ export interface Goal {
   /** The target, as text ("≤ 0.5x", "≤ 150 ms"). */
   target: string;
   met: boolean | null;
+  /**
+   * What no client can go below on this machine, measured the same way in the same run (floor.ts),
+   * formatted as the value is ("0.66x", "41 ms"); absent where none was measured. A target under
+   * its floor cannot be met by any change to the tool, and the table says so.
+   */
+  floor?: string;
+  /** Whether the target is below the floor. */
+  belowFloor?: boolean;
 }
 
 /** A ratio against a ceiling: its goal row. `value` null when the reference could not be measured. */
@@ -47,8 +55,10 @@ export function ratioGoal(goal: string, tool: string, reference: string, value: 
   return { goal, tool, reference, value, target: `≤ ${max}x`, met: value === null ? null : value <= max };
 }
 
-export function verdict(met: boolean | null): string {
-  return met === null ? 'not measured' : met ? 'within target' : 'OVER TARGET';
+export function verdict(met: boolean | null, belowFloor = false): string {
+  if (met === null) return 'not measured';
+  if (met) return 'within target';
+  return belowFloor ? 'OVER TARGET (the target is below the floor)' : 'OVER TARGET';
 }
 
 export function formatRatio(value: number | null): string {
@@ -59,9 +69,11 @@ export function formatRatio(value: number | null): string {
 export function goalTable(goals: readonly Goal[]): string {
   const rows = goals.map(
     (g) =>
-      `| ${g.goal} | ${g.tool} | ${g.reference || '–'} | ${g.target.endsWith('x') ? formatRatio(g.value) : '–'} | ${g.target} | ${verdict(g.met)} |`,
+      `| ${g.goal} | ${g.tool} | ${g.reference || '–'} | ${g.target.endsWith('x') ? formatRatio(g.value) : '–'} | ${g.target} | ${g.floor ?? '–'} | ${verdict(g.met, g.belowFloor)} |`,
   );
-  return ['| goal | lqsim | reference | ratio | target | |', '|---|---|---|---|---|---|', ...rows].join('\n');
+  return ['| goal | lqsim | reference | ratio | target | floor | |', '|---|---|---|---|---|---|---|', ...rows].join(
+    '\n',
+  );
 }
 
 /**

@@ -30,16 +30,20 @@ describe('bench/measure', () => {
     expect(ratioGoal('x', '1 s', '', null, 0.5).met).toBeNull();
   });
 
-  it('prints one markdown row per goal, ratios only where the target is one', () => {
+  it('prints one markdown row per goal, ratios only where the target is one, and the floor where measured', () => {
     const table = goalTable([
       ratioGoal('10,000 jobs', '4.00 s', '10.00 s', 0.4, 0.5),
       { goal: 'peak RSS', tool: '190 MB', reference: '', value: 190, target: '≤ 300 MB', met: true },
+      { ...ratioGoal('per command', '98 µs', '37 µs', 2.65, 1.5), floor: '2.49x', belowFloor: true },
+      { ...ratioGoal('a warm run', '12 ms', '10 ms', 1.2, 1), floor: '0.8x', belowFloor: false },
     ]);
     expect(table.split('\n')).toEqual([
-      '| goal | lqsim | reference | ratio | target | |',
-      '|---|---|---|---|---|---|',
-      '| 10,000 jobs | 4.00 s | 10.00 s | 0.40x | ≤ 0.5x | within target |',
-      '| peak RSS | 190 MB | – | – | ≤ 300 MB | within target |',
+      '| goal | lqsim | reference | ratio | target | floor | |',
+      '|---|---|---|---|---|---|---|',
+      '| 10,000 jobs | 4.00 s | 10.00 s | 0.40x | ≤ 0.5x | – | within target |',
+      '| peak RSS | 190 MB | – | – | ≤ 300 MB | – | within target |',
+      '| per command | 98 µs | 37 µs | 2.65x | ≤ 1.5x | 2.49x | OVER TARGET (the target is below the floor) |',
+      '| a warm run | 12 ms | 10 ms | 1.20x | ≤ 1x | 0.8x | OVER TARGET |',
     ]);
   });
 

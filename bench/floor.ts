@@ -1,0 +1,161 @@
+// The floors issue 29's targets are held against: what any client that sends a run's traced
+// commands to Redis the way Laravel's flow does (one at a time, each awaiting its reply, since the
+// next depends on it) cannot go below, measured on the same server in the same bench run:
+//
+//   Redis' own time  the traced commands sent again, pipelined per connection, with MONITOR
+//                    attached (redis-cli monitor, as the tool always traces): the sum of INFO
+//                    commandstats' usec over that replay, which is what Redis spends executing
+//                    them and feeding MONITOR, with no round trip in it;
+//   one round trip   per command: PING over a bare node:net socket awaiting each reply.
+//
+// A floor is their sum. A blocking pop (BLPOP) is left out of the replay (it would wait for its
+// timeout with nothing pushed behind it): its own time in Redis is a list lookup.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { connect, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Client } from '../src/redis/connections.ts';
+import { newClient } from '../src/redis/connections.ts';
+import type { RedisServer } from '../src/redis/server.ts';
+
+/** A traced command as the replay needs it: which connection sent it (actor and process) and what. */
+export interface ReplayedCommand {
+  connection: string;
+  args: readonly string[];
+}
+
+/** PING over a bare node:net socket, awaiting each reply: one round trip, in µs (median of `n`). */
+export async function roundTripUs(server: Pick<RedisServer, 'host' | 'port'>, n = 2000): Promise<number> {
+  const socket = connect(server.port, server.host);
+  socket.setNoDelay(true);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let replied: () => void = () => undefined;
+  socket.on('data', () => replied());
+  const ping = () =>
+    new Promise<void>((resolve) => {
+      replied = resolve;
+      socket.write('*1\r\n$4\r\nPING\r\n');
+    });
+  try {
+    for (let i = 0; i < 200; i++) await ping();
+    const t = performance.now();
+    for (let i = 0; i < n; i++) await ping();
+    return ((performance.now() - t) * 1000) / n;
+  } finally {
+    socket.destroy();
+  }
+}
+
+/**
+ * Redis' own time (µs) for `commands` with MONITOR attached: each connection's commands pipelined
+ * on a connection of its own, after FLUSHALL and CONFIG RESETSTAT; the sum of INFO commandstats'
+ * usec after (the replay's SELECTs and the FLUSHALL after it excluded).
+ */
+export async function redisOwnUs(server: RedisServer, commands: readonly ReplayedCommand[]): Promise<number> {
+  const admin = newClient(server.url);
+  await admin.connect();
+  const monitor = spawn('redis-cli', ['-h', server.host, '-p', String(server.port), 'monitor'], { stdio: 'ignore' });
+  const clients = new Map<string, Client>();
+  try {
+    spawnSync('sleep', ['0.2']); // let it attach
+    await admin.sendCommand(['FLUSHALL']);
+    const byConnection = new Map<string, ReplayedCommand[]>();
+    for (const c of commands) {
+      if ((c.args[0] ?? '').toUpperCase() === 'BLPOP') continue;
+      const list = byConnection.get(c.connection) ?? [];
+      list.push(c);
+      byConnection.set(c.connection, list);
+    }
+    for (const name of byConnection.keys()) {
+      const client = newClient(server.url);
+      client.on('error', () => undefined);
+      await client.connect();
+      clients.set(name, client);
+    }
+    await admin.sendCommand(['CONFIG', 'RESETSTAT']);
+    // In the run's order, each connection's commands pipelined: no round trip is in Redis' time.
+    await Promise.all(
+      commands
+        .filter((c) => (c.args[0] ?? '').toUpperCase() !== 'BLPOP')
+        .map((c) =>
+          clients
+            .get(c.connection)!
+            .sendCommand([...c.args])
+            .catch(() => undefined),
+        ),
+    );
+    const stats = String(await admin.sendCommand(['INFO', 'commandstats']));
+    let usec = 0;
+    for (const m of stats.matchAll(/^cmdstat_([^:]+):calls=\d+,usec=(\d+)/gm))
+      if (m[1] !== 'config|resetstat' && m[1] !== 'info') usec += Number(m[2]);
+    return usec;
+  } finally {
+    for (const c of clients.values()) c.destroy();
+    monitor.kill();
+    await admin.sendCommand(['FLUSHALL']).catch(() => undefined);
+    admin.destroy();
+  }
+}
+
+/** The floor for `commands`, in µs: Redis' own time for them plus one round trip each. */
+export async function floorUs(
+  server: RedisServer,
+  commands: readonly ReplayedCommand[],
+  rttUs: number,
+): Promise<{ floorUs: number; redisUs: number }> {
+  const redisUs = await redisOwnUs(server, commands);
+  return { floorUs: redisUs + commands.length * rttUs, redisUs };
+}
+
+/**
+ * A bare redis-server's start: from spawning it (no persistence, a free port, as the tool starts
+ * its own) to its first PONG over a node:net socket, in ms. Part of the reference for one job end
+ * to end: what running anything against a private Redis costs before the tool does any work.
+ */
+export async function redisStartToPongMs(binary = 'redis-server'): Promise<number> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'lqsim-bench-start-'));
+  const t = performance.now();
+  const child = spawn(
+    binary,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: 'ignore' },
+  );
+  try {
+    for (;;) {
+      if (await pongFrom(port)) return performance.now() - t;
+      if (performance.now() - t > 5000) throw new Error(`${binary} gave no PONG within 5 s`);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  } finally {
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+    s.once('error', reject);
+  });
+}
+
+/** One PING on a new connection: whether PONG came back (false while the server is not up). */
+function pongFrom(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('error', () => resolve(false));
+    socket.once('connect', () => socket.write('*1\r\n$4\r\nPING\r\n'));
+    socket.once('data', (d) => {
+      socket.destroy();
+      resolve(d.toString('latin1').startsWith('+PONG'));
+    });
+  });
+}

@@ -8,6 +8,7 @@ import type { Format } from './cli/args.ts';
 import { err, FORMATS, nonNegativeInt, oneOf, out, UsageError } from './cli/args.ts';
 import { RedisUnavailableError, RedisSettingError } from './redis/errors.ts';
 import { installCleanupHandlers, isShuttingDown, runCleanups } from './cleanup.ts';
+import { forgetEarlyLocalRedis, startLocalRedisEarly } from './redis/early-server.ts';
 import { ScenarioError } from './scenarios/errors.ts';
 import { terminalSafe } from './output/terminal-safe.ts';
 import { packageVersion } from './package-root.ts';
@@ -51,16 +52,21 @@ function program(setExit: (code: number) => void): Command {
       async (
         scenario: string,
         o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string },
-      ) => setExit(await (await import('./cli/run.ts')).runCommand(scenario, o)),
+      ) => {
+        // The server starts while the engine's modules load (early-server.ts).
+        startLocalRedisEarly();
+        setExit(await (await import('./cli/run.ts')).runCommand(scenario, o));
+      },
     );
   cmd
     .command('tui')
     .description('step through a scenario in a full-terminal UI (the trace beside the live queue and worker state)')
     .argument('[scenario]', 'scenario name or path (none: choose one)')
     .addOption(laravelOption())
-    .action(async (scenario: string | undefined, o: { laravel?: string }) =>
-      setExit(await (await import('./cli/tui.ts')).tuiCommand(scenario, o)),
-    );
+    .action(async (scenario: string | undefined, o: { laravel?: string }) => {
+      startLocalRedisEarly();
+      setExit(await (await import('./cli/tui.ts')).tuiCommand(scenario, o));
+    });
   cmd
     .command('lab')
     .description(
@@ -68,9 +74,10 @@ function program(setExit: (code: number) => void): Command {
     )
     .argument('[scenario]', 'start from where this scenario has played out (none: an empty queue and one worker)')
     .addOption(laravelOption())
-    .action(async (scenario: string | undefined, o: { laravel?: string }) =>
-      setExit(await (await import('./cli/tui.ts')).labCommand(scenario, o)),
-    );
+    .action(async (scenario: string | undefined, o: { laravel?: string }) => {
+      startLocalRedisEarly();
+      setExit(await (await import('./cli/tui.ts')).labCommand(scenario, o));
+    });
   cmd
     .command('schema')
     .description('print the JSON Schema of scenario files (for editors: see `lqsim new`)')
@@ -156,6 +163,7 @@ export async function main(argv: string[]): Promise<number> {
     code = report(e);
   } finally {
     await runCleanups();
+    forgetEarlyLocalRedis();
   }
   return code;
 }

@@ -7,7 +7,6 @@
 // only on the Docker path; when it is not installed, the log line says how to install it.
 import { connect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { createClient } from 'redis';
 import { registerCleanup } from '../cleanup.ts';
 import { dockerEngineConfigured, loadDockerPackages } from './docker-hint.ts';
 import {
@@ -19,6 +18,8 @@ import {
 } from './errors.ts';
 import { parseRedisUrl, redactUrl } from './url.ts';
 import { redisServerBinary, startLocalRedisServer } from './local-server.ts';
+import { takeEarlyLocalRedis } from './early-server.ts';
+import { shortLivedClient } from './connections.ts';
 
 export type RedisServerKind = 'external' | 'docker' | 'local-binary';
 
@@ -212,7 +213,8 @@ async function docker(probeTimeoutMs: number, log: (msg: string) => void): Promi
 }
 
 async function localBinary(env: NodeJS.ProcessEnv, log: (msg: string) => void): Promise<RedisServer> {
-  const local = await startLocalRedisServer({ env });
+  // The CLI may have started it while the command's modules loaded (early-server.ts).
+  const local = await (takeEarlyLocalRedis(env) ?? startLocalRedisServer({ env }));
   const url = `redis://${local.host}:${local.port}`;
   try {
     const version = await serverVersion(url);
@@ -238,18 +240,11 @@ async function localBinary(env: NodeJS.ProcessEnv, log: (msg: string) => void): 
 
 /** redis_version from INFO server, over a short-lived RESP2 client that never reconnects. */
 export async function serverVersion(url: string): Promise<string> {
-  const client = createClient({
-    url,
-    RESP: 2,
-    disableClientInfo: true,
-    socket: { reconnectStrategy: false, connectTimeout: VERSION_TIMEOUT_MS },
-  });
-  // Without a listener an 'error' event would crash the process; failures reach us as rejections.
-  client.on('error', () => {});
+  const client = shortLivedClient(url, VERSION_TIMEOUT_MS);
   try {
     await withTimeout(client.connect(), VERSION_TIMEOUT_MS, `no answer within ${VERSION_TIMEOUT_MS} ms`);
     const info = await withTimeout(
-      client.info('server'),
+      client.sendCommand(['INFO', 'server']).then(String),
       VERSION_TIMEOUT_MS,
       `INFO got no answer within ${VERSION_TIMEOUT_MS} ms`,
     );

@@ -4,7 +4,7 @@
 //      slot is served and every master answers;
 //   2. otherwise three masters of the local redis-server binary (local-cluster.ts). There is no
 //      Docker path: a cluster in containers announces addresses the host often cannot reach.
-import { createClient } from 'redis';
+import { shortLivedClient } from './connections.ts';
 import { clusterTrouble, clusterView } from './cluster-state.ts';
 import { nodesFromClusterSlots, type ClusterNode, type RedisClusterServer } from './cluster-nodes.ts';
 import {
@@ -203,13 +203,7 @@ async function ask<T>(
   url: string,
   fn: (c: { sendCommand(args: string[]): Promise<unknown> }) => Promise<T>,
 ): Promise<T> {
-  const client = createClient({
-    url,
-    RESP: 2,
-    disableClientInfo: true,
-    socket: { reconnectStrategy: false, connectTimeout: CONNECT_TIMEOUT_MS },
-  });
-  client.on('error', () => {});
+  const client = shortLivedClient(url, CONNECT_TIMEOUT_MS);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS);

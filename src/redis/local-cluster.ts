@@ -7,7 +7,7 @@
 // CLUSTER_WRITABLE_DELAY in clusterUpdateState, a #define, not a setting), so a cluster is ready
 // ~2.1 s after its nodes start, whatever is done here.
 import { join } from 'node:path';
-import { createClient } from 'redis';
+import { shortLivedClient } from './connections.ts';
 import { clusterTrouble, clusterView, type ClusterView } from './cluster-state.ts';
 import { nodesFromClusterSlots, type RedisClusterServer } from './cluster-nodes.ts';
 import { LocalRedisError } from './errors.ts';
@@ -89,14 +89,7 @@ async function form(
   timeoutMs: number,
 ): Promise<{ slots: unknown; version: string }> {
   const clients = servers.map((s) => {
-    const c = createClient({
-      url: `redis://${s.host}:${s.port}`,
-      RESP: 2,
-      disableClientInfo: true,
-      socket: { reconnectStrategy: false, connectTimeout: 3000 },
-    });
-    c.on('error', () => undefined); // failures reach us as rejections
-    return c;
+    return shortLivedClient(`redis://${s.host}:${s.port}`, 3000);
   });
   try {
     await Promise.all(clients.map((c) => c.connect()));

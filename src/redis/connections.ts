@@ -1,8 +1,8 @@
 // Connections of a run. Every actor process gets its own TCP connection, so MONITOR's client
 // address says who sent what. Connections speak RESP2 with client info disabled, so node-redis
 // sends nothing when it connects (but AUTH for REDIS_URL's credentials); the tool then sends a
-// CLIENT SETNAME whose name (unique to the run) lets the observer find the connection's address
-// and id in CLIENT LIST, and the SETNAME line is dropped from the trace as the tool's own.
+// CLIENT SETNAME whose name is unique to the run and a CLIENT INFO that tells the connection's
+// address and id, and both lines are dropped from the trace as the tool's own.
 import { RedisClient, TimeoutError } from 'redis';
 import type { ClusterNode } from './cluster-nodes.ts';
 import { nodeOfSlot } from './cluster-nodes.ts';
@@ -449,14 +449,19 @@ export class ConnectionHub {
     const { name, owner } = o.process === undefined ? this.names.next(actor) : this.names.same(o.process);
     const client = newClient(o.node?.url ?? this.url);
     await client.connect();
-    await client.sendCommand(['CLIENT', 'SETNAME', name]);
     this.open.add(client);
-    const observer = this.observerOf(o.node?.label);
-    const entry = parseClientList(String(await observer.sendCommand(['CLIENT', 'LIST']))).find(
-      (c) => c.name === name && !this.byAddr.has(connectionKey(c.addr ?? '', o.node?.label)),
-    );
-    if (!entry?.addr || !entry.id) throw new Error(`could not find connection ${name} in CLIENT LIST`);
+    // Named, and its address and id read, in one round trip on the connection itself (both lines
+    // are the tool's handshake: isHandshake). CLIENT LIST on the observer cost a round trip more,
+    // and a list of every client of the server.
+    const named = client.sendCommand(['CLIENT', 'SETNAME', name]);
+    const info = client.sendCommand(['CLIENT', 'INFO']);
+    named.catch(() => undefined); // the first failure is the one reported
+    await named;
+    const entry = parseClientList(String(await info))[0];
+    if (!entry?.addr || !entry.id || entry.name !== name)
+      throw new Error(`CLIENT INFO did not name connection ${name}: ${String(await info).slice(0, 80)}`);
     this.byAddr.set(connectionKey(entry.addr, o.node?.label), owner);
+    const observer = this.observerOf(o.node?.label);
     return { actor, client, id: entry.id, addr: entry.addr, name, observer, ...(o.node ? { node: o.node.label } : {}) };
   }
 
@@ -475,6 +480,8 @@ export class ConnectionHub {
     // node-redis authenticates with REDIS_URL's credentials before anything else; Laravel's own
     // AUTH is not modelled, so an AUTH on a traced connection is always the tool's.
     if (name === 'AUTH') return true;
+    // The CLIENT INFO connect() sends after its SETNAME (Laravel never sends one).
+    if (name === 'CLIENT' && args.length === 2 && args[1]!.toUpperCase() === 'INFO') return true;
     return isOwnSetname(args, this.runId);
   }
 

@@ -362,7 +362,7 @@ async function main(): Promise<void> {
   // 8. The package a user installs: npm pack of a copy of this clone, installed into a fresh project.
   line();
   line(
-    '8. the package: npm pack (target ≤ 2 MB packed, the bound test/integration/package.test.ts checks), then npm install of it',
+    '8. the package: npm pack (target ≤ 2 MB packed; test/integration/package.test.ts bounds it at 2.5 MB), then npm install of it',
   );
   const pack = packageFigures(root, join(scratch, 'pack'));
   for (const l of pack.lines) line(`   ${l}`);

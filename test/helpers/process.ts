@@ -1,5 +1,5 @@
 // Checks on processes the tests started (redis-server, the CLI).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 export function processExists(pid: number): boolean {
   try {
@@ -28,4 +28,29 @@ export async function waitFor(check: () => boolean, ms: number): Promise<boolean
     await new Promise((r) => setTimeout(r, 25));
   }
   return check();
+}
+
+/**
+ * Live (not zombie) processes whose command line or working directory points into `dir` (a
+ * redis-server's --dir, a watchdog told it, a CLI started there), as "pid: command line".
+ */
+export function processesIn(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (/^State:\s+Z/m.test(readFileSync(`/proc/${entry}/status`, 'utf8'))) continue;
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      let cwd = '';
+      try {
+        cwd = readlinkSync(`/proc/${entry}/cwd`);
+      } catch {
+        // not ours to read
+      }
+      if (cwd.startsWith(dir) || cmdline.includes(dir)) found.push(`${entry}: ${cmdline.trim()}`);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found;
 }

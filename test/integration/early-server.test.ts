@@ -3,33 +3,18 @@
 // would start a local server first, and one that nothing takes (a scenario that does not load)
 // is stopped with the command, leaving no process and no dir behind.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { forgetEarlyLocalRedis, startLocalRedisEarly, takeEarlyLocalRedis } from '../../src/redis/early-server.ts';
 import { acquireRedis } from '../../src/redis/server.ts';
+import { processesIn } from '../helpers/process.ts';
 
 const cli = fileURLToPath(new URL('../../bin/lqsim.js', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'lqsim-early-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** Live processes whose command line points into `dir` (a redis-server's --dir, a watchdog's). */
-function processesIn(dir: string): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (/^State:\s+Z/m.test(readFileSync(`/proc/${entry}/status`, 'utf8'))) continue;
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (cmdline.includes(dir)) found.push(`${entry}: ${cmdline.trim()}`);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return found;
-}
 
 describe('the redis-server started while the modules load', () => {
   it('is the one acquireRedis uses: no second server is started', async () => {

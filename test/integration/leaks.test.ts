@@ -5,12 +5,12 @@
 // caught: there the watchdog started beside redis-server (local-server.ts) must do the cleanup.
 // The runs get their own TMPDIR, so servers and dirs of anything else on the machine never count.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/process.ts';
+import { processesIn, waitFor } from '../helpers/process.ts';
 
 const cli = fileURLToPath(new URL('../../bin/lqsim.js', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'lqsim-leaks-'));
@@ -42,27 +42,8 @@ function prng(seed: number): () => number {
   };
 }
 
-/** Live (not zombie) processes whose cwd or command line points into the scratch TMPDIR. */
-function leftovers(): string[] {
-  const found: string[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (/^State:\s+Z/m.test(readFileSync(`/proc/${entry}/status`, 'utf8'))) continue;
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      let cwd = '';
-      try {
-        cwd = readlinkSync(`/proc/${entry}/cwd`);
-      } catch {
-        // not ours to read
-      }
-      if (cwd.startsWith(scratch) || cmdline.includes(scratch)) found.push(`${entry}: ${cmdline.trim()}`);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  return found;
-}
+/** Live processes whose cwd or command line points into the scratch TMPDIR. */
+const leftovers = (): string[] => processesIn(scratch);
 
 /** The temp dirs lqsim makes (lqsim-redis-*); tsx keeps its compile cache (tsx-0) there too. */
 const ourDirs = (): string[] => readdirSync(scratch).filter((n) => n.startsWith('lqsim-'));

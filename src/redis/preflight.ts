@@ -51,11 +51,15 @@ export function aclDenial(e: unknown): string | null {
  * is tried in its own db, by the claim script and then the permission probe (permission-probe.ts).
  */
 export async function preflight(observer: Client): Promise<void> {
-  const problem = versionProblem(versionFromInfo(String(await observer.sendCommand(['INFO', 'server']))));
-  if (problem) throw new RedisRefusedError(problem);
+  // Every check goes out at once (one round trip, none has an effect); each reply is read in turn,
+  // so what is reported is what the first failing check says, the version's first.
+  const info = observer.sendCommand(['INFO', 'server']);
   const checks: Array<[string[], string]> = [
     [['EVAL', 'return 1', '0'], 'run Lua scripts (EVAL), which Laravel uses to pop, release and migrate jobs'],
-    [['CLIENT', 'LIST', 'ID', '0'], 'run CLIENT LIST, which tells which connection sent each command'],
+    [
+      ['CLIENT', 'LIST', 'ID', '0'],
+      'run CLIENT LIST, which tells whether a worker is still blocked and which clients share its db',
+    ],
     // No client has id 0: nothing is unblocked.
     [
       ['CLIENT', 'UNBLOCK', '0', 'TIMEOUT'],
@@ -63,9 +67,13 @@ export async function preflight(observer: Client): Promise<void> {
     ],
     [['ECHO', 'lqsim'], "run ECHO, which marks in MONITOR where each step's commands end"],
   ];
-  for (const [command, what] of checks) {
+  const replies = checks.map(([command]) => observer.sendCommand(command));
+  for (const reply of replies) reply.catch(() => undefined); // read in turn below
+  const problem = versionProblem(versionFromInfo(String(await info)));
+  if (problem) throw new RedisRefusedError(problem);
+  for (const [i, [, what]] of checks.entries()) {
     try {
-      await observer.sendCommand(command);
+      await replies[i];
     } catch (e) {
       const denied = aclDenial(e);
       if (denied) throw new RedisRefusedError(`this server's user may not ${what} (${denied})`);

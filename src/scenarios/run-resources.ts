@@ -144,9 +144,19 @@ export class RunResources {
     const client = spec.redis.client ?? profile.defaultClient;
     await hub.start();
     if (this.redis.cluster !== undefined) return this.openCluster(o.queues);
-    // Refuse a server that cannot give a faithful trace before touching any key.
-    await preflight(hub.observer);
-    const capture = await MonitorCapture.start(this.redis.url, hub.observer);
+    // Refuse a server that cannot give a faithful trace before touching any key. MONITOR, which
+    // touches none, connects meanwhile (the observer's checks are no step's lines), and is stopped
+    // again when the server is refused.
+    const [checked, started] = await Promise.allSettled([
+      preflight(hub.observer),
+      MonitorCapture.start(this.redis.url, hub.observer),
+    ]);
+    if (checked.status === 'rejected') {
+      if (started.status === 'fulfilled') await started.value.stop();
+      throw checked.reason;
+    }
+    if (started.status === 'rejected') throw started.reason;
+    const capture = started.value;
     this.capture = capture;
     if (!this.redis.owned) {
       // The heartbeat and the end go out whatever a command sent ahead did (afterAhead).

@@ -27,7 +27,7 @@ export interface ReplayedCommand {
   args: readonly string[];
 }
 
-/** PING over a bare node:net socket, awaiting each reply: one round trip, in µs (median of `n`). */
+/** PING over a bare node:net socket, awaiting each reply: one round trip, in µs (the mean of `n`, after 200 unmeasured). */
 export async function roundTripUs(server: Pick<RedisServer, 'host' | 'port'>, n = 2000): Promise<number> {
   const socket = connect(server.port, server.host);
   socket.setNoDelay(true);
@@ -52,7 +52,7 @@ export async function roundTripUs(server: Pick<RedisServer, 'host' | 'port'>, n 
 /**
  * Redis' own time (µs) for `commands` with MONITOR attached: each connection's commands pipelined
  * on a connection of its own, after FLUSHALL and CONFIG RESETSTAT; the sum of INFO commandstats'
- * usec after (the replay's SELECTs and the FLUSHALL after it excluded).
+ * usec over the replay (CONFIG RESETSTAT and INFO themselves left out).
  */
 export async function redisOwnUs(server: RedisServer, commands: readonly ReplayedCommand[]): Promise<number> {
   const admin = newClient(server.url);
@@ -62,30 +62,21 @@ export async function redisOwnUs(server: RedisServer, commands: readonly Replaye
   try {
     spawnSync('sleep', ['0.2']); // let it attach
     await admin.sendCommand(['FLUSHALL']);
-    const byConnection = new Map<string, ReplayedCommand[]>();
-    for (const c of commands) {
-      if ((c.args[0] ?? '').toUpperCase() === 'BLPOP') continue;
-      const list = byConnection.get(c.connection) ?? [];
-      list.push(c);
-      byConnection.set(c.connection, list);
-    }
-    for (const name of byConnection.keys()) {
+    const replayed = commands.filter((c) => (c.args[0] ?? '').toUpperCase() !== 'BLPOP');
+    for (const name of new Set(replayed.map((c) => c.connection))) {
       const client = newClient(server.url);
-      client.on('error', () => undefined);
       await client.connect();
       clients.set(name, client);
     }
     await admin.sendCommand(['CONFIG', 'RESETSTAT']);
-    // In the run's order, each connection's commands pipelined: no round trip is in Redis' time.
+    // Issued in the run's order, each connection's pipelined: no round trip is in Redis' time.
     await Promise.all(
-      commands
-        .filter((c) => (c.args[0] ?? '').toUpperCase() !== 'BLPOP')
-        .map((c) =>
-          clients
-            .get(c.connection)!
-            .sendCommand([...c.args])
-            .catch(() => undefined),
-        ),
+      replayed.map((c) =>
+        clients
+          .get(c.connection)!
+          .sendCommand([...c.args])
+          .catch(() => undefined),
+      ),
     );
     const stats = String(await admin.sendCommand(['INFO', 'commandstats']));
     let usec = 0;

@@ -455,11 +455,12 @@ export class ConnectionHub {
     // and a list of every client of the server.
     const named = client.sendCommand(['CLIENT', 'SETNAME', name]);
     const info = client.sendCommand(['CLIENT', 'INFO']);
-    named.catch(() => undefined); // the first failure is the one reported
+    info.catch(() => undefined); // after a failed SETNAME, the SETNAME's failure is the one reported
     await named;
-    const entry = parseClientList(String(await info))[0];
+    const text = String(await info);
+    const entry = parseClientList(text)[0];
     if (!entry?.addr || !entry.id || entry.name !== name)
-      throw new Error(`CLIENT INFO did not name connection ${name}: ${String(await info).slice(0, 80)}`);
+      throw new Error(`CLIENT INFO did not name connection ${name}: ${text.slice(0, 80)}`);
     this.byAddr.set(connectionKey(entry.addr, o.node?.label), owner);
     const observer = this.observerOf(o.node?.label);
     return { actor, client, id: entry.id, addr: entry.addr, name, observer, ...(o.node ? { node: o.node.label } : {}) };

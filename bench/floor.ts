@@ -12,13 +12,13 @@
 // timeout with nothing pushed behind it): its own time in Redis is a list lookup.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Client } from '../src/redis/connections.ts';
 import { newClient } from '../src/redis/connections.ts';
+import { freePort } from '../src/redis/local-server.ts';
 import type { RedisServer } from '../src/redis/server.ts';
 
 /** A traced command as the replay needs it: which connection sent it (actor and process) and what. */
@@ -126,16 +126,6 @@ export async function redisStartToPongMs(binary = 'redis-server'): Promise<numbe
     await new Promise((r) => child.once('exit', r));
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.once('error', reject);
-  });
 }
 
 /** One PING on a new connection: whether PONG came back (false while the server is not up). */

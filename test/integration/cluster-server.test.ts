@@ -1,9 +1,7 @@
 // acquireRedisCluster against real redis-servers: the tool's own cluster, someone else's named by
 // REDIS_CLUSTER_URL (here a cluster started for the test, which acquireRedisCluster must never
 // stop), and the settings and servers it refuses, each in one line naming the variable.
-import { once } from 'node:events';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { acquireRedisCluster } from '../../src/redis/cluster-server.ts';
@@ -15,22 +13,13 @@ import {
   RedisUnavailableError,
 } from '../../src/redis/errors.ts';
 import { startLocalRedisCluster } from '../../src/redis/local-cluster.ts';
-import { startLocalRedisServer, type LocalRedisServer } from '../../src/redis/local-server.ts';
+import { freePort, startLocalRedisServer, type LocalRedisServer } from '../../src/redis/local-server.ts';
 
 /** The environment without anything that would choose a server for us. */
 function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of ['REDIS_URL', 'REDIS_CLUSTER_URL', 'LQSIM_REDIS', 'REDIS_SERVER_BIN']) delete env[k];
   return { ...env, ...extra };
-}
-
-async function closedPort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address() as { port: number };
-  srv.close();
-  await once(srv, 'close');
-  return port;
 }
 
 async function send(url: string, ...args: string[]): Promise<unknown> {
@@ -132,7 +121,7 @@ describe("acquireRedisCluster: REDIS_CLUSTER_URL, someone else's cluster", () =>
   });
 
   it('several seeds: the first that answers is used', async () => {
-    const dead = `redis://127.0.0.1:${await closedPort()}`;
+    const dead = `redis://127.0.0.1:${await freePort()}`;
     const live = `redis://127.0.0.1:${theirs.nodes[2]!.port}`;
     const cluster = await acquireRedisCluster({ env: cleanEnv({ REDIS_CLUSTER_URL: `${dead}, ${live}` }) });
     expect(cluster.nodes.map((n) => n.port)).toEqual(theirs.nodes.map((n) => n.port));
@@ -141,7 +130,7 @@ describe("acquireRedisCluster: REDIS_CLUSTER_URL, someone else's cluster", () =>
   });
 
   it('no seed answers: unreachable, each seed named, no local cluster started instead', async () => {
-    const a = await closedPort();
+    const a = await freePort();
     const err = await failure(acquireRedisCluster({ env: cleanEnv({ REDIS_CLUSTER_URL: `redis://127.0.0.1:${a}` }) }));
     expect(err).toBeInstanceOf(RedisUnavailableError);
     expect(err.message).toMatch(

@@ -6,7 +6,6 @@
 import { spawn, execFileSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createElement } from 'react';
@@ -14,6 +13,7 @@ import { Chalk } from 'chalk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from 'redis';
 import { nodesFromClusterSlots } from '../../src/redis/cluster-nodes.ts';
+import { freePort } from '../../src/redis/local-server.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
@@ -37,17 +37,6 @@ const labelOfPort = new Map<number, string>();
 let slotRanges: Array<{ first: number; last: number; port: number }> = [];
 let hashTag: Timeline;
 let plain: Timeline;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const cli = (port: number, ...args: string[]): string =>
   execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' }).trim();

@@ -6,13 +6,13 @@
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lqsim } from '../helpers/cli.ts';
 import { describeRunFailure, loginDenial, RedisSettingError } from '../../src/redis/errors.ts';
+import { freePort } from '../../src/redis/local-server.ts';
 import type { RedisServer } from '../../src/redis/server.ts';
 import { acquireRedis } from '../../src/redis/server.ts';
 import { serverWithAdmin, type AdminClient } from '../helpers/admin.ts';
@@ -219,14 +219,3 @@ describe('redis:// to a server that speaks only TLS, and rediss:// with a certif
     );
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

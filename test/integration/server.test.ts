@@ -3,14 +3,13 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LocalRedisError, RedisUnavailableError } from '../../src/redis/errors.ts';
-import { startLocalRedisServer } from '../../src/redis/local-server.ts';
+import { freePort, startLocalRedisServer } from '../../src/redis/local-server.ts';
 import { dockerEngineConfigured } from '../../src/redis/docker-hint.ts';
 import { acquireRedis, type RedisServer } from '../../src/redis/server.ts';
 import { processEnded, processExists, waitFor } from '../helpers/process.ts';
@@ -36,15 +35,6 @@ async function ping(url: string): Promise<string> {
   } finally {
     client.destroy();
   }
-}
-
-async function closedPort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address() as { port: number };
-  srv.close();
-  await once(srv, 'close');
-  return port;
 }
 
 const started: RedisServer[] = [];
@@ -177,7 +167,7 @@ describe('acquireRedis with REDIS_URL', () => {
   });
 
   it('does not fall back to another server when REDIS_URL is unreachable, and hides its password', async () => {
-    const url = `redis://:s3cret@127.0.0.1:${await closedPort()}`;
+    const url = `redis://:s3cret@127.0.0.1:${await freePort()}`;
     const err = await acquireRedis({ env: cleanEnv({ REDIS_URL: url }) }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RedisUnavailableError);
     expect((err as Error).message).toContain('REDIS_URL');

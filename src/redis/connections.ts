@@ -7,6 +7,7 @@ import { RedisClient, TimeoutError } from 'redis';
 import type { ClusterNode } from './cluster-nodes.ts';
 import { nodeOfSlot } from './cluster-nodes.ts';
 import { commandSlot, keySlot } from './slot.ts';
+import { ToolScript } from './tool-script.ts';
 import { parseRedisUrl } from './url.ts';
 
 /**
@@ -274,6 +275,24 @@ export class ConnectionHub {
    */
   takeMarks: () => readonly string[] = () => [];
   /**
+   * Told of each traced command before it goes out (an actor's, by NodeRedisPort): a run that
+   * keeps TTLs in virtual time foresees from them whether a step may give one (step-collector.ts).
+   */
+  onTraced: ((args: readonly string[]) => void) | null = null;
+  /**
+   * The tool's commands that go out ahead of the next traced command, on its connection, after
+   * the step marks (beforeNext): a step's end read without a round trip of its own. Sent on the
+   * observer instead when the observer sends anything first (a barrier, a TTL's delete).
+   */
+  private beforeNextQueue: Array<{ args: string[]; resolve: (r: unknown) => void; reject: (e: unknown) => void }> = [];
+  /** Queues a command of the tool's to go out before the next one anyone sends (see beforeNextQueue). */
+  readonly beforeNext: Sender = {
+    sendCommand: (args) =>
+      new Promise((resolve, reject) => {
+        this.beforeNextQueue.push({ args, resolve, reject });
+      }),
+  };
+  /**
    * Commands sent ahead (sendAhead): per connection, how many are unanswered and the settling of
    * the last one (a connection's replies come in the order it sent, so that one settles last).
    */
@@ -305,7 +324,13 @@ export class ConnectionHub {
     this.rawSends.set(observer, send);
     observer.sendCommand = ((args, options) => {
       const wait = this.othersSettled(observer);
-      return wait === undefined ? send(args, options) : wait.then(() => send(args, options));
+      if (wait !== undefined)
+        return wait.then(() => {
+          this.sendBeforeNext(send);
+          return send(args, options);
+        });
+      this.sendBeforeNext(send);
+      return send(args, options);
     }) as typeof send;
     return observer;
   }
@@ -373,6 +398,14 @@ export class ConnectionHub {
     );
   }
 
+  /** Sends the commands queued by beforeNext, in order, with `send` (a connection's, before its own command). */
+  sendBeforeNext(send: (args: string[]) => Promise<unknown>): void {
+    if (this.beforeNextQueue.length === 0) return;
+    const queued = this.beforeNextQueue;
+    this.beforeNextQueue = [];
+    for (const c of queued) send(c.args).then(c.resolve, c.reject);
+  }
+
   private answered(client: Client, entry: { unanswered: number }): void {
     if (--entry.unanswered === 0 && this.ahead.get(client) === entry) this.ahead.delete(client);
   }
@@ -401,6 +434,7 @@ export class ConnectionHub {
     sendCommand: async (args: string[]): Promise<unknown> => {
       // An entry's `last` never rejects (sendAhead catches), so this waits without throwing.
       await Promise.all([...this.ahead.values()].map((entry) => entry.last));
+      this.sendBeforeNext(this.observerSend);
       return this.observerSend(args);
     },
   };
@@ -483,6 +517,9 @@ export class ConnectionHub {
     if (name === 'AUTH') return true;
     // The CLIENT INFO connect() sends after its SETNAME (Laravel never sends one).
     if (name === 'CLIENT' && args.length === 2 && args[1]!.toUpperCase() === 'INFO') return true;
+    // A step's end read ahead of the next command, on its connection (beforeNext): its lines, and
+    // its script's [lua] lines after it, are the tool's.
+    if (ToolScript.isToolCall(args)) return true;
     return isOwnSetname(args, this.runId);
   }
 
@@ -495,6 +532,9 @@ export class ConnectionHub {
   }
 
   async close(): Promise<void> {
+    const unsent = this.beforeNextQueue;
+    this.beforeNextQueue = [];
+    for (const c of unsent) c.reject(new Error('the run ended before the command went out'));
     for (const c of this.open) c.destroy();
     this.open.clear();
     for (const o of this.observers()) o.destroy();

@@ -18,23 +18,27 @@ export class NodeRedisPort implements RedisPort {
   ) {}
 
   private async send(args: string[], blocking = false): Promise<unknown> {
+    this.hub.onTraced?.(args);
     await this.prepare();
     return this.call(args, blocking);
   }
 
   /** A command whose reply Laravel does not read: sent without waiting for it (ConnectionHub.sendAhead). */
   private async sendAhead(args: string[], onReply?: OnReply): Promise<void> {
+    this.hub.onTraced?.(args);
     await this.prepare();
     await this.hub.sendAhead(this.conn.client, args, (e) => this.describe(e, args), onReply);
   }
 
-  /** What goes before a command: other connections' commands done, the step marks, SELECT once. */
+  /** What goes before a command: other connections' commands done, the step marks and reads, SELECT once. */
   private async prepare(): Promise<void> {
     const others = this.hub.othersSettled(this.conn.client);
     if (others !== undefined) await others;
     // Step marks of a streaming run go first, on this connection: see MonitorCapture.mark. Their
     // failure is the command's own (the same connection), so it is not reported twice.
     for (const mark of this.hub.takeMarks()) void this.conn.client.sendCommand(['ECHO', mark]).catch(() => undefined);
+    // Then the reads of the step's end (ConnectionHub.beforeNext), which the mark's line comes before.
+    this.hub.sendBeforeNext((args) => this.conn.client.sendCommand(args));
     if (!this.selected) {
       this.selected = true;
       if (this.selectOnConnect !== null) await this.call(['SELECT', String(this.selectOnConnect)], false);

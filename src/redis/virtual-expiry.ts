@@ -24,10 +24,12 @@ import type { Sender } from './claim-clients.ts';
 import { CLAIM_KEY, MARK_KEY } from './claim.ts';
 import { RedisRefusedError } from './errors.ts';
 import type { MonitorLine } from './monitor-line.ts';
+import { ToolScript } from './tool-script.ts';
 
 /**
  * ARGV: the claim key, the mark key (the tool's own, never touched), the server's expired_keys at
- * the last sweep ('' before the first), then the dbs. Returns {expired_keys now, then per db
+ * the last sweep ('' before the first), the sweep's number in the run (its MONITOR line's, which
+ * tells a NOSCRIPT's second line of the same sweep: tool-script.ts), then the dbs. Returns {expired_keys now, then per db
  * {1 when full else 0, key, PTTL, key, PTTL...}}, each key that had a TTL persisted. A db whose
  * INFO keyspace counts no key with a TTL is not looked into: a step that gives none costs no scan.
  * A db's list holds every key (`full`, PTTL -1 for none) only where a key of the run's may have
@@ -36,12 +38,13 @@ import type { MonitorLine } from './monitor-line.ts';
  * missing from it was expired by Redis. Redis 6.2 replicates a script that reads the clock (INFO,
  * PTTL) by its effects only.
  */
-const SWEEP = `if redis.replicate_commands then redis.replicate_commands() end
+const SWEEP = new ToolScript(
+  `if redis.replicate_commands then redis.replicate_commands() end
 local expired = string.match(redis.call('info', 'stats'), 'expired_keys:(%d+)') or ''
 local anyExpired = expired ~= ARGV[3] or expired == ''
 local keyspace = redis.call('info', 'keyspace')
 local out = {expired}
-for i = 4, #ARGV do
+for i = 5, #ARGV do
   local volatile = tonumber(string.match(keyspace, 'db' .. ARGV[i] .. ':keys=%d+,expires=(%d+)') or '0')
   local all, withTtl = {}, {}
   if anyExpired or volatile > 0 then
@@ -67,17 +70,25 @@ for i = 4, #ARGV do
     out[#out + 1] = withTtl
   end
 end
-return out`;
+return out`,
+  'the TTL sweep',
+);
+
+/** Where the sweep's number is in its MONITOR line: EVALSHA sha 0 claim mark expired <number>. */
+const SWEEP_NUMBER_ARG = 6;
 
 /** ARGV: groups of a db, how many keys, the keys. Deletes them. */
-const EXPIRE = `local i = 1
+const EXPIRE = new ToolScript(
+  `local i = 1
 while i <= #ARGV do
   redis.call('select', ARGV[i])
   local n = tonumber(ARGV[i + 1])
   for j = i + 2, i + 1 + n do redis.call('del', ARGV[j]) end
   i = i + 2 + n
 end
-return 1`;
+return 1`,
+  "the expired keys' deletes",
+);
 
 /**
  * ARGV: a throwaway key, then the dbs. Every command the sweep and the deletes send, tried in each
@@ -178,6 +189,8 @@ export class VirtualExpiry {
   /** db → key → virtual expiry (integer ms) and the sweep that found its TTL. */
   private readonly remembered = new Map<number, Map<string, { ms: number; seq: number }>>();
   private sweeps = 0;
+  /** The number of the last sweep whose line has passed. */
+  private lastSeq = 0;
   /**
    * At most the earliest virtual expiry remembered (integer ms; may be lower than it, never
    * higher): before an instant at or under it nothing can be due, and nothing is looked at.
@@ -190,6 +203,8 @@ export class VirtualExpiry {
   private window = new Map<string, KeyLife>();
   /** The dbs FLUSHDB/FLUSHALL emptied since the last sweep's line. */
   private flushed = new Set<number>();
+  /** A line since the last sweep's may have given a key of the run's dbs a TTL (sweepNeeded): its command. */
+  private ttlGiven: string | null = null;
   /** The server's expired_keys at the last sweep. */
   private expiredKeys = '';
   /** Whether the [lua] lines that follow belong to the run (its actor's EVAL) or the tool. */
@@ -214,17 +229,23 @@ export class VirtualExpiry {
    * come after.
    */
   async afterStep(t: number): Promise<void> {
-    const keys = this.o.observer
-      .sendCommand(['EVAL', SWEEP, '0', CLAIM_KEY, MARK_KEY, this.expiredKeys, ...this.o.dbs.map(String)])
-      .then((reply) => {
-        const r = reply as unknown[];
-        this.expiredKeys = String(r[0]);
-        return this.o.dbs.map((_db, i) => {
-          const [full, ...flat] = (r[1 + i] as unknown[] | undefined) ?? [0];
-          return { full: Number(full) === 1, keys: pairs(flat) };
-        });
+    const seq = ++this.sweeps;
+    const keys = SWEEP.run(this.o.observer, [
+      '0',
+      CLAIM_KEY,
+      MARK_KEY,
+      this.expiredKeys,
+      String(seq),
+      ...this.o.dbs.map(String),
+    ]).then((reply) => {
+      const r = reply as unknown[];
+      this.expiredKeys = String(r[0]);
+      return this.o.dbs.map((_db, i) => {
+        const [full, ...flat] = (r[1 + i] as unknown[] | undefined) ?? [0];
+        return { full: Number(full) === 1, keys: pairs(flat) };
       });
-    const sweep: Sweep = { t, seq: ++this.sweeps, keys };
+    });
+    const sweep: Sweep = { t, seq, keys };
     if (this.o.observerAddr !== undefined) this.unseen.push(sweep);
     const found = await keys;
     sweep.found = found;
@@ -273,7 +294,7 @@ export class VirtualExpiry {
       const keys = due.filter((e) => e.db === db).map((e) => e.key);
       if (keys.length > 0) args.push(String(db), String(keys.length), ...keys);
     }
-    await this.o.observer.sendCommand(['EVAL', EXPIRE, '0', ...args]);
+    await EXPIRE.run(this.o.observer, ['0', ...args]);
     for (const e of due) {
       this.remembered.get(e.db)!.delete(e.key);
       this.onExpire?.(e);
@@ -295,11 +316,32 @@ export class VirtualExpiry {
     }
     if (line.client === this.o.observerAddr) {
       this.scriptIsRuns = false;
-      if ((line.args[0] ?? '').toUpperCase() === 'EVAL' && line.args[1] === SWEEP) this.sweepLine();
+      if (SWEEP.isCall(line.args)) this.sweepLine(Number(line.args[SWEEP_NUMBER_ARG]));
+      return;
+    }
+    // A step's end read ahead of an actor's next command (ConnectionHub.beforeNext): the tool's.
+    if (ToolScript.isToolCall(line.args)) {
+      this.scriptIsRuns = false;
       return;
     }
     this.scriptIsRuns = true;
     this.note(line.db, line.args);
+  }
+
+  /**
+   * Whether the lines seen since the last sweep's line may have given a key of the run's dbs a
+   * TTL: a step that gave none leaves none to take into virtual time (every earlier one was taken
+   * off), so a run that reads its lines skips that step's sweep (most steps: a worker's poll gives
+   * no TTL). A command not known to leave TTLs alone counts as giving one. Without the lines (no
+   * observerAddr), every step is swept.
+   */
+  sweepNeeded(): boolean {
+    return this.o.observerAddr === undefined || this.ttlGiven !== null;
+  }
+
+  /** The command that made a sweep needed (sweepNeeded), as its line named it. */
+  ttlGivenBy(): string | null {
+    return this.ttlGiven;
   }
 
   /** Throws what reading the lines found wrong (a sweep that failed). */
@@ -340,12 +382,16 @@ export class VirtualExpiry {
   }
 
   /** The sweep's own line: every line of its step came before it. */
-  private sweepLine(): void {
+  private sweepLine(seq: number): void {
+    // A sweep sent again after NOSCRIPT shows twice: its second line closes nothing.
+    if (seq <= this.lastSeq) return;
+    this.lastSeq = seq;
     const sweep = this.unseen.shift();
     const window = this.window;
     const flushed = this.flushed;
     this.window = new Map();
     this.flushed = new Set();
+    this.ttlGiven = null;
     if (sweep === undefined) return; // none sent (lines fed from before the service began)
     const found = sweep.found;
     if (found !== undefined && this.settlesDue === 0) {
@@ -422,7 +468,9 @@ export class VirtualExpiry {
   private note(db: number, args: readonly string[]): void {
     if (!this.remembered.has(db)) return;
     const name = (args[0] ?? '').toUpperCase();
-    for (const [key, effect] of ttlEffects(name, args)) {
+    const effects = ttlEffects(name, args);
+    if (this.ttlGiven === null && mayGiveTtl(name, effects)) this.ttlGiven = args.slice(0, 2).join(' ');
+    for (const [key, effect] of effects) {
       if (key === CLAIM_KEY || key === MARK_KEY) continue;
       if (effect === 'flush') {
         this.flushed.add(db);
@@ -503,6 +551,59 @@ export function ttlEffects(name: string, args: readonly string[]): Array<[string
     default:
       return [[key, 'other']];
   }
+}
+
+/**
+ * Commands that never give a key a TTL (those ttlEffects names apart): Laravel's reads and writes
+ * of its queues, cache, locks and limiters, and the tool's own. Any other may (a RESTORE, a COPY),
+ * and its step is swept.
+ */
+const NEVER_GIVE_TTL = new Set([
+  ...['GET', 'MGET', 'EXISTS', 'TYPE', 'TTL', 'PTTL', 'KEYS', 'SCAN', 'DBSIZE', 'TIME', 'INFO', 'SETNX'],
+  ...['INCR', 'INCRBY', 'INCRBYFLOAT', 'DECR', 'DECRBY', 'APPEND', 'STRLEN'],
+  ...['LLEN', 'LRANGE', 'LINDEX', 'LPOP', 'RPOP', 'LPUSH', 'RPUSH', 'BLPOP', 'BRPOP', 'LREM', 'LSET', 'LTRIM'],
+  ...['ZADD', 'ZREM', 'ZCARD', 'ZCOUNT', 'ZSCORE', 'ZRANGE', 'ZRANGEBYSCORE', 'ZREVRANGE', 'ZREVRANGEBYSCORE'],
+  ...['ZREMRANGEBYRANK', 'ZREMRANGEBYSCORE', 'ZINCRBY', 'ZPOPMIN', 'BZPOPMIN'],
+  ...['HSET', 'HMSET', 'HSETNX', 'HGET', 'HMGET', 'HGETALL', 'HDEL', 'HEXISTS', 'HINCRBY', 'HLEN', 'HKEYS'],
+  ...['SADD', 'SREM', 'SMEMBERS', 'SISMEMBER', 'SCARD'],
+  ...['MULTI', 'EXEC', 'DISCARD', 'WATCH', 'UNWATCH', 'QUIT', 'HELLO', 'PUBLISH'],
+]);
+
+/** Whether a command may leave a key with a TTL (conservative: a command not known never to). */
+function mayGiveTtl(name: string, effects: ReadonlyArray<[string, Effect]>): boolean {
+  if (effects.some(([, e]) => e === 'ttl' || e === 'created with ttl')) return true;
+  if (effects.length === 0 || effects.every(([, e]) => e === 'clear' || e === 'flush')) return false;
+  return !NEVER_GIVE_TTL.has(name) && !EXPLAINED.has(name);
+}
+
+/** Commands ttlEffects tells the effect of (an 'other' from them gives no TTL). */
+const EXPLAINED = new Set(['SET', 'GETEX']);
+
+/** A `redis.call('name'` or `redis.pcall("name"` in a script's text, and any call at all. */
+const LITERAL_CALL = /redis\.p?call\(\s*(['"])([A-Za-z]+)\1/g;
+const ANY_CALL = /redis\.p?call\(/g;
+const scriptsForeseen = new Map<string, boolean>();
+
+/**
+ * Whether a traced command, about to go out, may leave a key with a TTL: what sweepNeeded will say
+ * of its lines, foreseen before they come, never less (a step foreseen to give none has its end
+ * read without a round trip: step-collector.ts). A script may if it calls, by name, a command that
+ * may with some arguments (SET, SETEX, EXPIRE: its arguments are the script's to choose) or one
+ * not known never to, or calls one whose name it computes.
+ */
+export function commandMayGiveTtl(args: readonly string[]): boolean {
+  const name = (args[0] ?? '').toUpperCase();
+  if (name !== 'EVAL') return name === 'EVALSHA' || mayGiveTtl(name, ttlEffects(name, args));
+  const text = args[1] ?? '';
+  let may = scriptsForeseen.get(text);
+  if (may === undefined) {
+    const named = [...text.matchAll(LITERAL_CALL)].map((m) => m[2]!.toUpperCase());
+    may =
+      named.length !== (text.match(ANY_CALL) ?? []).length ||
+      named.some((n) => n === 'SET' || n === 'GETEX' || mayGiveTtl(n, ttlEffects(n, [n, 'key', '1', '1'])));
+    scriptsForeseen.set(text, may);
+  }
+  return may;
 }
 
 /** The TTL a command gives, in ms, when relative to now (`SET k v EX 30`, `SETEX k 30 v`, `EXPIRE k 30`). */

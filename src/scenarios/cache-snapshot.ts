@@ -3,7 +3,8 @@
 // in its own db by the observer (a script selects the db for itself: nothing is traced, and the
 // observer stays in the run's db) and compared with the model, so what the state pane says of the
 // cache is what Redis holds. A key another client changed ends the run, as a queue's size does.
-import type { Client } from '../redis/connections.ts';
+import type { Sender } from '../redis/connections.ts';
+import { ToolScript } from '../redis/tool-script.ts';
 import type { LockBook } from '../sim/cache.ts';
 import { relativeTime } from '../sim/clock.ts';
 import { ModelMismatchError } from '../sim/model/mismatch.ts';
@@ -12,7 +13,8 @@ import { heldStrings } from '../sim/model/strings.ts';
 import type { CacheKeyState } from './timeline.ts';
 
 /** Each key's value: a string's, or a hash's fields flattened (DurationLimiter's window); false when absent. */
-const READ = `redis.call('select', ARGV[1])
+export const READ_CACHE = new ToolScript(
+  `redis.call('select', ARGV[1])
 local out = {}
 for i, k in ipairs(KEYS) do
   local t = redis.call('type', k)['ok']
@@ -20,7 +22,9 @@ for i, k in ipairs(KEYS) do
   elseif t == 'string' then out[i] = redis.call('get', k)
   else out[i] = false end
 end
-return out`;
+return out`,
+  "the cache's keys' read-back",
+);
 
 /** How a value reads in a message and in the state. */
 function shown(e: { value: string; hash?: Map<string, string> }): string {
@@ -41,10 +45,11 @@ function same(a: { value: string; hash?: Map<string, string> }, b: { value: stri
 }
 
 export async function snapshotCache(
-  observer: Client,
+  observer: Sender,
   model: Map<string, StringEntry>,
   locks: LockBook,
-  o: { now: number; start: number; where: string },
+  /** ahead: `observer` is ConnectionHub.beforeNext (ToolScript.runAhead). */
+  o: { now: number; start: number; where: string; ahead?: boolean },
 ): Promise<CacheKeyState[]> {
   const held = heldStrings(model, o.now).sort((a, b) => a.db - b.db || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const byDb = new Map<number, StringEntry[]>();
@@ -52,7 +57,8 @@ export async function snapshotCache(
   // Every db's read goes out at once (one round trip), then each reply is checked in turn.
   const reads = [...byDb].map(([db, entries]) => {
     const keys = entries.map((e) => e.key);
-    const reply = observer.sendCommand(['EVAL', READ, String(keys.length), ...keys, String(db)]);
+    const rest = [String(keys.length), ...keys, String(db)];
+    const reply = o.ahead === true ? READ_CACHE.runAhead(observer, rest) : READ_CACHE.run(observer, rest);
     reply.catch(() => undefined); // an earlier db's mismatch is the one reported
     return { db, entries, reply };
   });

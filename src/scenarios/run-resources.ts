@@ -346,9 +346,14 @@ export class RunResources {
     return this.watch?.push(line) ?? null;
   }
 
-  /** After a step at `t`, before its snapshot: its TTLs taken into virtual time (none without `virtualTtl`). */
+  /** After a step at `t`: its TTLs taken into virtual time (none without `virtualTtl`). */
   async afterStep(t: number): Promise<void> {
     await this.expiry?.afterStep(t);
+  }
+
+  /** Whether the lines seen since the last sweep may have given a TTL (virtual-expiry.ts' sweepNeeded). */
+  sweepNeeded(): boolean {
+    return this.expiry?.sweepNeeded() ?? false;
   }
 
   /** Scheduler's beforeInstant: what expired in virtual time before `at` deleted (set only with `virtualTtl`). */

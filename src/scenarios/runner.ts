@@ -188,7 +188,6 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const keepSteps = opts.keepSteps ?? true;
     const maker = new StepMaker({
       hub,
-      held,
       timeline,
       executionLog,
       scriptNames,
@@ -218,21 +217,27 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       // Whatever puts cache keys on Redis (the store, uniqueVia(), a *WithRedis middleware).
       ...(usesRedisCache(spec)
         ? {
-            cacheState: (index: number) =>
-              snapshotCache(hub.observer, check.strings, world.locks, {
+            cacheState: (index: number, ahead?: boolean) =>
+              snapshotCache(ahead === true ? hub.beforeNext : hub.observer, check.strings, world.locks, {
                 now: now(),
                 start: spec.start,
                 where: `at the end of step ${index} (${relativeTime(now(), spec.start)})`,
+                ahead,
               }),
           }
         : {}),
     };
-    // Streaming: nothing holds the run and nothing keeps its steps (step-collector.ts).
-    // A cluster's capture merges its nodes' lines at each barrier (cluster-capture.ts): no marks.
-    const collector: StepCollector =
-      !keepSteps && opts.paceMs === undefined && opts.open !== true && cluster === undefined
-        ? new StreamingSteps(context, { onCommand: opts.onCommand, scriptNames, scriptSources })
-        : new BarrierSteps(context);
+    // Nothing holds the run (no view): a step's end costs no round trip of its own, whether the
+    // run keeps its steps or streams them (step-collector.ts). A cluster's capture merges its
+    // nodes' lines at each barrier (cluster-capture.ts): no marks.
+    const unheld =
+      (!keepSteps || opts.onStep === undefined) &&
+      opts.paceMs === undefined &&
+      opts.open !== true &&
+      cluster === undefined;
+    const collector: StepCollector = unheld
+      ? new StreamingSteps(context, { onCommand: opts.onCommand, scriptNames, scriptSources, kept: keepSteps })
+      : new BarrierSteps(context);
     let stepCount = 0;
     try {
       await scheduler.run(async (done, next) => {

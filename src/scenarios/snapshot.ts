@@ -3,6 +3,7 @@
 import type { Sender } from '../redis/connections.ts';
 import { integerReply, stringArrayReply } from '../redis/reply.ts';
 import { keySlot } from '../redis/slot.ts';
+import { ToolScript } from '../redis/tool-script.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import type { JobRegistry } from '../sim/registry.ts';
 import type { ListEntry, QueueState, ZsetEntry } from './timeline.ts';
@@ -19,22 +20,30 @@ export async function snapshotQueues(
   limit = SNAPSHOT_LIMIT,
   /** On a cluster: the node that holds a key ("node2"), for QueueState.nodes. */
   nodeOf?: (key: string) => string,
+  /**
+   * `observer` is ConnectionHub.beforeNext: the script is sent ahead of later commands
+   * (ToolScript.runAhead), on whichever connection sends next, and selects the queues' db itself.
+   */
+  ahead?: { db: number },
 ): Promise<QueueState[]> {
   const last = String(limit - 1);
-  // With no entries asked for (limit 0), the sizes alone: no payload is read back or parsed.
-  const range = (args: string[]): Promise<unknown> => (limit > 0 ? observer.sendCommand(args) : Promise.resolve([]));
-  const reads = queues.map((q) =>
-    Promise.all([
-      observer.sendCommand(['LLEN', q.ready]),
-      range(['LRANGE', q.ready, '0', last]),
-      observer.sendCommand(['ZCARD', q.delayed]),
-      range(['ZRANGE', q.delayed, '0', last, 'WITHSCORES']),
-      observer.sendCommand(['ZCARD', q.reserved]),
-      range(['ZRANGE', q.reserved, '0', last, 'WITHSCORES']),
-      notify ? observer.sendCommand(['LLEN', q.notify]) : Promise.resolve(null),
-    ]),
-  );
-  const results = await Promise.all(reads);
+  const results = nodeOf === undefined ? await readAll(observer, queues, notify, last, ahead) : await readEach();
+  async function readEach(): Promise<unknown[][]> {
+    // With no entries asked for (limit 0), the sizes alone: no payload is read back or parsed.
+    const range = (args: string[]): Promise<unknown> => (limit > 0 ? observer.sendCommand(args) : Promise.resolve([]));
+    const reads = queues.map((q) =>
+      Promise.all([
+        observer.sendCommand(['LLEN', q.ready]),
+        range(['LRANGE', q.ready, '0', last]),
+        observer.sendCommand(['ZCARD', q.delayed]),
+        range(['ZRANGE', q.delayed, '0', last, 'WITHSCORES']),
+        observer.sendCommand(['ZCARD', q.reserved]),
+        range(['ZRANGE', q.reserved, '0', last, 'WITHSCORES']),
+        notify ? observer.sendCommand(['LLEN', q.notify]) : Promise.resolve(null),
+      ]),
+    );
+    return Promise.all(reads);
+  }
   return queues.map((q, i) => {
     const [llen, ready, zdelayed, delayed, zreserved, reserved, lnotify] = results[i]!;
     return {
@@ -66,6 +75,56 @@ export async function snapshotQueues(
       delayed: zsetEntries(stringArrayReply(delayed, `ZRANGE ${q.delayed} WITHSCORES`), registry),
       reserved: zsetEntries(stringArrayReply(reserved, `ZRANGE ${q.reserved} WITHSCORES`), registry),
     };
+  });
+}
+
+/**
+ * KEYS: each queue's ready, delayed and reserved keys (and its notify key when ARGV[2] is 1);
+ * ARGV[1]: the last index of each list to read (-1: the sizes alone); ARGV[3]: the db to read in
+ * ('' for the caller's: a SELECT in a script is the script's alone). Per queue, what the reads of
+ * readEach give, in that order.
+ */
+export const READ_QUEUES = new ToolScript(
+  `local last = tonumber(ARGV[1])
+local per = ARGV[2] == '1' and 4 or 3
+if ARGV[3] ~= '' then redis.call('select', ARGV[3]) end
+local out = {}
+for i = 1, #KEYS, per do
+  local q = {redis.call('llen', KEYS[i]), {}, redis.call('zcard', KEYS[i + 1]), {}, redis.call('zcard', KEYS[i + 2]), {}}
+  if last >= 0 then
+    q[2] = redis.call('lrange', KEYS[i], 0, last)
+    q[4] = redis.call('zrange', KEYS[i + 1], 0, last, 'WITHSCORES')
+    q[6] = redis.call('zrange', KEYS[i + 2], 0, last, 'WITHSCORES')
+  end
+  if per == 4 then q[7] = redis.call('llen', KEYS[i + 3]) end
+  out[#out + 1] = q
+end
+return out`,
+  "the queues' snapshot",
+);
+
+/**
+ * One server's queues in one script (tool-script.ts): one command, which can go ahead of the next
+ * traced command (a step's end with no round trip of its own: step-collector.ts), instead of six
+ * or seven a queue. A cluster's keys are on several nodes: read one by one.
+ */
+async function readAll(
+  observer: Sender,
+  queues: readonly QueueKeys[],
+  notify: boolean,
+  last: string,
+  ahead: { db: number } | undefined,
+): Promise<unknown[][]> {
+  const keys = queues.flatMap((q) =>
+    notify ? [q.ready, q.delayed, q.reserved, q.notify] : [q.ready, q.delayed, q.reserved],
+  );
+  const rest = [String(keys.length), ...keys, last, notify ? '1' : '0', ahead === undefined ? '' : String(ahead.db)];
+  const reply = await (ahead ? READ_QUEUES.runAhead(observer, rest) : READ_QUEUES.run(observer, rest));
+  const perQueue = Array.isArray(reply) ? (reply as unknown[]) : [];
+  return queues.map((_q, i) => {
+    const r = perQueue[i];
+    if (!Array.isArray(r)) throw new Error(`the queues' snapshot script returned ${JSON.stringify(reply)}`);
+    return notify ? r : [...r, null];
   });
 }
 

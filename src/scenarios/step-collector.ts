@@ -1,12 +1,16 @@
 // After each step of a run: its MONITOR lines, attributed to the actors whose connections sent
 // them, made into the Step and handed on. Two ways, one interface (StepCollector):
 //   BarrierSteps    after every step a barrier on the observer (ECHO, then wait for its line):
-//                   every line before it is the step's. With the queues read in the same round
-//                   trip, for views that hold the run or show the queues.
-//   StreamingSteps  nothing holds the run and nothing keeps its steps (`lqsim run --format
-//                   ndjson | text`): a step's end is a mark that goes out ahead of the next
-//                   command, and the step is finished when the mark's line comes back. A step a
-//                   BLPOP waits across, or whose end reads the queues, still takes the barrier.
+//                   every line before it is the step's. With the queues, the cache's keys and
+//                   the BLPOPs' state read in the same round trip, for views that hold the run.
+//   StreamingSteps  nothing holds the run: a step's end is a mark that goes out ahead of the next
+//                   command, and the step is finished when the mark's line comes back. A run
+//                   that keeps its steps (runScenario without a view) reads each step's queues
+//                   and cache keys ahead of that command too, and checks them against the model
+//                   of the step's end once they come. A step a BLPOP waits across, one that may
+//                   have given a TTL (a kept run's foresight; a streaming run's every step, with
+//                   TTLs in virtual time), or whose end a streaming run decides on the queues,
+//                   still takes the barrier.
 // attributedAtBarrier is the barrier itself, which conformance's real-Laravel run takes too.
 import type { ConnectionHub } from '../redis/connections.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
@@ -23,7 +27,9 @@ import { attributeLines, LineAttributor } from './attribute.ts';
 import { ForeignUseError } from './foreign-watch.ts';
 import type { RunResources } from './run-resources.ts';
 import { exitsOnItsOwn } from './run-end.ts';
-import { queuesAreEmpty, snapshotQueues } from './snapshot.ts';
+import { queuesAreEmpty, READ_QUEUES, snapshotQueues } from './snapshot.ts';
+import { READ_CACHE } from './cache-snapshot.ts';
+import { commandMayGiveTtl } from '../redis/virtual-expiry.ts';
 import type { StepMaker } from './step-maker.ts';
 import type { CacheKeyState, QueueState, TraceCommand } from './timeline.ts';
 
@@ -68,8 +74,11 @@ export interface CollectorContext {
   start: number;
   /** The run goes on after the scenario has played out (the lab's). */
   open: boolean;
-  /** The cache store's keys after a step, read from Redis and checked (a run whose cache is there). */
-  cacheState?: (index: number) => Promise<CacheKeyState[]>;
+  /**
+   * The cache store's keys after a step, read from Redis and checked (a run whose cache is there);
+   * `ahead`: sent ahead of the next traced command (ConnectionHub.beforeNext).
+   */
+  cacheState?: (index: number, ahead?: boolean) => Promise<CacheKeyState[]>;
   /** Entries and workers not started yet. */
   pending(): number;
   settled(): boolean;
@@ -83,11 +92,9 @@ export class BarrierSteps implements StepCollector {
 
   async collect(done: CompletedStep, next: NextEvent, index: number): Promise<void> {
     const { ctx } = this;
-    // The step's commands have all been answered, so nothing after it need wait for another:
-    // the TTL sweep of a run that keeps them in virtual time (its line then comes before the
-    // barrier's: virtual-expiry.ts), the barrier, the queues' snapshot and the cache's keys all go
-    // out together on the observer, in that order, one round trip instead of three.
-    const swept = ctx.held.afterStep(done.t);
+    // The step's commands have all been answered, so nothing after it need wait for another: the
+    // barrier, the queues' snapshot and the cache's keys all go out together on the observer, in
+    // that order, one round trip.
     const barrier = ctx.capture.barrier(ctx.hub.observer);
     const snapshot = snapshotQueues(
       ctx.hub.router,
@@ -98,16 +105,24 @@ export class BarrierSteps implements StepCollector {
       ctx.hub.nodes.length === 0 ? undefined : (key) => ctx.hub.nodeOfKey(key)!,
     );
     const reads = ctx.cacheState?.(index);
+    // A push in this step may have answered a worker's BLPOP: its status says so (the worker
+    // resumes later). Asked in the same round trip (CLIENT LIST after the reads).
+    const woken = Promise.all(ctx.workers.map((w) => w.noteAnsweredBlpop()));
     // Awaited in the order they were sent: the first to fail is the one reported.
-    for (const later of [barrier, snapshot, reads]) later?.catch(() => undefined);
-    await swept;
+    for (const later of [barrier, snapshot, reads, woken]) later?.catch(() => undefined);
     const lines = await barrier;
     const queues = await snapshot;
-    this.lastQueues = queues;
     const cache = await reads;
-    // A push in this step may have answered a worker's BLPOP: its status says so (the worker resumes later).
-    for (const w of ctx.workers) await w.noteAnsweredBlpop();
+    // The steps before this one are finished first (their lines are read first).
     await this.before();
+    this.lastQueues = queues;
+    // Another client's use of the run's dbs stops the run here; the TTL service reads the lines.
+    ctx.held.watchLines(lines);
+    // A run that keeps TTLs in virtual time takes the ones this step gave off before anything
+    // else happens (the next step, a view holding the run): only after a step whose lines may
+    // have given one (virtual-expiry.ts), a round trip of its own.
+    if (ctx.held.sweepNeeded()) await this.sweep(done.t);
+    await woken;
     await ctx.maker.make(
       {
         index,
@@ -131,6 +146,20 @@ export class BarrierSteps implements StepCollector {
   }
 
   throwIfFaulted(): void {}
+
+  /**
+   * The TTL sweep after step `t`, and a barrier behind it: the sweep's own line is where the TTL
+   * service closes the step's lines (virtual-expiry.ts), so it must be read before the clock
+   * moves on. Nothing but the observer's commands runs in between (the actors wait).
+   */
+  protected async sweep(t: number): Promise<void> {
+    const { ctx } = this;
+    const swept = ctx.held.afterStep(t);
+    const barrier = ctx.capture.barrier(ctx.hub.observer);
+    barrier.catch(() => undefined);
+    await swept;
+    ctx.held.watchLines(await barrier);
+  }
 
   async drain(): Promise<void> {}
 
@@ -157,11 +186,29 @@ export class BarrierSteps implements StepCollector {
   protected async before(): Promise<void> {}
 }
 
+/**
+ * Steps whose end costs no round trip of its own, for a run that nothing holds (no view): a
+ * streaming run's (nothing kept), or a kept run's (`kept`: runScenario's without onStep, as a test
+ * suite runs it), whose queues' snapshot and cache read-back go ahead of the next traced command
+ * too, on its connection after the mark (ConnectionHub.beforeNext), and are checked against what
+ * the model held at the step's end once they come back.
+ */
 export class StreamingSteps extends BarrierSteps {
   private finishing: Promise<void> = Promise.resolve();
   private deferredError: unknown = null;
   /** Tells the streaming attribution (onCommand) that step `index` has ended at `t`. */
   private endStep: (index: number, t: number) => void = () => undefined;
+  private readonly kept: boolean;
+  /** A traced command of this step may give a key a TTL (virtual-expiry.ts' commandMayGiveTtl). */
+  private mayGiveTtl = false;
+  /** The scripts of a kept step's end are loaded on the server (ToolScript.runAhead). */
+  private loaded = false;
+  /**
+   * A kept run whose last step's end went ahead: whether the model's queues were empty then (the
+   * run's end is decided on them; Redis' sizes of that moment are checked against the same model
+   * once they come, and a difference ends the run before it reports anything).
+   */
+  private modelEmpty: boolean | null = null;
 
   constructor(
     ctx: CollectorContext,
@@ -169,13 +216,19 @@ export class StreamingSteps extends BarrierSteps {
       onCommand?: (cmd: TraceCommand) => void;
       scriptNames: ReadonlyMap<string, string>;
       scriptSources: ReadonlyMap<string, string>;
+      kept?: boolean;
     },
   ) {
     super(ctx);
+    this.kept = o.kept === true;
     const cap = ctx.capture;
     ctx.hub.takeMarks = () => cap.takeMarks();
+    if (this.kept)
+      ctx.hub.onTraced = (args) => {
+        if (!this.mayGiveTtl && commandMayGiveTtl(args)) this.mayGiveTtl = true;
+      };
     const onCommand = o.onCommand;
-    if (onCommand === undefined) return;
+    if (onCommand === undefined || this.kept) return;
     // Lines are attributed as they come: to the step they belong to, which is the oldest one
     // whose barrier or mark has not passed (`lineStep`), ended (its instant in `endedAt`) or
     // still running.
@@ -208,11 +261,23 @@ export class StreamingSteps extends BarrierSteps {
   override async collect(done: CompletedStep, next: NextEvent, index: number): Promise<void> {
     const { ctx } = this;
     this.endStep(index, done.t);
-    // The run's end depends on the queues only where runIsOver's other conditions hold.
-    const endReadsQueues = !ctx.open && ctx.pending() === 0 && !ctx.workers.some((w) => w.busy() || exitsOnItsOwn(w));
-    // A run with TTLs in virtual time sweeps them after each step: its end is a barrier too.
-    if (ctx.scheduler.hasBlocked() || endReadsQueues || ctx.held.expiry !== null)
-      return super.collect(done, next, index);
+    const mayGiveTtl = this.mayGiveTtl;
+    this.mayGiveTtl = false;
+    // The run's end depends on the queues only where runIsOver's other conditions hold: a
+    // streaming run reads their sizes at a barrier, a kept run decides on the model's.
+    const endReadsQueues =
+      !this.kept && !ctx.open && ctx.pending() === 0 && !ctx.workers.some((w) => w.busy() || exitsOnItsOwn(w));
+    // A run with TTLs in virtual time sweeps after a step that gave one, before the next: a
+    // barrier. A kept run foresees it from the step's commands (its lines are read later, and
+    // say whether it was foreseen right); a streaming run reads its lines as they come, and
+    // takes the barrier after every step.
+    const sweeps = ctx.held.expiry !== null && (!this.kept || mayGiveTtl);
+    this.modelEmpty = null;
+    if (ctx.scheduler.hasBlocked() || endReadsQueues || sweeps) return super.collect(done, next, index);
+    if (this.kept && !this.loaded) {
+      await Promise.all([READ_QUEUES.load(ctx.hub.observer), ctx.cacheState && READ_CACHE.load(ctx.hub.observer)]);
+      this.loaded = true;
+    }
     const end = {
       index,
       done,
@@ -222,9 +287,59 @@ export class StreamingSteps extends BarrierSteps {
     };
     const lines = ctx.capture.mark();
     lines.catch(() => undefined);
+    const reads = this.kept ? this.readAhead(index, done.t) : null;
     this.finishing = this.finishing
-      .then(async () => ctx.maker.make(end, await lines, []))
+      .then(async () => {
+        const got = await lines;
+        const read = await reads;
+        ctx.held.watchLines(got);
+        const ttl = ctx.held.expiry?.ttlGivenBy() ?? null;
+        if (ttl !== null)
+          throw new Error(
+            `lqsim foresaw no TTL in step ${index}, but its ${ttl} may have given one, and no sweep took it into virtual time (a bug in virtual-expiry.ts' commandMayGiveTtl); the run stops`,
+          );
+        await ctx.maker.make(read?.cache !== undefined ? { ...end, cache: read.cache } : end, got, read?.queues ?? []);
+        if (read) read.check();
+      })
       .catch((e: unknown) => void (this.deferredError ??= e));
+  }
+
+  /**
+   * A kept step's reads, sent ahead of the next traced command: the queues (with what the model
+   * holds in them now, for the check once Redis' sizes come) and the cache's keys.
+   */
+  private readAhead(index: number, t: number) {
+    const { ctx } = this;
+    const where = `at the end of step ${index} (${relativeTime(t, ctx.start)})`;
+    const keys = ctx.queues.map((q) => ({ ...q, ...(ctx.notify ? {} : { notify: undefined }) }));
+    const model = ctx.check.sizesAt(keys);
+    this.modelEmpty = keys.every(
+      (k) =>
+        model(k.ready, 'list').size === 0 &&
+        model(k.delayed, 'zset').size === 0 &&
+        model(k.reserved, 'zset').size === 0,
+    );
+    const snapshot = snapshotQueues(
+      ctx.hub.beforeNext,
+      ctx.queues,
+      ctx.registry,
+      ctx.notify,
+      ctx.snapshotLimit,
+      undefined,
+      { db: ctx.held.db },
+    );
+    const cache = ctx.cacheState?.(index, true);
+    snapshot.catch(() => undefined);
+    cache?.catch(() => undefined);
+    return (async () => {
+      const queues = await snapshot;
+      this.lastQueues = queues;
+      return { queues, cache: await cache, check: () => ctx.check.compareSizes(queues, where, model) };
+    })();
+  }
+
+  override queuesEmpty(): boolean {
+    return this.modelEmpty ?? super.queuesEmpty();
   }
 
   /** A barrier sends what is unsent and passes every mark before it. */
@@ -235,15 +350,24 @@ export class StreamingSteps extends BarrierSteps {
 
   /** A streaming run's steps show no queues: the sizes alone are read, where the run's end needs them. */
   protected override snapshotLimit(): number {
-    return 0;
+    return this.kept ? this.ctx.snapshotLimit : 0;
   }
 
   protected override mayHold(): boolean {
     return false;
   }
 
-  protected override shownQueues(): QueueState[] {
-    return [];
+  protected override shownQueues(queues: QueueState[]): QueueState[] {
+    return this.kept ? queues : [];
+  }
+
+  /**
+   * A streaming run reads every line as it comes (the sink): the sweep's own line is read on its
+   * way, and a second barrier would count as a step's end.
+   */
+  protected override async sweep(t: number): Promise<void> {
+    if (this.kept) return super.sweep(t);
+    await this.ctx.held.afterStep(t);
   }
 
   /** The steps before this one come first (their marks' lines came before this barrier's). */

@@ -6,7 +6,6 @@ import type { ConnectionHub } from '../redis/connections.ts';
 import { attributeLines } from './attribute.ts';
 import type { ExecutionLog } from './execution-log.ts';
 import { KeptStrings } from './kept-strings.ts';
-import type { RunResources } from './run-resources.ts';
 import { SharedState } from './shared-state.ts';
 import type { CacheKeyState, FailedJob, QueueState, Step, Timeline, WorkerState } from './timeline.ts';
 
@@ -40,7 +39,6 @@ export class StepMaker {
   constructor(
     private readonly o: {
       hub: ConnectionHub;
-      held: RunResources;
       timeline: Timeline;
       executionLog: ExecutionLog;
       scriptNames: ReadonlyMap<string, string>;
@@ -61,7 +59,6 @@ export class StepMaker {
     const attributed = attributeLines(lines, o.hub, { index, t: done.t }, o.scriptNames).commands;
     // A kept step's list is the size of its commands (the attribution's grew by push).
     const commands = o.keepSteps ? attributed.slice() : attributed;
-    o.held.watchLines(lines);
     // Every EVAL carries the whole script; keep one copy of each text for the whole run.
     for (const cmd of commands) {
       if (cmd.script !== undefined) cmd.args[1] = o.scriptSources.get(cmd.script) ?? cmd.args[1]!;

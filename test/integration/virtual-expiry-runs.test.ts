@@ -50,6 +50,29 @@ describe('a run with TTLs in virtual time', () => {
   });
 });
 
+// WithoutOverlapping with expireAfter 5 (Queue/Middleware/WithoutOverlapping.php@v8.83: the lock
+// is `SET <key> <owner> EX 5 NX`): worker-1 takes it at t+0 and runs 30 s, worker-2 is refused at
+// t+1 and t+4 and takes it at t+7 (see the first test below).
+const OVERLAP_YAML = `
+name: inline
+title: inline
+laravel: 8
+cache: { store: redis }
+until: 9
+workers:
+  - { name: worker-1, sleep: 5 }
+  - { name: worker-2, sleep: 1, start: 1 }
+jobs:
+  Sync:
+    class: App\\Jobs\\Sync
+    tries: 5
+    middleware: [{ without_overlapping: { key: order-1, release_after: 3, expire_after: 5 } }]
+    attempts: [{ run: 30 }, { run: 1 }, { run: 1 }]
+timeline:
+  - { at: 0, dispatch: Sync, count: 2 }
+`;
+const overlapSpec = () => parseScenario(OVERLAP_YAML, 'inline.yaml').spec;
+
 describe('a scenario with its cache store on Redis', () => {
   // WithoutOverlapping with expireAfter 5 (Queue/Middleware/WithoutOverlapping.php@v8.83: the lock
   // is `SET <key> <owner> EX 5 NX`): worker-1 takes it at t+0 and runs 30 s, so in virtual time it
@@ -75,7 +98,8 @@ jobs:
 timeline:
   - { at: 0, dispatch: Sync, count: 2 }
 `;
-    const t = await runScenario(parseScenario(yaml, 'inline.yaml').spec, { redis: redis() });
+    expect(yaml).toBe(OVERLAP_YAML);
+    const t = await runScenario(overlapSpec(), { redis: redis() });
     expect(t.error).toBeUndefined();
     expect(t.warnings).toEqual([]);
     const lock = 'laravel_database_laravel_cache:laravel-queue-overlap:App\\Jobs\\Sync:order-1';
@@ -126,5 +150,92 @@ describe("a run with TTLs in virtual time, as an ACL user on someone else's serv
     expect(t.steps).toEqual([]);
     const keyspace = String(await admin.sendCommand(['INFO', 'keyspace']));
     expect(keyspace.split('\n').filter((l) => /^db\d+:/.test(l) && !l.startsWith('db15:'))).toEqual([]);
+  });
+});
+
+describe('the TTL sweep, on a server watched from outside', () => {
+  let server: RedisServer;
+  let admin: AdminClient;
+  let stop: () => Promise<void>;
+  beforeAll(async () => {
+    ({ server, admin, stop } = await serverWithAdmin());
+    await admin.sendCommand(['ACL', 'SETUSER', 'noevalsha', 'on', '>pw', '&*', '+@all', '~*', '-evalsha', '-script']);
+  });
+  afterAll(() => stop());
+  const target = (user?: string): RedisServer =>
+    user === undefined ? server : { ...server, url: `redis://${user}:pw@127.0.0.1:${server.port}` };
+
+  /** Runs the scenario with MONITOR on from outside: the timeline, and each sweep line's command and number. */
+  async function watched(user?: string, o: Partial<RunOptions> = {}) {
+    const monitor = admin.duplicate();
+    await monitor.connect();
+    const sweeps: string[] = [];
+    // The sweep's arguments: the claim and mark keys, expired_keys, its number (virtual-expiry.ts' SWEEP).
+    await monitor.monitor((line: string) => {
+      const m = /"(EVALSHA|EVAL)" "[^"]*" "0" "lqsim:claim" "lqsim:run" "\d*" "(\d+)"/.exec(line);
+      if (m) sweeps.push(`${m[1]} ${m[2]}`);
+    });
+    try {
+      const t = await runScenario(overlapSpec(), { redis: target(user), ...o });
+      await admin.sendCommand(['PING']);
+      await new Promise((r) => setTimeout(r, 50));
+      return { t, sweeps };
+    } finally {
+      monitor.destroy();
+    }
+  }
+
+  // The lock's four `SET ... EX 5 NX` (t+0, t+1, t+4, t+7: the refused ones may give a TTL as far
+  // as the lines can tell) are the run's only commands that give a TTL: its other steps (the pops,
+  // the restart signal's GET, the lock's release script) leave none to take off.
+  it('is sent by EVALSHA, only after the steps whose lines may have given a TTL', async () => {
+    await admin.sendCommand(['SCRIPT', 'FLUSH']);
+    const { t, sweeps } = await watched();
+    expect(t.error).toBeUndefined();
+    const ttlSteps = t.steps.filter((s) => s.commands.some((c) => c.args[0] === 'SET' && c.args.includes('EX')));
+    expect(ttlSteps.map((s) => s.t - t.start)).toEqual([0, 1, 4, 7]);
+    expect(t.steps.length).toBeGreaterThan(ttlSteps.length);
+    // The first is refused (NOSCRIPT: a server that never ran it), loaded and sent again.
+    expect(sweeps).toEqual(['EVALSHA 1', 'EVALSHA 1', 'EVALSHA 2', 'EVALSHA 3', 'EVALSHA 4']);
+    // Loaded now: once each.
+    expect((await watched()).sweeps).toEqual(['EVALSHA 1', 'EVALSHA 2', 'EVALSHA 3', 'EVALSHA 4']);
+  });
+
+  it('goes on the same when another client empties the script cache mid-run (SCRIPT FLUSH), kept and streamed', async () => {
+    const plain = essence((await watched()).t);
+    expect(plain.error).toBeUndefined();
+    // After the first sweep (the step that took the lock, shown after its sweep): the next sweep
+    // is refused (NOSCRIPT), loaded and sent again.
+    let flushedKept = false;
+    const kept = await watched(undefined, {
+      onStep: async (s) => {
+        if (flushedKept || !s.commands.some((c) => c.args[0] === 'SET')) return;
+        flushedKept = true;
+        await admin.sendCommand(['SCRIPT', 'FLUSH']);
+      },
+    });
+    expect(essence(kept.t)).toEqual(plain);
+    expect(kept.sweeps).toEqual(['EVALSHA 1', 'EVALSHA 2', 'EVALSHA 2', 'EVALSHA 3', 'EVALSHA 4']);
+    let flushed = false;
+    const streamed: TraceCommand[] = [];
+    const s = await watched(undefined, {
+      keepSteps: false,
+      onCommand: (c) => {
+        streamed.push(c);
+        if (!flushed && c.args[0] === 'SET') {
+          flushed = true;
+          void admin.sendCommand(['SCRIPT', 'FLUSH']);
+        }
+      },
+    });
+    expect(s.t.error).toBeUndefined();
+    expect(streamed.map(shown)).toEqual(plain.commands);
+  });
+
+  it('falls back to EVAL for a user that may not run EVALSHA or SCRIPT', async () => {
+    const plain = essence((await watched()).t);
+    const { t, sweeps } = await watched('noevalsha');
+    expect(essence(t)).toEqual(plain);
+    expect(sweeps).toEqual(['EVAL 1', 'EVAL 2', 'EVAL 3', 'EVAL 4']);
   });
 });

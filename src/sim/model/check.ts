@@ -32,6 +32,12 @@ export interface QueueSizes {
 /** The likely cause when a job the model holds is gone from Redis. */
 const TOOK = "another client took it (an app's queue:work on this server?)";
 
+/** What the model holds in a queue key: its size, and its first entry (none when empty). */
+export type ModelSizes = (
+  key: string,
+  kind: 'list' | 'zset',
+) => { size: number; head: () => { value: string; origin: Origin } | ListEntry | undefined };
+
 export class ModelCheck {
   readonly keyspace = new Keyspace();
   /** The cache store's keys (locks, the restart signal, counters), in every db the run uses. */
@@ -64,17 +70,49 @@ export class ModelCheck {
    * The queues' sizes the runner read after a step (snapshotQueues), against the model's. `where`
    * names the step: "at the end of step 7 (t+5s, worker-1)".
    */
-  compareSizes(queues: readonly QueueSizes[], where: string): void {
+  compareSizes(queues: readonly QueueSizes[], where: string, model: ModelSizes = this.sizesNow()): void {
     this.throwIfFailed();
-    const ks = this.keyspace;
     for (const q of queues) {
       const { keys, sizes } = q;
-      this.compareSize(where, 'LLEN', keys.ready, sizes.ready, ks.llen(keys.ready), 'list');
-      this.compareSize(where, 'ZCARD', keys.delayed, sizes.delayed, ks.zcard(keys.delayed), 'zset');
-      this.compareSize(where, 'ZCARD', keys.reserved, sizes.reserved, ks.zcard(keys.reserved), 'zset');
+      this.compareSize(where, 'LLEN', keys.ready, sizes.ready, model(keys.ready, 'list'), 'list');
+      this.compareSize(where, 'ZCARD', keys.delayed, sizes.delayed, model(keys.delayed, 'zset'), 'zset');
+      this.compareSize(where, 'ZCARD', keys.reserved, sizes.reserved, model(keys.reserved, 'zset'), 'zset');
       if (keys.notify !== undefined && sizes.notify !== undefined)
-        this.compareSize(where, 'LLEN', keys.notify, sizes.notify, ks.llen(keys.notify), 'notify');
+        this.compareSize(where, 'LLEN', keys.notify, sizes.notify, model(keys.notify, 'list'), 'notify');
     }
+  }
+
+  /** What the model holds in each queue key as it is now (each key's size, and its first entry). */
+  sizesNow(): ModelSizes {
+    const ks = this.keyspace;
+    return (key, kind) => ({
+      size: kind === 'list' ? ks.llen(key) : ks.zcard(key),
+      head: () =>
+        kind === 'zset'
+          ? ks.zrangeToScore(key, Infinity, 1).map((e) => ({ value: e.member, origin: e.origin }))[0]
+          : ks.head(key),
+    });
+  }
+
+  /**
+   * What the model holds in these queues' keys at this moment, kept for compareSizes once Redis'
+   * sizes of the same moment come (a step's end read ahead of the next command: step-collector.ts).
+   */
+  sizesAt(queues: ReadonlyArray<QueueSizes['keys']>): ModelSizes {
+    const now = this.sizesNow();
+    const kept = new Map<string, ReturnType<ModelSizes>>();
+    const keep = (key: string, kind: 'list' | 'zset') => {
+      const { size, head } = now(key, kind);
+      const first = size === 0 ? undefined : head();
+      kept.set(key, { size, head: () => first });
+    };
+    for (const keys of queues) {
+      keep(keys.ready, 'list');
+      keep(keys.delayed, 'zset');
+      keep(keys.reserved, 'zset');
+      if (keys.notify !== undefined) keep(keys.notify, 'list');
+    }
+    return (key, kind) => kept.get(key) ?? now(key, kind);
   }
 
   private compareSize(
@@ -82,18 +120,14 @@ export class ModelCheck {
     command: string,
     key: string,
     actual: number,
-    expected: number,
+    model: ReturnType<ModelSizes>,
     kind: 'list' | 'zset' | 'notify',
   ): void {
+    const expected = model.size;
     if (actual === expected) return;
     const unit = kind === 'notify' ? (n: number) => `${n} notification${n === 1 ? '' : 's'}` : jobs;
     // What the model holds first there, when Redis holds less: likely what was taken.
-    const head =
-      actual >= expected
-        ? undefined
-        : kind === 'zset'
-          ? this.keyspace.zrangeToScore(key, Infinity, 1).map((e) => ({ value: e.member, origin: e.origin }))[0]
-          : this.keyspace.head(key);
+    const head = actual >= expected ? undefined : model.head();
     const first =
       head !== undefined
         ? ` (first ${describeEntry(this.env, head.value, head.origin)}, ${describeOrigin(this.env, head.origin)})`

@@ -80,25 +80,6 @@ describe('a scenario with its cache store on Redis', () => {
   // 3 s) and the one it pops at t+7 gets it. Redis agrees only if the lock was kept past real time
   // and deleted between t+5 and t+7; else the model (which says OK) and Redis (nil) part.
   it('has the lock run out at its virtual expiry, not in real time and not never', async () => {
-    const yaml = `
-name: inline
-title: inline
-laravel: 8
-cache: { store: redis }
-until: 9
-workers:
-  - { name: worker-1, sleep: 5 }
-  - { name: worker-2, sleep: 1, start: 1 }
-jobs:
-  Sync:
-    class: App\\Jobs\\Sync
-    tries: 5
-    middleware: [{ without_overlapping: { key: order-1, release_after: 3, expire_after: 5 } }]
-    attempts: [{ run: 30 }, { run: 1 }, { run: 1 }]
-timeline:
-  - { at: 0, dispatch: Sync, count: 2 }
-`;
-    expect(yaml).toBe(OVERLAP_YAML);
     const t = await runScenario(overlapSpec(), { redis: redis() });
     expect(t.error).toBeUndefined();
     expect(t.warnings).toEqual([]);

@@ -12,15 +12,20 @@ import type { StringEntry } from '../sim/model/strings.ts';
 import { heldStrings } from '../sim/model/strings.ts';
 import type { CacheKeyState } from './timeline.ts';
 
-/** Each key's value: a string's, or a hash's fields flattened (DurationLimiter's window); false when absent. */
+/**
+ * Each key's value: a string's, or a hash's fields flattened (DurationLimiter's window, which GET
+ * refuses as WRONGTYPE); false when absent or of another type.
+ */
 export const READ_CACHE = new ToolScript(
   `redis.call('select', ARGV[1])
 local out = {}
 for i, k in ipairs(KEYS) do
-  local t = redis.call('type', k)['ok']
-  if t == 'hash' then out[i] = redis.call('hgetall', k)
-  elseif t == 'string' then out[i] = redis.call('get', k)
-  else out[i] = false end
+  local v = redis.pcall('get', k)
+  if type(v) == 'table' and v.err then
+    v = redis.pcall('hgetall', k)
+    if type(v) == 'table' and v.err then v = false end
+  end
+  out[i] = v
 end
 return out`,
   "the cache's keys' read-back",

@@ -81,21 +81,28 @@ export async function snapshotQueues(
 /**
  * KEYS: each queue's ready, delayed and reserved keys (and its notify key when ARGV[2] is 1);
  * ARGV[1]: the last index of each list to read (-1: the sizes alone); ARGV[3]: the db to read in
- * ('' for the caller's: a SELECT in a script is the script's alone). Per queue, what the reads of
+ * ('' for the caller's: a SELECT in a script is the script's alone). A key's size is counted from
+ * its entries where they are fewer than asked for (all of it), else read. Per queue, what the reads of
  * readEach give, in that order.
  */
 export const READ_QUEUES = new ToolScript(
   `local last = tonumber(ARGV[1])
 local per = ARGV[2] == '1' and 4 or 3
 if ARGV[3] ~= '' then redis.call('select', ARGV[3]) end
+local function read(key, zset)
+  local card = zset and 'zcard' or 'llen'
+  if last < 0 then return redis.call(card, key), {} end
+  local r = zset and redis.call('zrange', key, 0, last, 'WITHSCORES') or redis.call('lrange', key, 0, last)
+  local n = zset and #r / 2 or #r
+  if n <= last then return n, r end
+  return redis.call(card, key), r
+end
 local out = {}
 for i = 1, #KEYS, per do
-  local q = {redis.call('llen', KEYS[i]), {}, redis.call('zcard', KEYS[i + 1]), {}, redis.call('zcard', KEYS[i + 2]), {}}
-  if last >= 0 then
-    q[2] = redis.call('lrange', KEYS[i], 0, last)
-    q[4] = redis.call('zrange', KEYS[i + 1], 0, last, 'WITHSCORES')
-    q[6] = redis.call('zrange', KEYS[i + 2], 0, last, 'WITHSCORES')
-  end
+  local ready, readyEntries = read(KEYS[i], false)
+  local delayed, delayedEntries = read(KEYS[i + 1], true)
+  local reserved, reservedEntries = read(KEYS[i + 2], true)
+  local q = {ready, readyEntries, delayed, delayedEntries, reserved, reservedEntries}
   if per == 4 then q[7] = redis.call('llen', KEYS[i + 3]) end
   out[#out + 1] = q
 end

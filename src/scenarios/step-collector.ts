@@ -7,10 +7,11 @@
 //                   command, and the step is finished when the mark's line comes back. A run
 //                   that keeps its steps (runScenario without a view) reads each step's queues
 //                   and cache keys ahead of that command too, and checks them against the model
-//                   of the step's end once they come. A step a BLPOP waits across, one that may
-//                   have given a TTL (a kept run's foresight; a streaming run's every step, with
-//                   TTLs in virtual time), or whose end a streaming run decides on the queues,
-//                   still takes the barrier.
+//                   of the step's end once they come. A step that may have ended a BLPOP (a kept
+//                   run asks the model; a streaming run takes any a BLPOP waits across), one
+//                   that may have given a TTL (a kept run's foresight; a streaming run's every
+//                   step, with TTLs in virtual time), or whose end a streaming run decides on the
+//                   queues, still takes the barrier.
 // attributedAtBarrier is the barrier itself, which conformance's real-Laravel run takes too.
 import type { ConnectionHub } from '../redis/connections.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
@@ -201,8 +202,11 @@ export class StreamingSteps extends BarrierSteps {
   private readonly kept: boolean;
   /** A traced command of this step may give a key a TTL (virtual-expiry.ts' commandMayGiveTtl). */
   private mayGiveTtl = false;
-  /** The scripts of a kept step's end are loaded on the server (ToolScript.runAhead). */
-  private loaded = false;
+  /**
+   * The scripts of a kept step's end, loaded on the server (ToolScript.runAhead) from the run's
+   * start, while its first step runs: awaited before the first step's end goes ahead.
+   */
+  private readonly loaded: Promise<unknown>;
   /**
    * A kept run whose last step's end went ahead: whether the model's queues were empty then (the
    * run's end is decided on them; Redis' sizes of that moment are checked against the same model
@@ -221,6 +225,10 @@ export class StreamingSteps extends BarrierSteps {
   ) {
     super(ctx);
     this.kept = o.kept === true;
+    this.loaded = this.kept
+      ? Promise.all([READ_QUEUES.load(ctx.hub.observer), ctx.cacheState && READ_CACHE.load(ctx.hub.observer)])
+      : Promise.resolve();
+    this.loaded.catch(() => undefined); // the first step's end that needs them throws it
     const cap = ctx.capture;
     ctx.hub.takeMarks = () => cap.takeMarks();
     if (this.kept)
@@ -273,11 +281,10 @@ export class StreamingSteps extends BarrierSteps {
     // takes the barrier after every step.
     const sweeps = ctx.held.expiry !== null && (!this.kept || mayGiveTtl);
     this.modelEmpty = null;
-    if (ctx.scheduler.hasBlocked() || endReadsQueues || sweeps) return super.collect(done, next, index);
-    if (this.kept && !this.loaded) {
-      await Promise.all([READ_QUEUES.load(ctx.hub.observer), ctx.cacheState && READ_CACHE.load(ctx.hub.observer)]);
-      this.loaded = true;
-    }
+    // A kept run asks Redis about a BLPOP only where the model says the step may have ended it.
+    const blocked = this.kept ? ctx.scheduler.blockedMayHaveEnded() : ctx.scheduler.hasBlocked();
+    if (blocked || endReadsQueues || sweeps) return super.collect(done, next, index);
+    await this.loaded;
     const end = {
       index,
       done,

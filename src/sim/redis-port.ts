@@ -12,6 +12,8 @@ export interface PendingBlpop {
   readonly result: Promise<[string, string] | null>;
   /** Whether the server still has this connection blocked. */
   stillBlocked(): Promise<boolean>;
+  /** False where the model knows it is still blocked (scheduler.ts' BlockingOp.mayHaveEnded). */
+  mayHaveEnded?(): boolean;
   /** Unblock it as a timeout (CLIENT UNBLOCK ... TIMEOUT from another connection). */
   cancel(): Promise<void>;
 }

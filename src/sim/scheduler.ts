@@ -39,6 +39,12 @@ export interface BlockingOp<T> {
   readonly expiresInRealTime?: boolean;
   readonly result: Promise<T | null>;
   stillBlocked(): Promise<boolean>;
+  /**
+   * False where the model knows it is still blocked: no push it saw served it and no reply has
+   * come (a BLPOP checked by the model, check.ts). Redis is then not asked (stillBlocked, a round
+   * trip); a reply the model did not expect ends the run when it comes. Absent: ask Redis.
+   */
+  mayHaveEnded?(): boolean;
   cancel(): Promise<void>;
 }
 
@@ -180,6 +186,12 @@ export class Scheduler {
   /** Some actor waits in a blocking operation (a BLPOP) that a step may serve. */
   hasBlocked(): boolean {
     return this.blocked.size > 0;
+  }
+
+  /** Some actor's blocking operation may have ended in the last step (served, or timed out): see BlockingOp.mayHaveEnded. */
+  blockedMayHaveEnded(): boolean {
+    for (const b of this.blocked) if (!b.endedEarly && b.op.mayHaveEnded?.() !== false) return true;
+    return false;
   }
 
   hasRealTimeWait(): boolean {
@@ -327,7 +339,7 @@ export class Scheduler {
   /** A blocked actor that the last step served (an RPUSH woke its BLPOP) resumes now. */
   private async wakeServedBlockers(): Promise<void> {
     for (const entry of [...this.blocked]) {
-      if (entry.endedEarly || (await entry.op.stillBlocked())) continue;
+      if (entry.endedEarly || entry.op.mayHaveEnded?.() === false || (await entry.op.stillBlocked())) continue;
       const value = await entry.op.result;
       if (value === null && entry.deadline && !entry.deadline.cancelled) {
         // Nothing served it: the server's own (real-time) timeout ran out while the run was held
@@ -471,6 +483,7 @@ export async function interruptibleSleep(
       label: `sleep(${seconds})`,
       result,
       stillBlocked: async () => !interrupted,
+      mayHaveEnded: () => interrupted,
       cancel: async () => resolve(null),
     };
     return (await ctx.block(op, seconds)) === 'signal';

@@ -163,7 +163,7 @@ export class WorkerModel extends JobHandling {
   async noteAnsweredBlpop(): Promise<void> {
     const waiting = this.waitingIn;
     if (waiting === null || this.state.status.kind !== 'blocked') return;
-    if (await waiting.op.stillBlocked()) return;
+    if (waiting.op.mayHaveEnded?.() === false || (await waiting.op.stillBlocked())) return;
     const reply = (await waiting.op.result) as [string, string] | null;
     if (reply === null || this.waitingIn !== waiting || this.state.status.kind !== 'blocked') return;
     const list = this.env.profile.worker.blockingPop === 'list' ? 'ready' : 'notify';

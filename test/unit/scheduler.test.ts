@@ -513,6 +513,63 @@ describe('Scheduler: block() with a BlockingOp', () => {
   });
 });
 
+describe('Scheduler: a blocked actor the model knows is still blocked (mayHaveEnded)', () => {
+  /** A FakeBlpop with a model beside it: served in the model by push(), counting the questions to the server. */
+  class ModelledBlpop extends FakeBlpop {
+    asked = 0;
+    servedInModel = false;
+    override async stillBlocked(): Promise<boolean> {
+      this.asked++;
+      return super.stillBlocked();
+    }
+    mayHaveEnded(): boolean {
+      return this.servedInModel;
+    }
+  }
+
+  it('is not asked about after the steps that did not serve it, and wakes in the one that did', async () => {
+    const s = scheduler();
+    const op = new ModelledBlpop();
+    const blocked: boolean[] = [];
+    s.spawn('worker', T0, async (ctx) => {
+      say(ctx, 'BLPOP queues:default 10');
+      say(ctx, `popped ${String(await ctx.block(op, 10))} at t+${ctx.instant() - T0}`);
+    });
+    s.spawn('ticker', T0 + 1, async (ctx) => {
+      await ctx.sleep(1);
+    });
+    s.spawn('dispatcher', T0 + 3, async (ctx) => {
+      say(ctx, 'RPUSH queues:default job-1');
+      op.servedInModel = true;
+      op.serve('job-1');
+    });
+    await s.run(async () => {
+      blocked.push(s.blockedMayHaveEnded());
+    });
+    // t+0 the worker blocks, t+1 and t+2 the ticker, t+3 the push, t+3 the worker resumes.
+    expect(blocked).toEqual([false, false, false, true, false]);
+    // Asked once, after the push: the steps before it were the model's to answer.
+    expect(op.asked).toBe(1);
+  });
+
+  it('is asked about, and its real-time timeout warned of, once its reply has come though the model served nothing', async () => {
+    const warnings: string[] = [];
+    const s = scheduler({ onWarning: (m) => warnings.push(m) });
+    const op = new ModelledBlpop();
+    s.spawn('worker', T0, async (ctx) => {
+      await ctx.block(op, 5);
+    });
+    s.spawn('ticker', T0 + 1, async () => {
+      op.expireOnServer();
+      // The model's BLPOP knows a reply came (check.ts: mayHaveEnded is true once it has).
+      op.servedInModel = true;
+    });
+    await runSteps(s);
+    expect(op.asked).toBeGreaterThan(0);
+    expect(warnings).toHaveLength(1);
+  });
+});
+
 describe('Scheduler: abandon (a process killed from outside)', () => {
   it('a sleeping coroutine never resumes; another of the same actor name runs on', async () => {
     const s = scheduler();

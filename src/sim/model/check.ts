@@ -385,7 +385,9 @@ class CheckedPort implements RedisPort {
     const realMs = this.check.env.realMs ?? Date.now;
     const sentAt = realMs();
     const pending = await this.inner.blpop(key, timeout);
+    let replied = false;
     const result = pending.result.then((reply) => {
+      replied = true;
       this.blpopReplied(waiter, reply, timeout, pending.expiresInRealTime && realMs() - sentAt >= timeout * 1000 - 50);
       return reply;
     });
@@ -394,6 +396,9 @@ class CheckedPort implements RedisPort {
       expiresInRealTime: pending.expiresInRealTime,
       result,
       stillBlocked: () => pending.stillBlocked(),
+      // No push the model saw served it and no reply came (a timeout in real time replies nil):
+      // still blocked, unless another client pushed, which its reply then says (blpopReplied).
+      mayHaveEnded: () => replied || waiter.served !== null,
       cancel: () => pending.cancel(),
     };
   }

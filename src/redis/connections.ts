@@ -286,7 +286,8 @@ export class ConnectionHub {
    */
   private beforeNextQueue: Array<{ args: string[]; resolve: (r: unknown) => void; reject: (e: unknown) => void }> = [];
   /** Queues a command of the tool's to go out before the next one anyone sends (see beforeNextQueue). */
-  readonly beforeNext: Sender = {
+  readonly beforeNext: Sender & { readonly ahead: true } = {
+    ahead: true,
     sendCommand: (args) =>
       new Promise((resolve, reject) => {
         this.beforeNextQueue.push({ args, resolve, reject });

@@ -7,15 +7,18 @@
 // Sent on the observer (run), a script is loaded the first time Redis says NOSCRIPT (a new server,
 // or another client's SCRIPT FLUSH) and sent again: the refused EVALSHA shows on MONITOR too, so a
 // reader of the lines that counts a script's calls tells a second line of the same call by its
-// arguments (virtual-expiry.ts). Sent ahead of an actor's next command (runAhead: a step's end
-// that costs no round trip, step-collector.ts), it is loaded first (load), and a NOSCRIPT then
-// ends the run: a retry would read the state after commands that came later. A user that may not
+// arguments (virtual-expiry.ts). Sent by a sender whose commands go ahead of an actor's next one
+// (ConnectionHub.beforeNext: a step's end that costs no round trip, step-collector.ts), it is
+// loaded first (load), and a NOSCRIPT then ends the run: a retry would read the state after
+// commands that came later. A user that may not
 // run EVALSHA or SCRIPT LOAD (an ACL) gets the EVAL as before.
 import { createHash } from 'node:crypto';
 
 /** What sends the script (the observer, or ConnectionHub.beforeNext). */
 export interface ScriptSender {
   sendCommand(args: string[]): Promise<unknown>;
+  /** Its commands go out ahead of later ones (ConnectionHub.beforeNext): a script is never sent again. */
+  readonly ahead?: boolean;
 }
 
 export class ToolScript {
@@ -55,6 +58,7 @@ export class ToolScript {
   /** Runs the script: numkeys, keys and args as EVAL takes them. */
   async run(sender: ScriptSender, rest: string[]): Promise<unknown> {
     if (this.byText) return sender.sendCommand(['EVAL', this.text, ...rest]);
+    if (sender.ahead === true) return this.runAhead(sender, rest);
     try {
       return await sender.sendCommand(['EVALSHA', this.sha, ...rest]);
     } catch (e) {
@@ -66,11 +70,10 @@ export class ToolScript {
   }
 
   /**
-   * Runs the script where it is sent ahead of later commands: loaded before (load), so a NOSCRIPT
-   * means Redis lost it during the run, and that is the run's error.
+   * The script sent ahead of later commands: loaded before (load), so a NOSCRIPT means Redis lost
+   * it during the run, and that is the run's error.
    */
-  async runAhead(sender: ScriptSender, rest: string[]): Promise<unknown> {
-    if (this.byText) return sender.sendCommand(['EVAL', this.text, ...rest]);
+  private async runAhead(sender: ScriptSender, rest: string[]): Promise<unknown> {
     try {
       return await sender.sendCommand(['EVALSHA', this.sha, ...rest]);
     } catch (e) {

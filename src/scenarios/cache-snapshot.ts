@@ -50,11 +50,11 @@ function same(a: { value: string; hash?: Map<string, string> }, b: { value: stri
 }
 
 export async function snapshotCache(
+  /** The observer, or ConnectionHub.beforeNext (a step's end sent ahead of the next command). */
   observer: Sender,
   model: Map<string, StringEntry>,
   locks: LockBook,
-  /** ahead: `observer` is ConnectionHub.beforeNext (ToolScript.runAhead). */
-  o: { now: number; start: number; where: string; ahead?: boolean },
+  o: { now: number; start: number; where: string },
 ): Promise<CacheKeyState[]> {
   const held = heldStrings(model, o.now).sort((a, b) => a.db - b.db || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const byDb = new Map<number, StringEntry[]>();
@@ -63,7 +63,7 @@ export async function snapshotCache(
   const reads = [...byDb].map(([db, entries]) => {
     const keys = entries.map((e) => e.key);
     const rest = [String(keys.length), ...keys, String(db)];
-    const reply = o.ahead === true ? READ_CACHE.runAhead(observer, rest) : READ_CACHE.run(observer, rest);
+    const reply = READ_CACHE.run(observer, rest);
     reply.catch(() => undefined); // an earlier db's mismatch is the one reported
     return { db, entries, reply };
   });

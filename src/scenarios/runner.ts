@@ -9,6 +9,7 @@ import { CACHE_SCRIPTS } from '../sim/cache-scripts.ts';
 import { readFile } from 'node:fs/promises';
 import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
+import type { Sender } from '../redis/connections.ts';
 import { ClusterPort } from '../redis/cluster-port.ts';
 import { RedisRefusedError } from '../redis/errors.ts';
 import type { LaravelProfile } from '../sim/profiles/index.ts';
@@ -217,12 +218,11 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       // Whatever puts cache keys on Redis (the store, uniqueVia(), a *WithRedis middleware).
       ...(usesRedisCache(spec)
         ? {
-            cacheState: (index: number, ahead?: boolean) =>
-              snapshotCache(ahead === true ? hub.beforeNext : hub.observer, check.strings, world.locks, {
+            cacheState: (index: number, sender: Sender = hub.observer) =>
+              snapshotCache(sender, check.strings, world.locks, {
                 now: now(),
                 start: spec.start,
                 where: `at the end of step ${index} (${relativeTime(now(), spec.start)})`,
-                ahead,
               }),
           }
         : {}),

@@ -21,13 +21,13 @@ export async function snapshotQueues(
   /** On a cluster: the node that holds a key ("node2"), for QueueState.nodes. */
   nodeOf?: (key: string) => string,
   /**
-   * `observer` is ConnectionHub.beforeNext: the script is sent ahead of later commands
-   * (ToolScript.runAhead), on whichever connection sends next, and selects the queues' db itself.
+   * The queues' db, which the script selects itself: for a sender whose connection may be in
+   * another (ConnectionHub.beforeNext, whichever connection sends next).
    */
-  ahead?: { db: number },
+  db?: number,
 ): Promise<QueueState[]> {
   const last = String(limit - 1);
-  const results = nodeOf === undefined ? await readAll(observer, queues, notify, last, ahead) : await readEach();
+  const results = nodeOf === undefined ? await readAll(observer, queues, notify, last, db) : await readEach();
   async function readEach(): Promise<unknown[][]> {
     // With no entries asked for (limit 0), the sizes alone: no payload is read back or parsed.
     const range = (args: string[]): Promise<unknown> => (limit > 0 ? observer.sendCommand(args) : Promise.resolve([]));
@@ -120,13 +120,13 @@ async function readAll(
   queues: readonly QueueKeys[],
   notify: boolean,
   last: string,
-  ahead: { db: number } | undefined,
+  db: number | undefined,
 ): Promise<unknown[][]> {
   const keys = queues.flatMap((q) =>
     notify ? [q.ready, q.delayed, q.reserved, q.notify] : [q.ready, q.delayed, q.reserved],
   );
-  const rest = [String(keys.length), ...keys, last, notify ? '1' : '0', ahead === undefined ? '' : String(ahead.db)];
-  const reply = await (ahead ? READ_QUEUES.runAhead(observer, rest) : READ_QUEUES.run(observer, rest));
+  const rest = [String(keys.length), ...keys, last, notify ? '1' : '0', db === undefined ? '' : String(db)];
+  const reply = await READ_QUEUES.run(observer, rest);
   const perQueue = Array.isArray(reply) ? (reply as unknown[]) : [];
   return queues.map((_q, i) => {
     const r = perQueue[i];

@@ -13,7 +13,7 @@
 //                   step, with TTLs in virtual time), or whose end a streaming run decides on the
 //                   queues, still takes the barrier.
 // attributedAtBarrier is the barrier itself, which conformance's real-Laravel run takes too.
-import type { ConnectionHub } from '../redis/connections.ts';
+import type { ConnectionHub, Sender } from '../redis/connections.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { MonitorCapture, TraceCapture } from '../redis/monitor.ts';
 import type { QueueKeys } from '../sim/keys.ts';
@@ -76,10 +76,10 @@ export interface CollectorContext {
   /** The run goes on after the scenario has played out (the lab's). */
   open: boolean;
   /**
-   * The cache store's keys after a step, read from Redis and checked (a run whose cache is there);
-   * `ahead`: sent ahead of the next traced command (ConnectionHub.beforeNext).
+   * The cache store's keys after a step, read from Redis and checked (a run whose cache is there),
+   * by the observer or `sender` (ConnectionHub.beforeNext: ahead of the next traced command).
    */
-  cacheState?: (index: number, ahead?: boolean) => Promise<CacheKeyState[]>;
+  cacheState?: (index: number, sender?: Sender) => Promise<CacheKeyState[]>;
   /** Entries and workers not started yet. */
   pending(): number;
   settled(): boolean;
@@ -203,7 +203,7 @@ export class StreamingSteps extends BarrierSteps {
   /** A traced command of this step may give a key a TTL (virtual-expiry.ts' commandMayGiveTtl). */
   private mayGiveTtl = false;
   /**
-   * The scripts of a kept step's end, loaded on the server (ToolScript.runAhead) from the run's
+   * The scripts of a kept step's end, loaded on the server (ToolScript.load) from the run's
    * start, while its first step runs: awaited before the first step's end goes ahead.
    */
   private readonly loaded: Promise<unknown>;
@@ -318,9 +318,8 @@ export class StreamingSteps extends BarrierSteps {
   private readAhead(index: number, t: number) {
     const { ctx } = this;
     const where = `at the end of step ${index} (${relativeTime(t, ctx.start)})`;
-    const keys = ctx.queues.map((q) => ({ ...q, ...(ctx.notify ? {} : { notify: undefined }) }));
-    const model = ctx.check.sizesAt(keys);
-    this.modelEmpty = keys.every(
+    const model = ctx.check.sizesAt(ctx.queues);
+    this.modelEmpty = ctx.queues.every(
       (k) =>
         model(k.ready, 'list').size === 0 &&
         model(k.delayed, 'zset').size === 0 &&
@@ -333,9 +332,9 @@ export class StreamingSteps extends BarrierSteps {
       ctx.notify,
       ctx.snapshotLimit,
       undefined,
-      { db: ctx.held.db },
+      ctx.held.db,
     );
-    const cache = ctx.cacheState?.(index, true);
+    const cache = ctx.cacheState?.(index, ctx.hub.beforeNext);
     snapshot.catch(() => undefined);
     cache?.catch(() => undefined);
     return (async () => {

@@ -2,6 +2,7 @@
 // db 15: a client in a db keeps runs out of it (claim.ts), so the admin sits where no test's run
 // goes and looks into other dbs with INFO keyspace or a script that SELECTs inside Lua.
 import { createClient } from 'redis';
+import { afterAll, beforeAll } from 'vitest';
 import { acquireRedis, type RedisServer } from '../../src/redis/server.ts';
 
 const adminOf = (server: RedisServer, db: number) =>
@@ -24,4 +25,18 @@ export async function serverWithAdmin(
       await server.stop();
     },
   };
+}
+
+/** serverWithAdmin for the tests of a file or a describe: started before them, stopped after. */
+export function useServerWithAdmin(o: { db?: number } = {}): { server(): RedisServer; admin(): AdminClient } {
+  let held: Awaited<ReturnType<typeof serverWithAdmin>> | undefined;
+  beforeAll(async () => {
+    held = await serverWithAdmin(o);
+  });
+  afterAll(() => held?.stop());
+  const get = () => {
+    if (held === undefined) throw new Error('the server with its admin is not started yet');
+    return held;
+  };
+  return { server: () => get().server, admin: () => get().admin };
 }

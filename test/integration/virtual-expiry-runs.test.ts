@@ -3,14 +3,14 @@
 // before the clock moves are the observer's, so the shipped scenarios' traces are exactly those of
 // the same runs without it, kept or streamed, on a server of the run's own or on a claimed db of
 // someone else's, whose watch does not take the sweep for another client.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { RedisServer } from '../../src/redis/server.ts';
 import { resolveScenario } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile, parseScenario } from '../../src/scenarios/load.ts';
 import type { RunOptions } from '../../src/scenarios/runner.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 import type { Timeline, TraceCommand } from '../../src/scenarios/timeline.ts';
-import { serverWithAdmin, type AdminClient } from '../helpers/admin.ts';
+import { useServerWithAdmin } from '../helpers/admin.ts';
 import { useRedis } from '../helpers/run.ts';
 
 const redis = useRedis();
@@ -98,23 +98,22 @@ describe('a scenario with its cache store on Redis', () => {
   });
 });
 
+// One more server, watched from outside by an admin in db 15, with ACL users that lack a command.
+const outside = useServerWithAdmin();
+beforeAll(async () => {
+  const user = (name: string, ...rules: string[]) =>
+    outside.admin().sendCommand(['ACL', 'SETUSER', name, 'on', '>pw', '&*', '+@all', '~*', ...rules]);
+  await user('nopersist', '-persist');
+  await user('nokeys', '-keys');
+  await user('noevalsha', '-evalsha', '-script');
+});
+
 describe("a run with TTLs in virtual time, as an ACL user on someone else's server", () => {
-  let server: RedisServer;
-  let admin: AdminClient;
-  let stop: () => Promise<void>;
-  beforeAll(async () => {
-    ({ server, admin, stop } = await serverWithAdmin());
-    const user = (name: string, ...rules: string[]) =>
-      admin.sendCommand(['ACL', 'SETUSER', name, 'on', '>pw', '&*', '+@all', '~*', ...rules]);
-    await user('nopersist', '-persist');
-    await user('nokeys', '-keys');
-  });
-  afterAll(() => stop());
   const as = (user: string) => ({
-    url: `redis://${user}:pw@127.0.0.1:${server.port}`,
+    url: `redis://${user}:pw@127.0.0.1:${outside.server().port}`,
     owned: false,
     kind: 'external',
-    version: server.version,
+    version: outside.server().version,
     describe: () => `REDIS_URL as ${user}`,
   });
 
@@ -129,26 +128,20 @@ describe("a run with TTLs in virtual time, as an ACL user on someone else's serv
       ),
     );
     expect(t.steps).toEqual([]);
-    const keyspace = String(await admin.sendCommand(['INFO', 'keyspace']));
+    const keyspace = String(await outside.admin().sendCommand(['INFO', 'keyspace']));
     expect(keyspace.split('\n').filter((l) => /^db\d+:/.test(l) && !l.startsWith('db15:'))).toEqual([]);
   });
 });
 
 describe('the TTL sweep, on a server watched from outside', () => {
-  let server: RedisServer;
-  let admin: AdminClient;
-  let stop: () => Promise<void>;
-  beforeAll(async () => {
-    ({ server, admin, stop } = await serverWithAdmin());
-    await admin.sendCommand(['ACL', 'SETUSER', 'noevalsha', 'on', '>pw', '&*', '+@all', '~*', '-evalsha', '-script']);
-  });
-  afterAll(() => stop());
   const target = (user?: string): RedisServer =>
-    user === undefined ? server : { ...server, url: `redis://${user}:pw@127.0.0.1:${server.port}` };
+    user === undefined
+      ? outside.server()
+      : { ...outside.server(), url: `redis://${user}:pw@127.0.0.1:${outside.server().port}` };
 
   /** Runs the scenario with MONITOR on from outside: the timeline, and each sweep line's command and number. */
   async function watched(user?: string, o: Partial<RunOptions> = {}) {
-    const monitor = admin.duplicate();
+    const monitor = outside.admin().duplicate();
     await monitor.connect();
     const sweeps: string[] = [];
     // The sweep's arguments: the claim and mark keys, expired_keys, its number (virtual-expiry.ts' SWEEP).
@@ -158,7 +151,7 @@ describe('the TTL sweep, on a server watched from outside', () => {
     });
     try {
       const t = await runScenario(overlapSpec(), { redis: target(user), ...o });
-      await admin.sendCommand(['PING']);
+      await outside.admin().sendCommand(['PING']);
       await new Promise((r) => setTimeout(r, 50));
       return { t, sweeps };
     } finally {
@@ -170,7 +163,7 @@ describe('the TTL sweep, on a server watched from outside', () => {
   // as the lines can tell) are the run's only commands that give a TTL: its other steps (the pops,
   // the restart signal's GET, the lock's release script) leave none to take off.
   it('is sent by EVALSHA, only after the steps whose lines may have given a TTL', async () => {
-    await admin.sendCommand(['SCRIPT', 'FLUSH']);
+    await outside.admin().sendCommand(['SCRIPT', 'FLUSH']);
     const { t, sweeps } = await watched();
     expect(t.error).toBeUndefined();
     const ttlSteps = t.steps.filter((s) => s.commands.some((c) => c.args[0] === 'SET' && c.args.includes('EX')));
@@ -192,7 +185,7 @@ describe('the TTL sweep, on a server watched from outside', () => {
       onStep: async (s) => {
         if (flushedKept || !s.commands.some((c) => c.args[0] === 'SET')) return;
         flushedKept = true;
-        await admin.sendCommand(['SCRIPT', 'FLUSH']);
+        await outside.admin().sendCommand(['SCRIPT', 'FLUSH']);
       },
     });
     expect(essence(kept.t)).toEqual(plain);
@@ -205,7 +198,7 @@ describe('the TTL sweep, on a server watched from outside', () => {
         streamed.push(c);
         if (!flushed && c.args[0] === 'SET') {
           flushed = true;
-          void admin.sendCommand(['SCRIPT', 'FLUSH']);
+          void outside.admin().sendCommand(['SCRIPT', 'FLUSH']);
         }
       },
     });

@@ -348,10 +348,19 @@ export class StreamingSteps extends BarrierSteps {
     return this.modelEmpty ?? super.queuesEmpty();
   }
 
-  /** A barrier sends what is unsent and passes every mark before it. */
+  /**
+   * A barrier sends what is unsent and passes every mark before it. The lines after the last mark
+   * are a step's that a fault cut short, or the run's last: a streaming run's sink has read them,
+   * a kept run's watch reads them here (another client's command in them ends the run too, and
+   * the client a fault's mismatch came from is named: RunResources.failure).
+   */
   override async drain(): Promise<void> {
-    await this.ctx.capture.barrier(this.ctx.hub.observer);
-    await this.before();
+    const lines = await this.ctx.capture.barrier(this.ctx.hub.observer);
+    try {
+      await this.before();
+    } finally {
+      if (this.kept) this.ctx.held.watchLines(lines);
+    }
   }
 
   /** A streaming run's steps show no queues: the sizes alone are read, where the run's end needs them. */

@@ -4,13 +4,16 @@
 // connection. The reference is the same run with a view (onStep), whose every step ends at a
 // barrier on the observer: the trace and every step's state must be the same, and the checks must
 // still stop a run that Redis and the model disagree on.
-import { describe, expect, it } from 'vitest';
+import { createClient } from 'redis';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { listScenarios } from '../../src/scenarios/catalog.ts';
 import { loadScenarioFile } from '../../src/scenarios/load.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
 import type { Timeline } from '../../src/scenarios/timeline.ts';
 import { READ_QUEUES } from '../../src/scenarios/snapshot.ts';
 import { ToolScript } from '../../src/redis/tool-script.ts';
+import { NodeRedisPort } from '../../src/redis/port.ts';
+import { MonitorCapture } from '../../src/redis/monitor.ts';
 import { useServerWithAdmin } from '../helpers/admin.ts';
 
 const { server, admin } = useServerWithAdmin();
@@ -118,7 +121,106 @@ describe('a step that ends ahead of the next command', () => {
   });
 });
 
-async function loadChain() {
-  const e = (await listScenarios()).find((x) => x.name === 'chain')!;
+describe("another client's command after a kept step's end went ahead (the claim's watch, REDIS_URL)", () => {
+  afterEach(() => void vi.restoreAllMocks());
+  /** The server as REDIS_URL gives it: someone else's, so the run claims a db and watches it. */
+  const shared = () => ({ ...server(), owned: false, describe: () => 'REDIS_URL (test)', stop: async () => undefined });
+  /** A client named `name` that SELECTs each db but the admin's, sending `args` in it until `until` says stop. */
+  async function roamer(name: string) {
+    const c = createClient({ url: server().url, RESP: 2, name });
+    c.on('error', () => undefined);
+    await c.connect();
+    return {
+      client: c,
+      async inEachDb(args: string[], until: (reply: unknown) => boolean): Promise<unknown> {
+        for (let db = 0; db < 15; db++) {
+          await c.sendCommand(['SELECT', String(db)]);
+          const reply = await c.sendCommand(args);
+          if (until(reply)) return reply;
+        }
+        return null;
+      },
+    };
+  }
+  type Call = (this: unknown, args: string[], blocking: boolean) => Promise<unknown>;
+  const portCall = () => (NodeRedisPort.prototype as unknown as { call: Call }).call;
+
+  it('names the client that took the job between the mark and the pop that found nothing', async () => {
+    const { spec, file } = await load('failure-release');
+    const thief = await roamer('thief');
+    let stolen: unknown = null;
+    const call = portCall();
+    // Just before worker-1's first pop goes out (the step's mark and reads went ahead of that
+    // step's first command): the job taken. Its lines come after the mark, so only the barrier
+    // that ends the cut-short step reads them.
+    vi.spyOn(NodeRedisPort.prototype as unknown as { call: Call }, 'call').mockImplementation(async function (
+      this: unknown,
+      args,
+      blocking,
+    ) {
+      if (
+        stolen === null &&
+        args[0] === 'EVAL' &&
+        args[3] === 'queues:default' &&
+        args[4] === 'queues:default:reserved'
+      ) {
+        await new Promise((r) => setTimeout(r, 20));
+        stolen = await thief.inEachDb(['LPOP', 'queues:default'], (r) => r !== null);
+      }
+      return call.call(this, args, blocking);
+    });
+    try {
+      const t = await runScenario(spec, { redis: shared(), file });
+      expect(stolen, 'the thief took the job').not.toBeNull();
+      expect(t.error).toMatch(
+        /^another client used this run's db (\d+) \(127\.0\.0\.1:\d+ "thief": SELECT \1; 127\.0\.0\.1:\d+ "thief": LPOP queues:default\): the run saw it when worker-1's pop \(EVAL ‹pop› 2 queues:default queues:default:reserved \d+\) returned nothing, but queues:default should hold ChargeCard#1 \(attempts 0\) first/,
+      );
+    } finally {
+      thief.client.destroy();
+    }
+  });
+
+  it("ends the run naming a client that used its db after the last step's mark", async () => {
+    const { spec, file } = await load('chain');
+    const barrier = MonitorCapture.prototype.barrier;
+    const calls: number[] = [];
+    // The run's barriers, counted: the last is the one that drains the run.
+    const count = vi.spyOn(MonitorCapture.prototype, 'barrier').mockImplementation(function (
+      this: MonitorCapture,
+      ...a
+    ) {
+      calls.push(1);
+      return barrier.apply(this, a);
+    });
+    expect((await runScenario(spec, { redis: shared(), file })).error).toBeUndefined();
+    const last = calls.length;
+    count.mockRestore();
+    const visitor = await roamer('visitor');
+    let n = 0;
+    vi.spyOn(MonitorCapture.prototype, 'barrier').mockImplementation(async function (this: MonitorCapture, ...a) {
+      // The drain's barrier: the last step's mark sent (as the barrier sends it) and answered, then
+      // a look into every db, the run's among them, then the barrier's ECHO.
+      if (++n === last) {
+        for (const mark of this.takeMarks()) await a[0].sendCommand(['ECHO', mark]);
+        await visitor.inEachDb(['EXISTS', 'queues:default'], () => false);
+      }
+      return barrier.apply(this, a);
+    });
+    try {
+      const t = await runScenario(spec, { redis: shared(), file });
+      expect(n).toBeGreaterThanOrEqual(last);
+      expect(t.error).toMatch(
+        /^another client used this run's db (\d+) \(127\.0\.0\.1:\d+ "visitor": SELECT \1; 127\.0\.0\.1:\d+ "visitor": EXISTS queues:default\): the trace would no longer be Laravel's alone/,
+      );
+    } finally {
+      visitor.client.destroy();
+    }
+  });
+});
+
+async function load(name: string) {
+  const e = (await listScenarios()).find((x) => x.name === name)!;
   return { spec: (await loadScenarioFile(e.file)).spec, file: e.file };
 }
+
+const loadChain = () => load('chain');

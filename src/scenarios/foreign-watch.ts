@@ -146,6 +146,68 @@ function shown(args: readonly string[]): string {
   return `${(args[0] ?? '').toUpperCase()}${first}`;
 }
 
+/**
+ * Commands that change no key: another client reading the run's keys (redis-cli looking at a
+ * queue) changes nothing a step shows. Any command not named here may have.
+ */
+const READS_ONLY = new Set([
+  'SELECT',
+  'GET',
+  'MGET',
+  'STRLEN',
+  'GETRANGE',
+  'EXISTS',
+  'TYPE',
+  'TTL',
+  'PTTL',
+  'EXPIRETIME',
+  'PEXPIRETIME',
+  'LLEN',
+  'LRANGE',
+  'LINDEX',
+  'LPOS',
+  'ZCARD',
+  'ZCOUNT',
+  'ZLEXCOUNT',
+  'ZRANGE',
+  'ZRANGEBYSCORE',
+  'ZRANGEBYLEX',
+  'ZREVRANGE',
+  'ZREVRANGEBYSCORE',
+  'ZREVRANGEBYLEX',
+  'ZSCORE',
+  'ZMSCORE',
+  'ZRANK',
+  'ZREVRANK',
+  'ZSCAN',
+  'HGET',
+  'HMGET',
+  'HGETALL',
+  'HKEYS',
+  'HVALS',
+  'HLEN',
+  'HEXISTS',
+  'HSTRLEN',
+  'HSCAN',
+  'SCARD',
+  'SMEMBERS',
+  'SISMEMBER',
+  'SMISMEMBER',
+  'SSCAN',
+  'KEYS',
+  'SCAN',
+  'DBSIZE',
+  'RANDOMKEY',
+  'OBJECT',
+  'MEMORY',
+  'DUMP',
+]);
+
+/** Whether a use (ForeignUse.what: `LPOP queues:default`, `RPUSH x (in a script)`) may have changed a key. */
+export function mayWrite(use: ForeignUse): boolean {
+  return !READS_ONLY.has(use.what.split(' ', 1)[0]!);
+}
+
 /** Another client used the run's db (ForeignWatch): the run stops, mid-way, so no "refusing to run". */
 export class ForeignUseError extends Error {
   constructor(
@@ -156,13 +218,8 @@ export class ForeignUseError extends Error {
     /** What the run saw of it: a reply the model did not expect (the job it took, say). */
     readonly seenAs?: ModelMismatchError,
   ) {
-    const who = (u: ForeignUse): string => {
-      const known = clients.find((c) => c.addr === u.addr);
-      return `${known ? describeClient({ ...known, cmd: '' }) : u.addr}: ${u.what}`;
-    };
-    const listed = uses.slice(0, 3).map(who).join('; ');
     super(
-      `another client used this run's db ${uses[0]?.db ?? db} (${listed}${uses.length > 3 ? '; ...' : ''}): ${
+      `another client used this run's db ${uses[0]?.db ?? db} (${listUses(uses, clients)}): ${
         seenAs === undefined
           ? "the trace would no longer be Laravel's alone, and that client could take the run's jobs"
           : `the run saw it when ${seenAs.observed}; the trace is no longer Laravel's alone`
@@ -175,4 +232,35 @@ export class ForeignUseError extends Error {
   named(clients: readonly OtherClient[]): ForeignUseError {
     return new ForeignUseError(this.uses, this.db, clients, this.seenAs);
   }
+}
+
+/**
+ * Another client wrote in the run's db on a server no claim watches (the run's own) during a step
+ * whose state the run did not read again (step-collector.ts' sameAsLastRead): what the step shows
+ * is no longer vouched for.
+ */
+export class UnreadStepWriteError extends ForeignUseError {
+  constructor(
+    uses: readonly ForeignUse[],
+    db: number,
+    readonly step: number,
+    clients: readonly OtherClient[] = [],
+  ) {
+    super(uses, db, clients);
+    this.message = `another client wrote in this run's db ${uses[0]?.db ?? db} during step ${step} (${listUses(uses, clients)}), a step whose queues and cache the run did not read again (nothing of the run's changed them, the model says) but showed as it read them after the step before: that state is no longer vouched for, so the run stops; give it a server no one else writes to`;
+    this.name = 'UnreadStepWriteError';
+  }
+
+  override named(clients: readonly OtherClient[]): UnreadStepWriteError {
+    return new UnreadStepWriteError(this.uses, this.db, this.step, clients);
+  }
+}
+
+/** Up to three uses, each with its client as CLIENT LIST names it where it could be had. */
+function listUses(uses: readonly ForeignUse[], clients: readonly OtherClient[]): string {
+  const who = (u: ForeignUse): string => {
+    const known = clients.find((c) => c.addr === u.addr);
+    return `${known ? describeClient({ ...known, cmd: '' }) : u.addr}: ${u.what}`;
+  };
+  return `${uses.slice(0, 3).map(who).join('; ')}${uses.length > 3 ? '; ...' : ''}`;
 }

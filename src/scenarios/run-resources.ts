@@ -28,7 +28,7 @@ import { allKeys } from '../sim/keys.ts';
 import { ModelMismatchError } from '../sim/model/mismatch.ts';
 import type { LaravelProfile } from '../sim/profiles/index.ts';
 import type { ForeignUse } from './foreign-watch.ts';
-import { ForeignUseError, ForeignWatch } from './foreign-watch.ts';
+import { ForeignUseError, ForeignWatch, mayWrite, UnreadStepWriteError } from './foreign-watch.ts';
 import type { ProbePlan } from '../redis/permission-probe.ts';
 import { plannedKeys } from './probe-plan.ts';
 import type { ScenarioSpec } from './schema.ts';
@@ -339,6 +339,20 @@ export class RunResources {
     const uses = foreignUses(this.watch, lines);
     if (uses.length > 0) throw new ForeignUseError(uses, this.db);
   }
+
+  /**
+   * A step whose state the run did not read again (step-collector.ts' sameAsLastRead): another
+   * client's write in the run's dbs on its lines ends the run. With a claim, its watch has ended
+   * the run at any use already (watchLines); on the run's own server, reads are let be (someone
+   * looking with redis-cli changes nothing).
+   */
+  vouchUnread(lines: readonly string[], step: number): void {
+    if (this.claim !== null || this.clusterWatch !== null) return;
+    this.unreadWatch ??= new ForeignWatch(this.hub, new Set([this.hub.observerAddr]), this.usedDbs());
+    const writes = foreignUses(this.unreadWatch, lines).filter(mayWrite);
+    if (writes.length > 0) throw new UnreadStepWriteError(writes, this.db, step);
+  }
+  private unreadWatch: ForeignWatch | null = null;
 
   /** One MONITOR line as it comes (a streaming run's): the watch's use of it, and the TTL service's. */
   seeLine(line: MonitorLine): ForeignUse | null {

@@ -17,7 +17,7 @@ import type { ConnectionHub, Sender } from '../redis/connections.ts';
 import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { MonitorCapture, TraceCapture } from '../redis/monitor.ts';
 import type { QueueKeys } from '../sim/keys.ts';
-import type { ModelCheck } from '../sim/model/check.ts';
+import type { ModelCheck, ModelSizes } from '../sim/model/check.ts';
 import type { JobRegistry } from '../sim/registry.ts';
 import type { CompletedStep, NextEvent, Scheduler } from '../sim/scheduler.ts';
 import { copyWorkerState } from '../sim/state.ts';
@@ -33,6 +33,13 @@ import { READ_CACHE } from './cache-snapshot.ts';
 import { commandMayGiveTtl } from '../redis/virtual-expiry.ts';
 import type { StepMaker } from './step-maker.ts';
 import type { CacheKeyState, QueueState, TraceCommand } from './timeline.ts';
+
+/** A kept step's end as read (or as the last read, where nothing changed): checked once it comes. */
+interface EndReads {
+  queues: QueueState[];
+  cache?: CacheKeyState[];
+  check(): void;
+}
 
 /** The lines MONITOR gave up to a barrier, and the commands of the run's actors among them. */
 export async function attributedAtBarrier(
@@ -213,6 +220,14 @@ export class StreamingSteps extends BarrierSteps {
    * once they come, and a difference ends the run before it reports anything).
    */
   private modelEmpty: boolean | null = null;
+  /**
+   * The last kept step's end that was read: its reads, and what the model held then (its queue
+   * keys' version, its cache keys: ModelCheck.stringsAt).
+   */
+  private lastRead: { reads: Promise<EndReads>; version: number; strings: string } | null = null;
+  /** Whether the last step collected showed the last read's state (sameAsLastRead), and its index. */
+  private lastUnread = false;
+  private lastIndex = 0;
 
   constructor(
     ctx: CollectorContext,
@@ -281,6 +296,7 @@ export class StreamingSteps extends BarrierSteps {
     // takes the barrier after every step.
     const sweeps = ctx.held.expiry !== null && (!this.kept || mayGiveTtl);
     this.modelEmpty = null;
+    this.lastUnread = false;
     // A kept run asks Redis about a BLPOP only where the model says the step may have ended it.
     const blocked = this.kept ? ctx.scheduler.blockedMayHaveEnded() : ctx.scheduler.hasBlocked();
     if (blocked || endReadsQueues || sweeps) return super.collect(done, next, index);
@@ -294,12 +310,17 @@ export class StreamingSteps extends BarrierSteps {
     };
     const lines = ctx.capture.mark();
     lines.catch(() => undefined);
-    const reads = this.kept ? this.readAhead(index, done.t) : null;
+    const unread = this.kept && this.sameAsLastRead(done.t);
+    this.lastUnread = unread;
+    this.lastIndex = index;
+    const reads = !this.kept ? null : unread ? this.lastReadAgain() : this.readAhead(index, done.t);
     this.finishing = this.finishing
       .then(async () => {
         const got = await lines;
         const read = await reads;
         ctx.held.watchLines(got);
+        // Its state was the last read's: no other client may have written in it.
+        if (unread) ctx.held.vouchUnread(got, index);
         const ttl = ctx.held.expiry?.ttlGivenBy() ?? null;
         if (ttl !== null)
           throw new Error(
@@ -312,19 +333,52 @@ export class StreamingSteps extends BarrierSteps {
   }
 
   /**
-   * A kept step's reads, sent ahead of the next traced command: the queues (with what the model
-   * holds in them now, for the check once Redis' sizes come) and the cache's keys.
+   * Whether a kept step's end may show the last read's queues and cache instead of reading them:
+   * the model says no key of the run changed since that read (each of the step's commands had
+   * the reply it says, so none of them changed one), no key can change on its own (a TTL that
+   * runs out in real time: a run without virtual TTLs). Another client's write is what is left:
+   * the step's lines say whether there was one (RunResources.vouchUnread). A run whose last step
+   * was not read is read at its end (drain), so that it never ends on a state it did not read.
    */
-  private readAhead(index: number, t: number) {
+  private sameAsLastRead(t: number): boolean {
     const { ctx } = this;
-    const where = `at the end of step ${index} (${relativeTime(t, ctx.start)})`;
-    const model = ctx.check.sizesAt(ctx.queues);
-    this.modelEmpty = ctx.queues.every(
+    const strings = ctx.check.stringsAt(t);
+    const version = ctx.check.keyspace.version;
+    const last = this.lastRead;
+    if (last === null || (strings.ttl && ctx.held.expiry === null)) return false;
+    return last.version === version && last.strings === strings.print;
+  }
+
+  /** The last read's queues and cache, for a step sameAsLastRead says holds them still. */
+  private lastReadAgain(): Promise<EndReads> {
+    this.modelEmpty = this.modelQueuesEmpty(this.ctx.check.sizesAt(this.ctx.queues));
+    const last = this.lastRead!;
+    return last.reads.then((r) => ({
+      queues: r.queues,
+      ...(r.cache !== undefined ? { cache: r.cache } : {}),
+      check: () => undefined,
+    }));
+  }
+
+  private modelQueuesEmpty(model: ModelSizes): boolean {
+    return this.ctx.queues.every(
       (k) =>
         model(k.ready, 'list').size === 0 &&
         model(k.delayed, 'zset').size === 0 &&
         model(k.reserved, 'zset').size === 0,
     );
+  }
+
+  /**
+   * A kept step's reads, sent ahead of the next traced command: the queues (with what the model
+   * holds in them now, for the check once Redis' sizes come) and the cache's keys.
+   */
+  private readAhead(index: number, t: number): Promise<EndReads> {
+    const { ctx } = this;
+    const where = `at the end of step ${index} (${relativeTime(t, ctx.start)})`;
+    const model = ctx.check.sizesAt(ctx.queues);
+    this.modelEmpty = this.modelQueuesEmpty(model);
+    const marked = { version: ctx.check.keyspace.version, strings: ctx.check.stringsAt(t).print };
     const snapshot = snapshotQueues(
       ctx.hub.beforeNext,
       ctx.queues,
@@ -337,11 +391,18 @@ export class StreamingSteps extends BarrierSteps {
     const cache = ctx.cacheState?.(index, ctx.hub.beforeNext);
     snapshot.catch(() => undefined);
     cache?.catch(() => undefined);
-    return (async () => {
+    const reads = (async (): Promise<EndReads> => {
       const queues = await snapshot;
       this.lastQueues = queues;
-      return { queues, cache: await cache, check: () => ctx.check.compareSizes(queues, where, model) };
+      const got = await cache;
+      return {
+        queues,
+        ...(got !== undefined ? { cache: got } : {}),
+        check: () => ctx.check.compareSizes(queues, where, model),
+      };
     })();
+    this.lastRead = { reads, ...marked };
+    return reads;
   }
 
   override queuesEmpty(): boolean {
@@ -361,6 +422,36 @@ export class StreamingSteps extends BarrierSteps {
     } finally {
       if (this.kept) this.ctx.held.watchLines(lines);
     }
+    if (this.lastUnread) await this.readLastAgain();
+  }
+
+  /**
+   * The run's last step showed the state of a step before it (sameAsLastRead): read now, after
+   * everything (nothing of the run's has run since), it must be that state and the model's.
+   */
+  private async readLastAgain(): Promise<void> {
+    const { ctx } = this;
+    this.lastUnread = false;
+    const shown = await this.lastRead!.reads;
+    const t = ctx.scheduler.currentInstant() ?? ctx.start;
+    const where = `at the end of step ${this.lastIndex}, the run's last (${relativeTime(t, ctx.start)})`;
+    const cache = ctx.cacheState?.(this.lastIndex, ctx.hub.observer);
+    cache?.catch(() => undefined);
+    const queues = await snapshotQueues(
+      ctx.hub.observer,
+      ctx.queues,
+      ctx.registry,
+      ctx.notify,
+      ctx.snapshotLimit,
+      undefined,
+      ctx.held.db,
+    );
+    ctx.check.compareSizes(queues, where, ctx.check.sizesNow());
+    const read = { queues, cache: await cache };
+    if (JSON.stringify(read) !== JSON.stringify({ queues: shown.queues, cache: shown.cache }))
+      throw new Error(
+        `${where}, Redis holds other queue or cache entries than the run's last step shows, which it took from the step before it (nothing of the run's changed them, the model says): the model and Redis disagree, so the run stops`,
+      );
   }
 
   /** A streaming run's steps show no queues: the sizes alone are read, where the run's end needs them. */

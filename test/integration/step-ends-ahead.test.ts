@@ -29,22 +29,95 @@ const shown = (t: Timeline) => ({
 });
 
 /** The addresses that sent the queues' snapshot script during `run`. */
-async function snapshotSenders(run: () => Promise<Timeline>): Promise<{ t: Timeline; senders: Set<string> }> {
+async function snapshotSenders(
+  run: () => Promise<Timeline>,
+): Promise<{ t: Timeline; senders: Set<string>; reads: number }> {
   const monitor = admin().duplicate();
   await monitor.connect();
   const senders = new Set<string>();
+  let reads = 0;
   await monitor.monitor((line: string) => {
     const m = /^\S+ \[\d+ (\S+)\] "EVALSHA" "([0-9a-f]{40})"/.exec(line);
-    if (m && m[2] === READ_QUEUES.sha) senders.add(m[1]!);
+    if (m && m[2] === READ_QUEUES.sha) {
+      senders.add(m[1]!);
+      reads++;
+    }
   });
   try {
     const t = await run();
     await admin().sendCommand(['PING']);
     await new Promise((r) => setTimeout(r, 50));
-    return { t, senders };
+    return { t, senders, reads };
   } finally {
     monitor.destroy();
   }
+}
+
+/** A client named `name` that SELECTs each db but the admin's, sending `args` in it until `until` says stop. */
+async function roamer(name: string) {
+  const c = createClient({ url: server().url, RESP: 2, name });
+  c.on('error', () => undefined);
+  await c.connect();
+  return {
+    client: c,
+    async inEachDb(args: string[], until: (reply: unknown) => boolean): Promise<unknown> {
+      for (let db = 0; db < 15; db++) {
+        await c.sendCommand(['SELECT', String(db)]);
+        const reply = await c.sendCommand(args);
+        if (until(reply)) return reply;
+      }
+      return null;
+    },
+  };
+}
+
+/** NodeRedisPort's private call (every traced command goes out through it), to run something just before one. */
+type Call = (this: unknown, args: string[], blocking: boolean) => Promise<unknown>;
+const portCall = () => (NodeRedisPort.prototype as unknown as { call: Call }).call;
+/** Runs `before` ahead of the `n`-th traced command that `is` picks (counted from 1). */
+function beforeCommand(
+  is: (args: string[]) => boolean,
+  n: number,
+  before: () => Promise<void>,
+): { reached: () => boolean } {
+  const call = portCall();
+  let seen = 0;
+  vi.spyOn(NodeRedisPort.prototype as unknown as { call: Call }, 'call').mockImplementation(async function (
+    this: unknown,
+    args,
+    blocking,
+  ) {
+    if (is(args) && ++seen === n) await before();
+    return call.call(this, args, blocking);
+  });
+  return { reached: () => seen >= n };
+}
+
+/** The barrier that ends a run (its `n`-th, counted in a run of the same scenario first): `before` just ahead of its ECHO, after the last mark. */
+function beforeClosingBarrier(n: number, before: () => Promise<void>): void {
+  const barrier = MonitorCapture.prototype.barrier;
+  let seen = 0;
+  vi.spyOn(MonitorCapture.prototype, 'barrier').mockImplementation(async function (this: MonitorCapture, ...a) {
+    if (++seen === n) {
+      for (const mark of this.takeMarks()) await a[0].sendCommand(['ECHO', mark]);
+      await before();
+    }
+    return barrier.apply(this, a);
+  });
+}
+
+/** How many barriers a run of `spec` takes (the last is the one that ends it). */
+async function barriersOf(run: () => Promise<Timeline>): Promise<number> {
+  const barrier = MonitorCapture.prototype.barrier;
+  let n = 0;
+  const spy = vi.spyOn(MonitorCapture.prototype, 'barrier').mockImplementation(function (this: MonitorCapture, ...a) {
+    n++;
+    return barrier.apply(this, a);
+  });
+  const t = await run();
+  spy.mockRestore();
+  expect(t.error).toBeUndefined();
+  return n;
 }
 
 describe('a step that ends ahead of the next command', () => {
@@ -125,49 +198,19 @@ describe("another client's command after a kept step's end went ahead (the claim
   afterEach(() => void vi.restoreAllMocks());
   /** The server as REDIS_URL gives it: someone else's, so the run claims a db and watches it. */
   const shared = () => ({ ...server(), owned: false, describe: () => 'REDIS_URL (test)', stop: async () => undefined });
-  /** A client named `name` that SELECTs each db but the admin's, sending `args` in it until `until` says stop. */
-  async function roamer(name: string) {
-    const c = createClient({ url: server().url, RESP: 2, name });
-    c.on('error', () => undefined);
-    await c.connect();
-    return {
-      client: c,
-      async inEachDb(args: string[], until: (reply: unknown) => boolean): Promise<unknown> {
-        for (let db = 0; db < 15; db++) {
-          await c.sendCommand(['SELECT', String(db)]);
-          const reply = await c.sendCommand(args);
-          if (until(reply)) return reply;
-        }
-        return null;
-      },
-    };
-  }
-  type Call = (this: unknown, args: string[], blocking: boolean) => Promise<unknown>;
-  const portCall = () => (NodeRedisPort.prototype as unknown as { call: Call }).call;
 
   it('names the client that took the job between the mark and the pop that found nothing', async () => {
     const { spec, file } = await load('failure-release');
     const thief = await roamer('thief');
     let stolen: unknown = null;
-    const call = portCall();
     // Just before worker-1's first pop goes out (the step's mark and reads went ahead of that
     // step's first command): the job taken. Its lines come after the mark, so only the barrier
     // that ends the cut-short step reads them.
-    vi.spyOn(NodeRedisPort.prototype as unknown as { call: Call }, 'call').mockImplementation(async function (
-      this: unknown,
-      args,
-      blocking,
-    ) {
-      if (
-        stolen === null &&
-        args[0] === 'EVAL' &&
-        args[3] === 'queues:default' &&
-        args[4] === 'queues:default:reserved'
-      ) {
-        await new Promise((r) => setTimeout(r, 20));
-        stolen = await thief.inEachDb(['LPOP', 'queues:default'], (r) => r !== null);
-      }
-      return call.call(this, args, blocking);
+    const isPop = (args: string[]) =>
+      args[0] === 'EVAL' && args[3] === 'queues:default' && args[4] === 'queues:default:reserved';
+    beforeCommand(isPop, 1, async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      stolen = await thief.inEachDb(['LPOP', 'queues:default'], (r) => r !== null);
     });
     try {
       const t = await runScenario(spec, { redis: shared(), file });
@@ -182,35 +225,96 @@ describe("another client's command after a kept step's end went ahead (the claim
 
   it("ends the run naming a client that used its db after the last step's mark", async () => {
     const { spec, file } = await load('chain');
-    const barrier = MonitorCapture.prototype.barrier;
-    const calls: number[] = [];
-    // The run's barriers, counted: the last is the one that drains the run.
-    const count = vi.spyOn(MonitorCapture.prototype, 'barrier').mockImplementation(function (
-      this: MonitorCapture,
-      ...a
-    ) {
-      calls.push(1);
-      return barrier.apply(this, a);
-    });
-    expect((await runScenario(spec, { redis: shared(), file })).error).toBeUndefined();
-    const last = calls.length;
-    count.mockRestore();
+    const last = await barriersOf(() => runScenario(spec, { redis: shared(), file }));
     const visitor = await roamer('visitor');
-    let n = 0;
-    vi.spyOn(MonitorCapture.prototype, 'barrier').mockImplementation(async function (this: MonitorCapture, ...a) {
-      // The drain's barrier: the last step's mark sent (as the barrier sends it) and answered, then
-      // a look into every db, the run's among them, then the barrier's ECHO.
-      if (++n === last) {
-        for (const mark of this.takeMarks()) await a[0].sendCommand(['ECHO', mark]);
-        await visitor.inEachDb(['EXISTS', 'queues:default'], () => false);
-      }
-      return barrier.apply(this, a);
-    });
+    // A look into every db, the run's among them, after the last step's mark.
+    beforeClosingBarrier(last, async () => void (await visitor.inEachDb(['EXISTS', 'queues:default'], () => false)));
     try {
       const t = await runScenario(spec, { redis: shared(), file });
-      expect(n).toBeGreaterThanOrEqual(last);
       expect(t.error).toMatch(
         /^another client used this run's db (\d+) \(127\.0\.0\.1:\d+ "visitor": SELECT \1; 127\.0\.0\.1:\d+ "visitor": EXISTS queues:default\): the trace would no longer be Laravel's alone/,
+      );
+    } finally {
+      visitor.client.destroy();
+    }
+  });
+});
+
+describe("a kept step the model says changed nothing shows the last step's end that was read", () => {
+  afterEach(() => void vi.restoreAllMocks());
+  const isRestartCheck = (args: string[]) => args[0] === 'GET' && /illuminate:queue:restart$/.test(args[1] ?? '');
+
+  it('reads the queues only after a step that changed them, and the states are those of a run read at every step', async () => {
+    const { spec, file } = await load('throttled-exceptions');
+    const atBarriers = await runScenario(spec, { redis: server(), file, onStep: () => undefined });
+    const ahead = await snapshotSenders(() => runScenario(spec, { redis: server(), file }));
+    expect(shown(ahead.t)).toEqual(shown(atBarriers));
+    // Steps whose queues or cache differ from the step before's, the first among them: the
+    // states a run read at every step saw change.
+    const changed = atBarriers.steps.filter(
+      (s, i) =>
+        i === 0 ||
+        JSON.stringify([s.state.queues, s.state.cache]) !==
+          JSON.stringify([atBarriers.steps[i - 1]!.state.queues, atBarriers.steps[i - 1]!.state.cache]),
+    ).length;
+    expect(changed).toBeLessThan(atBarriers.steps.length / 4);
+    // Each changed step read once, a few more where a step took a barrier (a sweep's), and the
+    // run's end; never every step.
+    expect(ahead.reads).toBeGreaterThanOrEqual(changed);
+    expect(ahead.reads).toBeLessThanOrEqual(changed + 5);
+  });
+
+  it('ends the run naming another client that wrote in its db during such a step', async () => {
+    const { spec, file } = await load('throttled-exceptions');
+    const visitor = await roamer('visitor');
+    // Before worker-1's 20th poll (it polls an empty queue every 3 s: nothing changes), a key of
+    // the visitor's own in the run's db: no read would see it; the step's lines do.
+    const at = beforeCommand(isRestartCheck, 20, async () => {
+      await visitor.client.sendCommand(['SELECT', '0']);
+      await visitor.client.sendCommand(['SET', 'visitor:note', 'hello']);
+    });
+    try {
+      const t = await runScenario(spec, { redis: server(), file });
+      expect(at.reached()).toBe(true);
+      expect(t.error).toMatch(
+        /^another client wrote in this run's db 0 during step \d+ \(127\.0\.0\.1:\d+ "visitor": SET visitor:note\), a step whose queues and cache the run did not read again \(nothing of the run's changed them, the model says\) but showed as it read them after the step before: that state is no longer vouched for, so the run stops/,
+      );
+    } finally {
+      visitor.client.destroy();
+    }
+  });
+
+  it('lets another client read its keys then (redis-cli looking at the queue changes nothing)', async () => {
+    const { spec, file } = await load('throttled-exceptions');
+    const alone = await runScenario(spec, { redis: server(), file });
+    const visitor = await roamer('visitor');
+    const at = beforeCommand(isRestartCheck, 20, async () => {
+      await visitor.client.sendCommand(['SELECT', '0']);
+      await visitor.client.sendCommand(['LRANGE', 'laravel_database_queues:default', '0', '-1']);
+      await visitor.client.sendCommand(['ZRANGE', 'laravel_database_queues:default:delayed', '0', '-1']);
+    });
+    try {
+      const t = await runScenario(spec, { redis: server(), file });
+      expect(at.reached()).toBe(true);
+      expect(shown(t)).toEqual(shown(alone));
+    } finally {
+      visitor.client.destroy();
+    }
+  });
+
+  it("reads the run's last state again at its end, and stops where Redis holds another", async () => {
+    const { spec, file } = await load('throttled-exceptions');
+    const last = await barriersOf(() => runScenario(spec, { redis: server(), file }));
+    const visitor = await roamer('visitor');
+    // After the last step's mark (its state was the one before's), a job of someone else's.
+    beforeClosingBarrier(last, async () => {
+      await visitor.client.sendCommand(['SELECT', '0']);
+      await visitor.client.sendCommand(['RPUSH', 'laravel_database_queues:default', '{"job":"Intruder"}']);
+    });
+    try {
+      const t = await runScenario(spec, { redis: server(), file });
+      expect(t.error).toMatch(
+        /^at the end of step 117, the run's last \(t\+\d+s\), LLEN laravel_database_queues:default returned 1, but laravel_database_queues:default should hold 0 jobs: another client added a job to it; the trace is no longer Laravel's alone, so the run stops$/,
       );
     } finally {
       visitor.client.destroy();

@@ -4,7 +4,7 @@
 // 10.0.0.9:1; anyone else is another client.
 import { describe, expect, it } from 'vitest';
 import { parseMonitorLine } from '../../src/redis/monitor-line.ts';
-import { ForeignUseError, ForeignWatch } from '../../src/scenarios/foreign-watch.ts';
+import { ForeignUseError, ForeignWatch, mayWrite } from '../../src/scenarios/foreign-watch.ts';
 
 const book = {
   ownerOf: (addr: string) => (addr.startsWith('10.0.0.1:') ? { actor: 'worker-1', process: 1 } : undefined),
@@ -143,5 +143,49 @@ describe('ForeignWatch on a run that holds two dbs (the queue db 3, the cache db
   it('the error names the db that was used', () => {
     const e = new ForeignUseError([{ addr: APP, what: 'GET x', db: 4 }], 3);
     expect(e.message).toMatch(/^another client used this run's db 4 \(192\.168\.1\.5:40000: GET x\)/);
+  });
+});
+
+describe('mayWrite: what of another client may have changed a key (a step whose state was not read again)', () => {
+  const uses = (...lines: ReturnType<typeof line>[]) => watch(...lines).map((u) => [u.what, mayWrite(u)]);
+
+  it('lets reads be: a SELECT, redis-cli looking at the queues, KEYS, a read in a script', () => {
+    expect(
+      uses(
+        line(3, APP, 'SELECT', '3'),
+        line(3, APP, 'LRANGE', 'queues:default', '0', '-1'),
+        line(3, APP, 'ZRANGE', 'queues:default:delayed', '0', '-1', 'WITHSCORES'),
+        line(3, APP, 'KEYS', '*'),
+        line(3, APP, 'EVAL', "return redis.call('llen', KEYS[1])", '1', 'queues:default'),
+        line(3, 'lua', 'llen', 'queues:default'),
+      ),
+    ).toEqual([
+      ['SELECT 3', false],
+      ['LRANGE queues:default', false],
+      ['ZRANGE queues:default:delayed', false],
+      ['KEYS *', false],
+      ['LLEN queues:default (in a script)', false],
+    ]);
+  });
+
+  it('counts any write, one in a script, one reaching in from another db, and any command it does not know', () => {
+    expect(
+      uses(
+        line(3, APP, 'SET', 'note', 'x'),
+        line(3, APP, 'LPOP', 'queues:default'),
+        line(3, APP, 'EVAL', "return redis.call('rpush', KEYS[1], 'x')", '1', 'queues:default'),
+        line(3, 'lua', 'rpush', 'queues:default', 'x'),
+        line(0, APP, 'FLUSHALL'),
+        line(3, APP, 'SORT', 'queues:default', 'STORE', 'other'),
+        line(3, APP, 'MODULE.CMD', 'k'),
+      ),
+    ).toEqual([
+      ['SET note', true],
+      ['LPOP queues:default', true],
+      ['RPUSH queues:default (in a script)', true],
+      ['FLUSHALL', true],
+      ['SORT queues:default', true],
+      ['MODULE.CMD k', true],
+    ]);
   });
 });

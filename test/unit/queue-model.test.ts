@@ -239,3 +239,45 @@ describe("Laravel's scripts on the model", () => {
     expect(ks.llen(Q.ready)).toBe(1);
   });
 });
+
+describe('Keyspace.version: moves with every change of a key, and with nothing else', () => {
+  it('stays for reads and for writes that find nothing to change: LPOP of an empty list, ZREM of no member, DEL of no key', () => {
+    const ks = new Keyspace();
+    const v = ks.version;
+    ks.llen(Q.ready);
+    ks.zrangeToScore(Q.delayed, Infinity);
+    expect(ks.lpop(Q.ready)).toBeNull();
+    expect(ks.zrem(Q.reserved, 'x')).toBe(0);
+    ks.zremFirst(Q.delayed, 3);
+    ks.del(Q.notify);
+    expect(ks.rpush(Q.ready, [], o)).toBe(0);
+    expect(ks.version).toBe(v);
+  });
+
+  it('moves for a push, a pop that takes, a ZADD, a ZREM that removes, a migrate, a DEL, a served BLPOP', () => {
+    const ks = new Keyspace();
+    const steps: Array<() => unknown> = [
+      () => ks.rpush(Q.ready, ['a'], o),
+      () => ks.lpop(Q.ready),
+      () => ks.zadd(Q.delayed, 5, 'b', o),
+      () => ks.zadd(Q.reserved, 9, 'c', o),
+      () => ks.zrem(Q.reserved, 'c'),
+      () => ks.zremFirst(Q.delayed, 1),
+      () => ks.rpush(Q.notify, ['1'], o),
+      () => ks.del(Q.notify),
+    ];
+    for (const step of steps) {
+      const v = ks.version;
+      step();
+      expect(ks.version).toBeGreaterThan(v);
+    }
+    // A BLPOP that waits changes nothing; the push that serves it changes the list twice over.
+    const waiter = ks.blpop(Q.ready, 'worker-1');
+    const v = ks.version;
+    ks.rpush(Q.ready, ['d'], o);
+    ks.endCommand();
+    expect(waiter.served?.value).toBe('d');
+    expect(ks.llen(Q.ready)).toBe(0);
+    expect(ks.version).toBeGreaterThan(v + 1);
+  });
+});

@@ -13,7 +13,7 @@ import type { Describer } from './mismatch.ts';
 import { describeEntry, describeOrigin, describePayload, describeReply, jobs, ModelMismatchError } from './mismatch.ts';
 import { by, popReserved, popTaken, runScript } from './scripts.ts';
 import type { StringEntry } from './strings.ts';
-import { StringKeys } from './strings.ts';
+import { heldStrings, StringKeys } from './strings.ts';
 import { runCacheScript } from './cache-scripts.ts';
 
 export interface ModelCheckEnv extends Describer {
@@ -50,6 +50,22 @@ export class ModelCheck {
   /** `db`: the logical db the connection is in (the cache store's keys are modelled per db). */
   port(actor: string, inner: RedisPort, db = 0): RedisPort {
     return new CheckedPort(this, actor, inner, new StringKeys(this.strings, db));
+  }
+
+  /**
+   * What the model holds of the cache store's keys at `now`, as one string: equal at two moments,
+   * those keys, their values and their expiries were the same then (expired keys left out, as
+   * Redis leaves them). `ttl`: whether any of them expires.
+   */
+  stringsAt(now: number): { print: string; ttl: boolean } {
+    const held = heldStrings(this.strings, now);
+    let ttl = false;
+    const parts: string[] = [];
+    for (const e of held) {
+      if (e.expiresAtMs !== null) ttl = true;
+      parts.push(JSON.stringify([e.db, e.key, e.value, e.hash === undefined ? null : [...e.hash], e.expiresAtMs]));
+    }
+    return { print: parts.sort().join('\n'), ttl };
   }
 
   /** A difference found where nobody can throw it (a reply sent ahead): the next check throws it. */

@@ -173,6 +173,16 @@ export class Keyspace {
   private readonly waiters = new Map<string, Waiter[]>();
   /** Lists that got entries during the current command while a BLPOP waits on them. */
   private readonly readyKeys = new Set<string>();
+  private changes = 0;
+
+  /**
+   * How many times a key has changed so far: equal at two moments, the keys held the same then
+   * (a step whose state need not be read again: step-collector.ts). A write that may change
+   * nothing (a ZADD of a member already there) counts too.
+   */
+  get version(): number {
+    return this.changes;
+  }
 
   private list(key: string): List {
     let l = this.lists.get(key);
@@ -212,20 +222,26 @@ export class Keyspace {
   rpush(key: string, values: readonly string[], origin: Origin): number {
     const l = this.list(key);
     for (const value of values) l.push({ value, origin });
+    if (values.length > 0) this.changes++;
     if (this.waiters.has(key)) this.readyKeys.add(key);
     return l.length;
   }
 
   lpop(key: string): ListEntry | null {
-    return this.lists.get(key)?.shift() ?? null;
+    const entry = this.lists.get(key)?.shift() ?? null;
+    if (entry !== null) this.changes++;
+    return entry;
   }
 
   zadd(key: string, score: number, member: string, origin: Origin): 0 | 1 {
+    this.changes++;
     return this.zset(key).add({ member, score, origin });
   }
 
   zrem(key: string, member: string): 0 | 1 {
-    return this.zsets.get(key)?.remove(member) ?? 0;
+    const removed = this.zsets.get(key)?.remove(member) ?? 0;
+    this.changes += removed;
+    return removed;
   }
 
   zrangeToScore(key: string, max: number, count = -1): ZsetEntry[] {
@@ -233,10 +249,14 @@ export class Keyspace {
   }
 
   zremFirst(key: string, n: number): void {
-    this.zsets.get(key)?.removeFirst(n);
+    const z = this.zsets.get(key);
+    if (z === undefined || n <= 0 || z.size === 0) return;
+    z.removeFirst(n);
+    this.changes++;
   }
 
   del(key: string): void {
+    if (this.llen(key) > 0 || this.zcard(key) > 0) this.changes++;
     this.lists.delete(key);
     this.zsets.delete(key);
   }
@@ -274,6 +294,7 @@ export class Keyspace {
     if (waiter.served === null) return;
     this.list(waiter.key).unshift(waiter.served);
     waiter.served = null;
+    this.changes++;
   }
 
   /**
@@ -286,7 +307,10 @@ export class Keyspace {
       const queue = this.waiters.get(key);
       if (queue === undefined) continue;
       const list = this.list(key);
-      while (queue.length > 0 && list.length > 0) queue.shift()!.served = list.shift()!;
+      while (queue.length > 0 && list.length > 0) {
+        queue.shift()!.served = list.shift()!;
+        this.changes++;
+      }
       if (queue.length === 0) this.waiters.delete(key);
     }
     this.readyKeys.clear();

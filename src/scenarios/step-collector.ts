@@ -379,15 +379,7 @@ export class StreamingSteps extends BarrierSteps {
     const model = ctx.check.sizesAt(ctx.queues);
     this.modelEmpty = this.modelQueuesEmpty(model);
     const marked = { version: ctx.check.keyspace.version, strings: ctx.check.stringsAt(t).print };
-    const snapshot = snapshotQueues(
-      ctx.hub.beforeNext,
-      ctx.queues,
-      ctx.registry,
-      ctx.notify,
-      ctx.snapshotLimit,
-      undefined,
-      ctx.held.db,
-    );
+    const snapshot = this.readQueues(ctx.hub.beforeNext);
     const cache = ctx.cacheState?.(index, ctx.hub.beforeNext);
     snapshot.catch(() => undefined);
     cache?.catch(() => undefined);
@@ -403,6 +395,12 @@ export class StreamingSteps extends BarrierSteps {
     })();
     this.lastRead = { reads, ...marked };
     return reads;
+  }
+
+  /** A kept run's queues, read with `sender` (its script selects the queues' db: beforeNext's connection may be in another). */
+  private readQueues(sender: Sender): Promise<QueueState[]> {
+    const { ctx } = this;
+    return snapshotQueues(sender, ctx.queues, ctx.registry, ctx.notify, ctx.snapshotLimit, undefined, ctx.held.db);
   }
 
   override queuesEmpty(): boolean {
@@ -437,15 +435,7 @@ export class StreamingSteps extends BarrierSteps {
     const where = `at the end of step ${this.lastIndex}, the run's last (${relativeTime(t, ctx.start)})`;
     const cache = ctx.cacheState?.(this.lastIndex, ctx.hub.observer);
     cache?.catch(() => undefined);
-    const queues = await snapshotQueues(
-      ctx.hub.observer,
-      ctx.queues,
-      ctx.registry,
-      ctx.notify,
-      ctx.snapshotLimit,
-      undefined,
-      ctx.held.db,
-    );
+    const queues = await this.readQueues(ctx.hub.observer);
     ctx.check.compareSizes(queues, where, ctx.check.sizesNow());
     const read = { queues, cache: await cache };
     if (JSON.stringify(read) !== JSON.stringify({ queues: shown.queues, cache: shown.cache }))

@@ -72,6 +72,8 @@ export class RunResources {
   claim: DbClaims | null = null;
   /** Someone else in the claimed dbs (foreign-watch.ts), from the claim's barrier to the run's end. */
   watch: ForeignWatch | null = null;
+  /** On the run's own server (no claim): the watch of the steps whose state was not read again (vouchUnread). */
+  private unreadWatch: ForeignWatch | null = null;
   /** On someone else's cluster: the slots this run holds (cluster-claim.ts). */
   clusterClaim: ClusterClaim | null = null;
   /** Someone else on those slots (cluster-watch.ts), from the claim to the run's end. */
@@ -352,7 +354,6 @@ export class RunResources {
     const writes = foreignUses(this.unreadWatch, lines).filter(mayWrite);
     if (writes.length > 0) throw new UnreadStepWriteError(writes, this.db, step);
   }
-  private unreadWatch: ForeignWatch | null = null;
 
   /** One MONITOR line as it comes (a streaming run's): the watch's use of it, and the TTL service's. */
   seeLine(line: MonitorLine): ForeignUse | null {

@@ -149,13 +149,14 @@ describe('ForeignWatch on a run that holds two dbs (the queue db 3, the cache db
 describe('mayWrite: what of another client may have changed a key (a step whose state was not read again)', () => {
   const uses = (...lines: ReturnType<typeof line>[]) => watch(...lines).map((u) => [u.what, mayWrite(u)]);
 
-  it('lets reads be: a SELECT, redis-cli looking at the queues, KEYS, a read in a script', () => {
+  it('lets reads be: a SELECT, redis-cli looking at the queues, KEYS, a WATCH, a read in a script', () => {
     expect(
       uses(
         line(3, APP, 'SELECT', '3'),
         line(3, APP, 'LRANGE', 'queues:default', '0', '-1'),
         line(3, APP, 'ZRANGE', 'queues:default:delayed', '0', '-1', 'WITHSCORES'),
         line(3, APP, 'KEYS', '*'),
+        line(3, APP, 'WATCH', 'queues:default'),
         line(3, APP, 'EVAL', "return redis.call('llen', KEYS[1])", '1', 'queues:default'),
         line(3, 'lua', 'llen', 'queues:default'),
       ),
@@ -164,6 +165,7 @@ describe('mayWrite: what of another client may have changed a key (a step whose 
       ['LRANGE queues:default', false],
       ['ZRANGE queues:default:delayed', false],
       ['KEYS *', false],
+      ['WATCH queues:default', false],
       ['LLEN queues:default (in a script)', false],
     ]);
   });

@@ -34,6 +34,12 @@ import { commandMayGiveTtl } from '../redis/virtual-expiry.ts';
 import type { StepMaker } from './step-maker.ts';
 import type { CacheKeyState, QueueState, TraceCommand } from './timeline.ts';
 
+/** What the model held of the run's keys at a step's end: its queue keys' version, its cache keys (ModelCheck.stringsAt). */
+interface ModelMarks {
+  version: number;
+  strings: string;
+}
+
 /** A kept step's end as read (or as the last read, where nothing changed): checked once it comes. */
 interface EndReads {
   queues: QueueState[];
@@ -220,14 +226,10 @@ export class StreamingSteps extends BarrierSteps {
    * once they come, and a difference ends the run before it reports anything).
    */
   private modelEmpty: boolean | null = null;
-  /**
-   * The last kept step's end that was read: its reads, and what the model held then (its queue
-   * keys' version, its cache keys: ModelCheck.stringsAt).
-   */
-  private lastRead: { reads: Promise<EndReads>; version: number; strings: string } | null = null;
-  /** Whether the last step collected showed the last read's state (sameAsLastRead), and its index. */
-  private lastUnread = false;
-  private lastIndex = 0;
+  /** The last kept step's end that was read: its reads, and what the model held then. */
+  private lastRead: ({ reads: Promise<EndReads> } & ModelMarks) | null = null;
+  /** The last step collected, where it showed the last read's state (sameAsLastRead); else null. */
+  private unreadLast: number | null = null;
 
   constructor(
     ctx: CollectorContext,
@@ -296,7 +298,7 @@ export class StreamingSteps extends BarrierSteps {
     // takes the barrier after every step.
     const sweeps = ctx.held.expiry !== null && (!this.kept || mayGiveTtl);
     this.modelEmpty = null;
-    this.lastUnread = false;
+    this.unreadLast = null;
     // A kept run asks Redis about a BLPOP only where the model says the step may have ended it.
     const blocked = this.kept ? ctx.scheduler.blockedMayHaveEnded() : ctx.scheduler.hasBlocked();
     if (blocked || endReadsQueues || sweeps) return super.collect(done, next, index);
@@ -310,10 +312,10 @@ export class StreamingSteps extends BarrierSteps {
     };
     const lines = ctx.capture.mark();
     lines.catch(() => undefined);
-    const unread = this.kept && this.sameAsLastRead(done.t);
-    this.lastUnread = unread;
-    this.lastIndex = index;
-    const reads = !this.kept ? null : unread ? this.lastReadAgain() : this.readAhead(index, done.t);
+    const marks = this.kept ? this.modelMarks(done.t) : null;
+    const unread = marks !== null && this.sameAsLastRead(marks);
+    if (unread) this.unreadLast = index;
+    const reads = marks === null ? null : unread ? this.lastReadAgain() : this.readAhead(index, done.t, marks);
     this.finishing = this.finishing
       .then(async () => {
         const got = await lines;
@@ -340,13 +342,16 @@ export class StreamingSteps extends BarrierSteps {
    * the step's lines say whether there was one (RunResources.vouchUnread). A run whose last step
    * was not read is read at its end (drain), so that it never ends on a state it did not read.
    */
-  private sameAsLastRead(t: number): boolean {
-    const { ctx } = this;
-    const strings = ctx.check.stringsAt(t);
-    const version = ctx.check.keyspace.version;
+  private sameAsLastRead(marks: ModelMarks & { ttl: boolean }): boolean {
     const last = this.lastRead;
-    if (last === null || (strings.ttl && ctx.held.expiry === null)) return false;
-    return last.version === version && last.strings === strings.print;
+    if (last === null || (marks.ttl && this.ctx.held.expiry === null)) return false;
+    return last.version === marks.version && last.strings === marks.strings;
+  }
+
+  /** What the model holds of the run's keys at `t`, as sameAsLastRead compares it. */
+  private modelMarks(t: number): ModelMarks & { ttl: boolean } {
+    const strings = this.ctx.check.stringsAt(t);
+    return { version: this.ctx.check.keyspace.version, strings: strings.print, ttl: strings.ttl };
   }
 
   /** The last read's queues and cache, for a step sameAsLastRead says holds them still. */
@@ -373,12 +378,11 @@ export class StreamingSteps extends BarrierSteps {
    * A kept step's reads, sent ahead of the next traced command: the queues (with what the model
    * holds in them now, for the check once Redis' sizes come) and the cache's keys.
    */
-  private readAhead(index: number, t: number): Promise<EndReads> {
+  private readAhead(index: number, t: number, marks: ModelMarks): Promise<EndReads> {
     const { ctx } = this;
     const where = `at the end of step ${index} (${relativeTime(t, ctx.start)})`;
     const model = ctx.check.sizesAt(ctx.queues);
     this.modelEmpty = this.modelQueuesEmpty(model);
-    const marked = { version: ctx.check.keyspace.version, strings: ctx.check.stringsAt(t).print };
     const snapshot = this.readQueues(ctx.hub.beforeNext);
     const cache = ctx.cacheState?.(index, ctx.hub.beforeNext);
     snapshot.catch(() => undefined);
@@ -393,7 +397,7 @@ export class StreamingSteps extends BarrierSteps {
         check: () => ctx.check.compareSizes(queues, where, model),
       };
     })();
-    this.lastRead = { reads, ...marked };
+    this.lastRead = { reads, version: marks.version, strings: marks.strings };
     return reads;
   }
 
@@ -420,20 +424,20 @@ export class StreamingSteps extends BarrierSteps {
     } finally {
       if (this.kept) this.ctx.held.watchLines(lines);
     }
-    if (this.lastUnread) await this.readLastAgain();
+    if (this.unreadLast !== null) await this.readLastAgain(this.unreadLast);
   }
 
   /**
    * The run's last step showed the state of a step before it (sameAsLastRead): read now, after
    * everything (nothing of the run's has run since), it must be that state and the model's.
    */
-  private async readLastAgain(): Promise<void> {
+  private async readLastAgain(index: number): Promise<void> {
     const { ctx } = this;
-    this.lastUnread = false;
+    this.unreadLast = null;
     const shown = await this.lastRead!.reads;
     const t = ctx.scheduler.currentInstant() ?? ctx.start;
-    const where = `at the end of step ${this.lastIndex}, the run's last (${relativeTime(t, ctx.start)})`;
-    const cache = ctx.cacheState?.(this.lastIndex, ctx.hub.observer);
+    const where = `at the end of step ${index}, the run's last (${relativeTime(t, ctx.start)})`;
+    const cache = ctx.cacheState?.(index, ctx.hub.observer);
     cache?.catch(() => undefined);
     const queues = await this.readQueues(ctx.hub.observer);
     ctx.check.compareSizes(queues, where, ctx.check.sizesNow());

@@ -53,11 +53,22 @@ async function snapshotSenders(
   }
 }
 
-/** A client named `name` that SELECTs each db but the admin's, sending `args` in it until `until` says stop. */
+/** The roamers a test opened: closed after it, with the spies put back. */
+const roamers: Array<{ destroy(): void }> = [];
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const c of roamers.splice(0)) c.destroy();
+});
+
+/**
+ * A client named `name` (closed after the test) that SELECTs each db but the admin's, sending
+ * `args` in it until `until` says stop.
+ */
 async function roamer(name: string) {
   const c = createClient({ url: server().url, RESP: 2, name });
   c.on('error', () => undefined);
   await c.connect();
+  roamers.push(c);
   return {
     client: c,
     async inEachDb(args: string[], until: (reply: unknown) => boolean): Promise<unknown> {
@@ -134,7 +145,7 @@ describe('a step that ends ahead of the next command', () => {
   });
 
   it("is read on the next command's connection, not the observer's", async () => {
-    const { spec, file } = await loadChain();
+    const { spec, file } = await load('chain');
     const atBarriers = await snapshotSenders(() =>
       runScenario(spec, { redis: server(), file, onStep: () => undefined }),
     );
@@ -146,7 +157,7 @@ describe('a step that ends ahead of the next command', () => {
   });
 
   it("still stops, naming the key, when another client changes the run's queue", async () => {
-    const { spec, file } = await loadChain();
+    const { spec, file } = await load('chain');
     const monitor = admin().duplicate();
     await monitor.connect();
     const intruder = admin().duplicate();
@@ -195,7 +206,6 @@ describe('a step that ends ahead of the next command', () => {
 });
 
 describe("another client's command after a kept step's end went ahead (the claim's watch, REDIS_URL)", () => {
-  afterEach(() => void vi.restoreAllMocks());
   /** The server as REDIS_URL gives it: someone else's, so the run claims a db and watches it. */
   const shared = () => ({ ...server(), owned: false, describe: () => 'REDIS_URL (test)', stop: async () => undefined });
 
@@ -212,15 +222,11 @@ describe("another client's command after a kept step's end went ahead (the claim
       await new Promise((r) => setTimeout(r, 20));
       stolen = await thief.inEachDb(['LPOP', 'queues:default'], (r) => r !== null);
     });
-    try {
-      const t = await runScenario(spec, { redis: shared(), file });
-      expect(stolen, 'the thief took the job').not.toBeNull();
-      expect(t.error).toMatch(
-        /^another client used this run's db (\d+) \(127\.0\.0\.1:\d+ "thief": SELECT \1; 127\.0\.0\.1:\d+ "thief": LPOP queues:default\): the run saw it when worker-1's pop \(EVAL ‹pop› 2 queues:default queues:default:reserved \d+\) returned nothing, but queues:default should hold ChargeCard#1 \(attempts 0\) first/,
-      );
-    } finally {
-      thief.client.destroy();
-    }
+    const t = await runScenario(spec, { redis: shared(), file });
+    expect(stolen, 'the thief took the job').not.toBeNull();
+    expect(t.error).toMatch(
+      /^another client used this run's db (\d+) \(127\.0\.0\.1:\d+ "thief": SELECT \1; 127\.0\.0\.1:\d+ "thief": LPOP queues:default\): the run saw it when worker-1's pop \(EVAL ‹pop› 2 queues:default queues:default:reserved \d+\) returned nothing, but queues:default should hold ChargeCard#1 \(attempts 0\) first/,
+    );
   });
 
   it("ends the run naming a client that used its db after the last step's mark", async () => {
@@ -229,19 +235,14 @@ describe("another client's command after a kept step's end went ahead (the claim
     const visitor = await roamer('visitor');
     // A look into every db, the run's among them, after the last step's mark.
     beforeClosingBarrier(last, async () => void (await visitor.inEachDb(['EXISTS', 'queues:default'], () => false)));
-    try {
-      const t = await runScenario(spec, { redis: shared(), file });
-      expect(t.error).toMatch(
-        /^another client used this run's db (\d+) \(127\.0\.0\.1:\d+ "visitor": SELECT \1; 127\.0\.0\.1:\d+ "visitor": EXISTS queues:default\): the trace would no longer be Laravel's alone/,
-      );
-    } finally {
-      visitor.client.destroy();
-    }
+    const t = await runScenario(spec, { redis: shared(), file });
+    expect(t.error).toMatch(
+      /^another client used this run's db (\d+) \(127\.0\.0\.1:\d+ "visitor": SELECT \1; 127\.0\.0\.1:\d+ "visitor": EXISTS queues:default\): the trace would no longer be Laravel's alone/,
+    );
   });
 });
 
 describe("a kept step the model says changed nothing shows the last step's end that was read", () => {
-  afterEach(() => void vi.restoreAllMocks());
   const isRestartCheck = (args: string[]) => args[0] === 'GET' && /illuminate:queue:restart$/.test(args[1] ?? '');
 
   it('reads the queues only after a step that changed them, and the states are those of a run read at every step', async () => {
@@ -273,15 +274,11 @@ describe("a kept step the model says changed nothing shows the last step's end t
       await visitor.client.sendCommand(['SELECT', '0']);
       await visitor.client.sendCommand(['SET', 'visitor:note', 'hello']);
     });
-    try {
-      const t = await runScenario(spec, { redis: server(), file });
-      expect(at.reached()).toBe(true);
-      expect(t.error).toMatch(
-        /^another client wrote in this run's db 0 during step \d+ \(127\.0\.0\.1:\d+ "visitor": SET visitor:note\), a step whose queues and cache the run did not read again \(nothing of the run's changed them, the model says\) but showed as it read them after the step before: that state is no longer vouched for, so the run stops/,
-      );
-    } finally {
-      visitor.client.destroy();
-    }
+    const t = await runScenario(spec, { redis: server(), file });
+    expect(at.reached()).toBe(true);
+    expect(t.error).toMatch(
+      /^another client wrote in this run's db 0 during step \d+ \(127\.0\.0\.1:\d+ "visitor": SET visitor:note\), a step whose queues and cache the run did not read again \(nothing of the run's changed them, the model says\) but showed as it read them after the step before: that state is no longer vouched for, so the run stops/,
+    );
   });
 
   it('lets another client read its keys then (redis-cli looking at the queue changes nothing)', async () => {
@@ -293,13 +290,9 @@ describe("a kept step the model says changed nothing shows the last step's end t
       await visitor.client.sendCommand(['LRANGE', 'laravel_database_queues:default', '0', '-1']);
       await visitor.client.sendCommand(['ZRANGE', 'laravel_database_queues:default:delayed', '0', '-1']);
     });
-    try {
-      const t = await runScenario(spec, { redis: server(), file });
-      expect(at.reached()).toBe(true);
-      expect(shown(t)).toEqual(shown(alone));
-    } finally {
-      visitor.client.destroy();
-    }
+    const t = await runScenario(spec, { redis: server(), file });
+    expect(at.reached()).toBe(true);
+    expect(shown(t)).toEqual(shown(alone));
   });
 
   it("reads the run's last state again at its end, and stops where Redis holds another", async () => {
@@ -311,14 +304,10 @@ describe("a kept step the model says changed nothing shows the last step's end t
       await visitor.client.sendCommand(['SELECT', '0']);
       await visitor.client.sendCommand(['RPUSH', 'laravel_database_queues:default', '{"job":"Intruder"}']);
     });
-    try {
-      const t = await runScenario(spec, { redis: server(), file });
-      expect(t.error).toMatch(
-        /^at the end of step 117, the run's last \(t\+\d+s\), LLEN laravel_database_queues:default returned 1, but laravel_database_queues:default should hold 0 jobs: another client added a job to it; the trace is no longer Laravel's alone, so the run stops$/,
-      );
-    } finally {
-      visitor.client.destroy();
-    }
+    const t = await runScenario(spec, { redis: server(), file });
+    expect(t.error).toMatch(
+      /^at the end of step 117, the run's last \(t\+\d+s\), LLEN laravel_database_queues:default returned 1, but laravel_database_queues:default should hold 0 jobs: another client added a job to it; the trace is no longer Laravel's alone, so the run stops$/,
+    );
   });
 });
 
@@ -326,5 +315,3 @@ async function load(name: string) {
   const e = (await listScenarios()).find((x) => x.name === name)!;
   return { spec: (await loadScenarioFile(e.file)).spec, file: e.file };
 }
-
-const loadChain = () => load('chain');

@@ -7,7 +7,8 @@
 // ErrorException (measured on phpredis 5.3.7 with Laravel 8.83: nothing reaches any node).
 import type { AnyScript } from '../sim/lua.ts';
 import { ClientException } from '../sim/exceptions.ts';
-import type { OnReply, PendingBlpop, RedisPort } from '../sim/redis-port.ts';
+import type { ForeseenArgs, OnReply, PendingBlpop, RedisPort } from '../sim/redis-port.ts';
+import { foreseenKeys } from '../sim/redis-port.ts';
 import type { ClusterNode } from './cluster-nodes.ts';
 import { nodeOfSlot, nodesFromClusterSlots } from './cluster-nodes.ts';
 import type { ConnectionHub, ConnectionOwner } from './connections.ts';
@@ -98,6 +99,10 @@ export class ClusterPort implements RedisPort {
 
   async zadd(key: string, score: number, member: string, onReply?: OnReply): Promise<void> {
     return (await this.portFor('ZADD', [key])).zadd(key, score, member, onReply);
+  }
+
+  async sendForeseen(args: ForeseenArgs, onReply: OnReply): Promise<void> {
+    return (await this.portFor(args[0], foreseenKeys(args))).sendForeseen(args, onReply);
   }
 
   async zrem(key: string, member: string): Promise<number> {

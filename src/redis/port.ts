@@ -3,7 +3,8 @@
 // numbers as decimal strings. Predis (and phpredis for a non-zero db) sends SELECT first.
 import { TimeoutError } from 'redis';
 import type { AnyScript } from '../sim/lua.ts';
-import type { OnReply, PendingBlpop, RedisPort } from '../sim/redis-port.ts';
+import type { ForeseenArgs, OnReply, PendingBlpop, RedisPort } from '../sim/redis-port.ts';
+import { setArgs } from '../sim/redis-port.ts';
 import type { ActorConnection, Client, ConnectionHub } from './connections.ts';
 import { COMMAND_TIMEOUT_MS, parseClientList } from './connections.ts';
 
@@ -84,6 +85,10 @@ export class NodeRedisPort implements RedisPort {
     return this.sendAhead(['ZADD', key, String(score), member], onReply);
   }
 
+  sendForeseen(args: ForeseenArgs, onReply: OnReply): Promise<void> {
+    return this.sendAhead([...args], onReply);
+  }
+
   async zrem(key: string, member: string): Promise<number> {
     return Number(await this.send(['ZREM', key, member]));
   }
@@ -130,10 +135,7 @@ export class NodeRedisPort implements RedisPort {
   }
 
   async set(key: string, value: string, o: { ex?: number; nx?: boolean } = {}): Promise<'OK' | null> {
-    const args = ['SET', key, value];
-    if (o.ex !== undefined) args.push('EX', String(o.ex));
-    if (o.nx === true) args.push('NX');
-    return (await this.send(args)) === null ? null : 'OK';
+    return (await this.send([...setArgs(key, value, o)])) === null ? null : 'OK';
   }
 
   async setnx(key: string, value: string): Promise<number> {

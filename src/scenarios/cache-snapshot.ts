@@ -56,7 +56,11 @@ export async function snapshotCache(
   locks: LockBook,
   o: { now: number; start: number; where: string },
 ): Promise<CacheKeyState[]> {
-  const held = heldStrings(model, o.now).sort((a, b) => a.db - b.db || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // What the model holds now, with each key's lock holder, copied (an EXPIRE changes an entry in
+  // place): a read sent ahead of the next command is answered after the actors have gone on.
+  const held = heldStrings(model, o.now)
+    .sort((a, b) => a.db - b.db || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map((e) => ({ ...e, holder: locks.holder(e.key) }));
   const byDb = new Map<number, StringEntry[]>();
   for (const e of held) byDb.set(e.db, [...(byDb.get(e.db) ?? []), e]);
   // Every db's read goes out at once (one round trip), then each reply is checked in turn.
@@ -82,7 +86,7 @@ export async function snapshotCache(
     });
   }
   return held.map((e) => {
-    const holder = locks.holder(e.key);
+    const holder = e.holder;
     return {
       db: e.db,
       key: e.key,

@@ -18,8 +18,35 @@ export interface PendingBlpop {
   cancel(): Promise<void>;
 }
 
-/** Receives the reply of a command sent ahead (RedisPort.evalIgnoringReply, rpush, zadd). */
+/** Receives the reply of a command sent ahead (RedisPort.evalIgnoringReply, rpush, zadd, sendForeseen). */
 export type OnReply = (reply: unknown) => void;
+
+/**
+ * The wire arguments of a command whose reply the model foresees (RedisPort.sendForeseen): the
+ * cache store's commands and ZREM, as their methods send them.
+ */
+export type ForeseenArgs =
+  | readonly ['GET', string]
+  | readonly ['MGET', ...string[]]
+  | readonly ['SET', string, string, ...string[]]
+  | readonly ['SETNX', string, string]
+  | readonly ['SETEX', string, string, string]
+  | readonly ['INCRBY', string, string]
+  | readonly ['DEL', string]
+  | readonly ['ZREM', string, string];
+
+/** SET key value [EX seconds] [NX], in the order RedisLock sends them. */
+export function setArgs(key: string, value: string, o: { ex?: number; nx?: boolean } = {}): ForeseenArgs {
+  const args: [string, string, ...string[]] = [key, value];
+  if (o.ex !== undefined) args.push('EX', String(o.ex));
+  if (o.nx === true) args.push('NX');
+  return ['SET', ...args];
+}
+
+/** The keys of a foreseen command (a cluster routes it by them). */
+export function foreseenKeys(args: ForeseenArgs): readonly string[] {
+  return args[0] === 'MGET' ? args.slice(1) : [args[1]];
+}
 
 export interface RedisPort {
   /**
@@ -42,6 +69,13 @@ export interface RedisPort {
   zadd(key: string, score: number, member: string, onReply?: OnReply): Promise<void>;
   zrem(key: string, member: string): Promise<number>;
   blpop(key: string, timeout: number): Promise<PendingBlpop>;
+  /**
+   * A command whose reply Laravel reads but the caller already knows (CheckedPort: the model
+   * foresees it, src/sim/model/check.ts), sent as evalIgnoringReply sends: the caller goes on
+   * with the reply it foresaw, and `onReply` gets Redis' when it comes (it must not throw). The
+   * scripts' equivalent is evalIgnoringReply itself.
+   */
+  sendForeseen(args: ForeseenArgs, onReply: OnReply): Promise<void>;
   // The cache store's commands (RedisStore, RedisLock): Laravel reads every reply.
   get(key: string): Promise<string | null>;
   mget(keys: string[]): Promise<Array<string | null>>;

@@ -14,6 +14,7 @@ import { READ_QUEUES } from '../../src/scenarios/snapshot.ts';
 import { ToolScript } from '../../src/redis/tool-script.ts';
 import { NodeRedisPort } from '../../src/redis/port.ts';
 import { MonitorCapture } from '../../src/redis/monitor.ts';
+import { ConnectionHub } from '../../src/redis/connections.ts';
 import { useServerWithAdmin } from '../helpers/admin.ts';
 
 const { server, admin } = useServerWithAdmin();
@@ -85,13 +86,18 @@ async function roamer(name: string) {
 /** NodeRedisPort's private call (every traced command goes out through it), to run something just before one. */
 type Call = (this: unknown, args: string[], blocking: boolean) => Promise<unknown>;
 const portCall = () => (NodeRedisPort.prototype as unknown as { call: Call }).call;
-/** Runs `before` ahead of the `n`-th traced command that `is` picks (counted from 1). */
+/**
+ * Runs `before` ahead of the `n`-th traced command that `is` picks (counted from 1), whether the
+ * actor awaits its reply (NodeRedisPort's call) or sends it ahead (a reply Laravel does not read,
+ * or one the model foresees: ConnectionHub.sendAhead).
+ */
 function beforeCommand(
   is: (args: string[]) => boolean,
   n: number,
   before: () => Promise<void>,
 ): { reached: () => boolean } {
   const call = portCall();
+  const sendAhead = ConnectionHub.prototype.sendAhead;
   let seen = 0;
   vi.spyOn(NodeRedisPort.prototype as unknown as { call: Call }, 'call').mockImplementation(async function (
     this: unknown,
@@ -100,6 +106,15 @@ function beforeCommand(
   ) {
     if (is(args) && ++seen === n) await before();
     return call.call(this, args, blocking);
+  });
+  vi.spyOn(ConnectionHub.prototype, 'sendAhead').mockImplementation(async function (
+    this: ConnectionHub,
+    client,
+    args,
+    ...rest
+  ) {
+    if (is(args) && ++seen === n) await before();
+    return sendAhead.call(this, client, args, ...rest);
   });
   return { reached: () => seen >= n };
 }

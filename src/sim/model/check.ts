@@ -1,12 +1,16 @@
 // The model checked against Redis as it runs (DESIGN.md). Every actor's RedisPort is wrapped in a
 // CheckedPort that applies each command to the Keyspace (what the queue keys should hold) when it
 // is sent, in the order Redis runs them (one actor runs at a time), and compares the reply with the
-// model's: at once for a reply Laravel reads (pop, ZREM, BLPOP, size, clear), when it arrives for a
-// command sent ahead (RPUSH, ZADD, push, later, migrate, release). The runner compares the queues'
+// model's: at once for a reply Laravel reads that the model cannot foresee whole (a pop that takes a
+// job: the script re-encodes it; BLPOP), when it arrives for every other command. Those are sent
+// ahead: the ones whose reply Laravel never reads (RPUSH, ZADD, push, later, migrate, release), and
+// the ones whose reply the model foresees (the cache store's commands, ZREM, an empty queue's pop,
+// size, clear), with which the actor goes on at once (foresee). The runner compares the queues'
 // sizes where it reads them. A difference is a ModelMismatchError: thrown by the command that read
 // it, or (a reply that arrives later) by the next command of any actor or the step's end.
 import type { AnyScript, CacheScript, LuaScript } from '../lua.ts';
-import type { OnReply, PendingBlpop, RedisPort } from '../redis-port.ts';
+import type { ForeseenArgs, OnReply, PendingBlpop, RedisPort } from '../redis-port.ts';
+import { setArgs } from '../redis-port.ts';
 import type { ListEntry, Origin, Waiter } from './keyspace.ts';
 import { Keyspace } from './keyspace.ts';
 import type { Describer } from './mismatch.ts';
@@ -29,6 +33,9 @@ export interface QueueSizes {
   sizes: { ready: number; delayed: number; reserved: number; notify?: number };
 }
 
+/** The likely cause of a pop's reply that is no pop script's. */
+const NOT_POP = 'not the pop script’s reply';
+
 /** The likely cause when a job the model holds is gone from Redis. */
 const TOOK = "another client took it (an app's queue:work on this server?)";
 
@@ -43,8 +50,22 @@ export class ModelCheck {
   /** The cache store's keys (locks, the restart signal, counters), in every db the run uses. */
   readonly strings = new Map<string, StringEntry>();
   private failure: Error | null = null;
+  /** Each actor's commands so far, on all its connections (a foreseen reply that differs counts those after it). */
+  private readonly sentBy = new Map<string, number>();
 
   constructor(readonly env: ModelCheckEnv) {}
+
+  /** Counts a command of `actor`'s that goes out; returns how many it has sent, this one included. */
+  counted(actor: string): number {
+    const n = (this.sentBy.get(actor) ?? 0) + 1;
+    this.sentBy.set(actor, n);
+    return n;
+  }
+
+  /** How many commands `actor` has sent (counted). */
+  sentSoFar(actor: string): number {
+    return this.sentBy.get(actor) ?? 0;
+  }
 
   /** The actor's port, checked. */
   /** `db`: the logical db the connection is in (the cache store's keys are modelled per db). */
@@ -205,23 +226,64 @@ class CheckedPort implements RedisPort {
     return { actor: this.actor, at: this.check.env.now() };
   }
 
-  async eval(script: AnyScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+  /** Before a command: a difference found so far is thrown; the command is counted (ModelCheck.counted). */
+  private begin(): void {
     this.check.throwIfFailed();
+    this.check.counted(this.actor);
+  }
+
+  /**
+   * A command whose reply the model foresees, sent without waiting for it (as a command sent ahead:
+   * ConnectionHub.sendAhead keeps every other connection behind it): the actor goes on at once with
+   * `expected`, and Redis' reply is compared when it comes. Only a command whose whole reply the
+   * model knows comes here (not a pop that takes a job: the script re-encodes it). A difference
+   * fails the run (ModelCheck.fail: the next command any actor sends, or the step's end, throws
+   * it), naming how many commands this actor had issued since on the foreseen reply.
+   */
+  private async foresee<T>(
+    expected: T,
+    send: (onReply: OnReply) => Promise<void>,
+    same: (reply: unknown) => boolean,
+    differs: (reply: unknown) => ModelMismatchError,
+  ): Promise<T> {
+    const at = this.check.sentSoFar(this.actor);
+    await send((reply) => {
+      if (!same(reply)) this.check.fail(differs(reply).foreseenBy(this.actor, this.check.sentSoFar(this.actor) - at));
+    });
+    return expected;
+  }
+
+  async eval(script: AnyScript, keys: string[], args: Array<string | number>): Promise<unknown> {
+    this.begin();
     await this.inner.beforeSend?.('EVAL', keys);
     if (isCacheScript(script)) return this.cacheScript(script, keys, args);
     const argv = args.map(String);
     if (script.name === 'pop') return this.pop(script as LuaScript, keys, argv, args);
     const expected = runScript(this.ks, script as LuaScript, keys, argv, this.origin());
     this.ks.endCommand();
-    const reply = await this.inner.eval(script, keys, args);
-    if (!sameReply(expected, reply)) this.throwMismatch(this.scriptMismatch(script, keys, args, expected, reply));
-    return reply;
+    return this.foresee(
+      expected,
+      (onReply) => this.inner.evalIgnoringReply(script, keys, args, onReply),
+      (reply) => sameReply(expected, reply),
+      (reply) => this.scriptMismatch(script as LuaScript, keys, args, expected, reply),
+    );
   }
 
-  /** The pop script: the job the model expects at the head, then its reservation as the reply names it. */
+  /**
+   * The pop script: the job the model expects at the head, then its reservation as the reply names
+   * it (the script re-encodes the payload with its attempts, so that reply is awaited). An empty
+   * queue's pop replies [nil, nil], which the model foresees.
+   */
   private async pop(script: LuaScript, keys: string[], argv: string[], args: Array<string | number>) {
     const head = this.ks.head(keys[0]!);
     const expected = popTaken(this.ks, script, keys);
+    if (expected === null)
+      return this.foresee<unknown>(
+        [null, null],
+        (onReply) => this.inner.evalIgnoringReply(script, keys, args, onReply),
+        (reply) => Array.isArray(reply) && reply.length === 2 && reply[0] === null && reply[1] === null,
+        (reply) => this.emptyPopMismatch(script, keys, args, reply),
+      );
     const reply = await this.inner.eval(script, keys, args);
     const [job, reserved] = Array.isArray(reply) ? (reply as unknown[]) : [undefined, undefined];
     // The common case first, with nothing but string compares (messages parse payloads).
@@ -231,15 +293,6 @@ class CheckedPort implements RedisPort {
     }
     const d = this.check.env;
     const command = `${this.actor}'s pop (${evalWire(d, script, keys, args)})`;
-    const pushedIt = `another client pushed it onto ${keys[0]}`;
-    const notPop = 'not the pop script’s reply';
-    if (expected === null)
-      this.mismatch(
-        command,
-        `${keys[0]} should be empty`,
-        describeReply(d, job ?? reply),
-        typeof job === 'string' ? pushedIt : notPop,
-      );
     const should = `${keys[0]} should hold ${describePayload(d, expected)} first (${describeOrigin(d, head!.origin)})`;
     if (job === null || job === undefined) this.mismatch(command, should, 'nothing', TOOK);
     const later = typeof job === 'string' && this.isQueuedLater(keys[0]!, job);
@@ -250,8 +303,20 @@ class CheckedPort implements RedisPort {
       later
         ? `another client took ${describePayload(d, expected)} first (an app's queue:work on this server?)`
         : typeof job === 'string'
-          ? pushedIt
-          : notPop,
+          ? `another client pushed it onto ${keys[0]}`
+          : NOT_POP,
+    );
+  }
+
+  /** A pop the model foresaw finding the queue empty, that replied otherwise. */
+  private emptyPopMismatch(script: LuaScript, keys: string[], args: Array<string | number>, reply: unknown) {
+    const d = this.check.env;
+    const job = Array.isArray(reply) ? (reply as unknown[])[0] : undefined;
+    return new ModelMismatchError(
+      `${this.actor}'s pop (${evalWire(d, script, keys, args)})`,
+      `${keys[0]} should be empty`,
+      describeReply(d, job ?? reply),
+      typeof job === 'string' ? `another client pushed it onto ${keys[0]}` : NOT_POP,
     );
   }
 
@@ -324,6 +389,7 @@ class CheckedPort implements RedisPort {
     onReply?: OnReply,
   ): Promise<void> {
     if (this.check.failed !== null) throw this.check.failed;
+    this.check.counted(this.actor);
     if (isCacheScript(script)) throw new Error(`${script.method}'s reply is one Laravel reads`);
     // A client that refuses it sends nothing, so the model's keys stay as they are.
     await this.inner.beforeSend?.('EVAL', keys);
@@ -338,6 +404,7 @@ class CheckedPort implements RedisPort {
 
   rpush(key: string, value: string, onReply?: OnReply): Promise<void> {
     if (this.check.failed !== null) return Promise.reject(this.check.failed);
+    this.check.counted(this.actor);
     const expected = this.ks.rpush(key, [value], by(this.origin(), 'pushed'));
     this.ks.endCommand();
     return this.inner.rpush(key, value, (reply) => {
@@ -359,6 +426,7 @@ class CheckedPort implements RedisPort {
 
   zadd(key: string, score: number, member: string, onReply?: OnReply): Promise<void> {
     if (this.check.failed !== null) return Promise.reject(this.check.failed);
+    this.check.counted(this.actor);
     const how = key.endsWith(':reserved') ? 'reserved' : 'pushed (later)';
     const expected = this.ks.zadd(key, score, member, by(this.origin(), how));
     this.ks.endCommand();
@@ -377,26 +445,31 @@ class CheckedPort implements RedisPort {
   }
 
   async zrem(key: string, member: string): Promise<number> {
-    this.check.throwIfFailed();
+    this.begin();
     const held = this.ks.zsetEntry(key, member);
     const expected = this.ks.zrem(key, member);
-    const reply = await this.inner.zrem(key, member);
-    if (reply === expected) return reply;
-    const d = this.check.env;
-    this.mismatch(
-      `${this.actor}'s delete (${wire(d, 'ZREM', [key, member])})`,
-      held !== undefined
-        ? `${key} should hold that copy (${describeOrigin(d, held.origin)}), so ZREM removes 1`
-        : `${key} should no longer hold that copy (moved on or never there), so ZREM removes 0`,
-      String(reply),
-      held !== undefined
-        ? "another client removed it (an app's queue:work, or a queue:clear, on this server?)"
-        : `another client added it to ${key}`,
+    return this.foresee(
+      expected,
+      (onReply) => this.inner.sendForeseen(['ZREM', key, member], onReply),
+      (reply) => reply === expected,
+      (reply) => {
+        const d = this.check.env;
+        return new ModelMismatchError(
+          `${this.actor}'s delete (${wire(d, 'ZREM', [key, member])})`,
+          held !== undefined
+            ? `${key} should hold that copy (${describeOrigin(d, held.origin)}), so ZREM removes 1`
+            : `${key} should no longer hold that copy (moved on or never there), so ZREM removes 0`,
+          describeReply(d, reply),
+          held !== undefined
+            ? "another client removed it (an app's queue:work, or a queue:clear, on this server?)"
+            : `another client added it to ${key}`,
+        );
+      },
     );
   }
 
   async blpop(key: string, timeout: number): Promise<PendingBlpop> {
-    this.check.throwIfFailed();
+    this.begin();
     const waiter = this.ks.blpop(key, this.actor);
     const realMs = this.check.env.realMs ?? Date.now;
     const sentAt = realMs();
@@ -452,17 +525,41 @@ class CheckedPort implements RedisPort {
     );
   }
 
-  // The cache store's commands: each reply compared at once (Laravel reads them all).
+  /** Below the model only: what it foresees, it foresees through the command's own method. */
+  sendForeseen(args: ForeseenArgs): Promise<void> {
+    return Promise.reject(new Error(`${args[0]} goes through its own method, which the model checks`));
+  }
+
+  // The cache store's commands: Laravel reads every reply, and the model foresees each.
 
   private now(): number {
     return this.check.env.now();
   }
 
-  /** A cache reply that differs from the model's: who set the key, and what another client likely did. */
-  private cacheMismatch(command: string, key: string, cause: string, reply: unknown): never {
+  /**
+   * A cache command sent on the model's word (foresee): `held` is what the model holds of `key`
+   * as the command goes out (after it, for one that changes the key), for the message.
+   */
+  private foreseeString<T>(args: ForeseenArgs, expected: T, key: string, cause: string): Promise<T> {
     const held = this.strings.entry(key, this.now());
+    return this.foresee(
+      expected,
+      (onReply) => this.inner.sendForeseen(args, onReply),
+      (reply) => reply === expected,
+      (reply) => this.cacheMismatch(wire(this.check.env, args[0], args.slice(1)), key, held, cause, reply),
+    );
+  }
+
+  /** A cache reply that differs from the model's: who set the key, and what another client likely did. */
+  private cacheMismatch(
+    command: string,
+    key: string,
+    held: StringEntry | undefined,
+    cause: string,
+    reply: unknown,
+  ): ModelMismatchError {
     const d = this.check.env;
-    this.mismatch(
+    return new ModelMismatchError(
       `${this.actor}'s ${command}`,
       held === undefined
         ? `${key} should not exist`
@@ -473,69 +570,60 @@ class CheckedPort implements RedisPort {
   }
 
   async get(key: string): Promise<string | null> {
-    this.check.throwIfFailed();
+    this.begin();
     const expected = this.strings.get(key, this.now());
-    const reply = await this.inner.get(key);
-    if (reply !== expected) this.cacheMismatch(`GET ${key}`, key, 'GET read another value', reply);
-    return reply;
+    return this.foreseeString(['GET', key], expected, key, 'GET read another value');
   }
 
   async mget(keys: string[]): Promise<Array<string | null>> {
-    this.check.throwIfFailed();
+    this.begin();
     await this.inner.beforeSend?.('MGET', keys);
-    const expected = keys.map((k) => this.strings.get(k, this.now()));
-    const reply = await this.inner.mget(keys);
-    const i = expected.findIndex((e, n) => reply[n] !== e);
-    if (i !== -1) this.cacheMismatch(`MGET ${keys.join(' ')}`, keys[i]!, 'MGET read another value', reply[i]);
-    return reply;
+    const now = this.now();
+    const held = keys.map((k) => this.strings.entry(k, now));
+    const expected = held.map((e) => e?.value ?? null);
+    return this.foresee(
+      expected,
+      (onReply) => this.inner.sendForeseen(['MGET', ...keys], onReply),
+      (reply) => sameReply(expected, reply),
+      (reply) => {
+        const got = Array.isArray(reply) ? (reply as unknown[]) : [];
+        const i = Math.max(
+          0,
+          expected.findIndex((e, n) => got[n] !== e),
+        );
+        return this.cacheMismatch(`MGET ${keys.join(' ')}`, keys[i]!, held[i], 'MGET read another value', got[i]);
+      },
+    );
   }
 
   async set(key: string, value: string, o: { ex?: number; nx?: boolean } = {}): Promise<'OK' | null> {
-    this.check.throwIfFailed();
+    this.begin();
     const expected = this.strings.set(key, value, o, by(this.origin(), o.nx === true ? 'locked' : 'set'));
-    const reply = await this.inner.set(key, value, o);
-    if (reply !== expected) {
-      const wireArgs = [key, value, ...(o.ex !== undefined ? ['EX', o.ex] : []), ...(o.nx === true ? ['NX'] : [])];
-      this.cacheMismatch(
-        wire(this.check.env, 'SET', wireArgs),
-        key,
-        'the lock was taken or freed by someone else',
-        reply,
-      );
-    }
-    return reply;
+    return this.foreseeString(setArgs(key, value, o), expected, key, 'the lock was taken or freed by someone else');
   }
 
   async setnx(key: string, value: string): Promise<number> {
-    this.check.throwIfFailed();
+    this.begin();
     const expected = this.strings.set(key, value, { nx: true }, by(this.origin(), 'locked')) === 'OK' ? 1 : 0;
-    const reply = await this.inner.setnx(key, value);
-    if (reply !== expected)
-      this.cacheMismatch(`SETNX ${key} ${value}`, key, 'the lock was taken or freed by someone else', reply);
-    return reply;
+    return this.foreseeString(['SETNX', key, value], expected, key, 'the lock was taken or freed by someone else');
   }
 
   async setex(key: string, seconds: number, value: string): Promise<void> {
-    this.check.throwIfFailed();
+    this.begin();
     this.strings.set(key, value, { ex: seconds }, by(this.origin(), 'set'));
-    await this.inner.setex(key, seconds, value);
+    await this.foreseeString(['SETEX', key, String(seconds), value], 'OK', key, 'SETEX was refused');
   }
 
   async incrby(key: string, n: number): Promise<number> {
-    this.check.throwIfFailed();
+    this.begin();
     const expected = this.strings.incrby(key, n, by(this.origin(), 'counted'));
-    const reply = await this.inner.incrby(key, n);
-    if (reply !== expected)
-      this.cacheMismatch(`INCRBY ${key} ${n}`, key, 'the counter was changed by someone else', reply);
-    return reply;
+    return this.foreseeString(['INCRBY', key, String(n)], expected, key, 'the counter was changed by someone else');
   }
 
   async del(key: string): Promise<number> {
-    this.check.throwIfFailed();
+    this.begin();
     const expected = this.strings.del(key, this.now());
-    const reply = await this.inner.del(key);
-    if (reply !== expected) this.cacheMismatch(`DEL ${key}`, key, 'the key was deleted or set by someone else', reply);
-    return reply;
+    return this.foreseeString(['DEL', key], expected, key, 'the key was deleted or set by someone else');
   }
 
   /** A cache store's script (a lock's release, RedisStore::add, DurationLimiter's): its reply against the model's. */
@@ -543,19 +631,22 @@ class CheckedPort implements RedisPort {
     const key = keys[0]!;
     const before = this.strings.entry(key, this.now());
     const expected = runCacheScript(this.strings, script, keys, args.map(String), by(this.origin(), script.name));
-    const reply = await this.inner.eval(script, keys, args);
-    if (!sameReply(expected, reply)) {
-      const d = this.check.env;
-      this.mismatch(
-        `${this.actor}'s ${script.name} (EVAL ‹${script.name}› 1 ${key} ${args.join(' ')})`,
-        before === undefined
-          ? `${key} should not exist, so it replies ${describeReply(d, expected)}`
-          : `${key} should hold ${before.hash ? 'its window' : JSON.stringify(before.value)} (${describeOrigin(d, before.origin)}), so it replies ${describeReply(d, expected)}`,
-        describeReply(d, reply),
-        'another client on this server changed the key',
-      );
-    }
-    return reply;
+    return this.foresee(
+      expected,
+      (onReply) => this.inner.evalIgnoringReply(script, keys, args, onReply),
+      (reply) => sameReply(expected, reply),
+      (reply) => {
+        const d = this.check.env;
+        return new ModelMismatchError(
+          `${this.actor}'s ${script.name} (EVAL ‹${script.name}› 1 ${key} ${args.join(' ')})`,
+          before === undefined
+            ? `${key} should not exist, so it replies ${describeReply(d, expected)}`
+            : `${key} should hold ${before.hash ? 'its window' : JSON.stringify(before.value)} (${describeOrigin(d, before.origin)}), so it replies ${describeReply(d, expected)}`,
+          describeReply(d, reply),
+          'another client on this server changed the key',
+        );
+      },
+    );
   }
 
   async close(): Promise<void> {

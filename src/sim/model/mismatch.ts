@@ -13,16 +13,37 @@ export class ModelMismatchError extends Error {
     readonly actual: string,
     /** The likely cause: "another client took it (an app's queue:work on this server?)". */
     readonly likelyCause: string,
+    /**
+     * What the actor had under way on the reply the model foresaw (a reply compared when it came,
+     * not awaited: check.ts' foresee), said last: "worker-1 had gone on with … its next 3 commands …".
+     */
+    readonly wentOn?: string,
   ) {
     super(
-      `${command} returned ${actual}, but ${expected}: ${likelyCause}; the trace is no longer Laravel's alone, so the run stops`,
+      `${command} returned ${actual}, but ${expected}: ${likelyCause}; the trace is no longer Laravel's alone, so the run stops${wentOn === undefined ? '' : ` (${wentOn})`}`,
     );
     this.name = 'ModelMismatchError';
   }
 
   /** What the run saw, without a cause: "worker-1's pop (…) returned nothing, but queues:default should hold …". */
   get observed(): string {
-    return `${this.command} returned ${this.actual}, but ${this.expected}`;
+    return `${this.command} returned ${this.actual}, but ${this.expected}${this.wentOn === undefined ? '' : ` (${this.wentOn})`}`;
+  }
+
+  /**
+   * The same difference, for a reply the actor did not wait for: `underWay` of its commands had
+   * been issued on the reply the model foresaw when this one came (none: nothing is added).
+   */
+  foreseenBy(actor: string, underWay: number): ModelMismatchError {
+    if (underWay === 0) return this;
+    const next = underWay === 1 ? 'its next command' : `its next ${underWay} commands`;
+    return new ModelMismatchError(
+      this.command,
+      this.expected,
+      this.actual,
+      this.likelyCause,
+      `${actor} had gone on with the reply the model foresaw: ${next} had been issued before this reply came`,
+    );
   }
 }
 

@@ -1,0 +1,128 @@
+// A reply the model foresees whole (a GET of the cache, a ZREM, an empty queue's pop, a lock's SET)
+// is not waited for: the actor goes on with the model's reply and Redis' is compared when it comes
+// (check.ts' foresee). These check that the run still waits where the model cannot foresee (a pop
+// that takes a job: the script re-encodes it), and that a foreseen reply Redis contradicts still
+// stops the run, naming the command and what the actor had already under way on the model's word.
+// Expected messages are written by hand from Laravel 8's worker loop and the scenarios below.
+import { createClient } from 'redis';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { NodeRedisPort } from '../../src/redis/port.ts';
+import { scenario } from '../../src/scenarios/builder.ts';
+import { runScenario } from '../../src/scenarios/runner.ts';
+import type { Timeline } from '../../src/scenarios/timeline.ts';
+import { useServerWithAdmin } from '../helpers/admin.ts';
+
+const { server } = useServerWithAdmin();
+
+const appClient = (db: number) => createClient({ url: server().url, RESP: 2, database: db });
+const others: Array<ReturnType<typeof appClient>> = [];
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const c of others.splice(0)) c.destroy();
+});
+
+async function client(db: number) {
+  const c = appClient(db);
+  c.on('error', () => undefined);
+  await c.connect();
+  others.push(c);
+  return c;
+}
+
+/** worker-1 (Laravel 8, the cache on Redis in db 1) polls every 3 s; one job, pushed at t+6. */
+const polling = () =>
+  scenario('foreseen', 'a worker polling an empty queue, then a job')
+    .laravel('8')
+    .cache({ store: 'redis' })
+    .worker('worker-1', { sleep: 3 })
+    .job('SendInvoice', { class: 'App\\Jobs\\SendInvoice', attempts: [{ run: 1 }] })
+    .dispatch('SendInvoice', { at: 6 })
+    .until(12)
+    .build();
+
+const RESTART = 'laravel_database_laravel_cache:illuminate:queue:restart';
+const QUEUE = 'laravel_database_queues:default';
+
+/** Each traced command of worker-1's, as "NAME first-key" (EVALs by their script's name). */
+const sentBy = (t: Timeline, actor: string) =>
+  t.steps.flatMap((s) =>
+    s.commands
+      .filter((c) => c.actor === actor && c.source === 'client')
+      .map((c) => (c.args[0] === 'EVAL' ? `EVAL ${c.script ?? '?'}` : `${c.args[0]} ${c.args[1] ?? ''}`.trim())),
+  );
+
+describe('a reply the model foresees', () => {
+  it('is not waited for: only the pop that takes the job and the connections’ SELECTs are', async () => {
+    const call = (NodeRedisPort.prototype as unknown as { call: (...a: unknown[]) => Promise<unknown> }).call;
+    const awaited: string[] = [];
+    vi.spyOn(NodeRedisPort.prototype as unknown as { call: typeof call }, 'call').mockImplementation(function (
+      this: unknown,
+      ...a: unknown[]
+    ) {
+      const args = a[0] as string[];
+      awaited.push(args[0] === 'EVAL' ? 'EVAL' : args[0]!);
+      return call.apply(this, a);
+    });
+    const t = await runScenario(polling(), { redis: server() });
+    expect(t.error).toBeUndefined();
+    // worker-1: SELECT 1 (cache), SELECT 0 (queue), the pop at t+6 that takes SendInvoice#1;
+    // the dispatcher: SELECT 0. Its restart checks (GET), the empty pops, the delete (ZREM) and
+    // the push and migrates (never read) all go out ahead.
+    expect(awaited.sort()).toEqual(['EVAL', 'SELECT', 'SELECT', 'SELECT']);
+    // The trace is Laravel's all the same. Worker::daemon reads the restart signal once before its
+    // loop, then after each pass (stopIfNecessary); a pass migrates twice and pops, and sleeps 3 s
+    // only when the pop found nothing: passes at t+0, 3, 6 (SendInvoice#1, 1 s, then its delete),
+    // 7 and 10; t+13 is past `until`.
+    const worker = sentBy(t, 'worker-1').filter((c) => c !== 'SELECT 1' && c !== 'SELECT 0');
+    const pass = ['EVAL migrateExpiredJobs', 'EVAL migrateExpiredJobs', 'EVAL pop'];
+    const check = `GET ${RESTART}`;
+    expect(worker).toEqual([
+      ...[check, ...pass],
+      ...[check, ...pass],
+      ...[check, ...pass, `ZREM ${QUEUE}:reserved`],
+      ...[check, ...pass],
+      ...[check, ...pass],
+    ]);
+  });
+
+  it("that Redis contradicts stops the run, naming it and the command the actor had issued since (another client's SET of the restart signal)", async () => {
+    const app = await client(1);
+    let set = false;
+    const t = await runScenario(polling(), {
+      redis: server(),
+      // After worker-1's first poll (t+0): the restart signal, as `php artisan queue:restart` sets it.
+      onStep: async (step) => {
+        if (set || !step.commands.some((c) => c.actor === 'worker-1')) return;
+        set = true;
+        await app.set(RESTART, '1700000001');
+      },
+    });
+    expect(set).toBe(true);
+    // The poll at t+3: its GET goes out on the model's word (nil), and worker-1 goes on to its first
+    // migrate (on the queue's connection, it waits for the GET's reply before it goes out); the
+    // second is refused, the difference having come.
+    expect(t.error).toBe(
+      `worker-1's GET ${RESTART} returned "1700000001", but ${RESTART} should not exist: GET read another value (another client on this server changed the key?); the trace is no longer Laravel's alone, so the run stops (worker-1 had gone on with the reply the model foresaw: its next command had been issued before this reply came)`,
+    );
+    // The run's steps end before the one that failed: its t+0 poll is the last.
+    expect(t.steps.map((s) => s.t - t.start)).toEqual([0]);
+  });
+
+  it("that Redis contradicts stops the run: an empty queue's pop that finds another client's job", async () => {
+    const app = await client(0);
+    let pushed = false;
+    const t = await runScenario(polling(), {
+      redis: server(),
+      onStep: async (step) => {
+        if (pushed || !step.commands.some((c) => c.actor === 'worker-1')) return;
+        pushed = true;
+        await app.rPush(QUEUE, '{"uuid":"someone-else","displayName":"App\\\\Jobs\\\\Other","attempts":0}');
+      },
+    });
+    expect(pushed).toBe(true);
+    // The pop at t+3 is foreseen empty; nothing of worker-1's follows it in that step (it sleeps).
+    expect(t.error).toMatch(
+      /^worker-1's pop \(EVAL ‹pop› 3 laravel_database_queues:default laravel_database_queues:default:reserved laravel_database_queues:default:notify \d+\) returned a payload this run did not dispatch \("\{\\"uuid\\":\\"someone-else\\",.*"\), but laravel_database_queues:default should be empty: another client pushed it onto laravel_database_queues:default; the trace is no longer Laravel's alone, so the run stops$/,
+    );
+  });
+});

@@ -1,15 +1,23 @@
 // The floors issue 29's targets are held against: what any client that sends a run's traced
-// commands to Redis the way Laravel's flow does (one at a time, each awaiting its reply, since the
-// next depends on it) cannot go below, measured on the same server in the same bench run:
+// commands to Redis as the tool must (the same commands in the same order, so the trace is the
+// same) cannot go below, measured on the same server in the same bench run:
 //
 //   Redis' own time  the traced commands sent again, pipelined per connection, with MONITOR
 //                    attached (redis-cli monitor, as the tool always traces): the sum of INFO
 //                    commandstats' usec over that replay, which is what Redis spends executing
 //                    them and feeding MONITOR, with no round trip in it;
-//   one round trip   per command: PING over a bare node:net socket awaiting each reply.
+//   round trips      PING over a bare node:net socket awaiting each reply, times the round trips
+//                    the trace cannot do without (unavoidableRoundTrips): a client that knows
+//                    every reply that can be known before it comes (the tool's model: a push's,
+//                    a migrate's, an empty queue's pop, the cache's) still waits for a reply
+//                    nobody can foresee (a pop that takes a job: the script re-encodes it; a
+//                    BLPOP), and before a command on another connection than the one before it
+//                    (sent at once, it could overtake that one in Redis, and the trace would differ).
 //
 // A floor is their sum. A blocking pop (BLPOP) is left out of the replay (it would wait for its
-// timeout with nothing pushed behind it): its own time in Redis is a list lookup.
+// timeout with nothing pushed behind it): its own time in Redis is a list lookup. Laravel itself
+// (phpredis) waits for every reply: one round trip per command, which the floor before issue 29's
+// fourth session counted, and which the tool was already below.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -21,10 +29,72 @@ import { newClient } from '../src/redis/connections.ts';
 import { freePort } from '../src/redis/local-server.ts';
 import type { RedisServer } from '../src/redis/server.ts';
 
-/** A traced command as the replay needs it: which connection sent it (actor and process) and what. */
+/**
+ * A traced command as the replay needs it: which connection sent it (actor, process and db: a
+ * worker's cache store and its queue are two connections, in their own dbs; two in one db count as
+ * one, which can only lower the floor) and what.
+ */
 export interface ReplayedCommand {
   connection: string;
   args: readonly string[];
+  /** Its reply cannot be known before it comes (a pop that took a job, a BLPOP): a round trip ends with it. */
+  awaited: boolean;
+}
+
+/** What ReplayRecorder reads of a traced command (TraceCommand fits). */
+interface Traced {
+  source: 'client' | 'lua';
+  actor: string;
+  process: number;
+  db: number;
+  args: readonly string[];
+  script?: string;
+}
+
+/**
+ * Collects a run's traced commands, in order, for the replay and the round trips: a client
+ * command each, marked awaited where nobody could foresee its reply (a BLPOP; a pop whose script
+ * then ran its ZADD of the reserved copy, which MONITOR shows after the EVAL).
+ */
+export class ReplayRecorder {
+  readonly commands: ReplayedCommand[] = [];
+  private lastPop: ReplayedCommand | null = null;
+
+  add(c: Traced): void {
+    if (c.source === 'lua') {
+      if (this.lastPop !== null && c.args[0]?.toLowerCase() === 'zadd') this.lastPop.awaited = true;
+      return;
+    }
+    const name = (c.args[0] ?? '').toUpperCase();
+    // MONITOR shows a SELECT in the db it leaves: it belongs with the commands after it.
+    const db = name === 'SELECT' ? c.args[1] : String(c.db);
+    const command: ReplayedCommand = {
+      connection: `${c.actor}:${c.process}:${db}`,
+      args: c.args,
+      awaited: name === 'BLPOP',
+    };
+    this.commands.push(command);
+    this.lastPop = name === 'EVAL' && c.script === 'pop' ? command : null;
+  }
+}
+
+/**
+ * The round trips no client can do without to send `commands` with the same trace: one ends at each
+ * awaited command, before a command on another connection than the one before it (whose replies it
+ * must wait for), and at the end.
+ */
+export function unavoidableRoundTrips(commands: readonly ReplayedCommand[]): number {
+  let trips = 0;
+  let open: string | null = null;
+  for (const c of commands) {
+    if (open !== null && open !== c.connection) trips++;
+    open = c.connection;
+    if (c.awaited) {
+      trips++;
+      open = null;
+    }
+  }
+  return open === null ? trips : trips + 1;
 }
 
 /** PING over a bare node:net socket, awaiting each reply: one round trip, in µs (the mean of `n`, after 200 unmeasured). */
@@ -91,14 +161,15 @@ export async function redisOwnUs(server: RedisServer, commands: readonly Replaye
   }
 }
 
-/** The floor for `commands`, in µs: Redis' own time for them plus one round trip each. */
+/** The floor for `commands`, in µs: Redis' own time for them plus their unavoidable round trips. */
 export async function floorUs(
   server: RedisServer,
   commands: readonly ReplayedCommand[],
   rttUs: number,
-): Promise<{ floorUs: number; redisUs: number }> {
+): Promise<{ floorUs: number; redisUs: number; trips: number }> {
   const redisUs = await redisOwnUs(server, commands);
-  return { floorUs: redisUs + commands.length * rttUs, redisUs };
+  const trips = unavoidableRoundTrips(commands);
+  return { floorUs: redisUs + trips * rttUs, redisUs, trips };
 }
 
 /**

@@ -249,6 +249,11 @@ export async function clientAddress(client: Client): Promise<string> {
 
 /** How many commands one connection may have sent ahead and unanswered (ConnectionHub.sendAhead). */
 export const AHEAD_WINDOW = 128;
+/**
+ * A full window waits for this many of its oldest commands to be answered, not for all of them:
+ * Redis still has the rest to run while the actor sends the next ones.
+ */
+const AHEAD_REFILL = AHEAD_WINDOW / 4;
 
 export class ConnectionHub {
   /**
@@ -294,10 +299,14 @@ export class ConnectionHub {
       }),
   };
   /**
-   * Commands sent ahead (sendAhead): per connection, how many are unanswered and the settling of
-   * the last one (a connection's replies come in the order it sent, so that one settles last).
+   * Commands sent ahead (sendAhead): per connection, how many are unanswered, the settling of each
+   * in the order sent, and of the last one (a connection's replies come in the order it sent, so
+   * that one settles last).
    */
-  private readonly ahead = new Map<Client, { unanswered: number; last: Promise<void> }>();
+  private readonly ahead = new Map<
+    Client,
+    { unanswered: number; settling: Array<Promise<void>>; last: Promise<void> }
+  >();
   /** The first command sent ahead that failed: every later send of the run throws it. */
   private aheadFailure: { error: unknown } | null = null;
   /** The observer's send without othersSettled (see afterAhead). */
@@ -378,11 +387,11 @@ export class ConnectionHub {
     // A window, not a flood: a request pushing 100,000 jobs would otherwise queue them all at
     // once (memory, and the last ones timed out by COMMAND_TIMEOUT_MS before Redis reached them).
     const queued = this.ahead.get(client);
-    if (queued !== undefined && queued.unanswered >= AHEAD_WINDOW) await queued.last;
+    if (queued !== undefined && queued.unanswered >= AHEAD_WINDOW) await queued.settling[AHEAD_REFILL - 1];
     this.throwIfAheadFailed();
     let entry = this.ahead.get(client);
     if (entry === undefined) {
-      entry = { unanswered: 0, last: Promise.resolve() };
+      entry = { unanswered: 0, settling: [], last: Promise.resolve() };
       this.ahead.set(client, entry);
     }
     const own = entry;
@@ -397,6 +406,7 @@ export class ConnectionHub {
         this.answered(client, own);
       },
     );
+    own.settling.push(own.last);
   }
 
   /** Sends the commands queued by beforeNext, in order, with `send` (a connection's, before its own command). */
@@ -407,7 +417,8 @@ export class ConnectionHub {
     for (const c of queued) send(c.args).then(c.resolve, c.reject);
   }
 
-  private answered(client: Client, entry: { unanswered: number }): void {
+  private answered(client: Client, entry: { unanswered: number; settling: Array<Promise<void>> }): void {
+    void entry.settling.shift(); // replies come in the order sent: this is the oldest
     if (--entry.unanswered === 0 && this.ahead.get(client) === entry) this.ahead.delete(client);
   }
 

@@ -6,6 +6,7 @@
 // Expected messages are written by hand from Laravel 8's worker loop and the scenarios below.
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConnectionHub } from '../../src/redis/connections.ts';
 import { NodeRedisPort } from '../../src/redis/port.ts';
 import { scenario } from '../../src/scenarios/builder.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
@@ -124,5 +125,62 @@ describe('a reply the model foresees', () => {
     expect(t.error).toMatch(
       /^worker-1's pop \(EVAL ‹pop› 3 laravel_database_queues:default laravel_database_queues:default:reserved laravel_database_queues:default:notify \d+\) returned a payload this run did not dispatch \("\{\\"uuid\\":\\"someone-else\\",.*"\), but laravel_database_queues:default should be empty: another client pushed it onto laravel_database_queues:default; the trace is no longer Laravel's alone, so the run stops$/,
     );
+  });
+
+  describe("a pop's reserved copy (cjson's, attempts + 1)", () => {
+    /** Three SendInvoice jobs pushed at t+0, worked one after the other by worker-1 (Laravel 8). */
+    const three = () =>
+      scenario('three', 'three jobs of one class')
+        .laravel('8')
+        .worker('worker-1', { sleep: 3 })
+        .job('SendInvoice', { class: 'App\\Jobs\\SendInvoice', attempts: [{ run: 1 }] })
+        .dispatch('SendInvoice', { at: 0, count: 3 })
+        .build();
+
+    it('is awaited for the first job only: the next copies are written as Redis writes them', async () => {
+      const call = (NodeRedisPort.prototype as unknown as { call: (...a: unknown[]) => Promise<unknown> }).call;
+      let awaitedPops = 0;
+      vi.spyOn(NodeRedisPort.prototype as unknown as { call: typeof call }, 'call').mockImplementation(function (
+        this: unknown,
+        ...a: unknown[]
+      ) {
+        const args = a[0] as string[];
+        if (args[0] === 'EVAL' && args[1]!.includes("redis.call('lpop', KEYS[1])")) awaitedPops++;
+        return call.apply(this, a);
+      });
+      const t = await runScenario(three(), { redis: server() });
+      expect(t.error).toBeUndefined();
+      expect(awaitedPops).toBe(1);
+      // What Redis' pop script put on :reserved (its ZADD inside the script, as MONITOR showed it)
+      // is what worker-1 deleted each time: the two foreseen copies were Redis' own.
+      const commands = t.steps.flatMap((s) => s.commands);
+      const reserved = commands.filter((c) => c.source === 'lua' && c.args[0] === 'zadd').map((c) => c.args[3]);
+      const deleted = commands.filter((c) => c.source === 'client' && c.args[0] === 'ZREM').map((c) => c.args[2]);
+      expect(reserved).toHaveLength(3);
+      expect(deleted).toEqual(reserved);
+    });
+
+    it('that another client took first stops the run naming the job (a foreseen pop)', async () => {
+      const app = await client(0);
+      let taken: string | null = null;
+      // Just before worker-1's second pop goes out (its first, awaited, showed cjson's order, so
+      // this one is sent ahead with SendInvoice#2's copy foreseen): SendInvoice#2, from under it.
+      const sendAhead = ConnectionHub.prototype.sendAhead;
+      vi.spyOn(ConnectionHub.prototype, 'sendAhead').mockImplementation(async function (
+        this: ConnectionHub,
+        c,
+        args,
+        ...rest
+      ) {
+        if (taken === null && args[0] === 'EVAL' && args[1]!.includes("redis.call('lpop', KEYS[1])"))
+          taken = await app.lPop(QUEUE);
+        return sendAhead.call(this, c, args, ...rest);
+      });
+      const t = await runScenario(three(), { redis: server() });
+      expect(taken).toContain('"attempts":0');
+      expect(t.error).toMatch(
+        /^worker-1's pop \(EVAL ‹pop› 3 laravel_database_queues:default laravel_database_queues:default:reserved laravel_database_queues:default:notify \d+\) returned SendInvoice#3 \(attempts 0\), but laravel_database_queues:default should hold SendInvoice#2 \(attempts 0\) first \(pushed at t\+0s by dispatcher\): another client took SendInvoice#2 \(attempts 0\) first \(an app's queue:work on this server\?\); the trace is no longer Laravel's alone, so the run stops/,
+      );
+    });
   });
 });

@@ -19,6 +19,7 @@ import { by, popReserved, popTaken, runScript } from './scripts.ts';
 import type { StringEntry } from './strings.ts';
 import { heldStrings, StringKeys } from './strings.ts';
 import { runCacheScript } from './cache-scripts.ts';
+import { ReservedCopies } from './reserved-copies.ts';
 
 export interface ModelCheckEnv extends Describer {
   /** The exact virtual instant now (when an entry was pushed, for messages). */
@@ -50,6 +51,8 @@ export class ModelCheck {
   /** The cache store's keys (locks, the restart signal, counters), in every db the run uses. */
   readonly strings = new Map<string, StringEntry>();
   private failure: Error | null = null;
+  /** The pop script's reserved copies, foreseen once a pop of their shape has come back. */
+  readonly reservedCopies = new ReservedCopies();
   /** Each actor's commands so far, on all its connections (a foreseen reply that differs counts those after it). */
   private readonly sentBy = new Map<string, number>();
 
@@ -270,9 +273,10 @@ class CheckedPort implements RedisPort {
   }
 
   /**
-   * The pop script: the job the model expects at the head, then its reservation as the reply names
-   * it (the script re-encodes the payload with its attempts, so that reply is awaited). An empty
-   * queue's pop replies [nil, nil], which the model foresees.
+   * The pop script: the job the model expects at the head, then its reservation. An empty queue's
+   * pop replies [nil, nil], which the model foresees; so is the reserved copy of a job, once a pop
+   * of a payload of its shape has shown cjson's key order (ReservedCopies). Until then the reply is
+   * awaited, and names the copy.
    */
   private async pop(script: LuaScript, keys: string[], argv: string[], args: Array<string | number>) {
     const head = this.ks.head(keys[0]!);
@@ -284,19 +288,58 @@ class CheckedPort implements RedisPort {
         (reply) => Array.isArray(reply) && reply.length === 2 && reply[0] === null && reply[1] === null,
         (reply) => this.emptyPopMismatch(script, keys, args, reply),
       );
+    const copies = this.check.reservedCopies;
+    const foreseen = copies.foresee(expected);
+    if (foreseen !== null) {
+      popReserved(this.ks, keys, argv, foreseen, this.origin());
+      return this.foresee<unknown>(
+        [expected, foreseen],
+        (onReply) => this.inner.evalIgnoringReply(script, keys, args, onReply),
+        (reply) => Array.isArray(reply) && reply.length === 2 && reply[0] === expected && reply[1] === foreseen,
+        (reply) => this.jobPopMismatch(script, keys, args, expected, head!, reply, foreseen),
+      );
+    }
     const reply = await this.inner.eval(script, keys, args);
     const [job, reserved] = Array.isArray(reply) ? (reply as unknown[]) : [undefined, undefined];
     // The common case first, with nothing but string compares (messages parse payloads).
-    if (expected === null ? job === null && reserved === null : job === expected && typeof reserved === 'string') {
-      if (expected !== null) popReserved(this.ks, keys, argv, reserved as string, this.origin());
+    if (job === expected && typeof reserved === 'string') {
+      popReserved(this.ks, keys, argv, reserved, this.origin());
+      copies.learn(expected, reserved);
       return reply;
     }
+    this.throwMismatch(this.jobPopMismatch(script, keys, args, expected, head!, reply, null));
+  }
+
+  /**
+   * A pop that should have taken `expected` and replied otherwise; `foreseen`: the reserved copy the
+   * model wrote for it (ReservedCopies), where it did not wait for the reply.
+   */
+  private jobPopMismatch(
+    script: LuaScript,
+    keys: string[],
+    args: Array<string | number>,
+    expected: string,
+    head: { origin: Origin },
+    reply: unknown,
+    foreseen: string | null,
+  ): ModelMismatchError {
+    const [job, reserved] = Array.isArray(reply) ? (reply as unknown[]) : [undefined, undefined];
     const d = this.check.env;
     const command = `${this.actor}'s pop (${evalWire(d, script, keys, args)})`;
-    const should = `${keys[0]} should hold ${describePayload(d, expected)} first (${describeOrigin(d, head!.origin)})`;
-    if (job === null || job === undefined) this.mismatch(command, should, 'nothing', TOOK);
-    const later = typeof job === 'string' && this.isQueuedLater(keys[0]!, job);
-    this.mismatch(
+    if (job === expected && foreseen !== null && typeof reserved === 'string')
+      return new ModelMismatchError(
+        command,
+        `the reserved copy should be ${JSON.stringify(foreseen)}, as cjson wrote the copy of an earlier payload of the same keys in this run`,
+        JSON.stringify(reserved),
+        "the server's cjson orders or writes it otherwise than it did for that pop (the model's error: please report it)",
+      );
+    const should = `${keys[0]} should hold ${describePayload(d, expected)} first (${describeOrigin(d, head.origin)})`;
+    if (job === null || job === undefined) return new ModelMismatchError(command, should, 'nothing', TOOK);
+    // Awaited, the model is as the pop found it: the job Redis gave is further down the list. Foreseen,
+    // the actor has gone on since: a job of the run's own is one that was queued behind.
+    const later =
+      typeof job === 'string' && (foreseen === null ? this.isQueuedLater(keys[0]!, job) : d.labelOf(job).job !== null);
+    return new ModelMismatchError(
       command,
       should,
       describeReply(d, job),

@@ -9,10 +9,11 @@
 //   round trips      PING over a bare node:net socket awaiting each reply, times the round trips
 //                    the trace cannot do without (unavoidableRoundTrips): a client that knows
 //                    every reply that can be known before it comes (the tool's model: a push's,
-//                    a migrate's, an empty queue's pop, the cache's) still waits for a reply
-//                    nobody can foresee (a pop that takes a job: the script re-encodes it; a
-//                    BLPOP), and before a command on another connection than the one before it
-//                    (sent at once, it could overtake that one in Redis, and the trace would differ).
+//                    a migrate's, a pop's, the cache's) still waits for a reply nobody can
+//                    foresee (a BLPOP's; the first pop of a payload's shape, whose copy shows
+//                    cjson's key order), and before a command on another connection than the one
+//                    before it (sent at once, it could overtake that one in Redis, and the trace
+//                    would differ).
 //
 // A floor is their sum. A blocking pop (BLPOP) is left out of the replay (it would wait for its
 // timeout with nothing pushed behind it): its own time in Redis is a list lookup. Laravel itself
@@ -37,7 +38,7 @@ import type { RedisServer } from '../src/redis/server.ts';
 export interface ReplayedCommand {
   connection: string;
   args: readonly string[];
-  /** Its reply cannot be known before it comes (a pop that took a job, a BLPOP): a round trip ends with it. */
+  /** Its reply cannot be known before it comes (a BLPOP, a pop that showed a new shape): a round trip ends with it. */
   awaited: boolean;
 }
 
@@ -53,16 +54,24 @@ interface Traced {
 
 /**
  * Collects a run's traced commands, in order, for the replay and the round trips: a client
- * command each, marked awaited where nobody could foresee its reply (a BLPOP; a pop whose script
- * then ran its ZADD of the reserved copy, which MONITOR shows after the EVAL).
+ * command each, marked awaited where nobody could foresee its reply: a BLPOP, and a pop whose
+ * script then put a copy on :reserved (its ZADD, which MONITOR shows after the EVAL) with keys
+ * no earlier copy of the run had (cjson's order for that shape is not known before).
  */
 export class ReplayRecorder {
   readonly commands: ReplayedCommand[] = [];
   private lastPop: ReplayedCommand | null = null;
+  private readonly shapes = new Set<string>();
 
   add(c: Traced): void {
     if (c.source === 'lua') {
-      if (this.lastPop !== null && c.args[0]?.toLowerCase() === 'zadd') this.lastPop.awaited = true;
+      if (this.lastPop !== null && c.args[0]?.toLowerCase() === 'zadd') {
+        const shape = keysOf(c.args[3] ?? '');
+        if (!this.shapes.has(shape)) {
+          this.shapes.add(shape);
+          this.lastPop.awaited = true;
+        }
+      }
       return;
     }
     const name = (c.args[0] ?? '').toUpperCase();
@@ -75,6 +84,21 @@ export class ReplayRecorder {
     };
     this.commands.push(command);
     this.lastPop = name === 'EVAL' && c.script === 'pop' ? command : null;
+  }
+}
+
+/** A JSON object's keys at every level, in order ("" for what is not one). */
+function keysOf(json: string): string {
+  const walk = (v: unknown): string =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? `{${Object.entries(v)
+          .map(([k, x]) => `${JSON.stringify(k)}${walk(x)}`)
+          .join(',')}}`
+      : '';
+  try {
+    return walk(JSON.parse(json));
+  } catch {
+    return '';
   }
 }
 

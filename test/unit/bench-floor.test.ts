@@ -28,22 +28,40 @@ describe('unavoidableRoundTrips', () => {
     expect(unavoidableRoundTrips(r.commands)).toBe(4);
   });
 
-  it('ends one at a pop that took a job (its ZADD of the reserved copy) and at a BLPOP', () => {
+  it("ends one at a pop whose copy shows a shape not seen before (cjson's order), and at a BLPOP", () => {
     const r = new ReplayRecorder();
+    const copy = (id: string, attempts: number) => `{"id":"${id}","data":{"command":"x"},"attempts":${attempts}}`;
+    const pop = (reserved: string) => {
+      r.add(client('worker-1', ['EVAL', 'pop', '3'], 'pop'));
+      r.add(lua(['lpop', 'queues:default']));
+      r.add(lua(['zadd', 'queues:default:reserved', '1700000090', reserved]));
+    };
     r.add(client('dispatcher', ['EVAL', 'push', '2'], 'push'));
     r.add(client('dispatcher', ['EVAL', 'push', '2'], 'push'));
     r.add(client('worker-1', ['EVAL', 'migrate', '3'], 'migrateExpiredJobs'));
-    r.add(client('worker-1', ['EVAL', 'pop', '3'], 'pop'));
-    r.add(lua(['lpop', 'queues:default']));
-    r.add(lua(['zadd', 'queues:default:reserved', '1700000090', '{}']));
-    r.add(client('worker-1', ['ZREM', 'queues:default:reserved', '{}']));
+    pop(copy('a', 1)); // the first of its keys: awaited
+    r.add(client('worker-1', ['ZREM', 'queues:default:reserved', copy('a', 1)]));
+    pop(copy('b', 1)); // the same keys, other values: foreseeable
+    r.add(client('worker-1', ['ZREM', 'queues:default:reserved', copy('b', 1)]));
+    pop('{"id":"c","attempts":1}'); // other keys: awaited
     r.add(client('worker-1', ['EVAL', 'pop', '3'], 'pop'));
     r.add(lua(['lpop', 'queues:default']));
     r.add(client('worker-1', ['BLPOP', 'queues:default:notify', '5']));
-    expect(r.commands.map((c) => c.awaited)).toEqual([false, false, false, true, false, false, true]);
-    // push push | migrate pop(job) | ZREM pop BLPOP: the dispatcher's pushes, then the switch to
-    // worker-1, its pop that took a job, and the BLPOP that ends the rest.
-    expect(unavoidableRoundTrips(r.commands)).toBe(3);
+    expect(r.commands.map((c) => c.awaited)).toEqual([
+      false,
+      false,
+      false,
+      true,
+      false,
+      false,
+      false,
+      true,
+      false,
+      true,
+    ]);
+    // push push | migrate pop(a) | ZREM pop(b) ZREM pop(c) | pop BLPOP: the switch from the
+    // dispatcher to worker-1, and the three awaited replies.
+    expect(unavoidableRoundTrips(r.commands)).toBe(4);
   });
 
   it('is zero for no commands', () => {

@@ -254,6 +254,8 @@ export const AHEAD_WINDOW = 128;
  * Redis still has the rest to run while the actor sends the next ones.
  */
 const AHEAD_REFILL = AHEAD_WINDOW / 4;
+/** What sendAhead returns for a command on its way: nothing to wait for. */
+const SENT: Promise<void> = Promise.resolve();
 
 export class ConnectionHub {
   /**
@@ -377,7 +379,7 @@ export class ConnectionHub {
    * connections is othersSettled, which every other sender waits for first. A failure (an error
    * reply, `describe` makes it the actor's) is thrown by the next command any actor sends.
    */
-  async sendAhead(
+  sendAhead(
     client: Client,
     args: string[],
     describe: (e: unknown) => unknown,
@@ -387,7 +389,22 @@ export class ConnectionHub {
     // A window, not a flood: a request pushing 100,000 jobs would otherwise queue them all at
     // once (memory, and the last ones timed out by COMMAND_TIMEOUT_MS before Redis reached them).
     const queued = this.ahead.get(client);
-    if (queued !== undefined && queued.unanswered >= AHEAD_WINDOW) await queued.settling[AHEAD_REFILL - 1];
+    if (queued !== undefined && queued.unanswered >= AHEAD_WINDOW)
+      return queued.settling[AHEAD_REFILL - 1]!.then(() => this.sendAheadNow(client, args, describe, onReply));
+    try {
+      this.sendAheadNow(client, args, describe, onReply);
+      return SENT;
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  private sendAheadNow(
+    client: Client,
+    args: string[],
+    describe: (e: unknown) => unknown,
+    onReply?: (reply: unknown) => void,
+  ): void {
     this.throwIfAheadFailed();
     let entry = this.ahead.get(client);
     if (entry === undefined) {

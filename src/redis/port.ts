@@ -24,26 +24,43 @@ export class NodeRedisPort implements RedisPort {
     return this.call(args, blocking);
   }
 
-  /** A command whose reply Laravel does not read: sent without waiting for it (ConnectionHub.sendAhead). */
-  private async sendAhead(args: string[], onReply?: OnReply): Promise<void> {
+  /**
+   * A command whose reply Laravel does not read, or whose reply the model foresees: sent without
+   * waiting for it (ConnectionHub.sendAhead). The most frequent command of all, so the common case
+   * (nothing to wait for before it) takes no async frame of its own.
+   */
+  private sendAhead(args: string[], onReply?: OnReply): Promise<void> {
     this.hub.onTraced?.(args);
-    await this.prepare();
-    await this.hub.sendAhead(this.conn.client, args, (e) => this.describe(e, args), onReply);
+    const send = () => this.hub.sendAhead(this.conn.client, args, (e) => this.describe(e, args), onReply);
+    try {
+      if (this.selected && this.hub.othersSettled(this.conn.client) === undefined) {
+        this.beforeCommand();
+        return send();
+      }
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.prepare().then(send);
   }
 
   /** What goes before a command: other connections' commands done, the step marks and reads, SELECT once. */
   private async prepare(): Promise<void> {
     const others = this.hub.othersSettled(this.conn.client);
     if (others !== undefined) await others;
+    this.beforeCommand();
+    if (!this.selected) {
+      this.selected = true;
+      if (this.selectOnConnect !== null) await this.call(['SELECT', String(this.selectOnConnect)], false);
+    }
+  }
+
+  /** What goes out just before a command, on its connection: the step marks, then the step's end reads. */
+  private beforeCommand(): void {
     // Step marks of a streaming run go first, on this connection: see MonitorCapture.mark. Their
     // failure is the command's own (the same connection), so it is not reported twice.
     for (const mark of this.hub.takeMarks()) void this.conn.client.sendCommand(['ECHO', mark]).catch(() => undefined);
     // Then the reads of the step's end (ConnectionHub.beforeNext), which the mark's line comes before.
     this.hub.sendBeforeNext((args) => this.conn.client.sendCommand(args));
-    if (!this.selected) {
-      this.selected = true;
-      if (this.selectOnConnect !== null) await this.call(['SELECT', String(this.selectOnConnect)], false);
-    }
   }
 
   /** A blocking command waits as long as the server makes it; any other gets COMMAND_TIMEOUT_MS. */

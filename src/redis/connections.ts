@@ -372,8 +372,8 @@ export class ConnectionHub {
   }
 
   /**
-   * Sends a command whose reply Laravel never reads (a push, a migrate, a release...) without
-   * waiting for that reply: the actor goes on at once, so a dispatcher's pushes and a worker's
+   * Sends a command whose reply Laravel never reads (a push, a migrate, a release...), or one whose
+   * reply the model foresees (src/sim/model/check.ts' foresee), without waiting for that reply: the actor goes on at once, so a dispatcher's pushes and a worker's
    * migrates go out in one write instead of one round trip each. Redis runs a connection's
    * commands in the order sent, so the trace is the same; what keeps it the same across
    * connections is othersSettled, which every other sender waits for first. A failure (an error

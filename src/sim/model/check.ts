@@ -1,13 +1,15 @@
 // The model checked against Redis as it runs (DESIGN.md). Every actor's RedisPort is wrapped in a
 // CheckedPort that applies each command to the Keyspace (what the queue keys should hold) when it
 // is sent, in the order Redis runs them (one actor runs at a time), and compares the reply with the
-// model's: at once for a reply Laravel reads that the model cannot foresee whole (a pop that takes a
-// job: the script re-encodes it; BLPOP), when it arrives for every other command. Those are sent
-// ahead: the ones whose reply Laravel never reads (RPUSH, ZADD, push, later, migrate, release), and
-// the ones whose reply the model foresees (the cache store's commands, ZREM, an empty queue's pop,
-// size, clear), with which the actor goes on at once (foresee). The runner compares the queues'
-// sizes where it reads them. A difference is a ModelMismatchError: thrown by the command that read
-// it, or (a reply that arrives later) by the next command of any actor or the step's end.
+// model's: at once for a reply Laravel reads that the model cannot foresee whole (a BLPOP's; the
+// first pop of each payload shape, whose reserved copy shows cjson's key order), when it arrives
+// for every other command. Those are sent ahead: the ones whose reply Laravel never reads (RPUSH,
+// ZADD, push, later, migrate, release), and the ones whose reply the model foresees (the cache
+// store's commands, ZREM, size, clear, an empty queue's pop, a pop whose reserved copy the model
+// can write: ReservedCopies), with which the actor goes on at once (foresee). The runner compares
+// the queues' sizes where it reads them. A difference is a ModelMismatchError: thrown by the
+// command that read it, or (a reply that arrives later) by the next command of any actor or the
+// step's end.
 import type { AnyScript, CacheScript, LuaScript } from '../lua.ts';
 import type { ForeseenArgs, OnReply, PendingBlpop, RedisPort } from '../redis-port.ts';
 import { setArgs } from '../redis-port.ts';
@@ -58,11 +60,9 @@ export class ModelCheck {
 
   constructor(readonly env: ModelCheckEnv) {}
 
-  /** Counts a command of `actor`'s that goes out; returns how many it has sent, this one included. */
-  counted(actor: string): number {
-    const n = (this.sentBy.get(actor) ?? 0) + 1;
-    this.sentBy.set(actor, n);
-    return n;
+  /** Counts a command of `actor`'s that goes out. */
+  counted(actor: string): void {
+    this.sentBy.set(actor, (this.sentBy.get(actor) ?? 0) + 1);
   }
 
   /** How many commands `actor` has sent (counted). */
@@ -239,9 +239,9 @@ class CheckedPort implements RedisPort {
    * A command whose reply the model foresees, sent without waiting for it (as a command sent ahead:
    * ConnectionHub.sendAhead keeps every other connection behind it): the actor goes on at once with
    * `expected`, and Redis' reply is compared when it comes. Only a command whose whole reply the
-   * model knows comes here (not a pop that takes a job: the script re-encodes it). A difference
-   * fails the run (ModelCheck.fail: the next command any actor sends, or the step's end, throws
-   * it), naming how many commands this actor had issued since on the foreseen reply.
+   * model knows comes here (a pop that takes a job once its reserved copy can be written). A
+   * difference fails the run (ModelCheck.fail: the next command any actor sends, or the step's
+   * end, throws it), naming how many commands this actor had issued since on the foreseen reply.
    */
   private async foresee<T>(
     expected: T,
@@ -367,10 +367,6 @@ class CheckedPort implements RedisPort {
   private throwMismatch(e: ModelMismatchError): never {
     this.check.throwIfFailed();
     throw e;
-  }
-
-  private mismatch(...args: ConstructorParameters<typeof ModelMismatchError>): never {
-    this.throwMismatch(new ModelMismatchError(...args));
   }
 
   /** Whether `value` is among the next entries of the model's list (a message's likely cause; bounded). */

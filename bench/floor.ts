@@ -56,7 +56,9 @@ interface Traced {
  * Collects a run's traced commands, in order, for the replay and the round trips: a client
  * command each, marked awaited where nobody could foresee its reply: a BLPOP, and a pop whose
  * script then put a copy on :reserved (its ZADD, which MONITOR shows after the EVAL) with keys
- * no earlier copy of the run had (cjson's order for that shape is not known before).
+ * no earlier copy of the run had (cjson's order for that shape is not known before). Shapes are
+ * told by the copy's keys, not the payload's as the tool tells them (reserved-copies.ts), and
+ * every copy counts as one the tool could write: both can only lower the floor.
  */
 export class ReplayRecorder {
   readonly commands: ReplayedCommand[] = [];

@@ -10,8 +10,8 @@
 // arguments (virtual-expiry.ts). Sent by a sender whose commands go ahead of an actor's next one
 // (ConnectionHub.beforeNext: a step's end that costs no round trip, step-collector.ts), it is
 // loaded first (load), and a NOSCRIPT then ends the run: a retry would read the state after
-// commands that came later. A user that may not
-// run EVALSHA or SCRIPT LOAD (an ACL) gets the EVAL as before.
+// commands that came later. A user that may not run EVALSHA or SCRIPT LOAD (an ACL) gets the EVAL
+// as before.
 import { createHash } from 'node:crypto';
 
 /** What sends the script (the observer, or ConnectionHub.beforeNext). */

@@ -356,7 +356,7 @@ export class StreamingSteps extends BarrierSteps {
 
   /** The last read's queues and cache, for a step sameAsLastRead says holds them still. */
   private lastReadAgain(): Promise<EndReads> {
-    this.modelEmpty = this.modelQueuesEmpty(this.ctx.check.sizesAt(this.ctx.queues));
+    this.modelEmpty = this.modelQueuesEmpty(this.ctx.check.sizesNow());
     const last = this.lastRead!;
     return last.reads.then((r) => ({
       queues: r.queues,

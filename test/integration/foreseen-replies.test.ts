@@ -52,24 +52,45 @@ const sentBy = (t: Timeline, actor: string) =>
       .map((c) => (c.args[0] === 'EVAL' ? `EVAL ${c.script ?? '?'}` : `${c.args[0]} ${c.args[1] ?? ''}`.trim())),
   );
 
+/** Every command an actor awaits the reply of (NodeRedisPort's call; a command sent ahead does not go through it). */
+function awaitedCommands(): string[][] {
+  type Call = (this: unknown, ...a: unknown[]) => Promise<unknown>;
+  const proto = NodeRedisPort.prototype as unknown as { call: Call };
+  const call = proto.call;
+  const awaited: string[][] = [];
+  vi.spyOn(proto, 'call').mockImplementation(function (this: unknown, ...a: unknown[]) {
+    awaited.push(a[0] as string[]);
+    return call.apply(this, a);
+  });
+  return awaited;
+}
+
+/** `polling()` run with a view whose `act` runs once, after the first step of worker-1's (its t+0 poll). */
+async function afterFirstPoll(act: () => Promise<unknown>): Promise<{ t: Timeline; acted: boolean }> {
+  let acted = false;
+  const t = await runScenario(polling(), {
+    redis: server(),
+    onStep: async (step) => {
+      if (acted || !step.commands.some((c) => c.actor === 'worker-1')) return;
+      acted = true;
+      await act();
+    },
+  });
+  return { t, acted };
+}
+
+const isPop = (args: readonly string[]) => args[0] === 'EVAL' && args[1]!.includes("redis.call('lpop', KEYS[1])");
+
 describe('a reply the model foresees', () => {
   it('is not waited for: only the pop that takes the job and the connections’ SELECTs are', async () => {
-    const call = (NodeRedisPort.prototype as unknown as { call: (...a: unknown[]) => Promise<unknown> }).call;
-    const awaited: string[] = [];
-    vi.spyOn(NodeRedisPort.prototype as unknown as { call: typeof call }, 'call').mockImplementation(function (
-      this: unknown,
-      ...a: unknown[]
-    ) {
-      const args = a[0] as string[];
-      awaited.push(args[0] === 'EVAL' ? 'EVAL' : args[0]!);
-      return call.apply(this, a);
-    });
+    const awaited = awaitedCommands();
     const t = await runScenario(polling(), { redis: server() });
     expect(t.error).toBeUndefined();
     // worker-1: SELECT 1 (cache), SELECT 0 (queue), the pop at t+6 that takes SendInvoice#1;
     // the dispatcher: SELECT 0. Its restart checks (GET), the empty pops, the delete (ZREM) and
     // the push and migrates (never read) all go out ahead.
-    expect(awaited.sort()).toEqual(['EVAL', 'SELECT', 'SELECT', 'SELECT']);
+    expect(awaited.map((args) => args[0]).sort()).toEqual(['EVAL', 'SELECT', 'SELECT', 'SELECT']);
+    expect(isPop(awaited.find((args) => args[0] === 'EVAL')!)).toBe(true);
     // The trace is Laravel's all the same. Worker::daemon reads the restart signal once before its
     // loop, then after each pass (stopIfNecessary); a pass migrates twice and pops, and sleeps 3 s
     // only when the pop found nothing: passes at t+0, 3, 6 (SendInvoice#1, 1 s, then its delete),
@@ -88,17 +109,9 @@ describe('a reply the model foresees', () => {
 
   it("that Redis contradicts stops the run, naming it and the command the actor had issued since (another client's SET of the restart signal)", async () => {
     const app = await client(1);
-    let set = false;
-    const t = await runScenario(polling(), {
-      redis: server(),
-      // After worker-1's first poll (t+0): the restart signal, as `php artisan queue:restart` sets it.
-      onStep: async (step) => {
-        if (set || !step.commands.some((c) => c.actor === 'worker-1')) return;
-        set = true;
-        await app.set(RESTART, '1700000001');
-      },
-    });
-    expect(set).toBe(true);
+    // After worker-1's first poll (t+0): the restart signal, as `php artisan queue:restart` sets it.
+    const { t, acted } = await afterFirstPoll(() => app.set(RESTART, '1700000001'));
+    expect(acted).toBe(true);
     // The poll at t+3: its GET goes out on the model's word (nil), and worker-1 goes on to its first
     // migrate (on the queue's connection, it waits for the GET's reply before it goes out); the
     // second is refused, the difference having come.
@@ -111,16 +124,10 @@ describe('a reply the model foresees', () => {
 
   it("that Redis contradicts stops the run: an empty queue's pop that finds another client's job", async () => {
     const app = await client(0);
-    let pushed = false;
-    const t = await runScenario(polling(), {
-      redis: server(),
-      onStep: async (step) => {
-        if (pushed || !step.commands.some((c) => c.actor === 'worker-1')) return;
-        pushed = true;
-        await app.rPush(QUEUE, '{"uuid":"someone-else","displayName":"App\\\\Jobs\\\\Other","attempts":0}');
-      },
-    });
-    expect(pushed).toBe(true);
+    const { t, acted } = await afterFirstPoll(() =>
+      app.rPush(QUEUE, '{"uuid":"someone-else","displayName":"App\\\\Jobs\\\\Other","attempts":0}'),
+    );
+    expect(acted).toBe(true);
     // The pop at t+3 is foreseen empty; nothing of worker-1's follows it in that step (it sleeps).
     expect(t.error).toMatch(
       /^worker-1's pop \(EVAL ‹pop› 3 laravel_database_queues:default laravel_database_queues:default:reserved laravel_database_queues:default:notify \d+\) returned a payload this run did not dispatch \("\{\\"uuid\\":\\"someone-else\\",.*"\), but laravel_database_queues:default should be empty: another client pushed it onto laravel_database_queues:default; the trace is no longer Laravel's alone, so the run stops$/,
@@ -138,19 +145,10 @@ describe('a reply the model foresees', () => {
         .build();
 
     it('is awaited for the first job only: the next copies are written as Redis writes them', async () => {
-      const call = (NodeRedisPort.prototype as unknown as { call: (...a: unknown[]) => Promise<unknown> }).call;
-      let awaitedPops = 0;
-      vi.spyOn(NodeRedisPort.prototype as unknown as { call: typeof call }, 'call').mockImplementation(function (
-        this: unknown,
-        ...a: unknown[]
-      ) {
-        const args = a[0] as string[];
-        if (args[0] === 'EVAL' && args[1]!.includes("redis.call('lpop', KEYS[1])")) awaitedPops++;
-        return call.apply(this, a);
-      });
+      const awaited = awaitedCommands();
       const t = await runScenario(three(), { redis: server() });
       expect(t.error).toBeUndefined();
-      expect(awaitedPops).toBe(1);
+      expect(awaited.filter(isPop)).toHaveLength(1);
       // What Redis' pop script put on :reserved (its ZADD inside the script, as MONITOR showed it)
       // is what worker-1 deleted each time: the two foreseen copies were Redis' own.
       const commands = t.steps.flatMap((s) => s.commands);
@@ -172,8 +170,7 @@ describe('a reply the model foresees', () => {
         args,
         ...rest
       ) {
-        if (taken === null && args[0] === 'EVAL' && args[1]!.includes("redis.call('lpop', KEYS[1])"))
-          taken = await app.lPop(QUEUE);
+        if (taken === null && isPop(args)) taken = await app.lPop(QUEUE);
         return sendAhead.call(this, c, args, ...rest);
       });
       const t = await runScenario(three(), { redis: server() });

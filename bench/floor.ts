@@ -187,6 +187,66 @@ export async function redisOwnUs(server: RedisServer, commands: readonly Replaye
   }
 }
 
+/**
+ * A replay's wall time (µs): `commands` sent again by the leanest client the product could be, and
+ * timed whole. Each connection is a node-redis client of its own (the tool's one client class) and
+ * MONITOR is attached on another, whose lines are decoded and dropped; every command goes out at
+ * once, pipelined, except that the replay waits for the replies before a command on another
+ * connection than the one before it and after each awaited command (unavoidableRoundTrips' round
+ * trips, no others); the time ends when an ECHO after the last command has come through MONITOR.
+ * It pays what any tracing client pays and the sum above leaves out: each round trip's writes and
+ * wake-ups with Redis' real work in them, Redis writing MONITOR's lines, and reading them. What
+ * it leaves out is the tool's own work: the model, the actors, attribution and the timeline.
+ * After FLUSHALL, as redisOwnUs; BLPOPs are left out.
+ */
+export async function replayWallUs(server: RedisServer, commands: readonly ReplayedCommand[]): Promise<number> {
+  const admin = newClient(server.url);
+  await admin.connect();
+  const monitor = newClient(server.url);
+  const clients = new Map<string, Client>();
+  try {
+    await admin.sendCommand(['FLUSHALL']);
+    const replayed = commands.filter((c) => (c.args[0] ?? '').toUpperCase() !== 'BLPOP');
+    for (const name of new Set(replayed.map((c) => c.connection))) {
+      const client = newClient(server.url);
+      await client.connect();
+      clients.set(name, client);
+    }
+    // The round trips: a run of commands on one connection, up to an awaited one, goes out in one write.
+    const runs: Array<{ client: Client; args: string[][] }> = [];
+    let open: { client: Client; args: string[][]; connection: string } | null = null;
+    for (const c of replayed) {
+      if (open === null || open.connection !== c.connection) {
+        open = { client: clients.get(c.connection)!, args: [], connection: c.connection };
+        runs.push(open);
+      }
+      open.args.push([...c.args]);
+      if (c.awaited) open = null;
+    }
+    const token = `lqsim-bench-floor-${process.pid}-${performance.now()}`;
+    let passed: () => void = () => undefined;
+    const end = new Promise<void>((resolve) => (passed = resolve));
+    await monitor.connect();
+    await monitor.monitor((line) => {
+      if (String(line).endsWith(`"ECHO" "${token}"`)) passed();
+    });
+    const t = performance.now();
+    for (const run of runs) {
+      // A reply that is an error (a command the replay cannot repeat exactly) is Redis' work all the same.
+      const replies = run.args.map((args) => run.client.sendCommand(args).catch(() => undefined));
+      await replies.at(-1);
+    }
+    await admin.sendCommand(['ECHO', token]);
+    await end;
+    return (performance.now() - t) * 1000;
+  } finally {
+    for (const c of clients.values()) c.destroy();
+    monitor.destroy();
+    await admin.sendCommand(['FLUSHALL']).catch(() => undefined);
+    admin.destroy();
+  }
+}
+
 /** The floor for `commands`, in µs: Redis' own time for them plus their unavoidable round trips. */
 export async function floorUs(
   server: RedisServer,

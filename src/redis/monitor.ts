@@ -69,14 +69,25 @@ export class MonitorCapture {
 
   private constructor(private readonly client: Client) {}
 
-  /** `observer` (optional) lets a lost MONITOR connection be told apart from one that fell behind. */
-  static async start(url: string, observer?: Client): Promise<MonitorCapture> {
+  /**
+   * `observer` (optional) lets a lost MONITOR connection be told apart from one that fell behind;
+   * it may still be connecting (a promise of it): this connection opens meanwhile, and MONITOR is
+   * sent once the observer has read the count it is told apart by.
+   */
+  static async start(url: string, observer?: Client | Promise<Client>): Promise<MonitorCapture> {
     const client = newClient(url);
     const capture = new MonitorCapture(client);
     client.on('error', (e: Error) => capture.fail(new MonitorError(`MONITOR connection failed: ${e.message}`)));
     client.on('end', () => capture.fail(new MonitorError('MONITOR connection closed')));
-    if (observer) capture.droppedBefore = await droppedCount(observer).catch(() => undefined);
-    await client.connect();
+    const connected = client.connect();
+    connected.catch(() => undefined); // awaited below, after the count
+    try {
+      if (observer) capture.droppedBefore = await droppedCount(await observer).catch(() => undefined);
+      await connected;
+    } catch (e) {
+      client.destroy();
+      throw e;
+    }
     try {
       await client.monitor((line) => capture.arrived(String(line)));
     } catch (e) {

@@ -4,7 +4,7 @@
 // handshake of ours, and any other client's traffic are dropped. Pure.
 import type { ConnectionOwner } from '../redis/connections.ts';
 import type { MonitorLine } from '../redis/monitor-line.ts';
-import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
+import { isMonitorOk, parsedLines, parseMonitorLine } from '../redis/monitor-line.ts';
 import type { TraceCommand } from './timeline.ts';
 import { connectionKey } from '../redis/connections.ts';
 import { commandSlot } from '../redis/slot.ts';
@@ -29,8 +29,8 @@ export function attributeLines(
 ): Attribution {
   const attributor = new LineAttributor(book, scriptNames);
   const commands: TraceCommand[] = [];
-  for (const raw of lines) {
-    const cmd = attributor.push(raw, step);
+  for (const line of parsedLines(lines)) {
+    const cmd = attributor.pushParsed(line, step);
     if (cmd !== null) commands.push(cmd);
   }
   return { commands };

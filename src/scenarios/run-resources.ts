@@ -11,7 +11,7 @@ import type { DbClaims } from '../redis/claim.ts';
 import { claimDatabases, MARK_KEY } from '../redis/claim.ts';
 import { clientsAt } from '../redis/claim-clients.ts';
 import type { MonitorLine } from '../redis/monitor-line.ts';
-import { isMonitorOk, parseMonitorLine } from '../redis/monitor-line.ts';
+import { parsedLines } from '../redis/monitor-line.ts';
 import type { TraceCapture } from '../redis/monitor.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
 import { ClusterCapture } from '../redis/cluster-capture.ts';
@@ -144,15 +144,27 @@ export class RunResources {
     const { spec, profile, timeline } = o;
     const { hub } = this;
     const client = spec.redis.client ?? profile.defaultClient;
-    await hub.start();
-    if (this.redis.cluster !== undefined) return this.openCluster(o.queues);
-    // Refuse a server that cannot give a faithful trace before touching any key. MONITOR, which
-    // touches none, connects meanwhile (the observer's checks are no step's lines), and is stopped
-    // again when the server is refused.
-    const [checked, started] = await Promise.allSettled([
-      preflight(hub.observer),
-      MonitorCapture.start(this.redis.url, hub.observer),
-    ]);
+    if (this.redis.cluster !== undefined) {
+      await hub.start();
+      return this.openCluster(o.queues);
+    }
+    // MONITOR's connection opens while the observer's does. The server is refused before any key
+    // is touched when it cannot give a faithful trace: MONITOR, which touches none, is sent
+    // meanwhile (the observer's checks are no step's lines), and stopped again when it is refused.
+    // The server the tool started is flushed in the same round trip as the checks (it is the
+    // tool's own: nothing in it is anyone's, refused or not).
+    const observing = hub.start().then(() => hub.observer);
+    const monitoring = MonitorCapture.start(this.redis.url, observing);
+    let flushed: Promise<unknown> | null = null;
+    const checking = observing.then((observer) => {
+      const checks = preflight(observer);
+      if (this.redis.owned) {
+        flushed = observer.sendCommand(['FLUSHALL']);
+        flushed.catch(() => undefined); // awaited by prepareKeyspace, after the checks
+      }
+      return checks;
+    });
+    const [checked, started] = await Promise.allSettled([checking, monitoring]);
     if (checked.status === 'rejected') {
       if (started.status === 'fulfilled') await started.value.stop();
       throw checked.reason;
@@ -209,7 +221,7 @@ export class RunResources {
     this.selectDb = this.selectDbFor(this.dbs[0]!.db);
     this.cacheDb = spec.redis.cache_database;
     if (this.db !== 0 || this.claim !== null) await hub.observer.sendCommand(['SELECT', String(this.db)]);
-    await prepareKeyspace(hub, this.redis.owned, o.queues);
+    await prepareKeyspace(hub, flushed, o.queues);
     // Someone else in the claimed db, from the claim's barrier (claim.ts) to the run's end.
     this.watch = this.claim === null ? null : new ForeignWatch(hub, new Set([hub.observerAddr]), this.usedDbs());
 
@@ -328,11 +340,11 @@ export class RunResources {
    * the claim was lost; the TTL service reads them too.
    */
   watchLines(lines: readonly string[]): void {
-    if (this.expiry !== null) for (const l of lines) if (!isMonitorOk(l)) this.expiry.see(parseMonitorLine(l));
+    if (this.expiry !== null) for (const l of parsedLines(lines)) this.expiry.see(l);
     if (this.clusterWatch !== null) {
       const lost = this.clusterClaim?.lost() ?? null;
       if (lost !== null) throw new RedisRefusedError(`${lost}; another run may be writing to it`);
-      const uses = lines.flatMap((l) => (isMonitorOk(l) ? [] : (this.clusterWatch!.push(parseMonitorLine(l)) ?? [])));
+      const uses = parsedLines(lines).flatMap((l) => this.clusterWatch!.push(l) ?? []);
       if (uses.length > 0) throw new ClusterForeignUseError(uses);
     }
     if (this.claim === null) return;
@@ -453,7 +465,7 @@ function movedNotice(c: { wanted: number; db: number; movedBecause: string }, fi
 /** The uses of the run's db by other clients on these MONITOR lines. */
 function foreignUses(watch: ForeignWatch | null, lines: readonly string[]): ForeignUse[] {
   if (watch === null) return [];
-  return lines.filter((l) => !isMonitorOk(l)).flatMap((l) => watch.push(parseMonitorLine(l)) ?? []);
+  return parsedLines(lines).flatMap((l) => watch.push(l) ?? []);
 }
 
 /**
@@ -511,10 +523,17 @@ async function claimInTurn<T>(claim: () => Promise<T>, waitMs = SLOT_WAIT_MS): P
   }
 }
 
-/** A server the tool started is flushed; on anyone else's, the scenario's keys must be empty. */
-async function prepareKeyspace(hub: ConnectionHub, owned: boolean, queues: QueueKeys[]): Promise<void> {
-  if (owned) {
-    await hub.observer.sendCommand(['FLUSHALL']);
+/**
+ * A server the tool started is flushed (`flushed`: its FLUSHALL, sent with the checks); on anyone
+ * else's, the scenario's keys must be empty.
+ */
+async function prepareKeyspace(
+  hub: ConnectionHub,
+  flushed: Promise<unknown> | null,
+  queues: QueueKeys[],
+): Promise<void> {
+  if (flushed !== null) {
+    await flushed;
     return;
   }
   const keys = queues.flatMap(allKeys);

@@ -489,9 +489,8 @@ export class ConnectionHub {
 
   async start(): Promise<void> {
     if (this.nodes.length === 0) {
-      await this.observer.connect();
-      this.observerAddr = await clientAddress(this.observer);
-      this.observerKeys.add(this.observerAddr);
+      await this.startObserver();
+      await this.observerAddressed();
       return;
     }
     for (const node of this.nodes) {
@@ -501,6 +500,28 @@ export class ConnectionHub {
       if (observer === this.observer) this.observerAddr = addr;
       this.observerKeys.add(connectionKey(addr, node.label));
     }
+  }
+
+  private observerAddress: Promise<void> | null = null;
+
+  /**
+   * One server's observer connected, its address asked for (CLIENT INFO) and not waited for, so
+   * that what is sent next goes out in the same round trip; observerAddr is set once
+   * observerAddressed() resolves.
+   */
+  async startObserver(): Promise<void> {
+    if (this.nodes.length > 0) throw new Error("a cluster's observers start together (start())");
+    await this.observer.connect();
+    this.observerAddress = clientAddress(this.observer).then((addr) => {
+      this.observerAddr = addr;
+      this.observerKeys.add(addr);
+    });
+    this.observerAddress.catch(() => undefined); // observerAddressed() throws it
+  }
+
+  /** Resolves once startObserver's CLIENT INFO has named the observer's address. */
+  observerAddressed(): Promise<void> {
+    return this.observerAddress ?? Promise.reject(new Error('the observer was never started'));
   }
 
   /**

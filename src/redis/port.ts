@@ -16,6 +16,13 @@ export class NodeRedisPort implements RedisPort {
     private readonly hub: ConnectionHub,
     /** The db Laravel's client SELECTs when it connects, or null when it sends no SELECT. */
     private readonly selectOnConnect: number | null,
+    /**
+     * The SELECT goes out with the command after it, without waiting for its OK: on a server the
+     * tool started, where a SELECT that failed (and the commands after it then in db 0) would
+     * touch nobody's keys; its failure is thrown by the next command sent, as any sent ahead. On
+     * anyone else's server the SELECT is waited for.
+     */
+    private readonly selectAhead = false,
   ) {}
 
   private async send(args: string[], blocking = false): Promise<unknown> {
@@ -50,7 +57,10 @@ export class NodeRedisPort implements RedisPort {
     this.beforeCommand();
     if (!this.selected) {
       this.selected = true;
-      if (this.selectOnConnect !== null) await this.call(['SELECT', String(this.selectOnConnect)], false);
+      if (this.selectOnConnect === null) return;
+      const select = ['SELECT', String(this.selectOnConnect)];
+      if (this.selectAhead) await this.hub.sendAhead(this.conn.client, select, (e) => this.describe(e, select));
+      else await this.call(select, false);
     }
   }
 

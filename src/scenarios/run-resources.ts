@@ -153,16 +153,17 @@ export class RunResources {
     // meanwhile (the observer's checks are no step's lines), and stopped again when it is refused.
     // The server the tool started is flushed in the same round trip as the checks (it is the
     // tool's own: nothing in it is anyone's, refused or not).
-    const observing = hub.start().then(() => hub.observer);
+    // The observer's own address is asked for in that round trip too.
+    const observing = hub.startObserver().then(() => hub.observer);
     const monitoring = MonitorCapture.start(this.redis.url, observing);
     let flushed: Promise<unknown> | null = null;
-    const checking = observing.then((observer) => {
+    const checking = observing.then(async (observer) => {
       const checks = preflight(observer);
       if (this.redis.owned) {
         flushed = observer.sendCommand(['FLUSHALL']);
         flushed.catch(() => undefined); // awaited by prepareKeyspace, after the checks
       }
-      return checks;
+      await Promise.all([hub.observerAddressed(), checks]);
     });
     const [checked, started] = await Promise.allSettled([checking, monitoring]);
     if (checked.status === 'rejected') {
@@ -328,6 +329,11 @@ export class RunResources {
   /** The db a connection of config/database.php is in (where the model keeps its keys): the one the run uses. */
   dbFor(connection: 'default' | 'cache'): number {
     return connection === 'cache' ? this.usedDb(this.cacheDb) : this.db;
+  }
+
+  /** Whether the run is on a server the tool started (no one else's keys are in it). */
+  get owned(): boolean {
+    return this.redis.owned;
   }
 
   /** The db a connection of config/database.php SELECTs when it connects (null: none). */

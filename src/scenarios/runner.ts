@@ -154,7 +154,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         actor,
         cluster !== undefined
           ? new ClusterPort(hub, actor, cluster.seed)
-          : new NodeRedisPort(await hub.connect(actor), hub, held.selectFor(connection)),
+          : new NodeRedisPort(await hub.connect(actor), hub, held.selectFor(connection), held.owned),
         held.dbFor(connection),
       );
     const now = (): number => scheduler.currentInstant() ?? spec.start;

@@ -47,6 +47,31 @@ describe('commands sent ahead', () => {
     await hub.close();
   });
 
+  it("a connection's SELECT sent ahead (a server the tool started) goes in the write of the command after it, and its failure fails the next command", async () => {
+    const hub = new ConnectionHub(server.url, 'ahead5');
+    await hub.start();
+    const conn = await hub.connect('worker-1');
+    const writes: string[][] = [];
+    const send = conn.client.sendCommand.bind(conn.client);
+    conn.client.sendCommand = ((args, options) => {
+      writes.push([...(args as string[])]);
+      return send(args, options);
+    }) as typeof send;
+    // 16 dbs (redis-server's default): db 99 does not exist, so the SELECT fails and the RPUSH after
+    // it lands in db 0 of the tool's own server; the next command any actor sends says so.
+    const a = new NodeRedisPort(conn, hub, 99, true);
+    await a.rpush('ahead5:list', 'x');
+    expect(writes).toEqual([
+      ['SELECT', '99'],
+      ['RPUSH', 'ahead5:list', 'x'],
+    ]);
+    const b = new NodeRedisPort(await hub.connect('dispatcher'), hub, null);
+    await expect(b.eval(LLEN, ['ahead5:list'], [])).rejects.toThrow(/DB index is out of range/);
+    // The failure sticks (every later send of the run throws it): the cleanup goes out regardless.
+    await hub.afterAhead.sendCommand(['DEL', 'ahead5:list']);
+    await hub.close();
+  });
+
   it('keep at most AHEAD_WINDOW unanswered per connection (100,000 pushes must not queue at once)', async () => {
     const hub = new ConnectionHub(server.url, 'ahead4');
     await hub.start();

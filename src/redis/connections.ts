@@ -3,6 +3,8 @@
 // sends nothing when it connects (but AUTH for REDIS_URL's credentials); the tool then sends a
 // CLIENT SETNAME whose name is unique to the run and a CLIENT INFO that tells the connection's
 // address and id, and both lines are dropped from the trace as the tool's own.
+import type { PooledConnection } from './connection-pool.ts';
+import { handOn } from './connection-pool.ts';
 import { RedisClient, TimeoutError } from 'redis';
 import type { ClusterNode } from './cluster-nodes.ts';
 import { nodeOfSlot } from './cluster-nodes.ts';
@@ -276,6 +278,16 @@ export class ConnectionHub {
   private readonly byAddr = new Map<string, ConnectionOwner>();
   private readonly names: ProcessNames;
   private readonly open = new Set<Client>();
+  /** Whether the actors' connections go to the next run (handConnectionsOn). */
+  private handsOn = false;
+  /** Each actor connection that may be handed on, with its address and id. */
+  private readonly handed = new Map<Client, PooledConnection>();
+  /** Connections an earlier run handed on, not taken by an actor yet (reserve). */
+  private readonly reserved: PooledConnection[] = [];
+  /** Connections of processes that ended during the run, handed on at its end. */
+  private readonly parked: Client[] = [];
+  /** Blocking commands under way per connection (noteBlocking). */
+  private readonly blocking = new Map<Client, number>();
   /**
    * Step marks to send ahead of the next traced command (MonitorCapture.mark, streaming runs):
    * the runner points this at its capture's takeMarks.
@@ -531,6 +543,17 @@ export class ConnectionHub {
    */
   async connect(actor: string, o: { node?: ClusterNode; process?: ConnectionOwner } = {}): Promise<ActorConnection> {
     const { name, owner } = o.process === undefined ? this.names.next(actor) : this.names.same(o.process);
+    const pooled = o.node === undefined ? this.reserved.pop() : undefined;
+    if (pooled !== undefined) {
+      this.open.add(pooled.client);
+      this.handed.set(pooled.client, pooled);
+      // Named on the connection itself before anything else goes out on it (a handshake line:
+      // isHandshake); its address and id are CLIENT INFO's from when it opened.
+      const reply = String(await pooled.client.sendCommand(['CLIENT', 'SETNAME', name]));
+      if (reply !== 'OK') throw new Error(`CLIENT SETNAME did not name connection ${name}: ${reply.slice(0, 80)}`);
+      this.byAddr.set(connectionKey(pooled.addr, undefined), owner);
+      return { actor, client: pooled.client, id: pooled.id, addr: pooled.addr, name, observer: this.observer };
+    }
     const client = newClient(o.node?.url ?? this.url);
     await client.connect();
     this.open.add(client);
@@ -546,6 +569,7 @@ export class ConnectionHub {
     if (!entry?.addr || !entry.id || entry.name !== name)
       throw new Error(`CLIENT INFO did not name connection ${name}: ${text.slice(0, 80)}`);
     this.byAddr.set(connectionKey(entry.addr, o.node?.label), owner);
+    if (this.handsOn && o.node === undefined) this.handed.set(client, { client, addr: entry.addr, id: entry.id });
     const observer = this.observerOf(o.node?.label);
     return { actor, client, id: entry.id, addr: entry.addr, name, observer, ...(o.node ? { node: o.node.label } : {}) };
   }
@@ -577,16 +601,52 @@ export class ConnectionHub {
   async release(client: Client): Promise<void> {
     await this.ahead.get(client)?.last;
     this.open.delete(client);
-    client.destroy();
+    // Handed on at the run's end, after its MONITOR has stopped (never to another actor of this run).
+    if (this.handed.has(client)) this.parked.push(client);
+    else client.destroy();
     this.throwIfAheadFailed();
   }
 
-  async close(): Promise<void> {
+  /**
+   * Closes the run's connections. `handOn`: the run ended without a fault and its MONITOR has
+   * stopped; on a server the tool started (handConnectionsOn), the actors' connections with
+   * nothing under way go to the next run (connection-pool.ts), the rest are closed.
+   */
+  async close(o: { handOn?: boolean } = {}): Promise<void> {
     const unsent = this.beforeNextQueue;
     this.beforeNextQueue = [];
     for (const c of unsent) c.reject(new Error('the run ended before the command went out'));
-    for (const c of this.open) c.destroy();
+    const clients = [...this.open, ...this.parked.splice(0), ...this.reserved.splice(0).map((c) => c.client)];
     this.open.clear();
-    for (const o of this.observers()) o.destroy();
+    const onward: PooledConnection[] = [];
+    for (const c of clients) {
+      const pooled = this.handed.get(c);
+      if (o.handOn === true && this.aheadFailure === null && pooled !== undefined) onward.push(pooled);
+      else c.destroy();
+    }
+    this.handed.clear();
+    for (const ob of this.observers()) ob.destroy();
+    if (onward.length > 0)
+      await handOn(this.url, onward, (c) => !this.ahead.has(c) && (this.blocking.get(c) ?? 0) === 0);
+  }
+
+  /** Hands the actors' connections on to the next run at the end (a server the tool started: connection-pool.ts). */
+  handConnectionsOn(): void {
+    if (this.nodes.length === 0) this.handsOn = true;
+  }
+
+  /** Connections an earlier run handed on, in db 0 (readyConnections): the actors' first connections. */
+  reserve(connections: readonly PooledConnection[]): void {
+    for (const c of connections) {
+      this.reserved.push(c);
+      this.handed.set(c.client, c);
+    }
+  }
+
+  /** A blocking command (BLPOP) on `client` goes out (+1) or has ended (-1): a connection blocked is not handed on. */
+  noteBlocking(client: Client, change: 1 | -1): void {
+    const n = (this.blocking.get(client) ?? 0) + change;
+    if (n === 0) this.blocking.delete(client);
+    else this.blocking.set(client, n);
   }
 }

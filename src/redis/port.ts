@@ -75,10 +75,13 @@ export class NodeRedisPort implements RedisPort {
 
   /** A blocking command waits as long as the server makes it; any other gets COMMAND_TIMEOUT_MS. */
   private async call(args: string[], blocking: boolean): Promise<unknown> {
+    if (blocking) this.hub.noteBlocking(this.conn.client, 1);
     try {
       return await this.conn.client.sendCommand(args, blocking ? { timeout: 0 } : undefined);
     } catch (e) {
       throw this.describe(e, args);
+    } finally {
+      if (blocking) this.hub.noteBlocking(this.conn.client, -1);
     }
   }
 

@@ -5,6 +5,7 @@
 //   3. the local redis-server binary (skipped by LQSIM_REDIS=docker).
 // testcontainers is an optional peer dependency and heavy (~350 ms to import), so it is loaded
 // only on the Docker path; when it is not installed, the log line says how to install it.
+import { closePool } from './connection-pool.ts';
 import { connect, isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { registerCleanup } from '../cleanup.ts';
@@ -194,6 +195,7 @@ async function docker(probeTimeoutMs: number, log: (msg: string) => void): Promi
   const stop = (): Promise<void> =>
     (stopped ??= (async () => {
       unregister();
+      closePool(container.getConnectionUrl());
       await container.stop();
     })());
   // No sync fallback: testcontainers' reaper (Ryuk) removes the container when we die.
@@ -230,7 +232,10 @@ async function localBinary(env: NodeJS.ProcessEnv, log: (msg: string) => void): 
       pid: local.pid,
       dataDir: local.dir,
       describe,
-      stop: local.stop,
+      stop: () => {
+        closePool(url); // the connections runs handed on (connection-pool.ts)
+        return local.stop();
+      },
     };
   } catch (err) {
     await local.stop();

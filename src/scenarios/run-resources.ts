@@ -14,6 +14,7 @@ import type { MonitorLine } from '../redis/monitor-line.ts';
 import { parsedLines } from '../redis/monitor-line.ts';
 import type { TraceCapture } from '../redis/monitor.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
+import { hasWaiting, readyConnections } from '../redis/connection-pool.ts';
 import { ClusterCapture } from '../redis/cluster-capture.ts';
 import type { ClusterClaim } from '../redis/cluster-claim.ts';
 import { claimClusterKeys, SlotHeldError } from '../redis/cluster-claim.ts';
@@ -153,9 +154,19 @@ export class RunResources {
     // meanwhile (the observer's checks are no step's lines), and stopped again when it is refused.
     // The server the tool started is flushed in the same round trip as the checks (it is the
     // tool's own: nothing in it is anyone's, refused or not).
-    // The observer's own address is asked for in that round trip too.
+    // The observer's own address is asked for in that round trip too. On a server the tool
+    // started, the connections an earlier run handed on are put back in db 0 meanwhile, before
+    // MONITOR starts (connection-pool.ts).
+    let readied: Promise<unknown> = Promise.resolve();
+    if (this.redis.owned) {
+      hub.handConnectionsOn();
+      if (hasWaiting(this.redis.url)) readied = readyConnections(this.redis.url).then((c) => hub.reserve(c));
+    }
     const observing = hub.startObserver().then(() => hub.observer);
-    const monitoring = MonitorCapture.start(this.redis.url, observing);
+    const monitoring = MonitorCapture.start(
+      this.redis.url,
+      Promise.all([observing, readied]).then(([observer]) => observer),
+    );
     let flushed: Promise<unknown> | null = null;
     const checking = observing.then(async (observer) => {
       const checks = preflight(observer);
@@ -454,7 +465,8 @@ export class RunResources {
         else timeline.warnings.push(left);
       }
     }
-    await this.hub.close().catch(() => undefined);
+    // MONITOR has stopped: a run that ended well hands its connections on (a server the tool started).
+    await this.hub.close({ handOn: timeline.error === undefined }).catch(() => undefined);
     if (this.ownedUrl !== null) flushing.delete(this.ownedUrl);
   }
 }

@@ -1,23 +1,26 @@
-// Actor connections a run on a server the tool started hands on to the next run on that server,
-// instead of closing them: a node-redis client's making, connect and close cost a run ~0.2 ms of
-// CPU each (the TCP handshake and close, the client's construction, node-redis' random id), and a
-// run opens one per actor process (a request per dispatch: burst-and-priorities opens 22).
+// The connections a run on a server the tool started hands on to the next run on that server,
+// instead of closing them: a node-redis client's making, connect and close cost ~0.2 ms of CPU
+// each (the TCP handshake and close, the client's construction, node-redis' random id), a run
+// opens one per actor process (a request per dispatch: burst-and-priorities opens 22), and its
+// observer's and MONITOR's connects were the first thing every run waited for.
 //
 // Only between runs, never within one: a run's MONITOR lines are attributed to connections by
 // address after the commands have gone out, so an address handed to another actor of the same
-// run could take the first one's last lines. And only on a server the tool started: on anyone
-// else's, a connection waiting in db 0 is a client in that db to other runs' claims (claim.ts).
+// run could take the first one's last lines. Only after a run that ended well, and only on a
+// server the tool started: on anyone else's, a connection waiting in a db is a client in that db
+// to other runs' claims (claim.ts).
 //
 // A connection is handed on only with nothing of its own under way (every command answered, no
-// BLPOP). Between runs it waits in db 15 (SELECT 15, answered before the run that used it
-// returns), where it keeps no one out of the dbs runs take (claim.ts: a client in a db keeps
-// another process' runs on this server out of it; the tests' own clients sit in db 15 too). The
-// next run takes every waiting connection at its start and puts each back in db 0 before its
-// MONITOR starts (readyConnections), so that no trace shows either SELECT; it names each before
-// the connection sends anything (a line isHandshake knows).
+// BLPOP), MONITOR's once out of MONITOR mode (RESET). Between runs it waits in db 15 (SELECT 15,
+// answered before the run that used it returns), where it keeps no one out of the dbs runs take
+// (another process may point REDIS_URL at this server; the tests' own clients sit in db 15 too).
+// The next run takes every waiting connection at its start: one is its observer (SELECT 0 and
+// CLIENT INFO are its first commands), one takes MONITOR, and the rest are put back in db 0
+// before MONITOR starts (readyConnections), so that no trace shows either SELECT; an actor's is
+// named before it sends anything (a line isHandshake knows).
 import type { Client } from './connections.ts';
 
-/** A connection between runs: its address and CLIENT ID are those CLIENT INFO gave when it opened. */
+/** A connection between runs, with the address and CLIENT ID CLIENT INFO gave when it was parked. */
 export interface PooledConnection {
   client: Client;
   addr: string;
@@ -27,26 +30,36 @@ export interface PooledConnection {
 /** Connections kept per server at most; more are closed. */
 export const POOL_MAX = 16;
 
-const idle = new Map<string, PooledConnection[]>();
-
 /** The db connections wait in between runs. */
 export const PARKED_DB = 15;
 
+const idle = new Map<string, PooledConnection[]>();
+
 /**
- * Every connection waiting for a run on `url`, each put back in db 0: resolves once Redis has run
- * each SELECT 0 (a run takes them before its MONITOR starts). One that is closed, or whose SELECT
- * fails, is closed and left out.
+ * Every connection waiting for a run on `url`, taken for it (still in PARKED_DB): a closed one is
+ * closed for good and left out. The run uses one as its observer, one for MONITOR, and readies the
+ * rest for its actors (readyConnections).
  */
-export async function readyConnections(url: string): Promise<PooledConnection[]> {
+export function takeWaiting(url: string): PooledConnection[] {
   const waiting = idle.get(url) ?? [];
   idle.delete(url);
-  const ready = await Promise.all(
-    waiting.map(async (c) => {
-      if (!c.client.isReady) {
-        c.client.destroy();
-        return null;
-      }
+  return waiting.filter((c) => {
+    if (c.client.isReady) {
       c.client.ref();
+      return true;
+    }
+    c.client.destroy();
+    return false;
+  });
+}
+
+/**
+ * `connections` put back in db 0: resolves once Redis has run each SELECT 0 (before the run's
+ * MONITOR starts). One whose SELECT fails is closed and left out.
+ */
+export async function readyConnections(connections: readonly PooledConnection[]): Promise<PooledConnection[]> {
+  const ready = await Promise.all(
+    connections.map(async (c) => {
       const reply = await c.client.sendCommand(['SELECT', '0']).catch(() => null);
       if (String(reply) === 'OK') return c;
       c.client.destroy();
@@ -56,41 +69,46 @@ export async function readyConnections(url: string): Promise<PooledConnection[]>
   return ready.filter((c) => c !== null);
 }
 
-/** Whether connections wait for a run on `url` (readyConnections has some to ready). */
+/** Whether connections wait for a run on `url`. */
 export function hasWaiting(url: string): boolean {
   return (idle.get(url)?.length ?? 0) > 0;
 }
 
 /**
- * Hands connections on to the next run on `url`: each is moved to PARKED_DB and kept, or closed
- * when that fails, when POOL_MAX are kept already, or when `isIdle(client)` says it has something
- * under way. Resolves once each is kept or closed. A kept connection does not hold the process
- * open (unref).
+ * Hands connections on to the next run on `url`: each one `isIdle` says has nothing under way is
+ * moved to PARKED_DB, its address and id read again (CLIENT INFO, in the same round trip), and
+ * kept; the others, one whose commands fail, and any past POOL_MAX are closed. Resolves once each
+ * is kept or closed. A kept connection does not hold the process open (unref).
  */
 export async function handOn(
   url: string,
-  connections: readonly PooledConnection[],
+  clients: readonly Client[],
   isIdle: (client: Client) => boolean,
 ): Promise<void> {
-  const ready = connections.filter((c) => {
-    if (c.client.isReady && isIdle(c.client)) return true;
-    c.client.destroy();
+  const ready = clients.filter((c) => {
+    if (c.isReady && isIdle(c)) return true;
+    c.destroy();
     return false;
   });
-  const reset = await Promise.all(
-    ready.map((c) =>
-      c.client.sendCommand(['SELECT', String(PARKED_DB)]).then(
-        (reply) => String(reply) === 'OK',
-        () => false,
-      ),
-    ),
+  const parked = await Promise.all(
+    ready.map(async (client): Promise<PooledConnection | null> => {
+      const info = client.sendCommand(['CLIENT', 'INFO']);
+      info.catch(() => undefined); // the SELECT's failure is the one that counts
+      const selected = await client.sendCommand(['SELECT', String(PARKED_DB)]).catch(() => null);
+      const text = String(await info.catch(() => ''));
+      const addr = /(?:^| )addr=(\S+)/.exec(text)?.[1];
+      const id = /(?:^| )id=(\d+)/.exec(text)?.[1];
+      if (String(selected) !== 'OK' || addr === undefined || id === undefined) return null;
+      return { client, addr, id };
+    }),
   );
   const kept = idle.get(url) ?? [];
-  ready.forEach((c, i) => {
-    if (reset[i] && kept.length < POOL_MAX && c.client.isReady) {
-      c.client.unref();
-      kept.push(c);
-    } else c.client.destroy();
+  ready.forEach((client, i) => {
+    const p = parked[i];
+    if (p && kept.length < POOL_MAX && client.isReady) {
+      client.unref();
+      kept.push(p);
+    } else client.destroy();
   });
   if (kept.length > 0) idle.set(url, kept);
 }

@@ -333,17 +333,22 @@ export class ConnectionHub {
     readonly runId: string,
     /** A cluster's masters (node1 first): the run has a connection per node per process. */
     readonly nodes: readonly ClusterNode[] = [],
+    /** A connection an earlier run handed on (connection-pool.ts), to be this one's observer. */
+    private readonly observerHandedOn?: PooledConnection,
   ) {
     this.names = new ProcessNames(runId);
     for (const node of nodes) this.nodeObservers.set(node.label, this.settlingObserver(node.url));
-    this.observer = nodes.length === 0 ? this.settlingObserver(url) : this.nodeObservers.get(nodes[0]!.label)!;
+    this.observer =
+      nodes.length === 0
+        ? this.settlingObserver(url, observerHandedOn?.client)
+        : this.nodeObservers.get(nodes[0]!.label)!;
     this.observerSend = this.rawSends.get(this.observer)!;
     this.router = nodes.length === 0 ? this.observer : { sendCommand: (args) => this.routed(args) };
   }
 
   /** An observer whose barriers, snapshots and CLIENT commands see every command sent ahead done. */
-  private settlingObserver(url: string): Client {
-    const observer = newClient(url);
+  private settlingObserver(url: string, handedOn?: Client): Client {
+    const observer = handedOn ?? newClient(url);
     const send = observer.sendCommand.bind(observer);
     this.rawSends.set(observer, send);
     observer.sendCommand = ((args, options) => {
@@ -523,8 +528,14 @@ export class ConnectionHub {
    */
   async startObserver(): Promise<void> {
     if (this.nodes.length > 0) throw new Error("a cluster's observers start together (start())");
-    await this.observer.connect();
-    this.observerAddress = clientAddress(this.observer).then((addr) => {
+    // One an earlier run handed on is connected, and waits in another db (connection-pool.ts).
+    const selected =
+      this.observerHandedOn === undefined
+        ? this.observer.connect().then(() => 'OK')
+        : this.observer.sendCommand(['SELECT', '0']);
+    if (this.observerHandedOn === undefined) await selected;
+    this.observerAddress = Promise.all([selected, clientAddress(this.observer)]).then(([reply, addr]) => {
+      if (String(reply) !== 'OK') throw new Error(`the observer's SELECT 0 answered ${String(reply)}`);
       this.observerAddr = addr;
       this.observerKeys.add(addr);
     });
@@ -612,20 +623,30 @@ export class ConnectionHub {
    * stopped; on a server the tool started (handConnectionsOn), the actors' connections with
    * nothing under way go to the next run (connection-pool.ts), the rest are closed.
    */
-  async close(o: { handOn?: boolean } = {}): Promise<void> {
+  async close(o: { handOn?: boolean; also?: readonly Client[] } = {}): Promise<void> {
     const unsent = this.beforeNextQueue;
     this.beforeNextQueue = [];
     for (const c of unsent) c.reject(new Error('the run ended before the command went out'));
     const clients = [...this.open, ...this.parked.splice(0), ...this.reserved.splice(0).map((c) => c.client)];
     this.open.clear();
-    const onward: PooledConnection[] = [];
+    const handing = o.handOn === true && this.handsOn && this.aheadFailure === null;
+    const onward: Client[] = [];
     for (const c of clients) {
-      const pooled = this.handed.get(c);
-      if (o.handOn === true && this.aheadFailure === null && pooled !== undefined) onward.push(pooled);
+      if (handing && this.handed.has(c)) onward.push(c);
       else c.destroy();
     }
     this.handed.clear();
-    for (const ob of this.observers()) ob.destroy();
+    for (const ob of this.observers()) {
+      if (!handing) {
+        ob.destroy();
+        continue;
+      }
+      ob.sendCommand = this.rawSends.get(ob)!; // without this run's othersSettled
+      onward.push(ob);
+    }
+    for (const c of o.also ?? [])
+      if (handing) onward.push(c);
+      else c.destroy();
     if (onward.length > 0)
       await handOn(this.url, onward, (c) => !this.ahead.has(c) && (this.blocking.get(c) ?? 0) === 0);
   }

@@ -74,12 +74,13 @@ export class MonitorCapture {
    * it may still be connecting (a promise of it): this connection opens meanwhile, and MONITOR is
    * sent once the observer has read the count it is told apart by.
    */
-  static async start(url: string, observer?: Client | Promise<Client>): Promise<MonitorCapture> {
-    const client = newClient(url);
+  static async start(url: string, observer?: Client | Promise<Client>, handedOn?: Client): Promise<MonitorCapture> {
+    // A connection an earlier run handed on (connection-pool.ts) is connected already.
+    const client = handedOn ?? newClient(url);
     const capture = new MonitorCapture(client);
-    client.on('error', (e: Error) => capture.fail(new MonitorError(`MONITOR connection failed: ${e.message}`)));
-    client.on('end', () => capture.fail(new MonitorError('MONITOR connection closed')));
-    const connected = client.connect();
+    client.on('error', capture.onError);
+    client.on('end', capture.onEnd);
+    const connected = handedOn === undefined ? client.connect() : Promise.resolve();
     connected.catch(() => undefined); // awaited below, after the count
     try {
       if (observer) capture.droppedBefore = await droppedCount(await observer).catch(() => undefined);
@@ -113,6 +114,7 @@ export class MonitorCapture {
   private drainScheduled = false;
 
   private arrived(line: string): void {
+    if (this.stopped) return;
     this.arrivedLines.push(line);
     // A barrier waiting holds the run: nothing is to be written before its line, so at once.
     if (this.waiting !== null) return this.drainArrived();
@@ -245,9 +247,32 @@ export class MonitorCapture {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     this.client.removeAllListeners('end');
     this.client.destroy();
   }
+
+  /**
+   * Stops capturing and gives the connection back out of MONITOR mode (RESET, Redis 6.2+), for the
+   * next run (connection-pool.ts); null, the connection closed, when that fails.
+   */
+  async handOff(): Promise<Client | null> {
+    this.stopped = true;
+    this.client.off('error', this.onError);
+    this.client.off('end', this.onEnd);
+    try {
+      await this.client.reset();
+      return this.client;
+    } catch {
+      this.client.destroy();
+      return null;
+    }
+  }
+
+  /** Set by stop() and handOff(): lines that still come are no run's. */
+  private stopped = false;
+  private readonly onError = (e: Error): void => this.fail(new MonitorError(`MONITOR connection failed: ${e.message}`));
+  private readonly onEnd = (): void => this.fail(new MonitorError('MONITOR connection closed'));
 }
 
 /** What a run reads its MONITOR lines from: one server's capture, or a cluster's (cluster-capture.ts). */

@@ -5,6 +5,7 @@
 // keys (also on Ctrl-C). A server the tool started is flushed instead, one run at a time.
 import { randomBytes } from 'node:crypto';
 import { registerCleanup } from '../cleanup.ts';
+import type { Client } from '../redis/connections.ts';
 import { ConnectionHub } from '../redis/connections.ts';
 import { describeRunFailure, RedisRefusedError } from '../redis/errors.ts';
 import type { DbClaims } from '../redis/claim.ts';
@@ -14,7 +15,8 @@ import type { MonitorLine } from '../redis/monitor-line.ts';
 import { parsedLines } from '../redis/monitor-line.ts';
 import type { TraceCapture } from '../redis/monitor.ts';
 import { MonitorCapture } from '../redis/monitor.ts';
-import { hasWaiting, readyConnections } from '../redis/connection-pool.ts';
+import type { PooledConnection } from '../redis/connection-pool.ts';
+import { readyConnections, takeWaiting } from '../redis/connection-pool.ts';
 import { ClusterCapture } from '../redis/cluster-capture.ts';
 import type { ClusterClaim } from '../redis/cluster-claim.ts';
 import { claimClusterKeys, SlotHeldError } from '../redis/cluster-claim.ts';
@@ -128,8 +130,19 @@ export class RunResources {
     this.ownedUrl = redis.owned ? redis.url : null;
     if (this.ownedUrl !== null) flushing.add(this.ownedUrl);
     this.db = db;
-    this.hub = new ConnectionHub(redis.url, randomBytes(4).toString('hex'), redis.cluster?.nodes ?? []);
+    // On a server the tool started, the connections an earlier run handed on (connection-pool.ts):
+    // one is the observer, one takes MONITOR, the rest wait for the actors.
+    const handedOn = redis.owned && redis.cluster === undefined ? takeWaiting(redis.url) : [];
+    const observer = handedOn.pop();
+    this.monitorHandedOn = handedOn.pop()?.client ?? null;
+    this.actorsHandedOn = handedOn;
+    this.hub = new ConnectionHub(redis.url, randomBytes(4).toString('hex'), redis.cluster?.nodes ?? [], observer);
   }
+
+  /** A connection an earlier run handed on, for MONITOR (null: none, or MonitorCapture has it). */
+  private monitorHandedOn: Client | null;
+  /** Connections an earlier run handed on, for the actors, until open() readies them (the hub then has them). */
+  private actorsHandedOn: PooledConnection[];
 
   /**
    * Everything before the first step: the connections, a server that can give a faithful trace,
@@ -157,15 +170,16 @@ export class RunResources {
     // The observer's own address is asked for in that round trip too. On a server the tool
     // started, the connections an earlier run handed on are put back in db 0 meanwhile, before
     // MONITOR starts (connection-pool.ts).
-    let readied: Promise<unknown> = Promise.resolve();
-    if (this.redis.owned) {
-      hub.handConnectionsOn();
-      if (hasWaiting(this.redis.url)) readied = readyConnections(this.redis.url).then((c) => hub.reserve(c));
-    }
+    if (this.redis.owned) hub.handConnectionsOn();
+    const actors = this.actorsHandedOn.splice(0);
+    const readied = actors.length === 0 ? Promise.resolve() : readyConnections(actors).then((c) => hub.reserve(c));
     const observing = hub.startObserver().then(() => hub.observer);
+    const handedOn = this.monitorHandedOn ?? undefined;
+    this.monitorHandedOn = null; // MonitorCapture.start closes it if it fails
     const monitoring = MonitorCapture.start(
       this.redis.url,
       Promise.all([observing, readied]).then(([observer]) => observer),
+      handedOn,
     );
     let flushed: Promise<unknown> | null = null;
     const checking = observing.then(async (observer) => {
@@ -432,7 +446,16 @@ export class RunResources {
    * the server for the next run.
    */
   async release(timeline: Timeline): Promise<void> {
-    await this.capture?.stop().catch(() => undefined);
+    // A run that ended well on a server the tool started hands its connections on, MONITOR's too
+    // once out of MONITOR mode (RESET: Redis 6.2+); MONITOR stops first either way.
+    const handOn = this.redis.owned && timeline.error === undefined;
+    let monitor: Client | null = null;
+    if (handOn && this.capture instanceof MonitorCapture && resets(this.redis.version))
+      monitor = await this.capture.handOff();
+    else await this.capture?.stop().catch(() => undefined);
+    for (const c of this.actorsHandedOn.splice(0)) c.client.destroy(); // open() never took them
+    this.monitorHandedOn?.destroy();
+    this.monitorHandedOn = null;
     const clusterClaim = this.clusterClaim;
     if (this.unregisterCleanup && clusterClaim !== null) {
       this.unregisterCleanup();
@@ -466,7 +489,7 @@ export class RunResources {
       }
     }
     // MONITOR has stopped: a run that ended well hands its connections on (a server the tool started).
-    await this.hub.close({ handOn: timeline.error === undefined }).catch(() => undefined);
+    await this.hub.close({ handOn, also: monitor === null ? [] : [monitor] }).catch(() => undefined);
     if (this.ownedUrl !== null) flushing.delete(this.ownedUrl);
   }
 }
@@ -562,4 +585,10 @@ async function prepareKeyspace(
       `${taken.join(', ')} already ${taken.length === 1 ? 'holds' : 'hold'} data on this server (REDIS_URL); use an empty db or a redis.prefix`,
     );
   }
+}
+
+/** Whether a server of `version` has RESET (6.2+), which takes a connection out of MONITOR mode. */
+function resets(version: string | undefined): boolean {
+  const [major = 0, minor = 0] = (version ?? '').split('.').map(Number);
+  return major > 6 || (major === 6 && minor >= 2);
 }

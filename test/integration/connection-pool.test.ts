@@ -64,10 +64,11 @@ describe("a run's connections", () => {
     const admin = await adminOf(server);
     const first = await runScenario(withCache(), { redis: server });
     expect(first.error).toBeUndefined();
-    // worker-1's two (its queue's, its cache's) and the request's: idle in db 15, out of the way
-    // of other processes' claims, their last command the SELECT that put them there.
+    // worker-1's two (its queue's, its cache's), the request's, the observer's and MONITOR's (out
+    // of MONITOR mode): idle in db 15, out of the way of other processes' claims, their last
+    // command the SELECT that put them there.
     const between = await othersOf(admin);
-    expect(between).toHaveLength(3);
+    expect(between).toHaveLength(5);
     for (const c of between)
       expect({ db: c.db, cmd: c.cmd, flags: c.flags }).toEqual({ db: String(PARKED_DB), cmd: 'select', flags: 'N' });
 
@@ -82,16 +83,25 @@ describe("a run's connections", () => {
     expect(traced(second)).toContain('worker-1 SELECT 1');
     const after = await othersOf(admin);
     const ids = (cs: typeof between) => cs.map((c) => c.id).sort();
-    expect(ids(after.filter((c) => c.cmd === 'select'))).toEqual(ids(between));
-    // Each was put back in db 0 and then named for the second run before it sent anything, and
-    // parked again after its last traced command; none of it is in the trace (above).
-    for (const c of between) {
-      const own = lines.filter((l) => l.includes(` ${c.addr}]`)).map((l) => l.slice(l.indexOf(']') + 2));
-      expect(own[0]).toBe('"SELECT" "0"');
-      expect(own[1]).toMatch(/^"CLIENT" "SETNAME" "lqsim:/);
-      expect(own.at(-1)).toBe(`"SELECT" "${PARKED_DB}"`);
-      expect(own.slice(2, -1).every((l) => !l.startsWith('"CLIENT"') && l !== `"SELECT" "${PARKED_DB}"`)).toBe(true);
-    }
+    expect(ids(after.filter((c) => c.cmd === 'select' && c.db === String(PARKED_DB)))).toEqual(ids(between));
+    // The second run took them all again: one as its observer (back in db 0, its address read),
+    // one for MONITOR, and the actors' three, each back in db 0 and named for the second run
+    // before it sent anything; each was parked again after its last command. None of it is in
+    // the trace (above).
+    const ownLines = (addr: string) =>
+      lines.filter((l) => l.includes(` ${addr}]`)).map((l) => l.slice(l.indexOf(']') + 2));
+    const firsts = between.map((c) => ownLines(c.addr!).slice(0, 2).join(' '));
+    expect(firsts.filter((f) => /^"SELECT" "0" "CLIENT" "SETNAME" "lqsim:/.test(f))).toHaveLength(3);
+    expect(firsts.filter((f) => f === '"SELECT" "0" "CLIENT" "INFO"')).toHaveLength(1);
+    // MONITOR's connection shows nothing of its own until the run's end: RESET (out of MONITOR
+    // mode), then its parking.
+    expect(between.map((c) => ownLines(c.addr!))).toContainEqual([
+      '"RESET"',
+      '"CLIENT" "INFO"',
+      `"SELECT" "${PARKED_DB}"`,
+    ]);
+    for (const c of between)
+      expect(ownLines(c.addr!).slice(-2)).toEqual(['"CLIENT" "INFO"', `"SELECT" "${PARKED_DB}"`]);
   });
 
   it('are closed, not handed on, when one is blocked (a BLPOP still waiting) or has a reply to come', async () => {

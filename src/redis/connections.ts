@@ -69,8 +69,12 @@ export function newClient(url: string): Client {
   const send = client.sendCommand.bind(client);
   client.sendCommand = ((args, options) =>
     options?.timeout === 0 ? send(args, options) : deadlines.track(send(args, options))) as typeof send;
+  baseSends.set(client, client.sendCommand);
   return client;
 }
+
+/** Each client's send as newClient made it: a run's observer wraps it, and gives it back so at its end (connection-pool.ts). */
+const baseSends = new WeakMap<Client, Client['sendCommand']>();
 
 /**
  * A short-lived RESP2 client of the same class that never reconnects (a server's version, a
@@ -349,7 +353,8 @@ export class ConnectionHub {
   /** An observer whose barriers, snapshots and CLIENT commands see every command sent ahead done. */
   private settlingObserver(url: string, handedOn?: Client): Client {
     const observer = handedOn ?? newClient(url);
-    const send = observer.sendCommand.bind(observer);
+    // newClient's own send: an observer handed on had this run's wrapper before (close gives it back).
+    const send = baseSends.get(observer) ?? observer.sendCommand.bind(observer);
     this.rawSends.set(observer, send);
     observer.sendCommand = ((args, options) => {
       const wait = this.othersSettled(observer);
@@ -641,7 +646,7 @@ export class ConnectionHub {
         ob.destroy();
         continue;
       }
-      ob.sendCommand = this.rawSends.get(ob)!; // without this run's othersSettled
+      ob.sendCommand = baseSends.get(ob) ?? this.rawSends.get(ob)!; // without this run's othersSettled
       onward.push(ob);
     }
     for (const c of o.also ?? [])

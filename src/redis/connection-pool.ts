@@ -28,7 +28,7 @@ export interface PooledConnection {
 }
 
 /** Connections kept per server at most; more are closed. */
-export const POOL_MAX = 16;
+export const POOL_MAX = 32;
 
 /** The db connections wait in between runs. */
 export const PARKED_DB = 15;

@@ -564,9 +564,10 @@ export class ConnectionHub {
       this.open.add(pooled.client);
       this.handed.set(pooled.client, pooled);
       // Named on the connection itself before anything else goes out on it (a handshake line:
-      // isHandshake); its address and id are CLIENT INFO's from when it opened.
-      const reply = String(await pooled.client.sendCommand(['CLIENT', 'SETNAME', name]));
-      if (reply !== 'OK') throw new Error(`CLIENT SETNAME did not name connection ${name}: ${reply.slice(0, 80)}`);
+      // isHandshake), sent ahead with its first command: a SETNAME refused is thrown by the next
+      // command sent, as any sent ahead (a server the tool started). Its address and id are
+      // CLIENT INFO's from when it was handed on.
+      await this.sendAhead(pooled.client, ['CLIENT', 'SETNAME', name], (e) => e);
       this.byAddr.set(connectionKey(pooled.addr, undefined), owner);
       return { actor, client: pooled.client, id: pooled.id, addr: pooled.addr, name, observer: this.observer };
     }

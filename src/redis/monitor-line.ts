@@ -259,21 +259,21 @@ export function parseMonitorArgBytes(raw: string): Uint8Array[] {
 }
 
 /** True for the "OK" reply to MONITOR itself (redis-cli prints it; raw RESP has "+OK"). */
-/** A step's lines as parsedLines parsed them, with how many there were then. */
-const parsedOf = new WeakMap<readonly string[], { count: number; parsed: readonly MonitorLine[] }>();
+/** The last lines parsedLines parsed: the array, how many it held then, and the parse. */
+let lastParsed: { lines: readonly string[]; count: number; parsed: readonly MonitorLine[] } | null = null;
 
 /**
- * A step's MONITOR lines parsed, MONITOR's own OK left out: once for everyone who reads them (the
- * watch for other clients, the TTL service, the attribution each parsed every line again; an
- * EVAL's line carries its whole script). The parse is kept with the array, and made again if the
- * array has grown since. The lines' args are shared: a reader must not change them.
+ * A step's MONITOR lines parsed, MONITOR's own OK left out: once for everyone who reads them in
+ * turn (the watch for other clients, the TTL service and the attribution each parsed every line
+ * again; an EVAL's line carries its whole script). Only the last array's parse is kept (a run
+ * that holds its lines, the lab's, would otherwise hold every parse too), and it is made again
+ * if the array has grown since. The lines' args are shared: a reader must not change them.
  */
 export function parsedLines(lines: readonly string[]): readonly MonitorLine[] {
-  const kept = parsedOf.get(lines);
-  if (kept !== undefined && kept.count === lines.length) return kept.parsed;
+  if (lastParsed !== null && lastParsed.lines === lines && lastParsed.count === lines.length) return lastParsed.parsed;
   const parsed: MonitorLine[] = [];
   for (const line of lines) if (!isMonitorOk(line)) parsed.push(parseMonitorLine(line));
-  parsedOf.set(lines, { count: lines.length, parsed });
+  lastParsed = { lines, count: lines.length, parsed };
   return parsed;
 }
 

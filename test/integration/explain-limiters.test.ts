@@ -15,14 +15,19 @@ const ndjsonOf = async (scenario: string): Promise<string> => {
 };
 
 const findings = async (ndjson: string): Promise<Array<{ kind: string; certainty: string; title: string }>> => {
-  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
   const { join } = await import('node:path');
   const { tmpdir } = await import('node:os');
-  const file = join(mkdtempSync(join(tmpdir(), 'lqsim-limiters-')), 'run.ndjson');
-  writeFileSync(file, ndjson);
-  const r = await lqsim(['explain', file, '--format', 'json']);
-  expect(r.stderr).toBe('');
-  return (JSON.parse(r.stdout) as { findings: Array<{ kind: string; certainty: string; title: string }> }).findings;
+  const dir = mkdtempSync(join(tmpdir(), 'lqsim-limiters-'));
+  try {
+    const file = join(dir, 'run.ndjson');
+    writeFileSync(file, ndjson);
+    const r = await lqsim(['explain', file, '--format', 'json']);
+    expect(r.stderr).toBe('');
+    return (JSON.parse(r.stdout) as { findings: Array<{ kind: string; certainty: string; title: string }> }).findings;
+  } finally {
+    rmSync(dir, { recursive: true, force: true }); // the test's own temp dir, never left behind
+  }
 };
 
 describe('lqsim explain: attempts spent by a rate limiter', () => {

@@ -146,6 +146,25 @@ export async function roundTripUs(server: Pick<RedisServer, 'host' | 'port'>, n 
 }
 
 /**
+ * The commands a replay sends (a BLPOP left out: it would wait for its timeout with nothing pushed
+ * behind it; its own time in Redis is a list lookup), with a connected client per connection of
+ * theirs put in `clients` (the caller closes them, whatever happens).
+ */
+async function connectReplay(
+  server: RedisServer,
+  commands: readonly ReplayedCommand[],
+  clients: Map<string, Client>,
+): Promise<ReplayedCommand[]> {
+  const replayed = commands.filter((c) => (c.args[0] ?? '').toUpperCase() !== 'BLPOP');
+  for (const name of new Set(replayed.map((c) => c.connection))) {
+    const client = newClient(server.url);
+    clients.set(name, client);
+    await client.connect();
+  }
+  return replayed;
+}
+
+/**
  * Redis' own time (µs) for `commands` with MONITOR attached: each connection's commands pipelined
  * on a connection of its own, after FLUSHALL and CONFIG RESETSTAT; the sum of INFO commandstats'
  * usec over the replay (CONFIG RESETSTAT and INFO themselves left out).
@@ -158,12 +177,7 @@ export async function redisOwnUs(server: RedisServer, commands: readonly Replaye
   try {
     spawnSync('sleep', ['0.2']); // let it attach
     await admin.sendCommand(['FLUSHALL']);
-    const replayed = commands.filter((c) => (c.args[0] ?? '').toUpperCase() !== 'BLPOP');
-    for (const name of new Set(replayed.map((c) => c.connection))) {
-      const client = newClient(server.url);
-      await client.connect();
-      clients.set(name, client);
-    }
+    const replayed = await connectReplay(server, commands, clients);
     await admin.sendCommand(['CONFIG', 'RESETSTAT']);
     // Issued in the run's order, each connection's pipelined: no round trip is in Redis' time.
     await Promise.all(
@@ -206,12 +220,7 @@ export async function replayWallUs(server: RedisServer, commands: readonly Repla
   const clients = new Map<string, Client>();
   try {
     await admin.sendCommand(['FLUSHALL']);
-    const replayed = commands.filter((c) => (c.args[0] ?? '').toUpperCase() !== 'BLPOP');
-    for (const name of new Set(replayed.map((c) => c.connection))) {
-      const client = newClient(server.url);
-      await client.connect();
-      clients.set(name, client);
-    }
+    const replayed = await connectReplay(server, commands, clients);
     // The round trips: a run of commands on one connection, up to an awaited one, goes out in one write.
     const runs: Array<{ client: Client; args: string[][] }> = [];
     let open: { client: Client; args: string[][]; connection: string } | null = null;

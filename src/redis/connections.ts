@@ -2,7 +2,9 @@
 // address says who sent what. Connections speak RESP2 with client info disabled, so node-redis
 // sends nothing when it connects (but AUTH for REDIS_URL's credentials); the tool then sends a
 // CLIENT SETNAME whose name is unique to the run and a CLIENT INFO that tells the connection's
-// address and id, and both lines are dropped from the trace as the tool's own.
+// address and id, and both lines are dropped from the trace as the tool's own. On a server the
+// tool started, connections go on from one run to the next (connection-pool.ts): one handed on
+// knows its address and id already, and is only named.
 import type { PooledConnection } from './connection-pool.ts';
 import { handOn } from './connection-pool.ts';
 import { RedisClient, TimeoutError } from 'redis';
@@ -284,8 +286,8 @@ export class ConnectionHub {
   private readonly open = new Set<Client>();
   /** Whether the actors' connections go to the next run (handConnectionsOn). */
   private handsOn = false;
-  /** Each actor connection that may be handed on, with its address and id. */
-  private readonly handed = new Map<Client, PooledConnection>();
+  /** The actors' connections that may be handed on at the run's end (handConnectionsOn). */
+  private readonly handed = new Set<Client>();
   /** Connections an earlier run handed on, not taken by an actor yet (reserve). */
   private readonly reserved: PooledConnection[] = [];
   /** Connections of processes that ended during the run, handed on at its end. */
@@ -562,7 +564,7 @@ export class ConnectionHub {
     const pooled = o.node === undefined ? this.reserved.pop() : undefined;
     if (pooled !== undefined) {
       this.open.add(pooled.client);
-      this.handed.set(pooled.client, pooled);
+      this.handed.add(pooled.client);
       // Named on the connection itself before anything else goes out on it (a handshake line:
       // isHandshake), sent ahead with its first command: a SETNAME refused is thrown by the next
       // command sent, as any sent ahead (a server the tool started). Its address and id are
@@ -586,7 +588,7 @@ export class ConnectionHub {
     if (!entry?.addr || !entry.id || entry.name !== name)
       throw new Error(`CLIENT INFO did not name connection ${name}: ${text.slice(0, 80)}`);
     this.byAddr.set(connectionKey(entry.addr, o.node?.label), owner);
-    if (this.handsOn && o.node === undefined) this.handed.set(client, { client, addr: entry.addr, id: entry.id });
+    if (this.handsOn && o.node === undefined) this.handed.add(client);
     const observer = this.observerOf(o.node?.label);
     return { actor, client, id: entry.id, addr: entry.addr, name, observer, ...(o.node ? { node: o.node.label } : {}) };
   }
@@ -626,8 +628,9 @@ export class ConnectionHub {
 
   /**
    * Closes the run's connections. `handOn`: the run ended without a fault and its MONITOR has
-   * stopped; on a server the tool started (handConnectionsOn), the actors' connections with
-   * nothing under way go to the next run (connection-pool.ts), the rest are closed.
+   * stopped; on a server the tool started (handConnectionsOn), the actors' connections, the
+   * observer and `also` (MONITOR's, out of MONITOR mode) go to the next run if nothing of theirs is
+   * under way (connection-pool.ts), and the rest are closed.
    */
   async close(o: { handOn?: boolean; also?: readonly Client[] } = {}): Promise<void> {
     const unsent = this.beforeNextQueue;
@@ -666,7 +669,7 @@ export class ConnectionHub {
   reserve(connections: readonly PooledConnection[]): void {
     for (const c of connections) {
       this.reserved.push(c);
-      this.handed.set(c.client, c);
+      this.handed.add(c.client);
     }
   }
 

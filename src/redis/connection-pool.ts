@@ -18,6 +18,7 @@
 // CLIENT INFO are its first commands), one takes MONITOR, and the rest are put back in db 0
 // before MONITOR starts (readyConnections), so that no trace shows either SELECT; an actor's is
 // named before it sends anything (a line isHandshake knows).
+import { parseClientList } from './client-list.ts';
 import type { Client } from './connections.ts';
 
 /** A connection between runs, with the address and CLIENT ID CLIENT INFO gave when it was parked. */
@@ -69,11 +70,6 @@ export async function readyConnections(connections: readonly PooledConnection[])
   return ready.filter((c) => c !== null);
 }
 
-/** Whether connections wait for a run on `url`. */
-export function hasWaiting(url: string): boolean {
-  return (idle.get(url)?.length ?? 0) > 0;
-}
-
 /**
  * Hands connections on to the next run on `url`: each one `isIdle` says has nothing under way is
  * moved to PARKED_DB, its address and id read again (CLIENT INFO, in the same round trip), and
@@ -95,11 +91,9 @@ export async function handOn(
       const info = client.sendCommand(['CLIENT', 'INFO']);
       info.catch(() => undefined); // the SELECT's failure is the one that counts
       const selected = await client.sendCommand(['SELECT', String(PARKED_DB)]).catch(() => null);
-      const text = String(await info.catch(() => ''));
-      const addr = /(?:^| )addr=(\S+)/.exec(text)?.[1];
-      const id = /(?:^| )id=(\d+)/.exec(text)?.[1];
-      if (String(selected) !== 'OK' || addr === undefined || id === undefined) return null;
-      return { client, addr, id };
+      const entry = parseClientList(String(await info.catch(() => '')))[0];
+      if (String(selected) !== 'OK' || !entry?.addr || !entry.id) return null;
+      return { client, addr: entry.addr, id: entry.id };
     }),
   );
   const kept = idle.get(url) ?? [];

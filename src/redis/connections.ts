@@ -7,6 +7,9 @@
 // knows its address and id already, and is only named.
 import type { PooledConnection } from './connection-pool.ts';
 import { handOn } from './connection-pool.ts';
+import { parseClientList } from './client-list.ts';
+
+export { parseClientList };
 import { RedisClient, TimeoutError } from 'redis';
 import type { ClusterNode } from './cluster-nodes.ts';
 import { nodeOfSlot } from './cluster-nodes.ts';
@@ -157,24 +160,6 @@ function connectionOptions(url: string) {
     ...(u.username !== undefined ? { username: u.username } : {}),
     ...(u.password !== undefined ? { password: u.password } : {}),
   };
-}
-
-/** Parses CLIENT LIST output into name → {id, addr, flags, cmd}. */
-export function parseClientList(text: string): Array<Record<string, string>> {
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((line) =>
-      Object.fromEntries(
-        line
-          .trim()
-          .split(' ')
-          .map((kv) => {
-            const i = kv.indexOf('=');
-            return [kv.slice(0, i), kv.slice(i + 1)];
-          }),
-      ),
-    );
 }
 
 /**
@@ -535,14 +520,19 @@ export class ConnectionHub {
    */
   async startObserver(): Promise<void> {
     if (this.nodes.length > 0) throw new Error("a cluster's observers start together (start())");
-    // One an earlier run handed on is connected, and waits in another db (connection-pool.ts).
-    const selected =
-      this.observerHandedOn === undefined
-        ? this.observer.connect().then(() => 'OK')
-        : this.observer.sendCommand(['SELECT', '0']);
-    if (this.observerHandedOn === undefined) await selected;
-    this.observerAddress = Promise.all([selected, clientAddress(this.observer)]).then(([reply, addr]) => {
-      if (String(reply) !== 'OK') throw new Error(`the observer's SELECT 0 answered ${String(reply)}`);
+    // One an earlier run handed on is connected, waits in another db, and its address was read
+    // when it was parked (connection-pool.ts).
+    const handedOn = this.observerHandedOn;
+    let known: Promise<string>;
+    if (handedOn === undefined) {
+      await this.observer.connect();
+      known = clientAddress(this.observer);
+    } else
+      known = this.observer.sendCommand(['SELECT', '0']).then((reply) => {
+        if (String(reply) !== 'OK') throw new Error(`the observer's SELECT 0 answered ${String(reply)}`);
+        return handedOn.addr;
+      });
+    this.observerAddress = known.then((addr) => {
       this.observerAddr = addr;
       this.observerKeys.add(addr);
     });
@@ -650,7 +640,7 @@ export class ConnectionHub {
         ob.destroy();
         continue;
       }
-      ob.sendCommand = baseSends.get(ob) ?? this.rawSends.get(ob)!; // without this run's othersSettled
+      ob.sendCommand = this.rawSends.get(ob)!; // newClient's own send, without this run's othersSettled
       onward.push(ob);
     }
     for (const c of o.also ?? [])

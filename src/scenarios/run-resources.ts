@@ -162,14 +162,13 @@ export class RunResources {
       await hub.start();
       return this.openCluster(o.queues);
     }
-    // MONITOR's connection opens while the observer's does. The server is refused before any key
-    // is touched when it cannot give a faithful trace: MONITOR, which touches none, is sent
-    // meanwhile (the observer's checks are no step's lines), and stopped again when it is refused.
-    // The server the tool started is flushed in the same round trip as the checks (it is the
-    // tool's own: nothing in it is anyone's, refused or not).
-    // The observer's own address is asked for in that round trip too. On a server the tool
-    // started, the connections an earlier run handed on are put back in db 0 meanwhile, before
-    // MONITOR starts (connection-pool.ts).
+    // The server is refused before any key is touched when it cannot give a faithful trace: the
+    // observer's checks go out in one round trip, with its own address asked for and, on a server
+    // the tool started, FLUSHALL (nothing in it is anyone's, refused or not). MONITOR, which
+    // touches nothing, starts meanwhile on a connection of its own (the checks are no step's
+    // lines) and is stopped again when the server is refused. On a server the tool started, the
+    // connections an earlier run handed on are put back in db 0 before MONITOR starts
+    // (connection-pool.ts).
     if (this.redis.owned) hub.handConnectionsOn();
     const actors = this.actorsHandedOn.splice(0);
     const readied = actors.length === 0 ? Promise.resolve() : readyConnections(actors).then((c) => hub.reserve(c));

@@ -3,7 +3,7 @@
 // Watched from outside: CLIENT LIST from a client of the test's own, and a MONITOR of its own.
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hasWaiting, PARKED_DB } from '../../src/redis/connection-pool.ts';
+import { PARKED_DB, takeWaiting } from '../../src/redis/connection-pool.ts';
 import { ConnectionHub, parseClientList } from '../../src/redis/connections.ts';
 import { NodeRedisPort } from '../../src/redis/port.ts';
 import type { RedisServer } from '../../src/redis/server.ts';
@@ -84,15 +84,21 @@ describe("a run's connections", () => {
     const after = await othersOf(admin);
     const ids = (cs: typeof between) => cs.map((c) => c.id).sort();
     expect(ids(after.filter((c) => c.cmd === 'select' && c.db === String(PARKED_DB)))).toEqual(ids(between));
-    // The second run took them all again: one as its observer (back in db 0, its address read),
-    // one for MONITOR, and the actors' three, each back in db 0 and named for the second run
-    // before it sent anything; each was parked again after its last command. None of it is in
-    // the trace (above).
+    // The second run took them all again: one as its observer, one for MONITOR, and the actors'
+    // three, each back in db 0 and named for the second run before it sent anything; each was
+    // parked again after its last command. None of it is in the trace (above).
     const ownLines = (addr: string) =>
       lines.filter((l) => l.includes(` ${addr}]`)).map((l) => l.slice(l.indexOf(']') + 2));
     const firsts = between.map((c) => ownLines(c.addr!).slice(0, 2).join(' '));
     expect(firsts.filter((f) => /^"SELECT" "0" "CLIENT" "SETNAME" "lqsim:/.test(f))).toHaveLength(3);
-    expect(firsts.filter((f) => f === '"SELECT" "0" "CLIENT" "INFO"')).toHaveLength(1);
+    // The observer: back in db 0 first, then the checks; its address is known from its parking,
+    // so the only CLIENT INFO it sends is its parking's again.
+    const observer = between
+      .map((c) => ownLines(c.addr!))
+      .filter((own) => own[0] === '"SELECT" "0"' && !own[1]!.startsWith('"CLIENT" "SETNAME"'));
+    expect(observer).toHaveLength(1);
+    expect(observer[0]!.filter((l) => l === '"CLIENT" "INFO"')).toHaveLength(1);
+    expect(observer[0]).toContain('"FLUSHALL"');
     // MONITOR's connection shows nothing of its own until the run's end: RESET (out of MONITOR
     // mode), then its parking.
     expect(between.map((c) => ownLines(c.addr!))).toContainEqual([
@@ -154,6 +160,6 @@ describe("a run's connections", () => {
     expect((await runScenario(withCache(), { redis: server })).error).toBeUndefined();
     await server.stop();
     servers.splice(servers.indexOf(server), 1);
-    expect(hasWaiting(server.url)).toBe(false);
+    expect(takeWaiting(server.url)).toEqual([]);
   });
 });

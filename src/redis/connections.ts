@@ -422,6 +422,8 @@ export class ConnectionHub {
     }
     const own = entry;
     own.unanswered++;
+    this.firstAhead ??= client;
+    this.lastAhead = client;
     own.last = client.sendCommand(args).then(
       (reply) => {
         onReply?.(reply);
@@ -433,6 +435,28 @@ export class ConnectionHub {
       },
     );
     own.settling.push(own.last);
+  }
+
+  /** The first and the last connection a command went out ahead on since the last flushed(). */
+  private firstAhead: Client | null = null;
+  private lastAhead: Client | null = null;
+
+  /**
+   * After an actor's activation (the scheduler's afterActivation): when the commands it sent ahead
+   * began on one connection and ended on another, a promise of the next turn of the event loop;
+   * else undefined. node-redis writes what a turn sent in a setImmediate, and a turn runs on until
+   * nothing is left to do: the worker went on through its sleep, the step's end and its next
+   * activation before the scripts its poll had sent were written. The next activation most likely
+   * begins where this one began (a worker polling with its cache on Redis: the restart signal's
+   * GET on the cache's connection, then the queue's scripts), so its first command will wait for
+   * this one's last anyway: waiting one turn lets them be written first, and that work then runs
+   * while Redis runs them (the GET's reply to the scripts' write: 31 µs to 20 µs). An activation on
+   * one connection is left alone, to go out in one write with what follows it.
+   */
+  flushed(): Promise<void> | undefined {
+    const switched = this.firstAhead !== this.lastAhead;
+    this.firstAhead = this.lastAhead = null;
+    return switched ? new Promise((resolve) => setImmediate(resolve)) : undefined;
   }
 
   /** Sends the commands queued by beforeNext, in order, with `send` (a connection's, before its own command). */

@@ -143,6 +143,12 @@ export interface SchedulerOptions {
    * the current instant, nor for one past `until`.
    */
   beforeInstant?: (at: number) => Promise<void>;
+  /**
+   * Called when an activation has yielded, before its step goes to run's onStep: a promise to wait
+   * for first, or undefined. The runner's lets the step's commands sent ahead be written before
+   * its end is worked out and the next activation starts (ConnectionHub.flushed).
+   */
+  afterActivation?: () => Promise<void> | undefined;
 }
 
 export class Scheduler {
@@ -270,6 +276,8 @@ export class Scheduler {
         const yielded = new Promise<void>((resolve, reject) => (this.yieldSignal = { resolve, reject }));
         await ev.fire();
         await yielded;
+        const flushed = this.opts.afterActivation?.();
+        if (flushed !== undefined) await flushed;
         let woken = false;
         const wake = async (): Promise<void> => {
           if (woken) return;

@@ -1,5 +1,6 @@
 // Commands whose reply Laravel never reads are sent without waiting for it (ConnectionHub.sendAhead),
 // and the trace stays the same only because nothing any other connection sends overtakes them.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AHEAD_WINDOW, ConnectionHub } from '../../src/redis/connections.ts';
 import { NodeRedisPort } from '../../src/redis/port.ts';
@@ -89,6 +90,38 @@ describe('commands sent ahead', () => {
     await a.close();
     expect(Number(await hub.observer.sendCommand(['LLEN', 'ahead4:list']))).toBe(3 * AHEAD_WINDOW);
     await hub.observer.sendCommand(['DEL', 'ahead4:list']);
+    await hub.close();
+  });
+
+  it('after an activation that sent ahead on two connections, flushed() resolves once node-redis has written them; on one connection it is undefined', async () => {
+    const hub = new ConnectionHub(server.url, 'ahead6');
+    await hub.start();
+    const cache = (await hub.connect('worker-1')).client;
+    const queue = (await hub.connect('worker-1')).client;
+    // What reaches the sockets, as node-redis writes it (in a setImmediate of its own).
+    const written: string[] = [];
+    const write = net.Socket.prototype.write;
+    net.Socket.prototype.write = function (this: net.Socket, chunk: unknown, ...rest: unknown[]) {
+      written.push(String(chunk));
+      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as typeof write;
+    try {
+      void hub.sendAhead(queue, ['RPUSH', 'ahead6:list', 'a'], (e) => e);
+      expect(hub.flushed()).toBeUndefined();
+      void hub.sendAhead(cache, ['GET', 'ahead6:restart'], (e) => e);
+      void hub.sendAhead(queue, ['LLEN', 'ahead6:list'], (e) => e);
+      expect(written.join('')).not.toContain('LLEN');
+      const flushed = hub.flushed();
+      expect(flushed).toBeInstanceOf(Promise);
+      await flushed;
+      const sent = written.join('');
+      for (const name of ['RPUSH', 'GET', 'LLEN']) expect(sent).toContain(name);
+      // Each call looks at what went out ahead since the last one.
+      expect(hub.flushed()).toBeUndefined();
+    } finally {
+      net.Socket.prototype.write = write;
+    }
+    await hub.observer.sendCommand(['DEL', 'ahead6:list']);
     await hub.close();
   });
 

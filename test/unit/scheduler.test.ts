@@ -649,3 +649,37 @@ describe('next.isLast(): whether the run ends after this step', () => {
     expect(got).toEqual([true]);
   });
 });
+
+describe('afterActivation: what an activation leaves is waited for before its step goes on', () => {
+  it("is called after each activation yields and awaited before run's onStep", async () => {
+    const order: string[] = [];
+    const s = scheduler({
+      afterActivation: () => {
+        order.push('after');
+        return new Promise<void>((resolve) =>
+          setImmediate(() => {
+            order.push('waited');
+            resolve();
+          }),
+        );
+      },
+    });
+    s.spawn('A', T0, async (ctx) => {
+      order.push('A 0');
+      await ctx.sleep(3);
+      order.push('A 1');
+    });
+    await s.run(async (step) => {
+      order.push(`step at ${step.t - T0}`);
+    });
+    expect(order).toEqual(['A 0', 'after', 'waited', 'step at 0', 'A 1', 'after', 'waited', 'step at 3']);
+  });
+
+  it('an undefined from it goes on at once', async () => {
+    const s = scheduler({ afterActivation: () => undefined });
+    s.spawn('A', T0, async (ctx) => {
+      say(ctx, 'A 0');
+    });
+    expect(await runSteps(s)).toEqual([[0, 'A', 'A 0']]);
+  });
+});

@@ -450,7 +450,7 @@ export class ConnectionHub {
    * begins where this one began (a worker polling with its cache on Redis: the restart signal's
    * GET on the cache's connection, then the queue's scripts), so its first command will wait for
    * this one's last anyway: waiting one turn lets them be written first, and that work then runs
-   * while Redis runs them (the GET's reply to the scripts' write: 31 µs to 20 µs). An activation on
+   * while Redis runs them (the GET's reply to the scripts' write: 31 µs to 18-20 µs). An activation on
    * one connection is left alone, to go out in one write with what follows it.
    */
   flushed(): Promise<void> | undefined {

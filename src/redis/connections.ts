@@ -250,6 +250,20 @@ const AHEAD_REFILL = AHEAD_WINDOW / 4;
 /** What sendAhead returns for a command on its way: nothing to wait for. */
 const SENT: Promise<void> = Promise.resolve();
 
+/** A connection's commands sent ahead (ConnectionHub.sendAhead, sendAheadInOrder). */
+interface AheadEntry {
+  /** Sent or waiting to be sent, and not answered yet. */
+  unanswered: number;
+  /** The settling of each, in the order sent (a connection's replies come in that order). */
+  settling: Array<Promise<void>>;
+  /** The last one's settling, which comes last; never rejects. */
+  last: Promise<void>;
+  /** How many wait for other connections before they go out (sendAheadInOrder). */
+  waiting: number;
+  /** Settles when the last of those has been handed to node-redis; null when none waits. */
+  handed: Promise<void> | null;
+}
+
 export class ConnectionHub {
   /**
    * The tool's own connection for barriers, snapshots and CLIENT commands; filtered from the trace.
@@ -290,6 +304,11 @@ export class ConnectionHub {
    */
   onTraced: ((args: readonly string[]) => void) | null = null;
   /**
+   * A difference the run found where nothing throws it (the model's check of a reply it foresaw:
+   * ModelCheck.failed): the commands still waiting in the hub (sendAheadInOrder) then never go out.
+   */
+  failedElsewhere: () => unknown = () => null;
+  /**
    * The tool's commands that go out ahead of the next traced command, on its connection, after
    * the step marks (beforeNext): a step's end read without a round trip of its own. Sent on the
    * observer instead when the observer sends anything first (a barrier, a TTL's delete).
@@ -308,10 +327,7 @@ export class ConnectionHub {
    * in the order sent, and of the last one (a connection's replies come in the order it sent, so
    * that one settles last).
    */
-  private readonly ahead = new Map<
-    Client,
-    { unanswered: number; settling: Array<Promise<void>>; last: Promise<void> }
-  >();
+  private readonly ahead = new Map<Client, AheadEntry>();
   /** The first command sent ahead that failed: every later send of the run throws it. */
   private aheadFailure: { error: unknown } | null = null;
   /** The observer's send without othersSettled (see afterAhead). */
@@ -415,12 +431,7 @@ export class ConnectionHub {
     onReply?: (reply: unknown) => void,
   ): void {
     this.throwIfAheadFailed();
-    let entry = this.ahead.get(client);
-    if (entry === undefined) {
-      entry = { unanswered: 0, settling: [], last: Promise.resolve() };
-      this.ahead.set(client, entry);
-    }
-    const own = entry;
+    const own = this.entryOf(client);
     own.unanswered++;
     this.firstAhead ??= client;
     this.lastAhead = client;
@@ -437,9 +448,107 @@ export class ConnectionHub {
     own.settling.push(own.last);
   }
 
+  private entryOf(client: Client): AheadEntry {
+    let entry = this.ahead.get(client);
+    if (entry === undefined) {
+      entry = { unanswered: 0, settling: [], last: SENT, waiting: 0, handed: null };
+      this.ahead.set(client, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * Sends a command ahead as sendAhead does, but in the order of the run whatever the connection:
+   * when another connection still has commands unanswered (or this one has commands waiting), the
+   * command waits for them in the hub and the actor goes on at once, instead of waiting with it.
+   * The actor's next commands, its sleep and the step's end are then worked out while Redis runs
+   * the ones before, and the command goes out as soon as the last reply it waits for comes, with
+   * nothing left to work out. `before` is taken now (the step marks and reads that go out just
+   * before it, on its connection: MonitorCapture.takeMarks, beforeNext) and run when it goes out.
+   * A failure before it goes out (an earlier command's, sendAhead) leaves it unsent.
+   */
+  sendAheadInOrder(
+    client: Client,
+    args: string[],
+    describe: (e: unknown) => unknown,
+    onReply: ((reply: unknown) => void) | undefined,
+    takeBefore: () => (() => void) | null,
+  ): Promise<void> {
+    const queued = this.ahead.get(client);
+    if (queued !== undefined && queued.unanswered >= AHEAD_WINDOW)
+      return queued.settling[AHEAD_REFILL - 1]!.then(() =>
+        this.sendAheadInOrder(client, args, describe, onReply, takeBefore),
+      );
+    try {
+      this.throwIfAheadFailed();
+      const wait = this.before(client);
+      const before = takeBefore();
+      if (wait === undefined) {
+        before?.();
+        this.sendAheadNow(client, args, describe, onReply);
+        return SENT;
+      }
+      const own = this.entryOf(client);
+      own.unanswered++;
+      own.waiting++;
+      let handed!: () => void;
+      own.handed = new Promise<void>((resolve) => (handed = resolve));
+      this.lastHanded = own.handed;
+      this.firstAhead ??= client;
+      this.lastAhead = client;
+      own.last = wait
+        .then(() => {
+          if (--own.waiting === 0) own.handed = null;
+          // The run has failed: nothing more goes out.
+          if (this.aheadFailure !== null || this.failedElsewhere() !== null) return undefined;
+          before?.();
+          const reply = client.sendCommand(args);
+          handed();
+          return reply.then(
+            (r) => onReply?.(r),
+            (e: unknown) => {
+              this.aheadFailure ??= { error: describe(e) };
+            },
+          );
+        })
+        .catch((e: unknown) => {
+          this.aheadFailure ??= { error: describe(e) };
+        })
+        .then(() => {
+          handed();
+          this.answered(client, own);
+        });
+      own.settling.push(own.last);
+      return SENT;
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  /**
+   * What a command on `client` must wait for before it goes out: the commands other connections
+   * have unanswered, and those waiting to go out on `client` itself (sendAheadInOrder); undefined
+   * when there are none. Never rejects.
+   */
+  private before(client: Client): Promise<void> | undefined {
+    let first: Promise<void> | undefined;
+    let waits: Array<Promise<void>> | undefined;
+    const add = (p: Promise<void>) => {
+      if (first === undefined) first = p;
+      else (waits ??= [first]).push(p);
+    };
+    for (const [other, entry] of this.ahead) {
+      if (other !== client) add(entry.last);
+      else if (entry.handed !== null) add(entry.handed);
+    }
+    return waits === undefined ? first : Promise.all(waits).then(() => undefined);
+  }
+
   /** The first and the last connection a command went out ahead on since the last flushed(). */
   private firstAhead: Client | null = null;
   private lastAhead: Client | null = null;
+  /** Settles when the last command sendAheadInOrder held back since the last flushed() has gone out. */
+  private lastHanded: Promise<void> | null = null;
 
   /**
    * After an actor's activation (the scheduler's afterActivation): when the commands it sent ahead
@@ -455,16 +564,27 @@ export class ConnectionHub {
    */
   flushed(): Promise<void> | undefined {
     const switched = this.firstAhead !== this.lastAhead;
-    this.firstAhead = this.lastAhead = null;
+    const handed = this.lastHanded;
+    this.firstAhead = this.lastAhead = this.lastHanded = null;
+    // Commands held back for other connections' replies: the step goes on once they are handed to
+    // node-redis, and one turn later, when node-redis has written them.
+    if (handed !== null) return handed.then(() => new Promise((resolve) => setImmediate(resolve)));
     return switched ? new Promise((resolve) => setImmediate(resolve)) : undefined;
   }
 
   /** Sends the commands queued by beforeNext, in order, with `send` (a connection's, before its own command). */
   sendBeforeNext(send: (args: string[]) => Promise<unknown>): void {
-    if (this.beforeNextQueue.length === 0) return;
+    this.takeBeforeNext()?.(send);
+  }
+
+  /** Takes the commands queued by beforeNext: a function that sends them with `send`, or null when there are none. */
+  takeBeforeNext(): ((send: (args: string[]) => Promise<unknown>) => void) | null {
+    if (this.beforeNextQueue.length === 0) return null;
     const queued = this.beforeNextQueue;
     this.beforeNextQueue = [];
-    for (const c of queued) send(c.args).then(c.resolve, c.reject);
+    return (send) => {
+      for (const c of queued) send(c.args).then(c.resolve, c.reject);
+    };
   }
 
   private answered(client: Client, entry: { unanswered: number; settling: Array<Promise<void>> }): void {
@@ -477,13 +597,12 @@ export class ConnectionHub {
    * once); otherwise a promise of the moment none has, which rejects if one of them failed.
    */
   othersSettled(client: Client): Promise<void> | undefined {
-    let waits: Array<Promise<void>> | undefined;
-    for (const [other, entry] of this.ahead) if (other !== client) (waits ??= []).push(entry.last);
-    if (waits === undefined) {
+    const wait = this.before(client);
+    if (wait === undefined) {
       this.throwIfAheadFailed();
       return undefined;
     }
-    return Promise.all(waits).then(() => this.throwIfAheadFailed());
+    return wait.then(() => this.throwIfAheadFailed());
   }
 
   /**

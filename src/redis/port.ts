@@ -38,16 +38,10 @@ export class NodeRedisPort implements RedisPort {
    */
   private sendAhead(args: string[], onReply?: OnReply): Promise<void> {
     this.hub.onTraced?.(args);
-    const send = () => this.hub.sendAhead(this.conn.client, args, (e) => this.describe(e, args), onReply);
-    try {
-      if (this.selected && this.hub.othersSettled(this.conn.client) === undefined) {
-        this.beforeCommand();
-        return send();
-      }
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    return this.prepare().then(send);
+    const describe = (e: unknown) => this.describe(e, args);
+    if (this.selected)
+      return this.hub.sendAheadInOrder(this.conn.client, args, describe, onReply, () => this.takeBeforeCommand());
+    return this.prepare().then(() => this.hub.sendAhead(this.conn.client, args, describe, onReply));
   }
 
   /** What goes before a command: other connections' commands done, the step marks and reads, SELECT once. */
@@ -66,11 +60,22 @@ export class NodeRedisPort implements RedisPort {
 
   /** What goes out just before a command, on its connection: the step marks, then the step's end reads. */
   private beforeCommand(): void {
-    // Step marks of a streaming run go first, on this connection: see MonitorCapture.mark. Their
-    // failure is the command's own (the same connection), so it is not reported twice.
-    for (const mark of this.hub.takeMarks()) void this.conn.client.sendCommand(['ECHO', mark]).catch(() => undefined);
-    // Then the reads of the step's end (ConnectionHub.beforeNext), which the mark's line comes before.
-    this.hub.sendBeforeNext((args) => this.conn.client.sendCommand(args));
+    this.takeBeforeCommand()?.();
+  }
+
+  /** Takes what goes out just before a command (beforeCommand) now, to send it when the command goes out. */
+  private takeBeforeCommand(): (() => void) | null {
+    const marks = this.hub.takeMarks();
+    const reads = this.hub.takeBeforeNext();
+    if (marks.length === 0 && reads === null) return null;
+    const client = this.conn.client;
+    return () => {
+      // Step marks of a streaming run go first, on this connection: see MonitorCapture.mark. Their
+      // failure is the command's own (the same connection), so it is not reported twice.
+      for (const mark of marks) void client.sendCommand(['ECHO', mark]).catch(() => undefined);
+      // Then the reads of the step's end (ConnectionHub.beforeNext), which the mark's line comes before.
+      reads?.((args) => client.sendCommand(args));
+    };
   }
 
   /** A blocking command waits as long as the server makes it; any other gets COMMAND_TIMEOUT_MS. */

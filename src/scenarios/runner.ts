@@ -148,6 +148,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       now: () => scheduler.currentInstant() ?? spec.start,
       when: (t) => relativeTime(t, spec.start),
     });
+    // A reply that differs from the one the model foresaw: what waits in the hub stays there.
+    hub.failedElsewhere = () => check.failed;
     const cluster = opts.redis.cluster;
     const connect: ConnectionFactory = async (actor, connection = 'default') =>
       check.port(

@@ -6,7 +6,6 @@
 // Expected messages are written by hand from Laravel 8's worker loop and the scenarios below.
 import { createClient } from 'redis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConnectionHub } from '../../src/redis/connections.ts';
 import { NodeRedisPort } from '../../src/redis/port.ts';
 import { scenario } from '../../src/scenarios/builder.ts';
 import { runScenario } from '../../src/scenarios/runner.ts';
@@ -118,17 +117,28 @@ describe('a reply the model foresees', () => {
 
   it("that Redis contradicts stops the run, naming it and the command the actor had issued since (another client's SET of the restart signal)", async () => {
     const app = await client(1);
+    const monitor = await client(0);
+    const lines: string[] = [];
+    await monitor.monitor((line) => lines.push(line));
     // After worker-1's first poll (t+0): the restart signal, as `php artisan queue:restart` sets it.
     const { t, acted } = await afterFirstPoll(() => app.set(RESTART, '1700000001'));
     expect(acted).toBe(true);
-    // The poll at t+3: its GET goes out on the model's word (nil), and worker-1 goes on to its first
-    // migrate (on the queue's connection, it waits for the GET's reply before it goes out); the
-    // second is refused, the difference having come.
+    // The poll at t+3: its GET goes out on the model's word (nil), and worker-1 goes on to its two
+    // migrates and its pop, on the queue's connection: they wait in the hub for the GET's reply,
+    // which differs, so none of them goes out.
     expect(t.error).toBe(
-      `worker-1's GET ${RESTART} returned "1700000001", but ${RESTART} should not exist: GET read another value (another client on this server changed the key?); the trace is no longer Laravel's alone, so the run stops (worker-1 had gone on with the reply the model foresaw: its next command had been issued before this reply came)`,
+      `worker-1's GET ${RESTART} returned "1700000001", but ${RESTART} should not exist: GET read another value (another client on this server changed the key?); the trace is no longer Laravel's alone, so the run stops (worker-1 had gone on with the reply the model foresaw: its next 3 commands had been issued before this reply came)`,
     );
     // The run's steps end before the one that failed: its t+0 poll is the last.
     expect(t.steps.map((s) => s.t - t.start)).toEqual([0]);
+    // Everything before the sentinel's line has come through MONITOR.
+    await app.sendCommand(['ECHO', 'foreseen-sentinel']);
+    await vi.waitFor(() => expect(lines.some((l) => l.includes('foreseen-sentinel'))).toBe(true));
+    const gets = lines.flatMap((l, i) => (l.includes(`"GET" "${RESTART}"`) ? [i] : []));
+    expect(gets).toHaveLength(2); // t+0's (Worker::daemon's own first read is before the loop: the model's too) and t+3's
+    const laravelScripts = (from: number) => lines.slice(from).filter((l) => /"EVAL" "-- /.test(l));
+    expect(laravelScripts(gets[0]!)).toHaveLength(3);
+    expect(laravelScripts(gets[1]!)).toEqual([]);
   });
 
   it("that Redis contradicts stops the run: an empty queue's pop that finds another client's job", async () => {
@@ -170,17 +180,14 @@ describe('a reply the model foresees', () => {
     it('that another client took first stops the run naming the job (a foreseen pop)', async () => {
       const app = await client(0);
       let taken: string | null = null;
-      // Just before worker-1's second pop goes out (its first, awaited, showed cjson's order, so
+      // Just before worker-1 sends its second pop (its first, awaited, showed cjson's order, so
       // this one is sent ahead with SendInvoice#2's copy foreseen): SendInvoice#2, from under it.
-      const sendAhead = ConnectionHub.prototype.sendAhead;
-      vi.spyOn(ConnectionHub.prototype, 'sendAhead').mockImplementation(async function (
-        this: ConnectionHub,
-        c,
-        args,
-        ...rest
-      ) {
+      type SendAhead = (this: unknown, args: string[], ...rest: unknown[]) => Promise<void>;
+      const proto = NodeRedisPort.prototype as unknown as { sendAhead: SendAhead };
+      const sendAhead = proto.sendAhead;
+      vi.spyOn(proto, 'sendAhead').mockImplementation(async function (this: unknown, args, ...rest) {
         if (taken === null && isPop(args)) taken = await app.lPop(QUEUE);
-        return sendAhead.call(this, c, args, ...rest);
+        return sendAhead.call(this, args, ...rest);
       });
       const t = await runScenario(three(), { redis: server() });
       expect(taken).toContain('"attempts":0');

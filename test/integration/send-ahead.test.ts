@@ -2,6 +2,7 @@
 // and the trace stays the same only because nothing any other connection sends overtakes them.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '../../src/redis/connections.ts';
 import { AHEAD_WINDOW, ConnectionHub } from '../../src/redis/connections.ts';
 import { NodeRedisPort } from '../../src/redis/port.ts';
 import type { RedisServer } from '../../src/redis/server.ts';
@@ -23,9 +24,15 @@ const LLEN: LuaScript = {
 async function twoActors(run: string) {
   const hub = new ConnectionHub(server.url, run);
   await hub.start();
-  const a = new NodeRedisPort(await hub.connect('dispatcher'), hub, null);
-  const b = new NodeRedisPort(await hub.connect('worker-1'), hub, null);
-  return { hub, a, b };
+  const ca = await hub.connect('dispatcher');
+  const cb = await hub.connect('worker-1');
+  return {
+    hub,
+    a: new NodeRedisPort(ca, hub, null),
+    b: new NodeRedisPort(cb, hub, null),
+    ca: ca.client,
+    cb: cb.client,
+  };
 }
 
 describe('commands sent ahead', () => {
@@ -122,6 +129,108 @@ describe('commands sent ahead', () => {
       net.Socket.prototype.write = write;
     }
     await hub.observer.sendCommand(['DEL', 'ahead6:list']);
+    await hub.close();
+  });
+
+  it('one on another connection than commands still unanswered waits in the hub, not in the actor, and goes out once they are answered', async () => {
+    const { hub, a, b, ca, cb } = await twoActors('ahead7');
+    // Each port's first command waits for its SELECT-less start (prepare); these go out at once.
+    await a.rpush('ahead7:list', 'first');
+    await b.rpush('ahead7:other', 'first');
+    await hub.observer.sendCommand(['PING']); // everything above answered
+    const events: string[] = [];
+    const spy = (name: string, client: Client) => {
+      const send = client.sendCommand.bind(client);
+      client.sendCommand = ((args, options) => {
+        const what = `${name} ${(args as string[]).join(' ')}`;
+        events.push(`sent ${what}`);
+        return send(args, options).finally(() => events.push(`answered ${what}`));
+      }) as typeof send;
+    };
+    spy('a', ca);
+    spy('b', cb);
+    // A step's mark is taken by the next command sent, whenever that one goes out.
+    let marks = ['lqsim-mark-1'];
+    hub.takeMarks = () => marks.splice(0);
+    for (let i = 0; i < 3; i++) await a.rpush('ahead7:list', `a${i}`);
+    marks = ['lqsim-mark-2'];
+    // Sent while a's pushes are unanswered: the actor goes on at once, the command waits.
+    await b.rpush('ahead7:list', 'b');
+    events.push('b goes on');
+    await a.rpush('ahead7:list', 'a-after');
+    events.push('a goes on');
+    expect(events.slice(0, 3)).toEqual([
+      'sent a ECHO lqsim-mark-1',
+      'sent a RPUSH ahead7:list a0',
+      'sent a RPUSH ahead7:list a1',
+    ]);
+    expect(events).toContain('b goes on');
+    expect(events).toContain('a goes on');
+    expect(events.some((e) => e.startsWith('sent b'))).toBe(false);
+    await hub.observer.sendCommand(['PING']);
+    const at = (e: string) => {
+      const i = events.indexOf(e);
+      expect(i, e).toBeGreaterThanOrEqual(0);
+      return i;
+    };
+    // b's push (and the mark taken when it was sent) went out only after a's three were answered,
+    // and a's next only after b's was; the marks went with the commands they were taken by.
+    expect(at('sent b ECHO lqsim-mark-2')).toBeGreaterThan(at('answered a RPUSH ahead7:list a2'));
+    expect(at('sent b RPUSH ahead7:list b')).toBe(at('sent b ECHO lqsim-mark-2') + 1);
+    expect(at('sent a RPUSH ahead7:list a-after')).toBeGreaterThan(at('answered b RPUSH ahead7:list b'));
+    expect(await hub.observer.sendCommand(['LRANGE', 'ahead7:list', '0', '-1'])).toEqual([
+      'first',
+      'a0',
+      'a1',
+      'a2',
+      'b',
+      'a-after',
+    ]);
+    await hub.observer.sendCommand(['DEL', 'ahead7:list', 'ahead7:other']);
+    await hub.close();
+  });
+
+  it('one waiting in the hub behind a command that failed is never sent, and the failure fails the next command', async () => {
+    const { hub, a, b } = await twoActors('ahead8');
+    await a.rpush('ahead8:a', 'x');
+    await b.rpush('ahead8:b', 'x');
+    await hub.observer.sendCommand(['PING']);
+    await a.zadd('ahead8:z', Number.NaN, 'member'); // an error reply
+    await b.rpush('ahead8:b', 'y'); // waits for it in the hub; never goes out
+    await a.rpush('ahead8:a', 'z'); // waits behind b's; never goes out either
+    // A command whose reply the actor awaits waits for them, and throws Redis' error.
+    await expect(b.eval(LLEN, ['ahead8:b'], [])).rejects.toThrow(/not a valid float/);
+    expect(await hub.afterAhead.sendCommand(['LRANGE', 'ahead8:b', '0', '-1'])).toEqual(['x']);
+    expect(await hub.afterAhead.sendCommand(['LRANGE', 'ahead8:a', '0', '-1'])).toEqual(['x']);
+    await hub.afterAhead.sendCommand(['DEL', 'ahead8:a', 'ahead8:b']);
+    await hub.close();
+  });
+
+  it('after an activation whose command waited in the hub, flushed() resolves once it has gone out and been written', async () => {
+    const { hub, a, b } = await twoActors('ahead9');
+    await a.rpush('ahead9:list', 'x');
+    await b.rpush('ahead9:list', 'y');
+    await hub.observer.sendCommand(['PING']);
+    await hub.flushed(); // the two sends above began on one connection and ended on the other
+    expect(hub.flushed()).toBeUndefined();
+    const written: string[] = [];
+    const write = net.Socket.prototype.write;
+    net.Socket.prototype.write = function (this: net.Socket, chunk: unknown, ...rest: unknown[]) {
+      written.push(String(chunk));
+      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+    } as typeof write;
+    try {
+      await a.rpush('ahead9:list', 'a');
+      await b.rpush('ahead9:list', 'b-waits');
+      const flushed = hub.flushed();
+      expect(flushed).toBeInstanceOf(Promise);
+      expect(written.join('')).not.toContain('b-waits');
+      await flushed;
+      expect(written.join('')).toContain('b-waits');
+    } finally {
+      net.Socket.prototype.write = write;
+    }
+    await hub.observer.sendCommand(['DEL', 'ahead9:list']);
     await hub.close();
   });
 

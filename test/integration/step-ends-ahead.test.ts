@@ -14,7 +14,6 @@ import { READ_QUEUES } from '../../src/scenarios/snapshot.ts';
 import { ToolScript } from '../../src/redis/tool-script.ts';
 import { NodeRedisPort } from '../../src/redis/port.ts';
 import { MonitorCapture } from '../../src/redis/monitor.ts';
-import { ConnectionHub } from '../../src/redis/connections.ts';
 import { useServerWithAdmin } from '../helpers/admin.ts';
 
 const { server, admin } = useServerWithAdmin();
@@ -89,7 +88,7 @@ const portCall = () => (NodeRedisPort.prototype as unknown as { call: Call }).ca
 /**
  * Runs `before` ahead of the `n`-th traced command that `is` picks (counted from 1), whether the
  * actor awaits its reply (NodeRedisPort's call) or sends it ahead (a reply Laravel does not read,
- * or one the model foresees: ConnectionHub.sendAhead).
+ * or one the model foresees: NodeRedisPort's sendAhead, which may leave it waiting in the hub).
  */
 function beforeCommand(
   is: (args: string[]) => boolean,
@@ -97,24 +96,17 @@ function beforeCommand(
   before: () => Promise<void>,
 ): { reached: () => boolean } {
   const call = portCall();
-  const sendAhead = ConnectionHub.prototype.sendAhead;
+  type SendAhead = (this: unknown, args: string[], ...rest: unknown[]) => Promise<void>;
+  const proto = NodeRedisPort.prototype as unknown as { call: Call; sendAhead: SendAhead };
+  const sendAhead = proto.sendAhead;
   let seen = 0;
-  vi.spyOn(NodeRedisPort.prototype as unknown as { call: Call }, 'call').mockImplementation(async function (
-    this: unknown,
-    args,
-    blocking,
-  ) {
+  vi.spyOn(proto, 'call').mockImplementation(async function (this: unknown, args, blocking) {
     if (is(args) && ++seen === n) await before();
     return call.call(this, args, blocking);
   });
-  vi.spyOn(ConnectionHub.prototype, 'sendAhead').mockImplementation(async function (
-    this: ConnectionHub,
-    client,
-    args,
-    ...rest
-  ) {
+  vi.spyOn(proto, 'sendAhead').mockImplementation(async function (this: unknown, args, ...rest) {
     if (is(args) && ++seen === n) await before();
-    return sendAhead.call(this, client, args, ...rest);
+    return sendAhead.call(this, args, ...rest);
   });
   return { reached: () => seen >= n };
 }

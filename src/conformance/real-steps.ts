@@ -36,6 +36,9 @@ export class RealSteps implements StepCollector {
 
   throwIfFaulted(): void {}
 
+  /** Every step's lines are read at its barrier. */
+  async catchUp(): Promise<void> {}
+
   async collect(done: CompletedStep, _next: unknown, index: number): Promise<void> {
     const { o } = this;
     await o.expiry?.afterStep(done.t);

@@ -577,6 +577,17 @@ export class ConnectionHub {
     this.takeBeforeNext()?.(send);
   }
 
+  /**
+   * Sends what beforeNext holds now, on the observer, once every command sent ahead is answered:
+   * for what cannot wait for the next traced command (a TTL sweep before the clock moves).
+   */
+  async flushBeforeNext(): Promise<void> {
+    if (this.beforeNextQueue.length === 0) return;
+    const wait = this.othersSettled(this.observer);
+    if (wait !== undefined) await wait;
+    this.sendBeforeNext(this.observerSend);
+  }
+
   /** Takes the commands queued by beforeNext: a function that sends them with `send`, or null when there are none. */
   takeBeforeNext(): ((send: (args: string[]) => Promise<unknown>) => void) | null {
     if (this.beforeNextQueue.length === 0) return null;

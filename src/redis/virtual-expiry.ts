@@ -130,6 +130,11 @@ export interface VirtualExpiryOptions {
   onWarning?: (message: string) => void;
   /** Each key deleted because its virtual expiry passed. */
   onExpire?: (expired: Expiry) => void;
+  /**
+   * Sends now, on the observer, what waits to go out ahead of the next traced command
+   * (ConnectionHub.beforeNext): a sweep sent that way must be answered before the clock moves.
+   */
+  flushAhead?: () => Promise<void>;
 }
 
 /** A key with a TTL, as the run's virtual clock counts it. */
@@ -228,9 +233,27 @@ export class VirtualExpiry {
    * and remembered in virtual time. Resolves once Redis has done it, so the next step's commands
    * come after.
    */
-  async afterStep(t: number): Promise<void> {
+  async afterStep(t: number, sender: Sender = this.o.observer): Promise<void> {
+    if (sender === this.o.observer) return this.sweep(t, sender);
+    // Sent ahead of the next traced command (a kept run's step end: step-collector.ts): the clock
+    // does not move before it is answered (beforeInstant).
+    const sweep = this.sweep(t, sender);
+    this.ahead.add(sweep);
+    void sweep.finally(() => this.ahead.delete(sweep)).catch(() => undefined);
+    return sweep;
+  }
+
+  /** Sweeps sent ahead of the next traced command (afterStep) and not answered yet. */
+  private readonly ahead = new Set<Promise<void>>();
+
+  /** Loads the sweep's script on the server, for sweeps sent ahead (afterStep with beforeNext). */
+  async load(): Promise<void> {
+    await SWEEP.load(this.o.observer);
+  }
+
+  private async sweep(t: number, sender: Sender): Promise<void> {
     const seq = ++this.sweeps;
-    const keys = SWEEP.run(this.o.observer, [
+    const keys = SWEEP.run(sender, [
       '0',
       CLAIM_KEY,
       MARK_KEY,
@@ -281,12 +304,23 @@ export class VirtualExpiry {
 
   /**
    * Before the clock moves to `at` (Scheduler's beforeInstant): every key whose virtual expiry is
-   * before `at` deleted and forgotten, in one script. Nothing is sent when none is due.
+   * before `at` deleted and forgotten, in one script. Nothing is sent when none is due. A sweep
+   * sent ahead is sent now if it has not gone out, and answered first; where a key is due and a
+   * sweep's line has not been read, `catchUp` reads the MONITOR lines so far (a kept run's
+   * collector: its lines otherwise wait for a mark that goes out with the next command).
    */
-  async beforeInstant(at: number): Promise<void> {
+  async beforeInstant(at: number, catchUp?: () => Promise<void>): Promise<void> {
+    if (this.ahead.size > 0) {
+      await this.o.flushAhead?.();
+      await Promise.all(this.ahead);
+    }
     if (toMs(at) <= this.earliestMs || this.due(at).length === 0) return;
     // A due key may have been rewritten without a TTL in a step whose lines have not come yet.
-    if (this.o.observerAddr !== undefined) await this.linesRead();
+    // A sweep sent ahead has its line among the next step's: `catchUp` reads the lines so far.
+    if (this.o.observerAddr !== undefined) {
+      if (this.unseen.length > 0) await catchUp?.();
+      await this.linesRead();
+    }
     const due = this.due(at);
     if (due.length === 0) return;
     const args: string[] = [];
@@ -319,9 +353,11 @@ export class VirtualExpiry {
       if (SWEEP.isCall(line.args)) this.sweepLine(Number(line.args[SWEEP_NUMBER_ARG]));
       return;
     }
-    // A step's end read ahead of an actor's next command (ConnectionHub.beforeNext): the tool's.
+    // A step's end read ahead of an actor's next command (ConnectionHub.beforeNext): the tool's,
+    // its sweep among them (afterStep).
     if (ToolScript.isToolCall(line.args)) {
       this.scriptIsRuns = false;
+      if (SWEEP.isCall(line.args)) this.sweepLine(Number(line.args[SWEEP_NUMBER_ARG]));
       return;
     }
     this.scriptIsRuns = true;

@@ -5,7 +5,7 @@
 // keys (also on Ctrl-C). A server the tool started is flushed instead, one run at a time.
 import { randomBytes } from 'node:crypto';
 import { registerCleanup } from '../cleanup.ts';
-import type { Client } from '../redis/connections.ts';
+import type { Client, Sender } from '../redis/connections.ts';
 import { ConnectionHub } from '../redis/connections.ts';
 import { describeRunFailure, RedisRefusedError } from '../redis/errors.ts';
 import type { DbClaims } from '../redis/claim.ts';
@@ -315,6 +315,7 @@ export class RunResources {
       start,
       observerAddr: this.hub.observerAddr,
       onWarning: (m) => timeline.warnings.push(m),
+      flushAhead: () => this.hub.flushBeforeNext(),
     });
     return this.expiry;
   }
@@ -404,8 +405,8 @@ export class RunResources {
   }
 
   /** After a step at `t`: its TTLs taken into virtual time (none without `virtualTtl`). */
-  async afterStep(t: number): Promise<void> {
-    await this.expiry?.afterStep(t);
+  async afterStep(t: number, sender?: Sender): Promise<void> {
+    await this.expiry?.afterStep(t, sender);
   }
 
   /** Whether the lines seen since the last sweep may have given a TTL (virtual-expiry.ts' sweepNeeded). */
@@ -413,10 +414,16 @@ export class RunResources {
     return this.expiry?.sweepNeeded() ?? false;
   }
 
+  /**
+   * Reads the MONITOR lines so far into the watch and the TTL service (VirtualExpiry.beforeInstant):
+   * the run's collector's catchUp, set by the runner.
+   */
+  catchUp: () => Promise<void> = async () => undefined;
+
   /** Scheduler's beforeInstant: what expired in virtual time before `at` deleted (set only with `virtualTtl`). */
   get beforeInstant(): ((at: number) => Promise<void>) | undefined {
     const expiry = this.expiry;
-    return expiry === null ? undefined : (at) => expiry.beforeInstant(at);
+    return expiry === null ? undefined : (at) => expiry.beforeInstant(at, () => this.catchUp());
   }
 
   /** The keys the run keeps a virtual expiry for, each in its scenario db (the state pane's). */

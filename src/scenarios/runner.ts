@@ -242,6 +242,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     const collector: StepCollector = unheld
       ? new StreamingSteps(context, { onCommand: opts.onCommand, scriptNames, scriptSources, kept: keepSteps })
       : new BarrierSteps(context);
+    held.catchUp = () => collector.catchUp();
     let stepCount = 0;
     try {
       await scheduler.run(async (done, next) => {

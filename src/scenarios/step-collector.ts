@@ -66,6 +66,8 @@ export interface StepCollector {
   collect(done: CompletedStep, next: NextEvent, index: number): Promise<void>;
   /** The steps still waiting for their lines are finished; the first fault among them thrown. */
   drain(): Promise<void>;
+  /** Reads the lines so far into the watch and the TTL service, in order (RunResources.catchUp). */
+  catchUp(): Promise<void>;
   /** Whether the queues were empty at the last step that read them (run-end.ts). */
   queuesEmpty(): boolean;
 }
@@ -177,6 +179,9 @@ export class BarrierSteps implements StepCollector {
 
   async drain(): Promise<void> {}
 
+  /** Every step's lines are read at its barrier. */
+  async catchUp(): Promise<void> {}
+
   queuesEmpty(): boolean {
     return this.lastQueues !== null && queuesAreEmpty(this.lastQueues);
   }
@@ -243,7 +248,11 @@ export class StreamingSteps extends BarrierSteps {
     super(ctx);
     this.kept = o.kept === true;
     this.loaded = this.kept
-      ? Promise.all([READ_QUEUES.load(ctx.hub.observer), ctx.cacheState && READ_CACHE.load(ctx.hub.observer)])
+      ? Promise.all([
+          READ_QUEUES.load(ctx.hub.observer),
+          ctx.cacheState && READ_CACHE.load(ctx.hub.observer),
+          ctx.held.expiry?.load(),
+        ])
       : Promise.resolve();
     this.loaded.catch(() => undefined); // the first step's end that needs them throws it
     const cap = ctx.capture;
@@ -292,11 +301,12 @@ export class StreamingSteps extends BarrierSteps {
     // streaming run reads their sizes at a barrier, a kept run decides on the model's.
     const endReadsQueues =
       !this.kept && !ctx.open && ctx.pending() === 0 && !ctx.workers.some((w) => w.busy() || exitsOnItsOwn(w));
-    // A run with TTLs in virtual time sweeps after a step that gave one, before the next: a
-    // barrier. A kept run foresees it from the step's commands (its lines are read later, and
-    // say whether it was foreseen right); a streaming run reads its lines as they come, and
-    // takes the barrier after every step.
-    const sweeps = ctx.held.expiry !== null && (!this.kept || mayGiveTtl);
+    // A run with TTLs in virtual time sweeps after a step that gave one, before the next. A kept
+    // run foresees it from the step's commands (its lines are read later, and say whether it was
+    // foreseen right) and sends the sweep ahead of the next traced command, after the step's
+    // reads (the clock does not move before it is answered: VirtualExpiry.beforeInstant); a
+    // streaming run reads its lines as they come, and takes a barrier after every step.
+    const sweeps = ctx.held.expiry !== null && !this.kept;
     this.modelEmpty = null;
     this.unreadLast = null;
     // A kept run asks Redis about a BLPOP only where the model says the step may have ended it.
@@ -316,6 +326,9 @@ export class StreamingSteps extends BarrierSteps {
     const unread = marks !== null && this.sameAsLastRead(marks);
     if (unread) this.unreadLast = index;
     const reads = marks === null ? null : unread ? this.lastReadAgain() : this.readAhead(index, done.t, marks);
+    const swept =
+      this.kept && mayGiveTtl && ctx.held.expiry !== null ? ctx.held.afterStep(done.t, ctx.hub.beforeNext) : null;
+    swept?.catch(() => undefined);
     this.finishing = this.finishing
       .then(async () => {
         const got = await lines;
@@ -323,7 +336,9 @@ export class StreamingSteps extends BarrierSteps {
         ctx.held.watchLines(got);
         // Its state was the last read's: no other client may have written in it.
         if (unread) ctx.held.vouchUnread(got, index);
-        const ttl = ctx.held.expiry?.ttlGivenBy() ?? null;
+        // Its sweep's line comes after its own lines, with the next step's.
+        if (swept !== null) await swept;
+        const ttl = swept === null ? (ctx.held.expiry?.ttlGivenBy() ?? null) : null;
         if (ttl !== null)
           throw new Error(
             `lqsim foresaw no TTL in step ${index}, but its ${ttl} may have given one, and no sweep took it into virtual time (a bug in virtual-expiry.ts' commandMayGiveTtl); the run stops`,
@@ -425,6 +440,18 @@ export class StreamingSteps extends BarrierSteps {
       if (this.kept) this.ctx.held.watchLines(lines);
     }
     if (this.unreadLast !== null) await this.readLastAgain(this.unreadLast);
+  }
+
+  /**
+   * A kept run's lines after the last mark (a sweep's sent ahead, before the clock moves): a
+   * barrier reads them, once the steps before have read theirs. A streaming run's sink has read
+   * every line already.
+   */
+  override async catchUp(): Promise<void> {
+    if (!this.kept) return;
+    const lines = await this.ctx.capture.barrier(this.ctx.hub.observer);
+    await this.before();
+    this.ctx.held.watchLines(lines);
   }
 
   /**

@@ -35,6 +35,26 @@ async function twoActors(run: string) {
   };
 }
 
+/** twoActors, each port's first command (which waits for nothing: NodeRedisPort's prepare) sent and answered. */
+async function twoStartedActors(run: string) {
+  const actors = await twoActors(run);
+  await actors.a.rpush(`${run}:a`, 'x');
+  await actors.b.rpush(`${run}:b`, 'x');
+  await actors.hub.observer.sendCommand(['PING']);
+  return actors;
+}
+
+/** What reaches the sockets from now until restore(), as node-redis writes it (in a setImmediate of its own). */
+function socketWrites(): { written: string[]; restore: () => void } {
+  const written: string[] = [];
+  const write = net.Socket.prototype.write;
+  net.Socket.prototype.write = function (this: net.Socket, chunk: unknown, ...rest: unknown[]) {
+    written.push(String(chunk));
+    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  } as typeof write;
+  return { written, restore: () => (net.Socket.prototype.write = write) };
+}
+
 describe('commands sent ahead', () => {
   it('resolve before their reply, and run before anything another connection or the observer sends after them', async () => {
     const { hub, a, b } = await twoActors('ahead1');
@@ -105,13 +125,7 @@ describe('commands sent ahead', () => {
     await hub.start();
     const cache = (await hub.connect('worker-1')).client;
     const queue = (await hub.connect('worker-1')).client;
-    // What reaches the sockets, as node-redis writes it (in a setImmediate of its own).
-    const written: string[] = [];
-    const write = net.Socket.prototype.write;
-    net.Socket.prototype.write = function (this: net.Socket, chunk: unknown, ...rest: unknown[]) {
-      written.push(String(chunk));
-      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
-    } as typeof write;
+    const { written, restore } = socketWrites();
     try {
       void hub.sendAhead(queue, ['RPUSH', 'ahead6:list', 'a'], (e) => e);
       expect(hub.flushed()).toBeUndefined();
@@ -126,18 +140,14 @@ describe('commands sent ahead', () => {
       // Each call looks at what went out ahead since the last one.
       expect(hub.flushed()).toBeUndefined();
     } finally {
-      net.Socket.prototype.write = write;
+      restore();
     }
     await hub.observer.sendCommand(['DEL', 'ahead6:list']);
     await hub.close();
   });
 
   it('one on another connection than commands still unanswered waits in the hub, not in the actor, and goes out once they are answered', async () => {
-    const { hub, a, b, ca, cb } = await twoActors('ahead7');
-    // Each port's first command waits for its SELECT-less start (prepare); these go out at once.
-    await a.rpush('ahead7:list', 'first');
-    await b.rpush('ahead7:other', 'first');
-    await hub.observer.sendCommand(['PING']); // everything above answered
+    const { hub, a, b, ca, cb } = await twoStartedActors('ahead7');
     const events: string[] = [];
     const spy = (name: string, client: Client) => {
       const send = client.sendCommand.bind(client);
@@ -152,17 +162,17 @@ describe('commands sent ahead', () => {
     // A step's mark is taken by the next command sent, whenever that one goes out.
     let marks = ['lqsim-mark-1'];
     hub.takeMarks = () => marks.splice(0);
-    for (let i = 0; i < 3; i++) await a.rpush('ahead7:list', `a${i}`);
+    for (let i = 0; i < 3; i++) await a.rpush('ahead7:a', `a${i}`);
     marks = ['lqsim-mark-2'];
     // Sent while a's pushes are unanswered: the actor goes on at once, the command waits.
-    await b.rpush('ahead7:list', 'b');
+    await b.rpush('ahead7:a', 'b');
     events.push('b goes on');
-    await a.rpush('ahead7:list', 'a-after');
+    await a.rpush('ahead7:a', 'a-after');
     events.push('a goes on');
     expect(events.slice(0, 3)).toEqual([
       'sent a ECHO lqsim-mark-1',
-      'sent a RPUSH ahead7:list a0',
-      'sent a RPUSH ahead7:list a1',
+      'sent a RPUSH ahead7:a a0',
+      'sent a RPUSH ahead7:a a1',
     ]);
     expect(events).toContain('b goes on');
     expect(events).toContain('a goes on');
@@ -175,26 +185,23 @@ describe('commands sent ahead', () => {
     };
     // b's push (and the mark taken when it was sent) went out only after a's three were answered,
     // and a's next only after b's was; the marks went with the commands they were taken by.
-    expect(at('sent b ECHO lqsim-mark-2')).toBeGreaterThan(at('answered a RPUSH ahead7:list a2'));
-    expect(at('sent b RPUSH ahead7:list b')).toBe(at('sent b ECHO lqsim-mark-2') + 1);
-    expect(at('sent a RPUSH ahead7:list a-after')).toBeGreaterThan(at('answered b RPUSH ahead7:list b'));
-    expect(await hub.observer.sendCommand(['LRANGE', 'ahead7:list', '0', '-1'])).toEqual([
-      'first',
+    expect(at('sent b ECHO lqsim-mark-2')).toBeGreaterThan(at('answered a RPUSH ahead7:a a2'));
+    expect(at('sent b RPUSH ahead7:a b')).toBe(at('sent b ECHO lqsim-mark-2') + 1);
+    expect(at('sent a RPUSH ahead7:a a-after')).toBeGreaterThan(at('answered b RPUSH ahead7:a b'));
+    expect(await hub.observer.sendCommand(['LRANGE', 'ahead7:a', '0', '-1'])).toEqual([
+      'x',
       'a0',
       'a1',
       'a2',
       'b',
       'a-after',
     ]);
-    await hub.observer.sendCommand(['DEL', 'ahead7:list', 'ahead7:other']);
+    await hub.observer.sendCommand(['DEL', 'ahead7:a', 'ahead7:b']);
     await hub.close();
   });
 
   it('one waiting in the hub behind a command that failed is never sent, and the failure fails the next command', async () => {
-    const { hub, a, b } = await twoActors('ahead8');
-    await a.rpush('ahead8:a', 'x');
-    await b.rpush('ahead8:b', 'x');
-    await hub.observer.sendCommand(['PING']);
+    const { hub, a, b } = await twoStartedActors('ahead8');
     await a.zadd('ahead8:z', Number.NaN, 'member'); // an error reply
     await b.rpush('ahead8:b', 'y'); // waits for it in the hub; never goes out
     await a.rpush('ahead8:a', 'z'); // waits behind b's; never goes out either
@@ -207,30 +214,22 @@ describe('commands sent ahead', () => {
   });
 
   it('after an activation whose command waited in the hub, flushed() resolves once it has gone out and been written', async () => {
-    const { hub, a, b } = await twoActors('ahead9');
-    await a.rpush('ahead9:list', 'x');
-    await b.rpush('ahead9:list', 'y');
-    await hub.observer.sendCommand(['PING']);
+    const { hub, a, b } = await twoStartedActors('ahead9');
     await hub.flushed(); // the two sends above began on one connection and ended on the other
     expect(hub.flushed()).toBeUndefined();
-    const written: string[] = [];
-    const write = net.Socket.prototype.write;
-    net.Socket.prototype.write = function (this: net.Socket, chunk: unknown, ...rest: unknown[]) {
-      written.push(String(chunk));
-      return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
-    } as typeof write;
+    const { written, restore } = socketWrites();
     try {
-      await a.rpush('ahead9:list', 'a');
-      await b.rpush('ahead9:list', 'b-waits');
+      await a.rpush('ahead9:a', 'a');
+      await b.rpush('ahead9:a', 'b-waits');
       const flushed = hub.flushed();
       expect(flushed).toBeInstanceOf(Promise);
       expect(written.join('')).not.toContain('b-waits');
       await flushed;
       expect(written.join('')).toContain('b-waits');
     } finally {
-      net.Socket.prototype.write = write;
+      restore();
     }
-    await hub.observer.sendCommand(['DEL', 'ahead9:list']);
+    await hub.observer.sendCommand(['DEL', 'ahead9:a', 'ahead9:b']);
     await hub.close();
   });
 

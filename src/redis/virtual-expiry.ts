@@ -545,12 +545,14 @@ export function ttlEffects(name: string, args: readonly string[]): Array<[string
   const key = args[1];
   if (name === 'FLUSHDB' || name === 'FLUSHALL') return [['', 'flush']];
   if (key === undefined) return [];
-  const options = args.slice(3).map((a) => a.toUpperCase());
   switch (name) {
-    case 'SET':
+    case 'SET': {
+      // Its options, upper-cased here only: every MONITOR line comes through (a job's payload too).
+      const options = args.slice(3).map((a) => a.toUpperCase());
       if (options.some((o) => TTL_OPTIONS.has(o))) return [[key, 'created with ttl']];
       // KEEPTTL keeps it; NX changes nothing on a key that exists (a remembered one does).
       return [[key, options.includes('KEEPTTL') || options.includes('NX') ? 'other' : 'clear']];
+    }
     case 'SETEX':
     case 'PSETEX':
       return [[key, 'created with ttl']];

@@ -135,6 +135,12 @@ export interface VirtualExpiryOptions {
    * (ConnectionHub.beforeNext): a sweep sent that way must be answered before the clock moves.
    */
   flushAhead?: () => Promise<void>;
+  /**
+   * Whether a client (by address) is one of the run's actors' connections, on which a sweep sent
+   * ahead comes (afterStep with beforeNext): another run's sweep on the same server (a test suite's
+   * files in parallel on REDIS_URL, each in its own dbs) is not this one's.
+   */
+  isActor?: (client: string) => boolean;
 }
 
 /** A key with a TTL, as the run's virtual clock counts it. */
@@ -357,7 +363,8 @@ export class VirtualExpiry {
     // its sweep among them (afterStep).
     if (ToolScript.isToolCall(line.args)) {
       this.scriptIsRuns = false;
-      if (SWEEP.isCall(line.args)) this.sweepLine(Number(line.args[SWEEP_NUMBER_ARG]));
+      if (SWEEP.isCall(line.args) && this.o.isActor?.(line.client) === true)
+        this.sweepLine(Number(line.args[SWEEP_NUMBER_ARG]));
       return;
     }
     this.scriptIsRuns = true;

@@ -316,6 +316,7 @@ export class RunResources {
       observerAddr: this.hub.observerAddr,
       onWarning: (m) => timeline.warnings.push(m),
       flushAhead: () => this.hub.flushBeforeNext(),
+      isActor: (client) => this.hub.ownerOf(client) !== undefined,
     });
     return this.expiry;
   }

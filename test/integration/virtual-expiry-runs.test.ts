@@ -48,6 +48,30 @@ describe('a run with TTLs in virtual time', () => {
     expect(plain.error).toBeUndefined();
     expect(essence(await run('failure-release', { redis: external, virtualTtl: true }))).toEqual(plain);
   });
+
+  it("on someone else's server, two runs at once (each in the dbs it claimed) take only their own sweeps' lines", async () => {
+    // A test suite's files in parallel on REDIS_URL: each run's TTL sweeps go ahead of its next
+    // command, on its actors' connections, and MONITOR shows every run's to each.
+    const external = { ...redis(), owned: false, describe: () => 'REDIS_URL' };
+    // Each in the dbs it claimed: the same run but for their numbers.
+    const dbless = (t: Timeline) => ({
+      error: t.error,
+      steps: t.steps.map((s) => [s.index, s.t, s.actor, s.title]),
+      commands: t.steps.flatMap((s) =>
+        s.commands.map((c) => [
+          c.step,
+          c.actor,
+          c.process,
+          c.source,
+          ...(c.args[0] === 'SELECT' ? ['SELECT'] : c.args),
+        ]),
+      ),
+    });
+    const alone = dbless(await run('rate-limited-release', { redis: external }));
+    expect(alone.error).toBeUndefined();
+    const both = await Promise.all([1, 2].map(() => run('rate-limited-release', { redis: external })));
+    for (const t of both) expect(dbless(t)).toEqual(alone);
+  });
 });
 
 // WithoutOverlapping with expireAfter 5 (Queue/Middleware/WithoutOverlapping.php@v8.83: the lock

@@ -8,14 +8,15 @@
 import type { PooledConnection } from './connection-pool.ts';
 import { handOn } from './connection-pool.ts';
 import { parseClientList } from './client-list.ts';
-
-export { parseClientList };
 import { RedisClient, TimeoutError } from 'redis';
 import type { ClusterNode } from './cluster-nodes.ts';
 import { nodeOfSlot } from './cluster-nodes.ts';
 import { commandSlot, keySlot } from './slot.ts';
 import { ToolScript } from './tool-script.ts';
 import { parseRedisUrl } from './url.ts';
+
+/** Kept here too: the claim, the cluster and the conformance read CLIENT LIST through this module. */
+export { parseClientList };
 
 /**
  * A RESP2 node-redis client of the tool's one client class (newClient), without Redis Stack's
@@ -494,8 +495,6 @@ export class ConnectionHub {
       let handed!: () => void;
       own.handed = new Promise<void>((resolve) => (handed = resolve));
       this.lastHanded = own.handed;
-      this.firstAhead ??= client;
-      this.lastAhead = client;
       own.last = wait
         .then(() => {
           if (--own.waiting === 0) own.handed = null;
@@ -515,7 +514,7 @@ export class ConnectionHub {
           this.aheadFailure ??= { error: describe(e) };
         })
         .then(() => {
-          handed();
+          handed(); // also when it never went out (a failure): flushed() must not wait for it
           this.answered(client, own);
         });
       own.settling.push(own.last);

@@ -170,7 +170,8 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       onWarning: (m) => timeline.warnings.push(m),
       // Redis TTLs in virtual time (RunResources' virtualTtl): what ran out goes before the clock moves.
       beforeInstant: held.beforeInstant,
-      // The step's commands sent ahead on two connections are written before its end is worked out.
+      // What the activation sent ahead on two connections, or left waiting in the hub for another
+      // connection's replies, is written before the step's end is worked out (ConnectionHub.flushed).
       afterActivation: () => hub.flushed(),
       // run-end.ts: nothing left to start, the queues empty, no handle() running, and no worker
       // still on its way to an exit of its own (--once, or after SIGTERM). Daemons polling empty

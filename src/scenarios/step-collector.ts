@@ -433,13 +433,18 @@ export class StreamingSteps extends BarrierSteps {
    * the client a fault's mismatch came from is named: RunResources.failure).
    */
   override async drain(): Promise<void> {
+    await this.linesSoFar();
+    if (this.unreadLast !== null) await this.readLastAgain(this.unreadLast);
+  }
+
+  /** A barrier, once the steps before have read their lines; a kept run's watch reads the lines after the last mark. */
+  private async linesSoFar(): Promise<void> {
     const lines = await this.ctx.capture.barrier(this.ctx.hub.observer);
     try {
       await this.before();
     } finally {
       if (this.kept) this.ctx.held.watchLines(lines);
     }
-    if (this.unreadLast !== null) await this.readLastAgain(this.unreadLast);
   }
 
   /**
@@ -448,10 +453,7 @@ export class StreamingSteps extends BarrierSteps {
    * every line already.
    */
   override async catchUp(): Promise<void> {
-    if (!this.kept) return;
-    const lines = await this.ctx.capture.barrier(this.ctx.hub.observer);
-    await this.before();
-    this.ctx.held.watchLines(lines);
+    if (this.kept) await this.linesSoFar();
   }
 
   /**

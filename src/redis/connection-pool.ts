@@ -11,7 +11,8 @@
 // to other runs' claims (claim.ts).
 //
 // A connection is handed on only with nothing of its own under way (every command answered, no
-// BLPOP), MONITOR's once out of MONITOR mode (RESET). Between runs it waits in db 15 (SELECT 15,
+// BLPOP), MONITOR's once out of MONITOR mode (its RESET goes out in the same write as the parking
+// below, and CLIENT INFO must show it out). Between runs it waits in db 15 (SELECT 15,
 // answered before the run that used it returns), where it keeps no one out of the dbs runs take
 // (another process may point REDIS_URL at this server; the tests' own clients sit in db 15 too).
 // The next run takes every waiting connection at its start: one is its observer (SELECT 0 and
@@ -73,7 +74,8 @@ export async function readyConnections(connections: readonly PooledConnection[])
 /**
  * Hands connections on to the next run on `url`: each one `isIdle` says has nothing under way is
  * moved to PARKED_DB, its address and id read again (CLIENT INFO, in the same round trip), and
- * kept; the others, one whose commands fail, and any past POOL_MAX are closed. Resolves once each
+ * kept; the others, one whose commands fail, one CLIENT INFO shows in MONITOR mode, and any past
+ * POOL_MAX are closed. Resolves once each
  * is kept or closed. A kept connection does not hold the process open (unref).
  */
 export async function handOn(
@@ -92,7 +94,9 @@ export async function handOn(
       info.catch(() => undefined); // the SELECT's failure is the one that counts
       const selected = await client.sendCommand(['SELECT', String(PARKED_DB)]).catch(() => null);
       const entry = parseClientList(String(await info.catch(() => '')))[0];
-      if (String(selected) !== 'OK' || !entry?.addr || !entry.id) return null;
+      // MONITOR's connection is handed on with its RESET still to be answered (MonitorCapture.handOff):
+      // still a monitor (flag O) is never kept.
+      if (String(selected) !== 'OK' || !entry?.addr || !entry.id || entry.flags?.includes('O') !== false) return null;
       return { client, addr: entry.addr, id: entry.id };
     }),
   );

@@ -20,7 +20,7 @@ const NO_MARKS: string[] = [];
 /** INFO stats counter (Redis 7.0+) of clients closed for passing client-output-buffer-limit. */
 const DROPPED = /^client_output_buffer_limit_disconnections:(\d+)/m;
 
-async function droppedCount(observer: Client): Promise<number | undefined> {
+export async function droppedCount(observer: Client): Promise<number | undefined> {
   const info = String(await observer.sendCommand(['INFO', 'stats']));
   const m = DROPPED.exec(info);
   return m ? Number(m[1]) : undefined;
@@ -72,9 +72,16 @@ export class MonitorCapture {
   /**
    * `observer` (optional) lets a lost MONITOR connection be told apart from one that fell behind;
    * it may still be connecting (a promise of it): this connection opens meanwhile, and MONITOR is
-   * sent once the observer has read the count it is told apart by.
+   * sent once the observer has read the count it is told apart by. `o.dropped`: that count asked
+   * for already (droppedCount, sent with the observer's first commands: no round trip of its
+   * own), and `o.after`: what MONITOR waits for besides it.
    */
-  static async start(url: string, observer?: Client | Promise<Client>, handedOn?: Client): Promise<MonitorCapture> {
+  static async start(
+    url: string,
+    observer?: Client | Promise<Client>,
+    handedOn?: Client,
+    o: { dropped?: Promise<number | undefined>; after?: Promise<unknown> } = {},
+  ): Promise<MonitorCapture> {
     // A connection an earlier run handed on (connection-pool.ts) is connected already.
     const client = handedOn ?? newClient(url);
     const capture = new MonitorCapture(client);
@@ -83,7 +90,10 @@ export class MonitorCapture {
     const connected = handedOn === undefined ? client.connect() : Promise.resolve();
     connected.catch(() => undefined); // awaited below, after the count
     try {
-      if (observer) capture.droppedBefore = await droppedCount(await observer).catch(() => undefined);
+      const dropped = o.dropped ?? (observer ? Promise.resolve(observer).then(droppedCount) : undefined);
+      dropped?.catch(() => undefined);
+      await o.after;
+      if (dropped) capture.droppedBefore = await dropped.catch(() => undefined);
       await connected;
     } catch (e) {
       client.destroy();
@@ -254,19 +264,17 @@ export class MonitorCapture {
 
   /**
    * Stops capturing and gives the connection back out of MONITOR mode (RESET, Redis 6.2+), for the
-   * next run (connection-pool.ts); null, the connection closed, when that fails.
+   * next run (connection-pool.ts). The RESET is sent, not waited for: what goes next on the
+   * connection (handOn's CLIENT INFO and SELECT) goes out in the same write and is answered after
+   * it, and handOn keeps the connection only where that CLIENT INFO shows it out of MONITOR mode.
+   * A RESET that fails closes the connection.
    */
-  async handOff(): Promise<Client | null> {
+  handOff(): Client {
     this.stopped = true;
     this.client.off('error', this.onError);
     this.client.off('end', this.onEnd);
-    try {
-      await this.client.reset();
-      return this.client;
-    } catch {
-      this.client.destroy();
-      return null;
-    }
+    this.client.reset().catch(() => this.client.destroy());
+    return this.client;
   }
 
   /** Set by stop() and handOff(): lines that still come are no run's. */

@@ -197,6 +197,8 @@ interface KeyLife {
 }
 
 export class VirtualExpiry {
+  /** The sweep's script: loaded with a run's first commands (RunResources.open), for sweeps sent ahead (afterStep with beforeNext). */
+  static readonly script: ToolScript = SWEEP;
   /** db → key → virtual expiry (integer ms) and the sweep that found its TTL. */
   private readonly remembered = new Map<number, Map<string, { ms: number; seq: number }>>();
   private sweeps = 0;
@@ -251,11 +253,6 @@ export class VirtualExpiry {
 
   /** Sweeps sent ahead of the next traced command (afterStep) and not answered yet. */
   private readonly ahead = new Set<Promise<void>>();
-
-  /** Loads the sweep's script on the server, for sweeps sent ahead (afterStep with beforeNext). */
-  async load(): Promise<void> {
-    await SWEEP.load(this.o.observer);
-  }
 
   private async sweep(t: number, sender: Sender): Promise<void> {
     const seq = ++this.sweeps;

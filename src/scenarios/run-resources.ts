@@ -14,7 +14,7 @@ import { clientsAt } from '../redis/claim-clients.ts';
 import type { MonitorLine } from '../redis/monitor-line.ts';
 import { parsedLines } from '../redis/monitor-line.ts';
 import type { TraceCapture } from '../redis/monitor.ts';
-import { MonitorCapture } from '../redis/monitor.ts';
+import { droppedCount, MonitorCapture } from '../redis/monitor.ts';
 import type { PooledConnection } from '../redis/connection-pool.ts';
 import { readyConnections, takeWaiting } from '../redis/connection-pool.ts';
 import { ClusterCapture } from '../redis/cluster-capture.ts';
@@ -26,6 +26,7 @@ import { probeCacheKeys, probePermissions } from '../redis/permission-probe.ts';
 import { preflight } from '../redis/preflight.ts';
 import type { Expiry } from '../redis/virtual-expiry.ts';
 import { VirtualExpiry } from '../redis/virtual-expiry.ts';
+import type { ToolScript } from '../redis/tool-script.ts';
 import type { QueueKeys } from '../sim/keys.ts';
 import { allKeys } from '../sim/keys.ts';
 import { ModelMismatchError } from '../sim/model/mismatch.ts';
@@ -139,6 +140,9 @@ export class RunResources {
     this.hub = new ConnectionHub(redis.url, randomBytes(4).toString('hex'), redis.cluster?.nodes ?? [], observer);
   }
 
+  /** open()'s SCRIPT LOADs (its `scripts`), answered: what a kept step's end awaits before its reads go ahead. */
+  scriptsLoaded: Promise<unknown> = Promise.resolve();
+
   /** A connection an earlier run handed on, for MONITOR (null: none, or MonitorCapture has it). */
   private monitorHandedOn: Client | null;
   /** Connections an earlier run handed on, for the actors, until open() readies them (the hub then has them). */
@@ -154,6 +158,8 @@ export class RunResources {
     profile: LaravelProfile;
     queues: QueueKeys[];
     timeline: Timeline;
+    /** The tool's scripts a step's end sends ahead (ToolScript), loaded with the first commands. */
+    scripts?: readonly ToolScript[];
   }): Promise<void> {
     const { spec, profile, timeline } = o;
     const { hub } = this;
@@ -175,11 +181,10 @@ export class RunResources {
     const observing = hub.startObserver().then(() => hub.observer);
     const handedOn = this.monitorHandedOn ?? undefined;
     this.monitorHandedOn = null; // MonitorCapture.start closes it if it fails
-    const monitoring = MonitorCapture.start(
-      this.redis.url,
-      Promise.all([observing, readied]).then(([observer]) => observer),
-      handedOn,
-    );
+    // The count MONITOR's loss is told apart by goes out with the observer's checks (below, in
+    // the same turn); MONITOR waits for it and for the actors' connections in db 0.
+    const dropped = observing.then(droppedCount);
+    const monitoring = MonitorCapture.start(this.redis.url, observing, handedOn, { dropped, after: readied });
     let flushed: Promise<unknown> | null = null;
     const checking = observing.then(async (observer) => {
       const checks = preflight(observer);
@@ -187,6 +192,9 @@ export class RunResources {
         flushed = observer.sendCommand(['FLUSHALL']);
         flushed.catch(() => undefined); // awaited by prepareKeyspace, after the checks
       }
+      // Before MONITOR: their texts are on no monitor's line (ToolScript.load; NOPERM: EVAL later).
+      this.scriptsLoaded = Promise.all((o.scripts ?? []).map((s) => s.load(observer)));
+      this.scriptsLoaded.catch(() => undefined); // a kept step's end that needs them throws it
       await Promise.all([hub.observerAddressed(), checks]);
     });
     const [checked, started] = await Promise.allSettled([checking, monitoring]);
@@ -458,7 +466,7 @@ export class RunResources {
     const handOn = this.redis.owned && timeline.error === undefined;
     let monitor: Client | null = null;
     if (handOn && this.capture instanceof MonitorCapture && resets(this.redis.version))
-      monitor = await this.capture.handOff();
+      monitor = this.capture.handOff();
     else await this.capture?.stop().catch(() => undefined);
     for (const c of this.actorsHandedOn.splice(0)) c.client.destroy(); // open() never took them
     this.monitorHandedOn?.destroy();

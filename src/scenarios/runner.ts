@@ -4,11 +4,12 @@
 // It produces a Timeline and formats nothing.
 import { runDbs } from './cache-config.ts';
 import { plannedKeys } from './probe-plan.ts';
-import { snapshotCache } from './cache-snapshot.ts';
+import { READ_CACHE, snapshotCache } from './cache-snapshot.ts';
 import { CACHE_SCRIPTS } from '../sim/cache-scripts.ts';
 import { readFile } from 'node:fs/promises';
 import { parseRedisUrl } from '../redis/url.ts';
 import { NodeRedisPort } from '../redis/port.ts';
+import { VirtualExpiry } from '../redis/virtual-expiry.ts';
 import type { Sender } from '../redis/connections.ts';
 import { ClusterPort } from '../redis/cluster-port.ts';
 import { RedisRefusedError } from '../redis/errors.ts';
@@ -43,7 +44,7 @@ import { buildWorld } from './world.ts';
 import type { RedisTarget } from './run-resources.ts';
 import { RunResources } from './run-resources.ts';
 import { runIsOver } from './run-end.ts';
-import { SNAPSHOT_LIMIT } from './snapshot.ts';
+import { READ_QUEUES, SNAPSHOT_LIMIT } from './snapshot.ts';
 import type { Step, Timeline, TraceCommand } from './timeline.ts';
 
 export type { RedisTarget } from './run-resources.ts';
@@ -134,13 +135,19 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const plan = probePlan(spec, profile, queues);
   // A server the tool started is flushed by each run: a second run at once on it is refused here.
   // A cache store on Redis sets TTLs that must run out in virtual time (virtual-expiry.ts).
-  const held = new RunResources(opts.redis, plan, runDbs(spec, profile, prefix, plannedKeys(plan)), {
-    virtualTtl: opts.virtualTtl === true || usesRedisCache(spec),
-  });
+  const virtualTtl = opts.virtualTtl === true || usesRedisCache(spec);
+  const held = new RunResources(opts.redis, plan, runDbs(spec, profile, prefix, plannedKeys(plan)), { virtualTtl });
   const { hub } = held;
   try {
-    await held.open({ spec, profile, queues, timeline });
-    const capture = held.capture!;
+    // The model is built while the server is checked and MONITOR starts (round trips: open()).
+    // The scripts a kept step's end sends ahead (step-collector.ts) are loaded with the first commands.
+    const scripts = [
+      READ_QUEUES,
+      ...(usesRedisCache(spec) ? [READ_CACHE] : []),
+      ...(virtualTtl ? [VirtualExpiry.script] : []),
+    ];
+    const opened = held.open({ spec, profile, queues, timeline, scripts });
+    opened.catch(() => undefined); // awaited below, or before the error is reported
 
     // Every reply is checked against the model of the queue keys (src/sim/model/check.ts).
     const check = new ModelCheck({
@@ -160,7 +167,14 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         held.dbFor(connection),
       );
     const now = (): number => scheduler.currentInstant() ?? spec.start;
-    const world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, now });
+    let world: World;
+    try {
+      world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, now });
+    } finally {
+      // A scenario the world cannot be built for is reported once the server is opened (or refused).
+      await opened;
+    }
+    const capture = held.capture!;
     const { workers, env } = world;
     const scheduler = new Scheduler({
       start: spec.start,

@@ -28,8 +28,7 @@ import { attributeLines, LineAttributor } from './attribute.ts';
 import { ForeignUseError } from './foreign-watch.ts';
 import type { RunResources } from './run-resources.ts';
 import { exitsOnItsOwn } from './run-end.ts';
-import { queuesAreEmpty, READ_QUEUES, snapshotQueues } from './snapshot.ts';
-import { READ_CACHE } from './cache-snapshot.ts';
+import { queuesAreEmpty, snapshotQueues } from './snapshot.ts';
 import { commandMayGiveTtl } from '../redis/virtual-expiry.ts';
 import type { StepMaker } from './step-maker.ts';
 import type { CacheKeyState, QueueState, TraceCommand } from './timeline.ts';
@@ -221,8 +220,8 @@ export class StreamingSteps extends BarrierSteps {
   /** A traced command of this step may give a key a TTL (virtual-expiry.ts' commandMayGiveTtl). */
   private mayGiveTtl = false;
   /**
-   * The scripts of a kept step's end, loaded on the server (ToolScript.load) from the run's
-   * start, while its first step runs: awaited before the first step's end goes ahead.
+   * The scripts of a kept step's end, loaded on the server (ToolScript.load) with the run's first
+   * commands: awaited before the first step's end goes ahead.
    */
   private readonly loaded: Promise<unknown>;
   /**
@@ -247,14 +246,8 @@ export class StreamingSteps extends BarrierSteps {
   ) {
     super(ctx);
     this.kept = o.kept === true;
-    this.loaded = this.kept
-      ? Promise.all([
-          READ_QUEUES.load(ctx.hub.observer),
-          ctx.cacheState && READ_CACHE.load(ctx.hub.observer),
-          ctx.held.expiry?.load(),
-        ])
-      : Promise.resolve();
-    this.loaded.catch(() => undefined); // the first step's end that needs them throws it
+    // Sent with the run's first commands (RunResources.open, the runner's `scripts`).
+    this.loaded = this.kept ? ctx.held.scriptsLoaded : Promise.resolve();
     const cap = ctx.capture;
     ctx.hub.takeMarks = () => cap.takeMarks();
     if (this.kept)

@@ -139,15 +139,14 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const held = new RunResources(opts.redis, plan, runDbs(spec, profile, prefix, plannedKeys(plan)), { virtualTtl });
   const { hub } = held;
   try {
-    // The model is built while the server is checked and MONITOR starts (round trips: open()).
-    // The scripts a kept step's end sends ahead (step-collector.ts) are loaded with the first commands.
+    // The scripts a kept step's end sends ahead (step-collector.ts), loaded with the first commands.
     const scripts = [
       READ_QUEUES,
       ...(usesRedisCache(spec) ? [READ_CACHE] : []),
       ...(virtualTtl ? [VirtualExpiry.script] : []),
     ];
-    const opened = held.open({ spec, profile, queues, timeline, scripts });
-    opened.catch(() => undefined); // awaited below, or before the error is reported
+    await held.open({ spec, profile, queues, timeline, scripts });
+    const capture = held.capture!;
 
     // Every reply is checked against the model of the queue keys (src/sim/model/check.ts).
     const check = new ModelCheck({
@@ -167,14 +166,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
         held.dbFor(connection),
       );
     const now = (): number => scheduler.currentInstant() ?? spec.start;
-    let world: World;
-    try {
-      world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, now });
-    } finally {
-      // A scenario the world cannot be built for is reported once the server is opened (or refused).
-      await opened;
-    }
-    const capture = held.capture!;
+    const world = buildWorld(spec, profile, { prefix, connect, registry, dispatcher, now });
     const { workers, env } = world;
     const scheduler = new Scheduler({
       start: spec.start,

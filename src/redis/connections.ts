@@ -574,6 +574,26 @@ export class ConnectionHub {
     return switched ? new Promise((resolve) => setImmediate(resolve)) : undefined;
   }
 
+  /**
+   * What a barrier at a run's end (or before its clock moves) sends on without waiting: the one
+   * connection that still has commands sent ahead unanswered, none of them held in the hub and no
+   * BLPOP on it, behind which Redis runs the barrier in order (what beforeNext holds goes first, as
+   * on the observer); null when there is no such one (the observer then waits: othersSettled). A
+   * barrier sent on it has passed when its line comes, which can be before that connection's replies:
+   * othersSettled still says whether one of them failed.
+   */
+  barrierConnection(): Sender | null {
+    if (this.ahead.size !== 1) return null;
+    const [client, entry] = this.ahead.entries().next().value!;
+    if (entry.handed !== null || (this.blocking.get(client) ?? 0) > 0) return null;
+    return {
+      sendCommand: (args) => {
+        this.sendBeforeNext((a) => client.sendCommand(a));
+        return client.sendCommand(args);
+      },
+    };
+  }
+
   /** Sends the commands queued by beforeNext, in order, with `send` (a connection's, before its own command). */
   sendBeforeNext(send: (args: string[]) => Promise<unknown>): void {
     this.takeBeforeNext()?.(send);

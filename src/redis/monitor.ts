@@ -201,11 +201,18 @@ export class MonitorCapture {
     return `lqsim-barrier-${this.id}-${++this.barriers}`;
   }
 
-  /** Every raw MONITOR line since the previous barrier (the barrier's own ECHO excluded). */
-  async barrier(observer: Client, timeoutMs = 5000): Promise<string[]> {
+  /**
+   * Every raw MONITOR line since the previous barrier (the barrier's own ECHO excluded). The ECHOs
+   * go on `via` when given (ConnectionHub.barrierConnection), else on the observer.
+   */
+  async barrier(
+    observer: Client,
+    timeoutMs = 5000,
+    via: { sendCommand(args: string[]): Promise<unknown> } = observer,
+  ): Promise<string[]> {
     if (this.failure) throw await this.explain(observer, this.failure);
     // Marks not sent yet go first, on the same connection, so their lines still come in order.
-    for (const mark of this.takeMarks()) void observer.sendCommand(['ECHO', mark]).catch(() => undefined);
+    for (const mark of this.takeMarks()) void via.sendCommand(['ECHO', mark]).catch(() => undefined);
     const token = this.nextToken();
     let timer: NodeJS.Timeout | undefined;
     const seen = new Promise<string[]>((resolve, reject) => {
@@ -221,7 +228,7 @@ export class MonitorCapture {
       }, timeoutMs);
     });
     // The ECHO can fail (or hang on a dead network) as well as the MONITOR line: whichever first.
-    const sent = observer.sendCommand(['ECHO', token]).then(() => new Promise<never>(() => {}));
+    const sent = via.sendCommand(['ECHO', token]).then(() => new Promise<never>(() => {}));
     try {
       return await Promise.race([seen, sent]);
     } catch (e) {

@@ -430,9 +430,17 @@ export class StreamingSteps extends BarrierSteps {
     if (this.unreadLast !== null) await this.readLastAgain(this.unreadLast);
   }
 
-  /** A barrier, once the steps before have read their lines; a kept run's watch reads the lines after the last mark. */
+  /**
+   * A barrier, once the steps before have read their lines; a kept run's watch reads the lines
+   * after the last mark. It goes behind the last command sent ahead, on its connection, where only
+   * one connection has any (ConnectionHub.barrierConnection: no round trip to wait for its reply
+   * first); a failed one is thrown as the observer's barrier would have.
+   */
   private async linesSoFar(): Promise<void> {
-    const lines = await this.ctx.capture.barrier(this.ctx.hub.observer);
+    const { hub } = this.ctx;
+    const via = hub.barrierConnection();
+    const lines = await this.ctx.capture.barrier(hub.observer, undefined, via ?? undefined);
+    if (via !== null) await hub.othersSettled(hub.observer);
     try {
       await this.before();
     } finally {

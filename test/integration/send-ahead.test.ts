@@ -4,6 +4,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../../src/redis/connections.ts';
 import { AHEAD_WINDOW, ConnectionHub } from '../../src/redis/connections.ts';
+import { MonitorCapture } from '../../src/redis/monitor.ts';
 import { NodeRedisPort } from '../../src/redis/port.ts';
 import type { RedisServer } from '../../src/redis/server.ts';
 import { acquireRedis } from '../../src/redis/server.ts';
@@ -241,5 +242,52 @@ describe('commands sent ahead', () => {
     expect(Number(await hub.observer.sendCommand(['LLEN', 'ahead3:list']))).toBe(1000);
     await hub.observer.sendCommand(['DEL', 'ahead3:list']);
     await hub.close();
+  });
+
+  it("a barrier (a run's end) goes behind the one connection still answering, on it, without waiting for its reply", async () => {
+    const { hub, ca, cb } = await twoStartedActors('ahead10');
+    const capture = await MonitorCapture.start(server.url, hub.observer);
+    const sent = (client: Client, into: string[]) => {
+      const send = client.sendCommand.bind(client);
+      client.sendCommand = ((args: string[], o?: unknown) => {
+        into.push(args.join(' '));
+        return send(args, o as never);
+      }) as typeof send;
+    };
+    const onA: string[] = [];
+    const onObserver: string[] = [];
+    sent(ca, onA);
+    sent(hub.observer, onObserver);
+    try {
+      // A script Redis takes 50 ms to run, sent ahead on a's connection: unanswered meanwhile.
+      const slow = `local t = redis.call('TIME') local s = t[1] * 1000000 + t[2] repeat local n = redis.call('TIME') until n[1] * 1000000 + n[2] - s > 50000 return 1`;
+      const answered = hub.sendAhead(ca, ['EVAL', slow, '0'], (e) => e);
+      await answered; // resolves at once: sent ahead
+      const via = hub.barrierConnection();
+      expect(via).not.toBeNull();
+      const t0 = Date.now();
+      const lines = await capture.barrier(hub.observer, 5000, via!);
+      expect(lines.some((l) => l.includes('"EVAL" "local t = redis.call'))).toBe(true);
+      // On a's connection, behind the script; the observer sent nothing and waited for nothing.
+      expect(onA.at(-1)).toMatch(/^ECHO lqsim-barrier-/);
+      expect(onObserver).toEqual([]);
+      expect(Date.now() - t0).toBeGreaterThanOrEqual(40); // Redis ran the script first
+      // Nothing unanswered: none (the observer sends at once); on two connections, or behind a
+      // BLPOP: none either (the observer waits for them).
+      await hub.othersSettled(hub.observer);
+      expect(hub.barrierConnection()).toBeNull();
+      void hub.sendAhead(ca, ['EVAL', slow, '0'], (e) => e);
+      void hub.sendAhead(cb, ['EVAL', slow, '0'], (e) => e);
+      expect(hub.barrierConnection()).toBeNull();
+      await hub.othersSettled(hub.observer);
+      void hub.sendAhead(ca, ['EVAL', slow, '0'], (e) => e);
+      hub.noteBlocking(ca, 1);
+      expect(hub.barrierConnection()).toBeNull();
+      hub.noteBlocking(ca, -1);
+      await hub.othersSettled(hub.observer);
+    } finally {
+      await capture.stop();
+      await hub.close();
+    }
   });
 });

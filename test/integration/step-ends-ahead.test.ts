@@ -31,10 +31,12 @@ const shown = (t: Timeline) => ({
 /** The addresses that sent the queues' snapshot script during `run`. */
 async function snapshotSenders(
   run: () => Promise<Timeline>,
-): Promise<{ t: Timeline; senders: Set<string>; reads: number }> {
+): Promise<{ t: Timeline; senders: Set<string>; reads: number; actors: Set<string> }> {
   const monitor = admin().duplicate();
   await monitor.connect();
   const senders = new Set<string>();
+  // The connections that sent Laravel's scripts (EVAL with its text, not the checks' `return 1`): the actors'.
+  const actors = new Set<string>();
   let reads = 0;
   await monitor.monitor((line: string) => {
     const m = /^\S+ \[\d+ (\S+)\] "EVALSHA" "([0-9a-f]{40})"/.exec(line);
@@ -42,12 +44,14 @@ async function snapshotSenders(
       senders.add(m[1]!);
       reads++;
     }
+    const e = /^\S+ \[\d+ (\d\S+)\] "EVAL" "(?!return 1")/.exec(line);
+    if (e) actors.add(e[1]!);
   });
   try {
     const t = await run();
     await admin().sendCommand(['PING']);
     await new Promise((r) => setTimeout(r, 50));
-    return { t, senders, reads };
+    return { t, senders, reads, actors };
   } finally {
     monitor.destroy();
   }
@@ -192,38 +196,85 @@ describe('a step that ends ahead of the next command', () => {
       runScenario(spec, { redis: server(), file, onStep: () => undefined }),
     );
     expect(atBarriers.senders.size).toBe(1); // the observer
+    expect([...atBarriers.senders].filter((a) => atBarriers.actors.has(a))).toEqual([]);
     const ahead = await snapshotSenders(() => runScenario(spec, { redis: server(), file }));
     expect(ahead.t.error).toBeUndefined();
-    // The observer (the run's last step reads the queues at a barrier) and an actor's connection.
-    expect(ahead.senders.size).toBeGreaterThanOrEqual(2);
+    // Actors' connections, each behind its own command (the run's last step's read too, where
+    // its last command is still unanswered at the end; else on the observer).
+    expect([...ahead.senders].filter((a) => ahead.actors.has(a)).length).toBeGreaterThanOrEqual(1);
+    expect([...ahead.senders].filter((a) => !ahead.actors.has(a)).length).toBeLessThanOrEqual(1);
   });
 
   it("still stops, naming the key, when another client changes the run's queue", async () => {
     const { spec, file } = await load('chain');
-    const monitor = admin().duplicate();
-    await monitor.connect();
     const intruder = admin().duplicate();
     await intruder.connect();
     await intruder.sendCommand(['SELECT', '0']);
-    let pushed = false;
-    // As soon as the run's first job is pushed: a job of someone else's, due in the year 2286, in
-    // the run's delayed set. No pop reaches it and no migrate moves it: only the step's end, whose
-    // ZCARD is read ahead of the next command and checked against the model of that moment, sees
-    // it. The server is the run's own (no claim, no watch).
-    await monitor.monitor((line: string) => {
-      if (pushed || !/"rpush" "laravel_database_queues:default"/i.test(line)) return;
-      pushed = true;
-      const job = { uuid: 'intruder', displayName: 'App\\Jobs\\Intruder', attempts: 0, data: {} };
-      void intruder.sendCommand(['ZADD', 'laravel_database_queues:default:delayed', '9999999999', JSON.stringify(job)]);
+    // Before the run's first script (after its FLUSHALL; the script waits for it): a job of
+    // someone else's, due in the year 2286, in the run's delayed set. No pop reaches it and no
+    // migrate moves it: only a step's end, whose ZCARD is read ahead of the next command and
+    // checked against the model of that moment, sees it. The server is the run's own (no claim,
+    // no watch). Made to land before the run goes on, so that a run that ends sooner than another
+    // client reacts cannot pass for one that missed it.
+    let intruded = false;
+    const job = { uuid: 'intruder', displayName: 'App\\Jobs\\Intruder', attempts: 0, data: {} };
+    const evalOf = NodeRedisPort.prototype.eval;
+    vi.spyOn(NodeRedisPort.prototype, 'eval').mockImplementation(async function (this: NodeRedisPort, ...args) {
+      if (!intruded) {
+        intruded = true;
+        await intruder.sendCommand([
+          'ZADD',
+          'laravel_database_queues:default:delayed',
+          '9999999999',
+          JSON.stringify(job),
+        ]);
+      }
+      return evalOf.apply(this, args);
     });
     try {
       const t = await runScenario(spec, { redis: server(), file });
-      expect(pushed).toBe(true);
+      expect(intruded).toBe(true);
       expect(t.error).toMatch(
         /^at the end of step \d+ \(t\+\d+s\), ZCARD laravel_database_queues:default:delayed returned 1, but laravel_database_queues:default:delayed should hold 0 jobs: another client added a job to it; the trace is no longer Laravel's alone, so the run stops$/,
       );
     } finally {
-      monitor.destroy();
+      intruder.destroy();
+    }
+  });
+
+  it("reports its last command's failure, sent ahead and still unanswered at the run's end, as that command's", async () => {
+    const { spec, file } = await load('success');
+    const intruder = admin().duplicate();
+    await intruder.connect();
+    await intruder.sendCommand(['SELECT', '0']);
+    // Just before the worker's ZREM (the run's last command, sent ahead): its :reserved made a
+    // string by another client, so Redis answers it WRONGTYPE. The run's last barrier goes behind
+    // it on its connection (ConnectionHub.barrierConnection) and passes before its reply is read;
+    // the failure is still the run's error, as the ZREM's (not the step's read after it, which
+    // fails on the same key).
+    const proto = NodeRedisPort.prototype as unknown as { sendAhead: (...a: unknown[]) => Promise<void> };
+    const sendAhead = proto.sendAhead;
+    let changed = false;
+    vi.spyOn(proto, 'sendAhead').mockImplementation(async function (this: NodeRedisPort, ...args: unknown[]) {
+      const command = args[0] as string[];
+      if (command[0] === 'ZREM') {
+        changed = true;
+        await intruder.sendCommand(['DEL', command[1]!]);
+        await intruder.sendCommand(['SET', command[1]!, 'not a sorted set']);
+      }
+      return sendAhead.apply(this, args);
+    });
+    try {
+      const t = await runScenario(spec, { redis: server(), file });
+      console.log(
+        'DBG',
+        t.error,
+        t.steps.length,
+        t.steps.at(-1)?.commands.map((c) => c.args[0]),
+      );
+      expect(changed).toBe(true);
+      expect(t.error).toBe('WRONGTYPE Operation against a key holding the wrong kind of value');
+    } finally {
       intruder.destroy();
     }
   });

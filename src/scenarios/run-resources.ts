@@ -116,6 +116,8 @@ export class RunResources {
     o: {
       /** The scenario sets TTLs (its cache store is on Redis): keep them in virtual time. */
       virtualTtl?: boolean;
+      /** How many connections it may take from those earlier runs handed on (connection-pool.ts): its likely use. */
+      handedOn?: number;
     } = {},
   ) {
     this.virtualTtl = o.virtualTtl === true;
@@ -133,7 +135,7 @@ export class RunResources {
     this.db = db;
     // On a server the tool started, the connections an earlier run handed on (connection-pool.ts):
     // one is the observer, one takes MONITOR, the rest wait for the actors.
-    const handedOn = redis.owned && redis.cluster === undefined ? takeWaiting(redis.url) : [];
+    const handedOn = redis.owned && redis.cluster === undefined ? takeWaiting(redis.url, o.handedOn) : [];
     const observer = handedOn.pop();
     this.monitorHandedOn = handedOn.pop()?.client ?? null;
     this.actorsHandedOn = handedOn;

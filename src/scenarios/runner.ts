@@ -136,7 +136,10 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   // A server the tool started is flushed by each run: a second run at once on it is refused here.
   // A cache store on Redis sets TTLs that must run out in virtual time (virtual-expiry.ts).
   const virtualTtl = opts.virtualTtl === true || usesRedisCache(spec);
-  const held = new RunResources(opts.redis, plan, runDbs(spec, profile, prefix, plannedKeys(plan)), { virtualTtl });
+  const held = new RunResources(opts.redis, plan, runDbs(spec, profile, prefix, plannedKeys(plan)), {
+    virtualTtl,
+    handedOn: likelyConnections(spec),
+  });
   const { hub } = held;
   try {
     // The scripts a kept step's end sends ahead (step-collector.ts), loaded with the first commands.
@@ -273,6 +276,18 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
     await held.release(timeline);
   }
   return timeline;
+}
+
+/**
+ * How many connections a run of `spec` likely opens, its observer's and MONITOR's with them: at
+ * most one per timeline entry, dispatched job and worker (each a process: a web request, an
+ * artisan command, a worker), twice that with a cache on Redis (a connection of its own). Only
+ * what a run takes from the connections earlier runs handed on (connection-pool.ts) depends on
+ * it: more than it uses cost it their readying and parking, and one it lacks is opened.
+ */
+function likelyConnections(spec: ScenarioSpec): number {
+  const processes = spec.timeline.length + totalDispatches(spec.timeline) + spec.workers.length;
+  return 2 + processes * (usesRedisCache(spec) ? 2 : 1);
 }
 
 /** A cluster scenario runs on a cluster, any other on one server: else the trace would be another app's. */

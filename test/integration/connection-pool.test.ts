@@ -81,7 +81,7 @@ describe("a run's connections", () => {
     expect(second.error).toBeUndefined();
     expect(traced(second)).toEqual(traced(first));
     expect(traced(second)).toContain('worker-1 SELECT 1');
-    const after = await othersOf(admin);
+    const after = (await othersOf(admin)).filter((c) => c.flags !== 'O'); // not the test's MONITOR
     const ids = (cs: typeof between) => cs.map((c) => c.id).sort();
     expect(ids(after.filter((c) => c.cmd === 'select' && c.db === String(PARKED_DB)))).toEqual(ids(between));
     // The second run took them all again: one as its observer, one for MONITOR, and the actors'
@@ -153,6 +153,47 @@ describe("a run's connections", () => {
     });
     expect(failed.error).toMatch(/another client on this server changed the key/);
     expect(await othersOf(admin)).toEqual([]);
+  });
+
+  it('are taken by the next run only as many as it likely opens; the others wait on, untouched', async () => {
+    const server = await ownServer();
+    const admin = await adminOf(server);
+    // Eight web requests, each a process with a connection of its own: ten parked with the
+    // observer's and MONITOR's.
+    let many = scenario('many', 'eight requests').laravel('8');
+    many = many.job('SendInvoice', { class: 'App\\Jobs\\SendInvoice', attempts: [{ run: 1 }] });
+    for (let i = 0; i < 8; i++) many = many.dispatch('SendInvoice', { at: i });
+    expect((await runScenario(many.build(), { redis: server })).error).toBeUndefined();
+    const parked = await othersOf(admin);
+    expect(parked).toHaveLength(10);
+    // One request, no worker: 4 at most (one entry, one job; the observer and MONITOR).
+    const one = scenario('one', 'one request')
+      .laravel('8')
+      .job('SendInvoice', { class: 'App\\Jobs\\SendInvoice', attempts: [{ run: 1 }] })
+      .dispatch('SendInvoice', { at: 0 })
+      .build();
+    const lines: string[] = [];
+    const monitor = createClient({ socket: { host: server.host, port: server.port } });
+    clients.push(monitor);
+    await monitor.connect();
+    await monitor.monitor((line) => lines.push(String(line)));
+    const t = await runScenario(one, { redis: server });
+    expect(t.error).toBeUndefined();
+    expect(t.steps.flatMap((s) => s.commands.filter((c) => c.source === 'client').map((c) => c.args[0]))).toEqual([
+      'SELECT',
+      'EVAL',
+    ]);
+    await admin.sendCommand(['PING']);
+    const addrs = new Set(parked.map((c) => c.addr!));
+    const touched = [...addrs].filter((a) => lines.some((l) => l.includes(` ${a}]`)));
+    expect(touched.length).toBeLessThanOrEqual(4);
+    expect(touched.length).toBeGreaterThanOrEqual(3); // the observer, MONITOR's and the request's
+    // All ten still there, parked: the untouched ones as they were, the others parked again.
+    const after = (await othersOf(admin)).filter((c) => c.flags !== 'O'); // not the test's MONITOR
+    expect(after.filter((c) => c.id !== undefined && c.cmd === 'select' && c.db === String(PARKED_DB))).toHaveLength(
+      10,
+    );
+    expect(after.map((c) => c.id).sort()).toEqual(parked.map((c) => c.id).sort());
   });
 
   it('are closed when the server the tool started stops', async () => {

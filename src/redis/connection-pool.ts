@@ -100,7 +100,8 @@ export async function handOn(
       const entry = parseClientList(String(await info.catch(() => '')))[0];
       // MONITOR's connection is handed on with its RESET still to be answered (MonitorCapture.handOff):
       // still a monitor (flag O) is never kept.
-      if (String(selected) !== 'OK' || !entry?.addr || !entry.id || entry.flags?.includes('O') !== false) return null;
+      if (String(selected) !== 'OK' || !entry?.addr || !entry.id || !entry.flags || entry.flags.includes('O'))
+        return null;
       return { client, addr: entry.addr, id: entry.id };
     }),
   );

@@ -279,11 +279,12 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
 }
 
 /**
- * How many connections a run of `spec` likely opens, its observer's and MONITOR's with them: at
- * most one per timeline entry, dispatched job and worker (each a process: a web request, an
- * artisan command, a worker), twice that with a cache on Redis (a connection of its own). Only
- * what a run takes from the connections earlier runs handed on (connection-pool.ts) depends on
- * it: more than it uses cost it their readying and parking, and one it lacks is opened.
+ * How many connections a run of `spec` likely opens, its observer's and MONITOR's with them: one
+ * per timeline entry, dispatched job and worker (each may be a process of its own: a web request,
+ * an artisan command, a worker), twice that with a cache on Redis (a connection of its own); a
+ * worker restarted opens more. Only what a run takes from the connections earlier runs handed on
+ * (connection-pool.ts) depends on it: more than it uses cost it their readying and parking, and
+ * one it lacks is opened.
  */
 function likelyConnections(spec: ScenarioSpec): number {
   const processes = spec.timeline.length + totalDispatches(spec.timeline) + spec.workers.length;

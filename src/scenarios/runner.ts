@@ -111,6 +111,7 @@ export interface OpenRun {
 export type { StepInfo } from './step-maker.ts';
 
 export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise<Timeline> {
+  notASpec(spec);
   const profile = getProfile(opts.laravel ?? spec.laravel);
   // A file was checked by the loader; a spec built in code (Scenario.parse) gets the same checks.
   // Under --laravel, what the overriding version lacks too: its options, then what the entries
@@ -289,6 +290,20 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
 function likelyConnections(spec: ScenarioSpec): number {
   const processes = spec.timeline.length + totalDispatches(spec.timeline) + spec.workers.length;
   return 2 + processes * (usesRedisCache(spec) ? 2 : 1);
+}
+
+/**
+ * Called from JavaScript, runScenario can be given what is not a spec: a loader's whole result
+ * (`{ spec, ... }`), or nothing. Said so in one line, before anything else reads it.
+ */
+function notASpec(spec: unknown): void {
+  if (typeof spec === 'object' && spec !== null && Array.isArray((spec as { timeline?: unknown }).timeline)) return;
+  const loaded = typeof spec === 'object' && spec !== null && 'spec' in spec;
+  throw new TypeError(
+    loaded
+      ? 'runScenario takes a scenario spec, and was given a loaded scenario: pass its .spec (loadScenario() and loadScenarioFile() give { spec, ... })'
+      : `runScenario takes a scenario spec (scenario(...).build(), loadScenario(name).spec, or Scenario.parse(...)), and was given ${spec === null ? 'null' : typeof spec}`,
+  );
 }
 
 /** A cluster scenario runs on a cluster, any other on one server: else the trace would be another app's. */

@@ -578,14 +578,14 @@ export class ConnectionHub {
    * What a barrier at a run's end (or before its clock moves) sends on without waiting: the one
    * connection that still has commands sent ahead unanswered, none of them held in the hub and no
    * BLPOP on it, behind which Redis runs the barrier in order (what beforeNext holds goes first, as
-   * on the observer); null when there is no such one (the observer then waits: othersSettled). A
+   * on the observer); undefined when there is no such one (the observer then waits: othersSettled). A
    * barrier sent on it has passed when its line comes, which can be before that connection's replies:
    * othersSettled still says whether one of them failed.
    */
-  barrierConnection(): Sender | null {
-    if (this.ahead.size !== 1) return null;
+  barrierConnection(): Sender | undefined {
+    if (this.ahead.size !== 1) return undefined;
     const [client, entry] = this.ahead.entries().next().value!;
-    if (entry.handed !== null || (this.blocking.get(client) ?? 0) > 0) return null;
+    if (entry.handed !== null || (this.blocking.get(client) ?? 0) > 0) return undefined;
     return {
       sendCommand: (args) => {
         this.sendBeforeNext((a) => client.sendCommand(a));

@@ -136,19 +136,17 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   const plan = probePlan(spec, profile, queues);
   // A server the tool started is flushed by each run: a second run at once on it is refused here.
   // A cache store on Redis sets TTLs that must run out in virtual time (virtual-expiry.ts).
-  const virtualTtl = opts.virtualTtl === true || usesRedisCache(spec);
+  // Whatever puts cache keys on Redis (the store, uniqueVia(), a *WithRedis middleware).
+  const redisCache = usesRedisCache(spec);
+  const virtualTtl = opts.virtualTtl === true || redisCache;
   const held = new RunResources(opts.redis, plan, runDbs(spec, profile, prefix, plannedKeys(plan)), {
     virtualTtl,
-    handedOn: likelyConnections(spec),
+    handedOn: likelyConnections(spec, redisCache),
   });
   const { hub } = held;
   try {
     // The scripts a kept step's end sends ahead (step-collector.ts), loaded with the first commands.
-    const scripts = [
-      READ_QUEUES,
-      ...(usesRedisCache(spec) ? [READ_CACHE] : []),
-      ...(virtualTtl ? [VirtualExpiry.script] : []),
-    ];
+    const scripts = [READ_QUEUES, ...(redisCache ? [READ_CACHE] : []), ...(virtualTtl ? [VirtualExpiry.script] : [])];
     await held.open({ spec, profile, queues, timeline, scripts });
     const capture = held.capture!;
 
@@ -230,8 +228,7 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
       pending: () => runPlan.pending,
       settled,
       paceMs: opts.paceMs,
-      // Whatever puts cache keys on Redis (the store, uniqueVia(), a *WithRedis middleware).
-      ...(usesRedisCache(spec)
+      ...(redisCache
         ? {
             cacheState: (index: number, sender: Sender = hub.observer) =>
               snapshotCache(sender, check.strings, world.locks, {
@@ -287,9 +284,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
  * (connection-pool.ts) depends on it: more than it uses cost it their readying and parking, and
  * one it lacks is opened.
  */
-function likelyConnections(spec: ScenarioSpec): number {
+function likelyConnections(spec: ScenarioSpec, redisCache: boolean): number {
   const processes = spec.timeline.length + totalDispatches(spec.timeline) + spec.workers.length;
-  return 2 + processes * (usesRedisCache(spec) ? 2 : 1);
+  return 2 + processes * (redisCache ? 2 : 1);
 }
 
 /**

@@ -439,8 +439,8 @@ export class StreamingSteps extends BarrierSteps {
   private async linesSoFar(): Promise<void> {
     const { hub } = this.ctx;
     const via = hub.barrierConnection();
-    const lines = await this.ctx.capture.barrier(hub.observer, undefined, via ?? undefined);
-    if (via !== null) await hub.othersSettled(hub.observer);
+    const lines = await this.ctx.capture.barrier(hub.observer, undefined, via);
+    if (via !== undefined) await hub.othersSettled(hub.observer);
     try {
       await this.before();
     } finally {

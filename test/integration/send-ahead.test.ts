@@ -264,9 +264,9 @@ describe('commands sent ahead', () => {
       const answered = hub.sendAhead(ca, ['EVAL', slow, '0'], (e) => e);
       await answered; // resolves at once: sent ahead
       const via = hub.barrierConnection();
-      expect(via).not.toBeNull();
+      expect(via).toBeDefined();
       const t0 = Date.now();
-      const lines = await capture.barrier(hub.observer, 5000, via!);
+      const lines = await capture.barrier(hub.observer, 5000, via);
       expect(lines.some((l) => l.includes('"EVAL" "local t = redis.call'))).toBe(true);
       // On a's connection, behind the script; the observer sent nothing and waited for nothing.
       expect(onA.at(-1)).toMatch(/^ECHO lqsim-barrier-/);
@@ -275,14 +275,14 @@ describe('commands sent ahead', () => {
       // Nothing unanswered: none (the observer sends at once); on two connections, or behind a
       // BLPOP: none either (the observer waits for them).
       await hub.othersSettled(hub.observer);
-      expect(hub.barrierConnection()).toBeNull();
+      expect(hub.barrierConnection()).toBeUndefined();
       void hub.sendAhead(ca, ['EVAL', slow, '0'], (e) => e);
       void hub.sendAhead(cb, ['EVAL', slow, '0'], (e) => e);
-      expect(hub.barrierConnection()).toBeNull();
+      expect(hub.barrierConnection()).toBeUndefined();
       await hub.othersSettled(hub.observer);
       void hub.sendAhead(ca, ['EVAL', slow, '0'], (e) => e);
       hub.noteBlocking(ca, 1);
-      expect(hub.barrierConnection()).toBeNull();
+      expect(hub.barrierConnection()).toBeUndefined();
       hub.noteBlocking(ca, -1);
       await hub.othersSettled(hub.observer);
     } finally {

@@ -57,6 +57,8 @@ const reps = quick ? 3 : 7;
 const SECTION5_RUNS = quick ? 3 : 5;
 const toolEnv = { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '', FORCE_COLOR: '0' };
 const scratch = mkdtempSync(join(tmpdir(), 'lqsim-bench-'));
+// Removed however the bench ends: a section that throws, Ctrl-C (the tool's own signal handlers exit).
+process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
 const goals: Goal[] = [];
 
 const line = (s = ''): void => void process.stdout.write(`${s}\n`);

@@ -8,6 +8,7 @@
 import type { PooledConnection } from './connection-pool.ts';
 import { handOn } from './connection-pool.ts';
 import { parseClientList } from './client-list.ts';
+import type { RedisClientOptions } from 'redis';
 import { RedisClient, TimeoutError } from 'redis';
 import type { ClusterNode } from './cluster-nodes.ts';
 import { nodeOfSlot } from './cluster-nodes.ts';
@@ -23,7 +24,7 @@ export { parseClientList };
  * modules: the tool sends commands with sendCommand. Named from `redis` so declarations can say it.
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export type Client = ReturnType<ReturnType<typeof RedisClient.factory<{}, {}, {}, 2>>>;
+export type Client = RedisClient<{}, {}, {}, 2, {}>;
 
 export interface ActorConnection {
   actor: string;
@@ -47,16 +48,17 @@ export interface ActorConnection {
 export const COMMAND_TIMEOUT_MS = 5000;
 
 /**
- * The client class, built once: node-redis builds one (hundreds of command methods) per distinct
- * options object and caches only the last, keyed by the options' JSON, host and port included. A
- * `name` per connection cost ~60 ms at every connect (names are set with CLIENT SETNAME after
- * connecting instead: ConnectionHub.connect), and so did a cluster run's clients, whose ports
- * alternate between nodes (a warm cluster run spent ~140 ms building classes). The class depends
- * only on the commander config (RESP 2, no modules: the tool sends commands with sendCommand), so
- * one class serves every server.
+ * node-redis' base client class itself, without the class RedisClient.factory() builds on it: the
+ * tool sends every command with sendCommand, and the base class has sendCommand, MONITOR, RESET,
+ * connect and destroy. factory() attaches a method per Redis command (hundreds, and again to its
+ * MULTI class), once per distinct options object: ~36 ms of CPU at every start of the CLI, a third
+ * of what loading node-redis costs (docs/performance.md). It was built once (each `name` in the
+ * options had built a class anew: ~60 ms a connect; names are set with CLIENT SETNAME instead).
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-const clientOfOptions = RedisClient.factory<{}, {}, {}, 2>({ RESP: 2 });
+function clientOfOptions(options: RedisClientOptions<{}, {}, {}, 2, {}>): Client {
+  return new RedisClient(options);
+}
 
 export function newClient(url: string): Client {
   // timeout 0: none of node-redis's own (its default is 5 s per command); see below. RESP 2 again:

@@ -3,7 +3,6 @@
 // and what the timeline's entries act through (ModelEnv). No Redis here: the processes' connections
 // come from `connect`, which the runner gives (a checked port on its hub).
 import { createHash } from 'node:crypto';
-import { xxhash128 } from 'hash-wasm';
 import type { LaravelProfile } from '../sim/profiles/index.ts';
 import type { Dispatcher } from '../sim/dispatcher.ts';
 import type { ConnectionFactory } from '../sim/redis-port.ts';
@@ -32,10 +31,17 @@ export interface World {
   extend(next: ScenarioSpec, newConnections: readonly string[]): void;
 }
 
-/** hash($algorithm, $name) as PHP gives it: md5 (node:crypto), xxh128 (hash-wasm's, the same 32 hex digits). */
+/**
+ * hash($algorithm, $name) as PHP gives it: md5 (node:crypto), xxh128 (hash-wasm's, the same 32 hex
+ * digits). hash-wasm is loaded only here, where a Laravel 12 ThrottlesExceptions key needs it: its
+ * module carries every algorithm's WebAssembly as text (228 KB of the CLI's bundle), which every
+ * start of the CLI parsed.
+ */
 function hashJobName(algorithm: 'md5' | 'xxh128', name: string): Promise<string> {
   if (algorithm === 'md5') return Promise.resolve(createHash('md5').update(name, 'utf8').digest('hex'));
-  return xxhash128(name);
+  // Its module's exports, as `default`: what Node gives for a CommonJS module (hash-wasm's main is
+  // UMD), and all the CLI's bundle gives for one imported when needed.
+  return import('hash-wasm').then((m) => m.default.xxhash128(name));
 }
 
 export function buildWorld(

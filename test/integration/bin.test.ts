@@ -130,6 +130,14 @@ describe('the CLI bundle (scripts/build-cli.mjs)', () => {
     expect(bundle).toBe(source);
   });
 
+  it("loads what it imports only when needed, as the sources do: Laravel 13's xxh128 throttle key (hash-wasm)", () => {
+    const [bundle, source] = both(['run', 'throttled-exceptions', '--laravel', '13', '--format', 'ndjson']);
+    // Queue/Middleware/ThrottlesExceptions.php@v13.26.1:257-270: prefix . hash('xxh128', get_class($job));
+    // PHP 8.2: php -r 'echo hash("xxh128", "App\\Jobs\\SyncCrm");' prints the hash below.
+    expect(bundle).toContain('laravel_throttles_exceptions:39d018654e97f1ea8dd639fa5e9ae58f');
+    expect(bundle).toBe(source);
+  });
+
   it('replays a scenario command for command as the sources do', () => {
     const [bundle, source] = both(['run', 'timeout-max-attempts', '--format', 'ndjson']);
     expect(bundle.split('\n').length).toBeGreaterThan(20);

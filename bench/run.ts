@@ -17,6 +17,7 @@
 // ("bare") and with one (`redis-cli monitor`, "traced"), since the tool always traces.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { buildSync } from 'esbuild';
+import { nodeBundle } from '../scripts/bundle-options.mjs';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -217,24 +218,15 @@ async function main(): Promise<void> {
   const oneRatio = one.tool / startFloor;
   // The least any tool on node-redis (the tool's one Redis client, a fixed point) pays: Node's
   // start and node-redis loaded (the server's start can overlap it), bundled as the CLI is
-  // (scripts/build-cli.mjs' options) and a client made of its base class, as the tool makes its
-  // own. Until the ninth session this was node-redis loaded from node_modules, file by file, and
-  // its command class built (RedisClient.factory): 340 ms here, where the tool loads it bundled
-  // and builds no such class.
+  // (scripts/bundle-options.mjs) and a client made of its base class, as the tool makes its own.
+  // Until the ninth session this was node-redis loaded from node_modules, file by file, and its
+  // command class built (RedisClient.factory): 340 ms here, where the tool loads it bundled and
+  // builds no such class.
   const nodeRedisBundle = join(scratch, 'node-redis-floor.mjs');
   buildSync({
+    ...nodeBundle,
     stdin: { contents: "import { RedisClient } from 'redis'; new RedisClient({ RESP: 2 });", resolveDir: root },
     outfile: nodeRedisBundle,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    banner: {
-      js: "import { createRequire as __lqsimRequire } from 'node:module'; const require = __lqsimRequire(import.meta.url);",
-    },
-    minifySyntax: true,
-    minifyWhitespace: true,
-    logLevel: 'warning',
   });
   const nodeRedisMs = median(Array.from({ length: reps }, () => wall(process.execPath, [nodeRedisBundle])));
   const oneFloor = nodeRedisMs / startFloor;

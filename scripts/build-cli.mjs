@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { tsImport } from 'tsx/esm/api';
 import { newestSourceMtimeMs } from '../bin/freshness.js';
+import { nodeBundle } from './bundle-options.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // --out <dir> (tests): elsewhere than dist/cli, which is what bin/lqsim.js runs.
@@ -38,26 +39,16 @@ try {
     absWorkingDir: root,
     entryPoints: { lqsim: 'src/cli.ts' },
     outdir: staging,
-    bundle: true,
+    ...nodeBundle,
     splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
     tsconfig: 'tsconfig.json',
-    // Node's own ESM has no `require`; some bundled CommonJS dependencies call it for built-ins.
-    banner: {
-      js: "import { createRequire as __lqsimRequire } from 'node:module'; const require = __lqsimRequire(import.meta.url);",
-    },
     // Optional (testcontainers: only with a Docker engine, native ssh2 inside) or only ever loaded
     // by Ink with DEV=true (react-devtools-core): left to Node to resolve if they are used.
     external: ['testcontainers', '@testcontainers/redis', 'react-devtools-core'],
     // Ink and React check NODE_ENV at run time; production drops React's development checks.
     define: { 'process.env.NODE_ENV': '"production"' },
-    minifySyntax: true,
-    minifyWhitespace: true,
     sourcemap,
     legalComments: 'external',
-    logLevel: 'warning',
   });
   await cacheCatalog(join(staging, 'catalog.json'));
   writeFileSync(join(staging, 'BUILT_FROM'), `${builtFrom}\n`);

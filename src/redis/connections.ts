@@ -51,9 +51,9 @@ export const COMMAND_TIMEOUT_MS = 5000;
  * node-redis' base client class itself, without the class RedisClient.factory() builds on it: the
  * tool sends every command with sendCommand, and the base class has sendCommand, MONITOR, RESET,
  * connect and destroy. factory() attaches a method per Redis command (hundreds, and again to its
- * MULTI class), once per distinct options object: ~36 ms of CPU at every start of the CLI, a third
- * of what loading node-redis costs (docs/performance.md). It was built once (each `name` in the
- * options had built a class anew: ~60 ms a connect; names are set with CLIENT SETNAME instead).
+ * MULTI class), once per distinct options object: ~36 ms of CPU at every start of the CLI
+ * (docs/performance.md). The tool had built it once (a `name` in the options had built a class
+ * anew at every connect, ~60 ms; names are set with CLIENT SETNAME instead).
  */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 function clientOfOptions(options: RedisClientOptions<{}, {}, {}, 2, {}>): Client {

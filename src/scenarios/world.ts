@@ -33,7 +33,7 @@ export interface World {
 
 /**
  * hash($algorithm, $name) as PHP gives it: md5 (node:crypto), xxh128 (hash-wasm's, the same 32 hex
- * digits). hash-wasm is loaded only here, where a Laravel 12 ThrottlesExceptions key needs it: its
+ * digits). hash-wasm is loaded only here, where a Laravel 12+ ThrottlesExceptions key needs it: its
  * module carries every algorithm's WebAssembly as text (228 KB of the CLI's bundle), which every
  * start of the CLI parsed.
  */

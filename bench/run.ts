@@ -16,13 +16,13 @@
 // and starts its own redis-server; real Laravel gets a server started here, with no MONITOR client
 // ("bare") and with one (`redis-cli monitor`, "traced"), since the tool always traces.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { buildSync } from 'esbuild';
-import { nodeBundle } from '../scripts/bundle-options.mjs';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { buildSync } from 'esbuild';
+import { nodeBundle } from '../scripts/bundle-options.mjs';
 import { bundleIsFresh } from '../bin/freshness.js';
 import { acquireRedis, type RedisServer } from '../src/redis/server.ts';
 import { runScenario } from '../src/scenarios/runner.ts';

@@ -7,7 +7,7 @@
 // client-output-buffer-limit (MONITOR clients count as "normal" clients) the server closes it.
 // That ends the run with an error saying so; a trace is never silently cut short.
 import { randomBytes } from 'node:crypto';
-import type { Client } from './connections.ts';
+import type { Client, Sender } from './connections.ts';
 import { newClient } from './connections.ts';
 import { aclDenial } from './preflight.ts';
 import { RedisRefusedError } from './errors.ts';
@@ -205,11 +205,7 @@ export class MonitorCapture {
    * Every raw MONITOR line since the previous barrier (the barrier's own ECHO excluded). The ECHOs
    * go on `via` when given (ConnectionHub.barrierConnection), else on the observer.
    */
-  async barrier(
-    observer: Client,
-    timeoutMs = 5000,
-    via: { sendCommand(args: string[]): Promise<unknown> } = observer,
-  ): Promise<string[]> {
+  async barrier(observer: Client, timeoutMs = 5000, via: Sender = observer): Promise<string[]> {
     if (this.failure) throw await this.explain(observer, this.failure);
     // Marks not sent yet go first, on the same connection, so their lines still come in order.
     for (const mark of this.takeMarks()) void via.sendCommand(['ECHO', mark]).catch(() => undefined);

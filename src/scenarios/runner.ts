@@ -145,7 +145,9 @@ export async function runScenario(spec: ScenarioSpec, opts: RunOptions): Promise
   });
   const { hub } = held;
   try {
-    // The scripts a kept step's end sends ahead (step-collector.ts), loaded with the first commands.
+    // The tool's scripts (the queues' and the cache's reads, the TTL sweep), loaded with the first
+    // commands: a step's end sends them by SHA, ahead of the next command (step-collector.ts) or on
+    // the observer, which would otherwise load each at its first NOSCRIPT (tool-script.ts).
     const scripts = [READ_QUEUES, ...(redisCache ? [READ_CACHE] : []), ...(virtualTtl ? [VirtualExpiry.script] : [])];
     await held.open({ spec, profile, queues, timeline, scripts });
     const capture = held.capture!;

@@ -1,3 +1,4 @@
 import type { BuildOptions } from 'esbuild';
 
 export const nodeBundle: BuildOptions;
+export const nodeCjsBundle: BuildOptions;

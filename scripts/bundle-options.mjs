@@ -1,16 +1,45 @@
-// How the CLI's bundle is made for Node (scripts/build-cli.mjs), shared with what measures against
-// it: the bench's floor for one job (node-redis bundled the same way, bench/run.ts).
+// How the CLI's bundles are made for Node (scripts/build-cli.mjs), shared with what measures against
+// them: the bench's floor for one job (node-redis bundled and loaded the same way, bench/run.ts).
 /** @type {import('esbuild').BuildOptions} */
-export const nodeBundle = {
+const common = {
   bundle: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
+  minifySyntax: true,
+  minifyWhitespace: true,
+  logLevel: 'warning',
+};
+
+/** An ES module: the UI's Ink and React (dist/cli/ui.js), which use top-level await. */
+/** @type {import('esbuild').BuildOptions} */
+export const nodeBundle = {
+  ...common,
+  format: 'esm',
   // Node's own ESM has no `require`; some bundled CommonJS dependencies call it for built-ins.
   banner: {
     js: "import { createRequire as __lqsimRequire } from 'node:module'; const require = __lqsimRequire(import.meta.url);",
   },
-  minifySyntax: true,
-  minifyWhitespace: true,
-  logLevel: 'warning',
+};
+
+/**
+ * CommonJS, which V8 can cache compiled (bin/load-bundle.js): the CLI itself (dist/cli/lqsim.cjs).
+ * Strict, as the ES modules it is made of are; `import.meta.url` is the bundle's own URL.
+ * No import() inside: a script V8 read from its code cache has lost the callback Node gives a
+ * dynamic import in it (Node 20: "A dynamic import callback was not specified"). Every import() of a
+ * package becomes a require(); an ES module (the UI's, dist/cli/ui.js) is imported through
+ * `__lqsimImport`, the loader's import() (or Node's own, when Node runs the file itself).
+ * @type {import('esbuild').BuildOptions}
+ */
+export const nodeCjsBundle = {
+  ...common,
+  format: 'cjs',
+  supported: { 'dynamic-import': false },
+  banner: {
+    js: [
+      '"use strict";',
+      'var __lqsimBundleUrl=require("node:url").pathToFileURL(__filename).href;',
+      'var __lqsimImport=typeof __lqsimImport=="function"?__lqsimImport:(s)=>import(s);',
+    ].join(''),
+  },
+  define: { 'import.meta.url': '__lqsimBundleUrl' },
 };

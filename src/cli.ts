@@ -54,7 +54,7 @@ function program(setExit: (code: number) => void): Command {
         o: { format: Format; full?: boolean; laravel?: string; pace?: number; golden?: string },
       ) => {
         // The server starts while the engine's modules load (early-server.ts).
-        startLocalRedisEarly();
+        await startLocalRedisEarly();
         setExit(await (await import('./cli/run.ts')).runCommand(scenario, o));
       },
     );
@@ -64,7 +64,8 @@ function program(setExit: (code: number) => void): Command {
     .argument('[scenario]', 'scenario name or path (none: choose one)')
     .addOption(laravelOption())
     .action(async (scenario: string | undefined, o: { laravel?: string }) => {
-      startLocalRedisEarly();
+      // Not awaited: the UI draws its first frame before it needs Redis (src/tui/run-tui.ts).
+      void startLocalRedisEarly();
       setExit(await (await import('./cli/tui.ts')).tuiCommand(scenario, o));
     });
   cmd
@@ -75,7 +76,8 @@ function program(setExit: (code: number) => void): Command {
     .argument('[scenario]', 'start from where this scenario has played out (none: an empty queue and one worker)')
     .addOption(laravelOption())
     .action(async (scenario: string | undefined, o: { laravel?: string }) => {
-      startLocalRedisEarly();
+      // Not awaited: the UI draws its first frame before it needs Redis (src/tui/run-tui.ts).
+      void startLocalRedisEarly();
       setExit(await (await import('./cli/tui.ts')).labCommand(scenario, o));
     });
   cmd

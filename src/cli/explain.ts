@@ -15,7 +15,6 @@ import { closeSync, createWriteStream, existsSync, fstatSync, openSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { setFlagsFromString } from 'node:v8';
 import { registerCleanup } from '../cleanup.ts';
 import type { CaptureProblem } from '../explain/capture.ts';
 import type { CaptureConfiguration } from '../explain/configuration.ts';
@@ -41,6 +40,7 @@ import { terminalSafe } from '../output/terminal-safe.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from '../output/text.ts';
 import { ciIsSet, err, stdoutDrained, UsageError } from './args.ts';
 import { ByteOut } from './byte-out.ts';
+import { withV8Flag, YOUNG_GENERATION_FIXED } from './v8-flags.ts';
 import { importUi, tuiUnavailable } from './tui.ts';
 
 export const EXPLAIN_FORMATS = ['text', 'ndjson', 'json', 'markdown'] as const;
@@ -48,21 +48,17 @@ export const EXPLAIN_FORMATS = ['text', 'ndjson', 'json', 'markdown'] as const;
 /** How many lines that are not MONITOR's are named one by one (the rest are counted). */
 const NAMED_PROBLEMS = 20;
 
-/**
- * The young generation kept at its first size. What explain makes either dies within a line or a
- * step (the line's strings, its args, the step's text) or is kept to the end (each job, each
- * address's liveness): V8's default of growing the semi-spaces to 16 MB as the allocation rate
- * climbs only holds more of the first kind between scavenges, up to 48 MB of a 200 MB capture's
- * peak (bench section 7b: 175 MB to 131 MB peak RSS, the same time). Read by V8 at each resize,
- * so it takes effect when set here, as the command starts.
- */
-const YOUNG_GENERATION = '--semi-space-growth-factor=1';
-
 export async function explainCommand(
   captures: string | readonly string[],
   o: { format: (typeof EXPLAIN_FORMATS)[number]; tui?: boolean },
 ): Promise<number> {
-  setFlagsFromString(YOUNG_GENERATION);
+  return withV8Flag(YOUNG_GENERATION_FIXED, () => explainCaptures(captures, o));
+}
+
+async function explainCaptures(
+  captures: string | readonly string[],
+  o: { format: (typeof EXPLAIN_FORMATS)[number]; tui?: boolean },
+): Promise<number> {
   if (typeof captures !== 'string' && captures.length > 1) return explainCluster(captures, o);
   const capture = typeof captures === 'string' ? captures : captures[0]!;
   mustBeFile(capture);

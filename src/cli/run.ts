@@ -3,12 +3,12 @@
 // Imported by src/cli.ts only when one of them runs.
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import type { Format } from './args.ts';
 import { err, isExportFormat, out, UsageError } from './args.ts';
 import { writeRunGolden } from './check.ts';
 import { checkExportTarget, writeExport } from './export-formats.ts';
 import { withRedisFor } from './shared.ts';
+import { HEAP_GROWTH_10_PERCENT, withV8Flag } from './v8-flags.ts';
 import { commandToJson, renderNdjson } from '../output/ndjson.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { colourLevel, makeChalk } from '../output/colour.ts';
@@ -38,11 +38,6 @@ export async function runCommand(
   // and reads back only the queues' sizes, so its memory does not grow with its length. An export
   // or a golden file is written from the whole timeline at the end.
   const streaming = !isExportFormat(o.format) && o.golden === undefined;
-  // What a streaming run keeps is small and flat (40 MB at 30,000 jobs), but by V8's default heap
-  // growth the garbage of one long step (a request dispatching 100,000 jobs) lifted peak RSS to
-  // 265 MB at 30,000 jobs; growing the heap in 10% steps keeps it at ~160 MB, at no measurable
-  // cost in time. A growth rate, not a cap: a run that keeps more still gets the heap it needs.
-  if (streaming) setFlagsFromString('--heap-growing-percent=10');
   let steps = 0;
   // ndjson streams command by command (a step may hold 100,000 of them), written in batches: when
   // 64 KB have gathered, and FLUSH_MS after a step ends, so a reader sees each step at once but a
@@ -67,32 +62,35 @@ export async function runCommand(
           if (batch.length >= 1 << 16) flush();
         }
       : undefined;
-  const timeline: Timeline = await withRedisFor(loaded.spec, async (server) => {
-    let headerShown = false;
-    return runScenario(loaded.spec, {
-      redis: server,
-      laravel: o.laravel,
-      file,
-      paceMs: o.pace,
-      keepSteps: !streaming,
-      snapshots: streaming ? 'sizes' : 'full',
-      onCommand,
-      onStep: (step, sofar) => {
-        steps++;
-        if (isExportFormat(o.format)) return; // rendered whole once the run has ended
-        if (o.format === 'ndjson') {
-          if (onCommand === undefined) out(renderNdjson({ steps: [step] }));
-          else flushSoon();
-          return;
-        }
-        if (!headerShown) {
-          out(renderTextHeader(sofar, textOpts));
-          headerShown = true;
-        }
-        out(renderStepText(step, sofar, textOpts));
-      },
-    });
-  });
+  // A streaming run's heap grows in small steps (./v8-flags.ts).
+  const timeline: Timeline = await withV8Flag(streaming ? HEAP_GROWTH_10_PERCENT : null, () =>
+    withRedisFor(loaded.spec, async (server) => {
+      let headerShown = false;
+      return runScenario(loaded.spec, {
+        redis: server,
+        laravel: o.laravel,
+        file,
+        paceMs: o.pace,
+        keepSteps: !streaming,
+        snapshots: streaming ? 'sizes' : 'full',
+        onCommand,
+        onStep: (step, sofar) => {
+          steps++;
+          if (isExportFormat(o.format)) return; // rendered whole once the run has ended
+          if (o.format === 'ndjson') {
+            if (onCommand === undefined) out(renderNdjson({ steps: [step] }));
+            else flushSoon();
+            return;
+          }
+          if (!headerShown) {
+            out(renderTextHeader(sofar, textOpts));
+            headerShown = true;
+          }
+          out(renderStepText(step, sofar, textOpts));
+        },
+      });
+    }),
+  );
   flush(); // the commands of a step the run ended in (and no timer left)
   // After Ctrl-C the server is stopped under the run; its errors are ours, not the user's.
   if (isShuttingDown()) return 1;

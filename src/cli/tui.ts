@@ -4,20 +4,26 @@
 import type { RedisClusterTarget } from '../scenarios/cluster-config.ts';
 import type { RedisServer } from '../redis/server.ts';
 import type * as RunTui from '../tui/run-tui.ts';
+import { loadUiDependencies } from '../tui/ui-deps.ts';
 import { ciIsSet, err, UsageError } from './args.ts';
 
 /**
  * Imports the UI. yoga-layout (Ink's layout engine) instantiates its inlined WebAssembly through
  * `fetch('data:...')` whenever `fetch` exists, which makes Node load its whole HTTP client (undici,
  * ~35 ms of a first frame budgeted at 300) to decode bytes yoga decodes itself when there is no
- * fetch. So there is none while the UI's modules load; nothing else runs meanwhile.
+ * fetch. So there is none while the UI's modules load; nothing else runs meanwhile. The CLI's
+ * bundle loads Ink and React first (src/tui/ui-deps.ts).
  */
 export async function importUi(): Promise<typeof RunTui> {
+  const load = async (): Promise<typeof RunTui> => {
+    await loadUiDependencies();
+    return import('../tui/run-tui.ts');
+  };
   const fetch = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
-  if (fetch?.configurable !== true) return import('../tui/run-tui.ts');
+  if (fetch?.configurable !== true) return load();
   Reflect.deleteProperty(globalThis, 'fetch');
   try {
-    return await import('../tui/run-tui.ts');
+    return await load();
   } finally {
     Object.defineProperty(globalThis, 'fetch', fetch);
   }

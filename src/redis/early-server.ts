@@ -12,16 +12,22 @@ let early: { binary: string; server: Promise<LocalRedisServer> } | null = null;
 
 /**
  * Starts it where acquireRedis would start a local server first: no REDIS_URL, and LQSIM_REDIS=local,
- * or unset where no Docker engine is configured.
+ * or unset where no Docker engine is configured. Resolves (never rejects) once the server's process
+ * is spawned, or could not be: the caller awaits that before it imports the engine, since the CLI's
+ * bundle (CommonJS) evaluates the engine's modules in one synchronous stretch, which would otherwise
+ * hold up the free port's lookup and the spawn until it ends, and the server would start after it.
  */
-export function startLocalRedisEarly(env: NodeJS.ProcessEnv = process.env): void {
-  if (early !== null || env.REDIS_URL) return;
+export function startLocalRedisEarly(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  if (early !== null || env.REDIS_URL) return Promise.resolve();
   const mode = env.LQSIM_REDIS || undefined;
-  if (mode !== 'local' && (mode !== undefined || dockerEngineConfigured(env))) return;
-  const server = startLocalRedisServer({ env });
+  if (mode !== 'local' && (mode !== undefined || dockerEngineConfigured(env))) return Promise.resolve();
+  let resolve!: () => void;
+  const spawned = new Promise<void>((r) => (resolve = r));
+  const server = startLocalRedisServer({ env, onSpawn: resolve });
   // Taken, its failure is the run's (acquireRedis reports it); not taken, nothing needed it.
-  server.catch(() => undefined);
+  server.then(resolve, resolve);
   early = { binary: redisServerBinary(env), server };
+  return spawned;
 }
 
 /** The server started early for `env`'s binary, once; null when there is none (the caller starts one). */

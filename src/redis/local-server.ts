@@ -30,6 +30,8 @@ export interface LocalRedisOptions {
    * `--cluster-config-file <dir>/nodes.conf`, its bus port): asked again on each port attempt.
    */
   extraArgs?: (server: { port: number; dir: string }) => readonly string[] | Promise<readonly string[]>;
+  /** Called once the server's process is spawned (on each port attempt), before it is ready. */
+  onSpawn?: () => void;
 }
 
 const HOST = '127.0.0.1';
@@ -46,7 +48,7 @@ export async function startLocalRedisServer(opts: LocalRedisOptions = {}): Promi
   const binary = redisServerBinary(env);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(binary, await freePort(), env, opts.readyTimeoutMs ?? 5000, opts.extraArgs);
+      return await startOnce(binary, await freePort(), env, opts.readyTimeoutMs ?? 5000, opts);
     } catch (err) {
       // The port was free when we looked; another process may have taken it since.
       if (err instanceof LocalRedisError && err.reason === 'port-in-use' && attempt < PORT_ATTEMPTS) continue;
@@ -123,11 +125,11 @@ async function startOnce(
   port: number,
   env: NodeJS.ProcessEnv,
   readyTimeoutMs: number,
-  extraArgs: LocalRedisOptions['extraArgs'],
+  opts: Pick<LocalRedisOptions, 'extraArgs' | 'onSpawn'>,
 ): Promise<LocalRedisServer> {
   const dir = join(tmpdir(), `lqsim-redis-${randomBytes(6).toString('hex')}`);
   // Asked before anything exists: a throw here leaves nothing to clean up.
-  const extra = (await extraArgs?.({ port, dir })) ?? [];
+  const extra = (await opts.extraArgs?.({ port, dir })) ?? [];
   // The watchdog first, then what it guards (see startWatchdog).
   const watchdog = startWatchdog(dir, port);
   mkdirSync(dir, { mode: 0o700 });
@@ -149,6 +151,7 @@ async function startOnce(
   const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
   if (child.pid !== undefined) watchdog.tell(child.pid);
+  opts.onSpawn?.();
 
   // Keep reading both pipes for the server's whole life (a full pipe would block it) and keep
   // the last lines for error messages.

@@ -3,7 +3,7 @@
 // would start a local server first, and one that nothing takes (a scenario that does not load)
 // is stopped with the command, leaving no process and no dir behind.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,36 @@ describe('the redis-server started while the modules load', () => {
     startLocalRedisEarly({ ...process.env, REDIS_URL: '', LQSIM_REDIS: 'docker' });
     expect(takeEarlyLocalRedis(process.env)).toBeNull();
     forgetEarlyLocalRedis();
+  });
+
+  it('is spawned by the time startLocalRedisEarly resolves: it starts while the engine is evaluated, not after', async () => {
+    // The CLI's bundle evaluates the engine's modules in one synchronous stretch (src/cli.ts awaits
+    // this before importing them). A binary that notes when it was spawned, then is redis-server.
+    const mark = join(scratch, 'spawned-at');
+    const binary = join(scratch, 'noting-redis-server');
+    writeFileSync(binary, `#!/bin/sh\ndate +%s%N > '${mark}'\nexec redis-server "$@"\n`, { mode: 0o755 });
+    const env = { ...process.env, LQSIM_REDIS: 'local', REDIS_URL: '', REDIS_SERVER_BIN: binary };
+    await startLocalRedisEarly(env);
+    const evaluatedUntil = Date.now() + 300;
+    while (Date.now() < evaluatedUntil); // the engine's modules, evaluated without a break
+    const server = await takeEarlyLocalRedis(env)!;
+    try {
+      expect(Number(readFileSync(mark, 'utf8')) / 1e6).toBeLessThan(evaluatedUntil);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('resolves, never rejects, when the server cannot be spawned: the run reports that, from acquireRedis', async () => {
+    const env = {
+      ...process.env,
+      LQSIM_REDIS: 'local',
+      REDIS_URL: '',
+      REDIS_SERVER_BIN: join(scratch, 'no-such-binary'),
+    };
+    await expect(startLocalRedisEarly(env)).resolves.toBeUndefined();
+    await expect(takeEarlyLocalRedis(env)).rejects.toThrow(/no-such-binary/);
+    await expect(startLocalRedisEarly({ ...process.env, REDIS_URL: 'redis://127.0.0.1:1' })).resolves.toBeUndefined();
   });
 
   it('is stopped with the command when nothing takes it: no redis-server, watchdog or dir is left', () => {

@@ -60,6 +60,15 @@ export default tseslint.config(
     },
   },
   {
+    // bin/ is CommonJS (bin/package.json): what Node runs first starts faster than an ES module.
+    files: ['bin/**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', __filename: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['src/tui/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat.recommended,
     rules: { ...reactHooks.configs.flat.recommended.rules, 'react-hooks/exhaustive-deps': 'error' },

@@ -1,3 +1,3 @@
-// Types of bin/freshness.js (plain JavaScript: bin/lqsim.js loads it before anything else).
+// Types of bin/freshness.js (plain CommonJS: bin/lqsim.js loads it before anything else).
 export function newestSourceMtimeMs(root: string): number;
 export function bundleIsFresh(root: string): boolean;

@@ -1,11 +1,12 @@
 // Whether dist/cli/ (the CLI bundle, scripts/build-cli.mjs) was built from the sources as they are
 // now. Plain JavaScript with no dependencies: bin/lqsim.js asks it on every start, before it knows
 // whether it can load anything else. A walk of src/ is ~170 stats, a few milliseconds.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+'use strict';
+const { readdirSync, readFileSync, statSync } = require('node:fs');
+const { join } = require('node:path');
 
 /** The newest modification time (ms) of any file under src/ and of tsconfig.json (the bundle's JSX setting). */
-export function newestSourceMtimeMs(root) {
+function newestSourceMtimeMs(root) {
   let newest = statSync(join(root, 'tsconfig.json'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -19,7 +20,7 @@ export function newestSourceMtimeMs(root) {
 }
 
 /** True when dist/cli/ exists and no source is newer than what it was built from. */
-export function bundleIsFresh(root) {
+function bundleIsFresh(root) {
   let builtFrom;
   try {
     builtFrom = Number(readFileSync(join(root, 'dist', 'cli', 'BUILT_FROM'), 'utf8'));
@@ -28,3 +29,5 @@ export function bundleIsFresh(root) {
   }
   return Number.isFinite(builtFrom) && newestSourceMtimeMs(root) <= builtFrom;
 }
+
+module.exports = { newestSourceMtimeMs, bundleIsFresh };

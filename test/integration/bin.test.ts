@@ -35,7 +35,7 @@ const T1 = new Date('2026-01-02T00:00:00Z');
 function layout(name: string, o: { source: boolean; builtFrom?: Date; devDependencies?: false }): string {
   const root = join(scratch, name);
   mkdirSync(join(root, 'bin'), { recursive: true });
-  for (const f of ['lqsim.js', 'freshness.js', 'load-bundle.js'])
+  for (const f of ['lqsim.js', 'freshness.js', 'load-bundle.js', 'package.json'])
     copyFileSync(join(repo, 'bin', f), join(root, 'bin', f));
   // Without dev dependencies there is no tsx (and nothing else this layout needs).
   if (o.devDependencies === false) mkdirSync(join(root, 'node_modules'));

@@ -1,7 +1,9 @@
 // What `lqsim --version`, `--help` and `list` load before any command runs (docs/performance.md):
-// the CLI's entry and what it imports statically, as the bundle splits it (esbuild, as
-// scripts/build-cli.mjs does), must hold no Redis client, no UI, no scenario schema or YAML
-// parser, no diff engine: each command imports those when it runs.
+// the CLI's entry and what it imports statically, as esbuild splits it into ES modules, must hold
+// no Redis client, no UI, no scenario schema or YAML parser, no diff engine: each command imports
+// those when it runs. The CLI's bundle (scripts/build-cli.mjs) is one CommonJS file read from a
+// code cache, where the same boundary decides what is evaluated at start: a module imported
+// lazily runs only when imported.
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 

@@ -19,13 +19,21 @@
 //   faster. LQSIM_CODE_CACHE=0 neither reads nor writes one. Nothing is ever written elsewhere.
 'use strict';
 const { isAscii } = require('node:buffer');
-const fs = require('node:fs');
+const {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} = require('node:fs');
 const { createRequire } = require('node:module');
 const { dirname, join } = require('node:path');
 const { cachedDataVersionTag } = require('node:v8');
 const { Script } = require('node:vm');
-
-const { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } = fs;
 
 /**
  * Evaluates `file` as Node evaluates a CommonJS module (its own `require`, `module`, `__filename`,

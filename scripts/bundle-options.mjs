@@ -10,8 +10,10 @@ const common = {
   logLevel: 'warning',
 };
 
-/** An ES module: the UI's Ink and React (dist/cli/ui.js), which use top-level await. */
-/** @type {import('esbuild').BuildOptions} */
+/**
+ * An ES module: the UI's Ink and React (dist/cli/ui.js), which use top-level await.
+ * @type {import('esbuild').BuildOptions}
+ */
 export const nodeBundle = {
   ...common,
   format: 'esm',

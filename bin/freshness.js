@@ -1,33 +1,80 @@
 // Whether dist/cli/ (the CLI bundle, scripts/build-cli.mjs) was built from the sources as they are
-// now. Plain JavaScript with no dependencies: bin/lqsim.js asks it on every start, before it knows
-// whether it can load anything else. A walk of src/ is ~170 stats, a few milliseconds.
+// now. Plain JavaScript with no dependencies: bin/lqsim.js asks it on every start of a clone, before
+// it knows whether it can load anything else. A walk of src/ is ~270 stats: 4-8 ms made one after
+// another on the main thread, and the garbage they leave before the bundle is read brought on a
+// scavenge that set V8's first old-generation limit low, so the run paid a full mark-compact
+// (~9 ms) too (docs/performance.md). bin/lqsim.js therefore has the files' stats made on libuv's
+// threads while it reads and compiles the bundle (sourcesNewestLater), and decides after.
 'use strict';
-const { readdirSync, readFileSync, statSync } = require('node:fs');
+const { readdirSync, readFileSync, stat, statSync } = require('node:fs');
 const { join } = require('node:path');
 
-/** The newest modification time (ms) of any file under src/ and of tsconfig.json (the bundle's JSX setting). */
-function newestSourceMtimeMs(root) {
-  let newest = statSync(join(root, 'tsconfig.json'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+/** tsconfig.json (the bundle's JSX setting; it may be absent), then every file under src/: what the bundle is built from. */
+function sourceFiles(root) {
+  const files = [join(root, 'tsconfig.json')];
   const walk = (dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);
-      else newest = Math.max(newest, statSync(path).mtimeMs);
+      else files.push(path);
     }
   };
   walk(join(root, 'src'));
+  return files;
+}
+
+/** The newest modification time (ms) of the sources (sourceFiles); a tsconfig.json that is not there counts 0. */
+function newestSourceMtimeMs(root) {
+  let newest = 0;
+  for (const [i, file] of sourceFiles(root).entries()) {
+    const st = statSync(file, { throwIfNoEntry: i > 0 });
+    if (st !== undefined) newest = Math.max(newest, st.mtimeMs);
+  }
   return newest;
+}
+
+/**
+ * newestSourceMtimeMs, its stats made on libuv's threads: the directories are read now, the files'
+ * times come back to the event loop once the caller's thread lets it run. Rejects when a file
+ * cannot be read (gone between the directory's listing and its stat: the sources are being edited).
+ * @returns {Promise<number>}
+ */
+function newestSourceMtimeMsLater(root) {
+  let files;
+  try {
+    files = sourceFiles(root);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  return new Promise((resolve, reject) => {
+    let newest = 0;
+    let left = files.length;
+    for (const [i, file] of files.entries()) {
+      stat(file, (e, st) => {
+        if (e && !(i === 0 && e.code === 'ENOENT')) reject(e);
+        else if (st) newest = Math.max(newest, st.mtimeMs);
+        if (--left === 0) resolve(newest);
+      });
+    }
+  });
+}
+
+/** When dist/cli/ was built from (its sources' newest time, dist/cli/BUILT_FROM), or null: never built, or being replaced right now. */
+function builtFrom(root) {
+  let text;
+  try {
+    text = readFileSync(join(root, 'dist', 'cli', 'BUILT_FROM'), 'utf8');
+  } catch {
+    return null;
+  }
+  const at = Number(text);
+  return Number.isFinite(at) ? at : null;
 }
 
 /** True when dist/cli/ exists and no source is newer than what it was built from. */
 function bundleIsFresh(root) {
-  let builtFrom;
-  try {
-    builtFrom = Number(readFileSync(join(root, 'dist', 'cli', 'BUILT_FROM'), 'utf8'));
-  } catch {
-    return false; // never built, or being replaced right now
-  }
-  return Number.isFinite(builtFrom) && newestSourceMtimeMs(root) <= builtFrom;
+  const at = builtFrom(root);
+  return at !== null && newestSourceMtimeMs(root) <= at;
 }
 
-module.exports = { newestSourceMtimeMs, bundleIsFresh };
+module.exports = { builtFrom, bundleIsFresh, newestSourceMtimeMs, newestSourceMtimeMsLater };

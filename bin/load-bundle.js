@@ -41,6 +41,16 @@ const { Script } = require('node:vm');
  * @param {string} file
  */
 function runBundle(file) {
+  loadBundle(file)();
+}
+
+/**
+ * What runBundle does in two parts: reads `file` and its code cache and compiles it now, and
+ * returns what evaluates it. bin/lqsim.js has a clone's sources checked meanwhile (./freshness.js).
+ * @param {string} file
+ * @returns {() => void}
+ */
+function loadBundle(file) {
   const name = cacheName(process.argv.slice(2));
   const fd = openSync(file, 'r');
   let source;
@@ -72,18 +82,20 @@ function runBundle(file) {
     `(function (exports, require, module, __filename, __dirname, __lqsimImport) {\n${source}\n})`,
     { filename: file, lineOffset: -1, cachedData },
   );
-  if (useCache && (cachedData === undefined || script.cachedDataRejected === true)) {
-    process.once('exit', (code) => {
-      if (code === 0 && cachedDataVersionTag() === tag) writeCache(dir, cacheFile, script, name, tag);
-    });
-  }
-  const module = { exports: {} };
-  // The bundle has no import() of its own (scripts/bundle-options.mjs): a script read from the code
-  // cache loses the callback Node gives one. It imports the UI's ES module through this one.
-  const importModule = (specifier) => import(specifier);
-  script
-    .runInThisContext()
-    .call(module.exports, module.exports, createRequire(file), module, file, dirname(file), importModule);
+  return () => {
+    if (useCache && (cachedData === undefined || script.cachedDataRejected === true)) {
+      process.once('exit', (code) => {
+        if (code === 0 && cachedDataVersionTag() === tag) writeCache(dir, cacheFile, script, name, tag);
+      });
+    }
+    const module = { exports: {} };
+    // The bundle has no import() of its own (scripts/bundle-options.mjs): a script read from the code
+    // cache loses the callback Node gives one. It imports the UI's ES module through this one.
+    const importModule = (specifier) => import(specifier);
+    script
+      .runInThisContext()
+      .call(module.exports, module.exports, createRequire(file), module, file, dirname(file), importModule);
+  };
 }
 
 /**
@@ -126,4 +138,4 @@ function writeCache(dir, cacheFile, script, name, tag) {
   }
 }
 
-module.exports = { runBundle };
+module.exports = { loadBundle, runBundle };

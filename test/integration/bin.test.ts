@@ -89,6 +89,18 @@ describe('bin/lqsim.js', () => {
     expect(run(layout('unbuilt', { source: true }))).toBe('src\n');
   });
 
+  it('runs the sources when the bundle is gone though BUILT_FROM is there (being replaced right now)', () => {
+    const root = layout('replaced', { source: true, builtFrom: T0 });
+    rmSync(join(root, 'dist', 'cli', 'lqsim.cjs'));
+    expect(run(root)).toBe('src\n');
+  });
+
+  it('runs the sources when a source cannot be read (a dangling link: src/ is being edited), not the bundle', () => {
+    const root = layout('dangling', { source: true, builtFrom: T0 });
+    symlinkSync(join(root, 'src', 'gone.ts'), join(root, 'src', 'cli', 'moved.ts'));
+    expect(run(root)).toBe('src\n');
+  });
+
   it('runs the sources when LQSIM_FROM_SOURCE=1, fresh bundle or not', () => {
     expect(run(layout('forced', { source: true, builtFrom: T1 }), { LQSIM_FROM_SOURCE: '1' })).toBe('src\n');
   });

@@ -2,6 +2,7 @@
 // normalised trace with the golden file; exit 1 with the step-aligned diff when it changed.
 // `--update` rewrites the file (atomically), and is refused when CI is set: CI only checks.
 // A run on a shared server is compared in its scenario's db unless `--exact-db` (trace/database.ts).
+import './zod-jitless.ts';
 import { stat } from 'node:fs/promises';
 import { colourLevel, makeChalk } from '../output/colour.ts';
 import { diffSummary } from '../trace/diff.ts';

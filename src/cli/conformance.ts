@@ -2,6 +2,7 @@
 // Laravel 8.83 (Debian's packages, conformance/laravel/harness.php), normalised and compared.
 // One line per scenario: identical, not comparable (why), or the first difference, step-aligned.
 // Exit 0 when nothing differs, 1 when something does or a run failed, 2 for bad input.
+import './zod-jitless.ts';
 import { colourLevel, makeChalk } from '../output/colour.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { ConformanceResult } from '../conformance/compare.ts';

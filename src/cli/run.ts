@@ -1,6 +1,7 @@
 // `lqsim run`: replays a scenario and prints its trace (text, ndjson or an export). Also what
 // `lqsim tui` prints where there is no terminal.
 // Imported by src/cli.ts only when one of them runs.
+import './zod-jitless.ts';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Format } from './args.ts';

@@ -1,6 +1,7 @@
 // `lqsim tui` and `lqsim lab`: the full-terminal UI (src/tui/), or, where there is no terminal,
 // what can stand in for it. Light until the UI is drawn: Redis' client is imported while the
 // first frame is already on screen (src/tui/run-tui.ts starts Redis after drawing it).
+import './zod-jitless.ts';
 import type { RedisClusterTarget } from '../scenarios/cluster-config.ts';
 import type { RedisServer } from '../redis/server.ts';
 import type * as RunTui from '../tui/run-tui.ts';

@@ -2,6 +2,7 @@
 // Prints `<file>: ok` for each good one; a bad one gets the loader's one-line
 // `file:line:col: field: message` on stderr for each of its problems, and the exit status is 2 if
 // any was bad.
+import './zod-jitless.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import { resolveScenario } from '../scenarios/catalog.ts';
 import { ScenarioError } from '../scenarios/errors.ts';

@@ -74,7 +74,7 @@ try {
     tsconfig: 'tsconfig.json',
     external,
     define: { ...nodeCjsBundle.define, ...production },
-    plugins: [uiFromItsEsModule],
+    plugins: [...nodeCjsBundle.plugins, uiFromItsEsModule],
     sourcemap,
     legalComments: 'external',
   });

@@ -2,3 +2,4 @@ import type { BuildOptions } from 'esbuild';
 
 export const nodeBundle: BuildOptions;
 export const nodeCjsBundle: BuildOptions;
+export const redisClientOnly: import('esbuild').Plugin;

@@ -173,6 +173,13 @@ describe('the CLI bundle (scripts/build-cli.mjs)', () => {
     expect(bundle).toBe(source);
   });
 
+  it("holds node-redis' client without the Redis Stack modules' commands (redisClientOnly)", () => {
+    const text = readFileSync(join(out, 'lqsim.cjs'), 'latin1');
+    expect(text).toContain('node_modules/@redis/client/dist/lib/client/index.js');
+    for (const stack of ['bloom', 'json', 'search', 'time-series'])
+      expect(text).not.toContain(`node_modules/@redis/${stack}/`);
+  });
+
   it('is ASCII, which bin/load-bundle.js decodes as Latin-1, ~10 ms faster than UTF-8', () => {
     expect(isAscii(readFileSync(join(out, 'lqsim.cjs')))).toBe(true);
   });

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import { build } from 'esbuild';
 import { nodeCjsBundle } from '../scripts/bundle-options.mjs';
 import { bundleIsFresh } from '../bin/freshness.js';
 import { acquireRedis, type RedisServer } from '../src/redis/server.ts';
@@ -230,9 +230,10 @@ async function main(): Promise<void> {
   // and a client made of its base class, as the tool makes its own. Until the ninth session this
   // was node-redis loaded from node_modules, file by file, and its command class built
   // (RedisClient.factory): 340 ms here, where the tool loads it bundled and builds no such class;
-  // in the ninth, bundled as an ES module, as the CLI then was (no code cache).
+  // in the ninth, bundled as an ES module, as the CLI then was (no code cache). Since the eleventh,
+  // node-redis' client without the Redis Stack modules, as the CLI bundles it (redisClientOnly).
   const nodeRedisBundle = join(scratch, 'node-redis-floor.cjs');
-  buildSync({
+  await build({
     ...nodeCjsBundle,
     stdin: { contents: "import { RedisClient } from 'redis'; new RedisClient({ RESP: 2 });", resolveDir: root },
     outfile: nodeRedisBundle,

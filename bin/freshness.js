@@ -9,10 +9,15 @@
 const { readdirSync, readFileSync, stat, statSync } = require('node:fs');
 const { join } = require('node:path');
 
-/** tsconfig.json (the bundle's JSX setting; it may be absent), then every file under src/: what the bundle is built from. */
+/**
+ * tsconfig.json (the bundle's JSX setting; it may be absent), then src/ and every directory and
+ * file under it: what the bundle is built from. A directory's time is when a file in it was last
+ * added, removed or renamed: a source deleted since the build leaves every other file as it was.
+ */
 function sourceFiles(root) {
   const files = [join(root, 'tsconfig.json')];
   const walk = (dir) => {
+    files.push(dir);
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name);
       if (entry.isDirectory()) walk(path);

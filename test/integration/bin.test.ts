@@ -49,7 +49,8 @@ function layout(name: string, o: { source: boolean; builtFrom?: Date; devDepende
     writeFileSync(join(root, 'src', 'cli.ts'), "const where: string = 'src';\nconsole.log(where);\n");
     writeFileSync(join(root, 'src', 'cli', 'args.ts'), 'export {};\n');
     copyFileSync(join(repo, 'tsconfig.json'), join(root, 'tsconfig.json'));
-    for (const f of ['src/cli.ts', 'src/cli/args.ts', 'tsconfig.json']) utimesSync(join(root, f), T0, T0);
+    for (const f of ['src/cli.ts', 'src/cli/args.ts', 'tsconfig.json', 'src/cli', 'src'])
+      utimesSync(join(root, f), T0, T0);
   }
   return root;
 }
@@ -79,6 +80,13 @@ describe('bin/lqsim.js', () => {
     expect(run(root)).toBe('src\n');
   });
 
+  it('runs the sources when a source was deleted after the build (its directory changed, no file did)', () => {
+    const root = layout('deleted', { source: true, builtFrom: T0 });
+    expect(run(root)).toBe('bundle\n');
+    rmSync(join(root, 'src', 'cli', 'args.ts'));
+    expect(run(root)).toBe('src\n');
+  });
+
   it('runs the sources when tsconfig.json (the JSX setting of the bundle) changed after the build', () => {
     const root = layout('tsconfig', { source: true, builtFrom: T0 });
     utimesSync(join(root, 'tsconfig.json'), T1, T1);
@@ -98,6 +106,7 @@ describe('bin/lqsim.js', () => {
   it('runs the sources when a source cannot be read (a dangling link: src/ is being edited), not the bundle', () => {
     const root = layout('dangling', { source: true, builtFrom: T0 });
     symlinkSync(join(root, 'src', 'gone.ts'), join(root, 'src', 'cli', 'moved.ts'));
+    utimesSync(join(root, 'src', 'cli'), T0, T0); // only the link's stat tells
     expect(run(root)).toBe('src\n');
   });
 

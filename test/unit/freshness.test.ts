@@ -11,7 +11,7 @@ const repo = fileURLToPath(new URL('../..', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'lqsim-freshness-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** A root with src/a.ts, src/deep/er/b.ts and tsconfig.json, each at its own time (seconds). */
+/** A root with src/a.ts, src/deep/er/b.ts and tsconfig.json, each at its own time (seconds); the directories at 0. */
 function tree(name: string, times: { a: number; b: number; tsconfig?: number }): string {
   const root = join(scratch, name);
   mkdirSync(join(root, 'src', 'deep', 'er'), { recursive: true });
@@ -22,6 +22,7 @@ function tree(name: string, times: { a: number; b: number; tsconfig?: number }):
   put('src/a.ts', times.a);
   put('src/deep/er/b.ts', times.b);
   if (times.tsconfig !== undefined) put('tsconfig.json', times.tsconfig);
+  for (const dir of ['src/deep/er', 'src/deep', 'src']) utimesSync(join(root, dir), 0, 0);
   return root;
 }
 
@@ -39,6 +40,14 @@ describe('bin/freshness.js', () => {
     const none = tree('no-tsconfig', { a: 1_000, b: 2_000 });
     expect(newestSourceMtimeMs(none)).toBe(2_000_000);
     await expect(newestSourceMtimeMsLater(none)).resolves.toBe(2_000_000);
+  });
+
+  it("counts a directory's time: a file removed leaves the others as they were", async () => {
+    const root = tree('removed', { a: 1_000, b: 2_000 });
+    rmSync(join(root, 'src', 'deep', 'er', 'b.ts'));
+    utimesSync(join(root, 'src', 'deep', 'er'), 3_000, 3_000);
+    expect(newestSourceMtimeMs(root)).toBe(3_000_000);
+    await expect(newestSourceMtimeMsLater(root)).resolves.toBe(3_000_000);
   });
 
   it('gives the same time for the project itself both ways', async () => {

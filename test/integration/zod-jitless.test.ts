@@ -1,3 +1,5 @@
+// In the integration project: it sets zod's global config and needs its own module graph, which the
+// unit project's shared one (isolate: false) does not give.
 // zod's JIT is off in the CLI's commands that parse scenarios (src/cli/zod-jitless.ts), and only
 // there: the library leaves a user's zod (perhaps their application's own instance) as it is. zod
 // reads the setting as it builds each object schema, so it must be set before the scenario schema

@@ -1,10 +1,11 @@
 // Whether dist/cli/ (the CLI bundle, scripts/build-cli.mjs) was built from the sources as they are
 // now. Plain JavaScript with no dependencies: bin/lqsim.js asks it on every start of a clone, before
-// it knows whether it can load anything else. A walk of src/ is ~270 stats: 4-8 ms made one after
-// another on the main thread, and the garbage they leave before the bundle is read brought on a
-// scavenge that set V8's first old-generation limit low, so the run paid a full mark-compact
-// (~9 ms) too (docs/performance.md). bin/lqsim.js therefore has the files' stats made on libuv's
-// threads while it reads and compiles the bundle (sourcesNewestLater), and decides after.
+// it knows whether it can load anything else. A walk of src/ is ~290 stats (its files and
+// directories): 4-8 ms made one after another on the main thread, and the garbage they left before
+// the bundle was read brought on a scavenge that set V8's first old-generation limit low, so a run
+// paid a full mark-compact (~9 ms) too (docs/performance.md). bin/lqsim.js therefore has them made
+// on libuv's threads while it reads and compiles the bundle (newestSourceMtimeMsLater), and
+// decides after.
 'use strict';
 const { readdirSync, readFileSync, stat, statSync } = require('node:fs');
 const { join } = require('node:path');

@@ -12,7 +12,9 @@ export { listScenarios, resolveScenario, SCENARIOS_DIR } from './scenarios/catal
 export type { CatalogEntry } from './scenarios/catalog.ts';
 export { loadScenario } from './scenarios/shipped.ts';
 export { ScenarioError } from './scenarios/errors.ts';
-export { Scenario } from './scenarios/schema.ts';
+import { scenarioSchema } from './scenarios/schema.ts';
+/** The scenario format's zod schema: Scenario.parse(input) is the spec a file with those fields gives. */
+export const Scenario = scenarioSchema();
 export { buildScenario, scenario, ScenarioBuilder } from './scenarios/builder.ts';
 export type {
   ArtisanOptions,

@@ -9,7 +9,7 @@ import { DEFAULT_PROFILE } from '../sim/profiles/index.ts';
 import { checkInput } from '../scenarios/load.ts';
 import type { ScenarioInput, ScenarioSpec } from '../scenarios/schema.ts';
 import type { EntryNames, TimelineEntrySpec } from '../scenarios/entries/index.ts';
-import { kindOf, TimelineEntry } from '../scenarios/entries/index.ts';
+import { kindOf, timelineEntrySchema } from '../scenarios/entries/index.ts';
 
 /** A timeline entry as written (the YAML's shape). */
 export type EntryInput = { at: number } & Record<string, unknown>;
@@ -90,7 +90,7 @@ export function forkAt(input: ScenarioInput, now: number): ScenarioInput {
 
 /** An entry as written, parsed as its kind reads it; null when it is not a valid entry (checkLab says why). */
 function parsedEntry(e: EntryInput): TimelineEntrySpec | null {
-  const result = TimelineEntry.safeParse(e);
+  const result = timelineEntrySchema().safeParse(e);
   return result.success ? result.data : null;
 }
 

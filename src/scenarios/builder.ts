@@ -6,9 +6,9 @@
 import type { z } from 'zod';
 import { ScenarioError } from './errors.ts';
 import { checkInput } from './load.ts';
-import type { Connection, JobClass, TimelineEntry, Worker } from './schema.ts';
 import type { ProfileName } from '../sim/profiles/index.ts';
-import type { ScenarioInput, ScenarioSpec } from './schema.ts';
+import type { ConnectionInput, JobClassInput, ScenarioInput, ScenarioSpec, WorkerInput } from './schema.ts';
+import type { TimelineEntryInput } from './entries/index.ts';
 import type { ChainInput } from './entries/chain.ts';
 import type { ConfigInput } from './entries/config.ts';
 import type { DispatchInput } from './entries/dispatch.ts';
@@ -20,12 +20,12 @@ import type { StopInput } from './entries/stop.ts';
 import type { ArtisanInput } from './entries/artisan.ts';
 
 /** config/queue.php options of one redis connection (retry_after, block_for, queue). */
-export type ConnectionOptions = z.input<typeof Connection>;
+export type ConnectionOptions = ConnectionInput;
 /** php artisan queue:work options of one worker process, without its name. */
-export type WorkerOptions = Omit<z.input<typeof Worker>, 'name'>;
+export type WorkerOptions = Omit<WorkerInput, 'name'>;
 /** A job class: its PHP class name, public properties ($tries, $backoff...) and what each attempt does. */
-export type JobOptions = z.input<typeof JobClass>;
-type EntryInput = z.input<typeof TimelineEntry>;
+export type JobOptions = JobClassInput;
+type EntryInput = TimelineEntryInput;
 export type DispatchOptions = Omit<DispatchInput, 'dispatch'>;
 export type RequestCalls = RequestInput['request'];
 export type RequestOptions = Omit<RequestInput, 'request'>;

@@ -6,6 +6,17 @@ import { show } from './schema-issues.ts';
 
 const TEN_YEARS = 10 * 365 * 24 * 3600;
 
+/**
+ * A schema built the first time it is asked for, then the same object every time. zod spends
+ * ~10 ms building the whole scenario format's schemas, and a run whose scenario its spec cache
+ * holds (spec-cache.ts) never asks for one; so no schema is built as its module loads
+ * (docs/performance.md).
+ */
+export function lazy<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
+}
+
 /** A duration in whole virtual seconds (Laravel's own options: --sleep, retry_after, a job's run...). */
 export const seconds = (what: string) => z.number().int().min(0).max(TEN_YEARS).describe(what);
 
@@ -42,15 +53,15 @@ export const retryAfter = (what: string) =>
     .nullable()
     .describe(`${what}; null: ${byProfile((p) => (p.queue.retryAfterNullMeans60 ? 'read as 60' : 'never expires'))}`);
 
-export const name = z
-  .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'use letters, digits, "_", "-" or "." and start with a letter');
+export const name = lazy(() =>
+  z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'use letters, digits, "_", "-" or "." and start with a letter'),
+);
 
 /** When an entry happens: virtual seconds after the start, to the millisecond. */
-export const at = virtualTime('virtual seconds after the start, to the millisecond (0.5, 2.25)');
+export const at = lazy(() => virtualTime('virtual seconds after the start, to the millisecond (0.5, 2.25)'));
 
 /** The author's teaching note on a step. */
-export const note = z.string().min(1).optional().describe('teaching note shown with the step');
+export const note = lazy(() => z.string().min(1).optional().describe('teaching note shown with the step'));
 
 /** The actor the web requests are shown as; workers may not take its name. */
 export { WEB_ACTOR as DISPATCHER } from '../sim/web-request.ts';

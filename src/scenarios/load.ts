@@ -3,7 +3,7 @@
 import { ARTISAN_ACTOR } from '../sim/artisan.ts';
 import { LineCounter, isAlias, isMap, isPair, isScalar, isSeq, parse, parseDocument, visit } from 'yaml';
 import type { Document, YAMLError } from 'yaml';
-import { Scenario, type ScenarioInput, type ScenarioSpec } from './schema.ts';
+import { scenarioSchema, type ScenarioInput, type ScenarioSpec } from './schema.ts';
 import { ScenarioError, didYouMean, oneLine } from './errors.ts';
 import { schemaProblems, show, type Path, type Problem } from './schema-issues.ts';
 import { DISPATCHER, isQueueName, singleQueue } from './fields.ts';
@@ -47,9 +47,10 @@ export async function readScenarioInput(file: string): Promise<ScenarioInput> {
 
 export function parseScenario(source: string, file: string): LoadedScenario {
   const parsed = parseYaml(source, file);
-  const result = Scenario.safeParse(parsed.data);
+  const schema = scenarioSchema();
+  const result = schema.safeParse(parsed.data);
   if (!result.success) {
-    throw parsed.locator.error(schemaProblems(result.error.issues, Scenario, parsed.data));
+    throw parsed.locator.error(schemaProblems(result.error.issues, schema, parsed.data));
   }
   const problems = crossReferenceProblems(result.data);
   if (problems.length > 0) throw parsed.locator.error(problems);
@@ -74,10 +75,11 @@ export function specProblem(spec: ScenarioSpec, laravel?: string): Problem | und
 
 /** A scenario given as data (not a file): its spec, or its first problem, schema's or specProblem's. */
 export function checkInput(input: unknown): { spec: ScenarioSpec } | { problem: Problem } {
-  const result = Scenario.safeParse(input);
+  const schema = scenarioSchema();
+  const result = schema.safeParse(input);
   if (!result.success)
     return {
-      problem: schemaProblems(result.error.issues, Scenario, input)[0] ?? { path: [], detail: 'invalid scenario' },
+      problem: schemaProblems(result.error.issues, schema, input)[0] ?? { path: [], detail: 'invalid scenario' },
     };
   const problem = specProblem(result.data);
   return problem === undefined ? { spec: result.data } : { problem };

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScenarioError } from '../../src/scenarios/errors.ts';
 import { parseScenario } from '../../src/scenarios/load.ts';
-import { Scenario } from '../../src/scenarios/schema.ts';
+import { scenarioSchema } from '../../src/scenarios/schema.ts';
 import { versionProblems } from '../../src/scenarios/option-checks.ts';
 import { PROFILES } from '../../src/sim/profiles/index.ts';
 
@@ -62,7 +62,7 @@ describe('queue:work options a version lacks', () => {
   });
 
   it('a --laravel override to a version that lacks an option: versionProblems names the run', () => {
-    const spec = Scenario.parse({
+    const spec = scenarioSchema().parse({
       name: 'f',
       title: 'f',
       laravel: '8',

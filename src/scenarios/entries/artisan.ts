@@ -7,21 +7,25 @@ import { z } from 'zod';
 import type { ArtisanCommand } from '../../sim/artisan.ts';
 import { ARTISAN_ACTOR, ARTISAN_COMMANDS, queueRestart } from '../../sim/artisan.ts';
 import { CommandError } from './lab-args.ts';
-import { at, note } from '../fields.ts';
+import { at, lazy, note } from '../fields.ts';
 import type { EntryKind, LabEntryCommand } from './kind.ts';
 import { entrySchema } from './kind.ts';
 
-const schema = entrySchema('artisan', {
-  at,
-  artisan: z
-    .enum(ARTISAN_COMMANDS)
-    .describe('php artisan queue:restart: daemon workers exit after their current job, and supervisord restarts them'),
-  note,
-});
+const schema = lazy(() =>
+  entrySchema('artisan', {
+    at: at(),
+    artisan: z
+      .enum(ARTISAN_COMMANDS)
+      .describe(
+        'php artisan queue:restart: daemon workers exit after their current job, and supervisord restarts them',
+      ),
+    note: note(),
+  }),
+);
 
-export type ArtisanEntry = z.output<typeof schema>;
+export type ArtisanEntry = z.output<ReturnType<typeof schema>>;
 /** The entry as written (before defaults), for the library's builder. */
-export type ArtisanInput = z.input<typeof schema>;
+export type ArtisanInput = z.input<ReturnType<typeof schema>>;
 
 /** `artisan queue:restart` as parsed. */
 export interface ArtisanCommandLine {
@@ -49,7 +53,9 @@ const lab: LabEntryCommand<ArtisanCommandLine, ArtisanInput> = {
 };
 
 export const artisanEntry: EntryKind<ArtisanEntry, ArtisanCommandLine> = {
-  schema,
+  get schema() {
+    return schema();
+  },
   phase: 0,
   check: () => [],
   queues: () => [],

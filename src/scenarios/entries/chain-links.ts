@@ -3,36 +3,42 @@
 // ->onQueue() / ->onConnection() / ->delay() set on `new <Job>` before it was chained.
 import { z } from 'zod';
 import type { ChainLink, JobDefinition } from '../../sim/dispatcher.ts';
-import { isQueueName, name, seconds, singleQueue } from '../fields.ts';
+import { isQueueName, lazy, name, seconds, singleQueue } from '../fields.ts';
 import type { Path, Problem } from '../schema-issues.ts';
 import type { CheckContext } from './kind.ts';
 
-const LinkObject = z
-  .object({
-    job: name.describe('a job from jobs:'),
-    queue: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('->onQueue() on this job (default: the chain queue, else the connection queue)'),
-    connection: name
-      .optional()
-      .describe('->onConnection() on this job (default: the chain connection, else the first)'),
-    delay: seconds('->delay() on this job: when its turn comes, it is pushed to :delayed').optional(),
-  })
-  .strict();
+const LinkObject = lazy(() =>
+  z
+    .object({
+      job: name().describe('a job from jobs:'),
+      queue: z
+        .string()
+        .min(1)
+        .optional()
+        .describe('->onQueue() on this job (default: the chain queue, else the connection queue)'),
+      connection: name()
+        .optional()
+        .describe('->onConnection() on this job (default: the chain connection, else the first)'),
+      delay: seconds('->delay() on this job: when its turn comes, it is pushed to :delayed').optional(),
+    })
+    .strict(),
+);
 
-const Link = z
-  .union([name.describe('a job from jobs:'), LinkObject])
-  .describe('a job from jobs:, or { job, queue, connection, delay }: what ->onQueue/->onConnection/->delay set on it');
+const Link = lazy(() =>
+  z
+    .union([name().describe('a job from jobs:'), LinkObject()])
+    .describe(
+      'a job from jobs:, or { job, queue, connection, delay }: what ->onQueue/->onConnection/->delay set on it',
+    ),
+);
 
 /** The jobs of a chain, in the order they run. */
-export const chainLinks = (what: string) => z.array(Link).min(1).describe(what);
+export const chainLinks = (what: string) => z.array(Link()).min(1).describe(what);
 
-export type ChainLinkSpec = z.output<typeof Link>;
+export type ChainLinkSpec = z.output<ReturnType<typeof Link>>;
 
 /** A link as a mapping: a bare name is `{ job: name }`. */
-export function linkFields(l: ChainLinkSpec): z.output<typeof LinkObject> {
+export function linkFields(l: ChainLinkSpec): z.output<ReturnType<typeof LinkObject>> {
   return typeof l === 'string' ? { job: l } : l;
 }
 

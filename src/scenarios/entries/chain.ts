@@ -8,30 +8,34 @@ import type { Dispatched } from '../../sim/dispatcher.ts';
 import { pendingChain } from '../../sim/dispatcher.ts';
 import { queueKeys } from '../../sim/keys.ts';
 import type { StepDescription } from '../../sim/scheduler.ts';
-import { at, DISPATCHER, isQueueName, name, note, seconds, singleQueue } from '../fields.ts';
+import { at, DISPATCHER, isQueueName, lazy, name, note, seconds, singleQueue } from '../fields.ts';
 import type { Problem } from '../schema-issues.ts';
 import { chainLinks, checkLinks, linkConnections, linkFields, linkQueues, toChainLinks } from './chain-links.ts';
 import { jobDefinition, realLink } from './dispatch.ts';
 import type { EntryKind } from './kind.ts';
 import { entrySchema } from './kind.ts';
 
-const schema = entrySchema('chain', {
-  at,
-  chain: chainLinks(
-    'Bus::chain([...]) (8.0+): the first job is pushed now, each next one by the worker once the one before succeeds',
-  ),
-  queue: z.string().min(1).optional().describe('->onQueue(): the chain queue, for every job without its own'),
-  connection: name.optional().describe('->onConnection(): the chain connection, for every job without its own'),
-  delay: seconds('->delay(): the first job only, and only if it has none (a delay of 0 is ignored)').optional(),
-  note,
-});
+const schema = lazy(() =>
+  entrySchema('chain', {
+    at: at(),
+    chain: chainLinks(
+      'Bus::chain([...]) (8.0+): the first job is pushed now, each next one by the worker once the one before succeeds',
+    ),
+    queue: z.string().min(1).optional().describe('->onQueue(): the chain queue, for every job without its own'),
+    connection: name().optional().describe('->onConnection(): the chain connection, for every job without its own'),
+    delay: seconds('->delay(): the first job only, and only if it has none (a delay of 0 is ignored)').optional(),
+    note: note(),
+  }),
+);
 
-export type ChainEntry = z.output<typeof schema>;
+export type ChainEntry = z.output<ReturnType<typeof schema>>;
 /** The entry as written (before defaults), for the library's builder. */
-export type ChainInput = z.input<typeof schema>;
+export type ChainInput = z.input<ReturnType<typeof schema>>;
 
 export const chainEntry: EntryKind<ChainEntry> = {
-  schema,
+  get schema() {
+    return schema();
+  },
   phase: 0,
   check(e, path, ctx) {
     const problems: Problem[] = [];

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { exactInstant, formatSeconds } from '../../sim/clock.ts';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
 import type { QueueConfig } from '../../sim/redis-queue.ts';
-import { at, isQueueName, name, note, retryAfter, singleQueue } from '../fields.ts';
+import { at, isQueueName, lazy, name, note, retryAfter, singleQueue } from '../fields.ts';
 import type { Problem } from '../schema-issues.ts';
 import type { ScenarioSpec } from '../schema.ts';
 import type { ConnectionChange, EntryKind, ModelEnv } from './kind.ts';
@@ -19,33 +19,35 @@ import { entrySchema } from './kind.ts';
 /** The actor a config change is shown as: no PHP process makes it. */
 export const CONFIG_ACTOR = 'config';
 
-const schema = entrySchema('config', {
-  at,
-  config: name.describe(
-    'a connection of connections: its config/queue.php options change here (a deploy, an env var); processes that start later read them, running workers keep theirs until they restart',
-  ),
-  retry_after: retryAfter('the new retry_after; a running worker keeps its own until it restarts').optional(),
-  block_for: z
-    .number()
-    .int()
-    .min(0)
-    .max(3600)
-    .nullable()
-    .optional()
-    .describe('the new block_for (null: poll with the pop script again); a running worker keeps its own'),
-  queue: z
-    .string()
-    .min(1)
-    .optional()
-    .describe(
-      "the connection's new default queue: later dispatches without ->onQueue, and workers without --queue started later",
+const schema = lazy(() =>
+  entrySchema('config', {
+    at: at(),
+    config: name().describe(
+      'a connection of connections: its config/queue.php options change here (a deploy, an env var); processes that start later read them, running workers keep theirs until they restart',
     ),
-  note,
-});
+    retry_after: retryAfter('the new retry_after; a running worker keeps its own until it restarts').optional(),
+    block_for: z
+      .number()
+      .int()
+      .min(0)
+      .max(3600)
+      .nullable()
+      .optional()
+      .describe('the new block_for (null: poll with the pop script again); a running worker keeps its own'),
+    queue: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "the connection's new default queue: later dispatches without ->onQueue, and workers without --queue started later",
+      ),
+    note: note(),
+  }),
+);
 
-export type ConfigEntry = z.output<typeof schema>;
+export type ConfigEntry = z.output<ReturnType<typeof schema>>;
 /** The entry as written (before defaults), for the library's builder. */
-export type ConfigInput = z.input<typeof schema>;
+export type ConfigInput = z.input<ReturnType<typeof schema>>;
 
 const FIELDS = ['retry_after', 'block_for', 'queue'] as const;
 type Field = (typeof FIELDS)[number];
@@ -171,7 +173,9 @@ function stoppedWorker(spec: ScenarioSpec, connection: string): string | undefin
 }
 
 export const configEntry: EntryKind<ConfigEntry> = {
-  schema,
+  get schema() {
+    return schema();
+  },
   // With the dispatches, as written: a dispatch written after it at the same instant reads the new
   // values, and the worker processes that start at that instant (after every entry) do too.
   phase: 0,

@@ -17,7 +17,7 @@ import type { PhpValue } from '../../sim/php.ts';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
 import type { ActorContext } from '../../sim/scheduler.ts';
 import type { QueueResolver } from '../../sim/web-request.ts';
-import { at, DISPATCHER, isQueueName, name, note, seconds, singleQueue } from '../fields.ts';
+import { at, DISPATCHER, isQueueName, lazy, name, note, seconds, singleQueue } from '../fields.ts';
 import type { Path, Problem } from '../schema-issues.ts';
 import type { JobClassSpec } from '../schema.ts';
 import type { CheckContext, EntryKind, ModelEnv, RealEnv } from './kind.ts';
@@ -38,52 +38,55 @@ import { dispatchLab } from './dispatch-lab.ts';
 const INSTANCE_NUMBER = /\{n(?::(-?\d+))?\}/g;
 
 /** One value of a property: the same for every instance, or numbered per instance. */
-const PropertyValue = z
-  .union([
-    z
-      .string()
-      .describe(
-        'a string; "{n}" in it becomes the instance number (1, 2, ...), e.g. "INV-{n}"; "{n:0}" counts from 0 (0, 1, ...), "{n:1001}" from 1001',
-      ),
-    z.number(),
-    z.boolean(),
-    z.null(),
-    z
-      .object({
-        from: z.number().int().describe('the first instance gets this integer'),
-        step: z.number().int().default(1).describe('each next instance adds this (default 1)'),
-      })
-      .strict()
-      .describe('an integer per instance: from, from + step, ...'),
-  ])
-  .describe('a value, or { from: 1001 } for one integer per instance');
+const PropertyValue = () =>
+  z
+    .union([
+      z
+        .string()
+        .describe(
+          'a string; "{n}" in it becomes the instance number (1, 2, ...), e.g. "INV-{n}"; "{n:0}" counts from 0 (0, 1, ...), "{n:1001}" from 1001',
+        ),
+      z.number(),
+      z.boolean(),
+      z.null(),
+      z
+        .object({
+          from: z.number().int().describe('the first instance gets this integer'),
+          step: z.number().int().default(1).describe('each next instance adds this (default 1)'),
+        })
+        .strict()
+        .describe('an integer per instance: from, from + step, ...'),
+    ])
+    .describe('a value, or { from: 1001 } for one integer per instance');
 
 /** What one `dispatch()` call says: the job, ->onConnection / ->onQueue / ->delay, how many. */
-export const dispatchCall = {
-  dispatch: name.describe('a job from jobs:'),
+export const dispatchCall = lazy(() => ({
+  dispatch: name().describe('a job from jobs:'),
   delay: seconds('dispatch later: ZADD to :delayed with score now+delay').optional(),
   queue: z.string().min(1).optional().describe("->onQueue('...') (default: the connection's queue)"),
-  connection: name.optional().describe("->onConnection('...') (default: the first connection)"),
+  connection: name().optional().describe("->onConnection('...') (default: the first connection)"),
   count: z.number().int().min(1).max(100_000).default(1).describe('dispatch this many instances'),
   properties: z
-    .record(z.string(), PropertyValue)
+    .record(z.string(), PropertyValue())
     .optional()
     .describe("values of the job's own public properties (declared under jobs:) for these instances"),
   chain: chainLinks(
     '->chain([...]) (5.5+): the jobs a worker pushes one after another once this one succeeds',
   ).optional(),
-};
+}));
 
-const schema = entrySchema('dispatch', {
-  at,
-  ...dispatchCall,
-  every: seconds('one instance every N seconds, each in a web request of its own (with count)').optional(),
-  note,
-});
+const schema = lazy(() =>
+  entrySchema('dispatch', {
+    at: at(),
+    ...dispatchCall(),
+    every: seconds('one instance every N seconds, each in a web request of its own (with count)').optional(),
+    note: note(),
+  }),
+);
 
-export type DispatchEntry = z.output<typeof schema>;
+export type DispatchEntry = z.output<ReturnType<typeof schema>>;
 /** The entry as written (before defaults), for the library's builder. */
-export type DispatchInput = z.input<typeof schema>;
+export type DispatchInput = z.input<ReturnType<typeof schema>>;
 
 /** A dispatch call as parsed (a dispatch entry, or a call of a request); `first`: instances before it. */
 export type DispatchCall = Pick<
@@ -94,7 +97,9 @@ export type DispatchCall = Pick<
 };
 
 export const dispatchEntry: EntryKind<DispatchEntry, DispatchCommand> = {
-  schema,
+  get schema() {
+    return schema();
+  },
   phase: 0,
   check(e, path, ctx) {
     const problems = checkDispatchCall(e, path, ctx);

@@ -3,6 +3,7 @@
 // entry goes through kindOf(entry), never through which keys the entry happens to have.
 import { z } from 'zod';
 import { formatSeconds, later } from '../../sim/clock.ts';
+import { lazy } from '../fields.ts';
 import type { ActorContext, Scheduler } from '../../sim/scheduler.ts';
 import type { ScenarioSpec } from '../schema.ts';
 import type { Activation, Activations, EntryKind } from './kind.ts';
@@ -17,18 +18,21 @@ import { sizeEntry } from './size.ts';
 import { stopEntry } from './stop.ts';
 
 /** One timeline entry as written: each kind's own keys; parsing adds `kind`. */
-export const TimelineEntry = z.union([
-  dispatchEntry.schema,
-  requestEntry.schema,
-  stopEntry.schema,
-  killEntry.schema,
-  sizeEntry.schema,
-  noteEntry.schema,
-  chainEntry.schema,
-  configEntry.schema,
-  artisanEntry.schema,
-]);
-export type TimelineEntrySpec = z.output<typeof TimelineEntry>;
+export const timelineEntrySchema = lazy(() =>
+  z.union([
+    dispatchEntry.schema,
+    requestEntry.schema,
+    stopEntry.schema,
+    killEntry.schema,
+    sizeEntry.schema,
+    noteEntry.schema,
+    chainEntry.schema,
+    configEntry.schema,
+    artisanEntry.schema,
+  ]),
+);
+export type TimelineEntryInput = z.input<ReturnType<typeof timelineEntrySchema>>;
+export type TimelineEntrySpec = z.output<ReturnType<typeof timelineEntrySchema>>;
 export type EntryKindName = TimelineEntrySpec['kind'];
 export type EntryOfKind<K extends EntryKindName> = Extract<TimelineEntrySpec, { kind: K }>;
 

@@ -5,24 +5,26 @@
 // starts a new process is part of the entry (default: the worker's `restart`, unless it was stopped).
 import { z } from 'zod';
 import type { ActorContext } from '../../sim/scheduler.ts';
-import { at, name, note } from '../fields.ts';
+import { at, lazy, name, note } from '../fields.ts';
 import type { EntryKind, LabEntryCommand, WorkerControl } from './kind.ts';
 import { entrySchema } from './kind.ts';
 import { CommandError } from './lab-args.ts';
 
-const schema = entrySchema('kill', {
-  at,
-  kill: name.describe('a worker: SIGKILL to its process from outside (OOM killer, stopwaitsecs, container stop)'),
-  restart: z
-    .boolean()
-    .optional()
-    .describe("supervisord starts a new process (default: the worker's restart, unless it was sent a stop)"),
-  note,
-});
+const schema = lazy(() =>
+  entrySchema('kill', {
+    at: at(),
+    kill: name().describe('a worker: SIGKILL to its process from outside (OOM killer, stopwaitsecs, container stop)'),
+    restart: z
+      .boolean()
+      .optional()
+      .describe("supervisord starts a new process (default: the worker's restart, unless it was sent a stop)"),
+    note: note(),
+  }),
+);
 
-export type KillEntry = z.output<typeof schema>;
+export type KillEntry = z.output<ReturnType<typeof schema>>;
 /** The entry as written (before defaults), for the library's builder. */
-export type KillInput = z.input<typeof schema>;
+export type KillInput = z.input<ReturnType<typeof schema>>;
 
 /** The same for the model and for real Laravel: SIGKILL, then supervisord's restart if it makes one. */
 async function kill(e: KillEntry, w: WorkerControl, ctx: ActorContext): Promise<void> {
@@ -64,7 +66,9 @@ const lab: LabEntryCommand<KillCommand, KillInput> = {
 };
 
 export const killEntry: EntryKind<KillEntry, KillCommand> = {
-  schema,
+  get schema() {
+    return schema();
+  },
   phase: 0,
   check(e, path, ctx) {
     const worker = ctx.spec.workers.find((w) => w.name === e.kill);

@@ -14,6 +14,7 @@ import type { StepKind } from '../../sim/state.ts';
 import type { Cache, LockBook, ProcessRedis } from '../../sim/cache.ts';
 import type { ConnectionFactory } from '../../sim/redis-port.ts';
 import type { Path, Problem } from '../schema-issues.ts';
+import { lazy } from '../fields.ts';
 import type { ScenarioInput, ScenarioSpec } from '../schema.ts';
 import type { Args, LabCommandSpec, LabVocabulary } from './lab-args.ts';
 
@@ -203,17 +204,19 @@ export interface EntryKind<E extends { kind: string; at: number }, C extends { k
  * first); `late`, after everything else then, what arises during the instant too. The lab writes
  * an action taken at a step's instant so: it comes after the steps already seen, at that time.
  */
-export const late = z
-  .boolean()
-  .optional()
-  .describe(
-    "after everything else at its instant (by default an entry comes first): the lab writes an action taken at a step's instant so",
-  );
+const late = lazy(() =>
+  z
+    .boolean()
+    .optional()
+    .describe(
+      "after everything else at its instant (by default an entry comes first): the lab writes an action taken at a step's instant so",
+    ),
+);
 
 /** An entry kind's schema: its own keys, strictly (a typo is an error), and `kind` added by parsing. */
 export function entrySchema<K extends string, S extends z.ZodRawShape>(kind: K, shape: S) {
   return z
-    .object({ ...shape, late })
+    .object({ ...shape, late: late() })
     .strict()
     .transform((e) => ({ kind, ...e }));
 }

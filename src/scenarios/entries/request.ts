@@ -8,7 +8,7 @@
 // (request-times.ts): a long request, or an artisan command that dispatches one job a second.
 import { z } from 'zod';
 import { formatSeconds, later, secondsBetween } from '../../sim/clock.ts';
-import { at, DISPATCHER, note, seconds, virtualTime } from '../fields.ts';
+import { at, DISPATCHER, lazy, note, seconds, virtualTime } from '../fields.ts';
 import { ClientException } from '../../sim/exceptions.ts';
 import {
   callConnections,
@@ -35,39 +35,44 @@ function failedCall(part: RequestPart<RequestCall>, done: number): string {
 }
 
 /** When a call is made, in seconds after the request began (a request that goes on). */
-const offset = virtualTime(
-  'seconds after the request began when this call is made, to the millisecond: the request sleeps until then (a long request, an artisan command), on its one connection; default: right after the call before',
-).optional();
+const offset = () =>
+  virtualTime(
+    'seconds after the request began when this call is made, to the millisecond: the request sleeps until then (a long request, an artisan command), on its one connection; default: right after the call before',
+  ).optional();
 
 /** A dispatch call's instances one every N seconds, in this request. */
-const every = seconds(
-  "with count: one instance every N seconds in this same request, on its one connection (sleep() between them); the dispatch entry's every makes a request per instance instead",
-).optional();
+const every = () =>
+  seconds(
+    "with count: one instance every N seconds in this same request, on its one connection (sleep() between them); the dispatch entry's every makes a request per instance instead",
+  ).optional();
 
-const Call = z
-  .union([
-    z
-      .object({ ...dispatchCall, offset, every })
-      .strict()
-      .transform((c) => ({ op: 'dispatch' as const, ...c })),
-    z
-      .object({ ...sizeCall, offset })
-      .strict()
-      .transform((c) => ({ op: 'size' as const, ...c })),
-  ])
-  .describe(
-    'a dispatch call ({ dispatch, delay, queue, connection, count, properties, chain, every, offset }) or { size: <queue>, offset }',
-  );
+const Call = () =>
+  z
+    .union([
+      z
+        .object({ ...dispatchCall(), offset: offset(), every: every() })
+        .strict()
+        .transform((c) => ({ op: 'dispatch' as const, ...c })),
+      z
+        .object({ ...sizeCall(), offset: offset() })
+        .strict()
+        .transform((c) => ({ op: 'size' as const, ...c })),
+    ])
+    .describe(
+      'a dispatch call ({ dispatch, delay, queue, connection, count, properties, chain, every, offset }) or { size: <queue>, offset }',
+    );
 
-const schema = entrySchema('request', {
-  at,
-  request: z.array(Call).min(1).describe('one web request: these calls in order, on one Redis connection'),
-  note,
-});
+const schema = lazy(() =>
+  entrySchema('request', {
+    at: at(),
+    request: z.array(Call()).min(1).describe('one web request: these calls in order, on one Redis connection'),
+    note: note(),
+  }),
+);
 
-export type RequestEntry = z.output<typeof schema>;
+export type RequestEntry = z.output<ReturnType<typeof schema>>;
 /** The entry as written (before defaults), for the library's builder. */
-export type RequestInput = z.input<typeof schema>;
+export type RequestInput = z.input<ReturnType<typeof schema>>;
 type RequestCall = RequestEntry['request'][number];
 
 const isDispatch = (c: RequestCall): c is Extract<RequestCall, { op: 'dispatch' }> => c.op === 'dispatch';
@@ -99,7 +104,9 @@ const partTitle = (parts: readonly RequestPart<unknown>[], part: RequestPart<unk
   parts.length === 1 ? 'one request' : `one request, +${formatSeconds(part.offset)}s`;
 
 export const requestEntry: EntryKind<RequestEntry> = {
-  schema,
+  get schema() {
+    return schema();
+  },
   phase: 0,
   check: (e, path, ctx) => [
     ...e.request.flatMap((c, i) =>

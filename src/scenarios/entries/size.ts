@@ -3,32 +3,34 @@
 // `sizeCall`, shared with the `request` entry.
 import { z } from 'zod';
 import type { QueueResolver } from '../../sim/web-request.ts';
-import { at, DISPATCHER, name, note } from '../fields.ts';
+import { at, DISPATCHER, lazy, name, note } from '../fields.ts';
 import type { Path, Problem } from '../schema-issues.ts';
 import type { CheckContext, EntryKind } from './kind.ts';
 import { entrySchema } from './kind.ts';
 
 /** What one Queue::size() call says. */
-export const sizeCall = {
+export const sizeCall = lazy(() => ({
   size: z
     .string()
     .regex(/^[^,\s]+$/, 'one queue name')
     .describe("the application calls Queue::size('<queue>'): the size script"),
-  connection: name.optional(),
-};
+  connection: name().optional(),
+}));
 
-const schema = entrySchema('size', { at, ...sizeCall, note });
+const schema = lazy(() => entrySchema('size', { at: at(), ...sizeCall(), note: note() }));
 
-export type SizeEntry = z.output<typeof schema>;
+export type SizeEntry = z.output<ReturnType<typeof schema>>;
 /** The entry as written (before defaults), for the library's builder. */
-export type SizeInput = z.input<typeof schema>;
+export type SizeInput = z.input<ReturnType<typeof schema>>;
 export type SizeCall = Pick<SizeEntry, 'size' | 'connection'>;
 
 export const SIZE_EXPLAIN =
   'size counts the ready LIST, the :delayed ZSET and the :reserved ZSET together: jobs that are running still count.';
 
 export const sizeEntry: EntryKind<SizeEntry> = {
-  schema,
+  get schema() {
+    return schema();
+  },
   // After the dispatches and stops of the same second: a size then counts what was dispatched.
   phase: 1,
   check: (e, path, ctx) => checkSizeCall(e, path, ctx),

@@ -3,44 +3,47 @@
 // supervisord then starts the same program again with those queue:work options changed
 // (supervisorctl restart after editing its command line): the worker keeps its name.
 import { z } from 'zod';
-import { at, name, note } from '../fields.ts';
+import { at, lazy, name, note } from '../fields.ts';
 import type { EntryKind, LabEntryCommand } from './kind.ts';
 import { entrySchema } from './kind.ts';
 import { CommandError } from './lab-args.ts';
 
-const seconds = z.number().int().min(0).max(86400);
+const restart = () => {
+  const seconds = z.number().int().min(0).max(86400);
+  return z
+    .object({
+      queue: z
+        .string()
+        .regex(/^[^,\s]+(,[^,\s]+)*$/, 'comma-separated queue names without spaces, e.g. high,default')
+        .optional()
+        .describe('--queue=high,default'),
+      tries: z.number().int().min(0).max(1000).optional().describe('--tries'),
+      timeout: seconds.optional().describe('--timeout'),
+      sleep: z.number().int().min(0).max(3600).optional().describe('--sleep'),
+      delay: seconds.optional().describe("--delay (5.x): replaces the worker's --delay or --backoff"),
+      backoff: z
+        .union([seconds, z.array(seconds).min(1).max(100)])
+        .optional()
+        .describe("--backoff (8.0+): replaces the worker's --backoff or --delay"),
+    })
+    .strict()
+    .describe(
+      'once the process has exited, supervisord starts the same program again with these queue:work options changed ({} for none: it reads config/queue.php again); the worker keeps its name',
+    );
+};
 
-const restart = z
-  .object({
-    queue: z
-      .string()
-      .regex(/^[^,\s]+(,[^,\s]+)*$/, 'comma-separated queue names without spaces, e.g. high,default')
-      .optional()
-      .describe('--queue=high,default'),
-    tries: z.number().int().min(0).max(1000).optional().describe('--tries'),
-    timeout: seconds.optional().describe('--timeout'),
-    sleep: z.number().int().min(0).max(3600).optional().describe('--sleep'),
-    delay: seconds.optional().describe("--delay (5.x): replaces the worker's --delay or --backoff"),
-    backoff: z
-      .union([seconds, z.array(seconds).min(1).max(100)])
-      .optional()
-      .describe("--backoff (8.0+): replaces the worker's --backoff or --delay"),
-  })
-  .strict()
-  .describe(
-    'once the process has exited, supervisord starts the same program again with these queue:work options changed ({} for none: it reads config/queue.php again); the worker keeps its name',
-  );
+const schema = lazy(() =>
+  entrySchema('stop', {
+    at: at(),
+    stop: name().describe('a worker: SIGTERM, it quits after its current job'),
+    restart: restart().optional(),
+    note: note(),
+  }),
+);
 
-const schema = entrySchema('stop', {
-  at,
-  stop: name.describe('a worker: SIGTERM, it quits after its current job'),
-  restart: restart.optional(),
-  note,
-});
-
-export type StopEntry = z.output<typeof schema>;
+export type StopEntry = z.output<ReturnType<typeof schema>>;
 /** The entry as written (before defaults), for the library's builder. */
-export type StopInput = z.input<typeof schema>;
+export type StopInput = z.input<ReturnType<typeof schema>>;
 
 /** `stop <worker>` as parsed. */
 export interface StopCommand {
@@ -64,7 +67,9 @@ const lab: LabEntryCommand<StopCommand, StopInput> = {
 };
 
 export const stopEntry: EntryKind<StopEntry, StopCommand> = {
-  schema,
+  get schema() {
+    return schema();
+  },
   phase: 0,
   check(e, path, ctx) {
     if (!ctx.workers.includes(e.stop))

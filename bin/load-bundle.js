@@ -79,7 +79,7 @@ function loadBundle(file) {
   }
   // The wrapper on a line of its own, so the bundle's lines (and its source map's) stay where they are.
   const script = new Script(
-    `(function (exports, require, module, __filename, __dirname, __lqsimImport) {\n${source}\n})`,
+    `(function (exports, require, module, __filename, __dirname, __lqsimImport, __lqsimBundleId) {\n${source}\n})`,
     { filename: file, lineOffset: -1, cachedData },
   );
   return () => {
@@ -92,9 +92,17 @@ function loadBundle(file) {
     // The bundle has no import() of its own (scripts/bundle-options.mjs): a script read from the code
     // cache loses the callback Node gives one. It imports the UI's ES module through this one.
     const importModule = (specifier) => import(specifier);
-    script
-      .runInThisContext()
-      .call(module.exports, module.exports, createRequire(file), module, file, dirname(file), importModule);
+    script.runInThisContext().call(
+      module.exports,
+      module.exports,
+      createRequire(file),
+      module,
+      file,
+      dirname(file),
+      importModule,
+      // The bundle's cache of validated scenarios (src/scenarios/spec-cache.ts) is this bundle's only.
+      useCache ? identity : undefined,
+    );
   };
 }
 

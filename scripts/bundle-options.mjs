@@ -49,6 +49,8 @@ export const nodeBundle = {
  * dynamic import in it (Node 20: "A dynamic import callback was not specified"). Every import() of a
  * package becomes a require(); an ES module (the UI's, dist/cli/ui.js) is imported through
  * `__lqsimImport`, the loader's import() (or Node's own, when Node runs the file itself).
+ * `__lqsimBundleId` is the bundle's identity as the loader read it, for the cache of validated
+ * scenarios (src/scenarios/spec-cache.ts); undefined when Node runs the file itself (no cache).
  * @type {import('esbuild').BuildOptions}
  */
 export const nodeCjsBundle = {
@@ -61,6 +63,7 @@ export const nodeCjsBundle = {
       '"use strict";',
       'var __lqsimBundleUrl=require("node:url").pathToFileURL(__filename).href;',
       'var __lqsimImport=typeof __lqsimImport=="function"?__lqsimImport:(s)=>import(s);',
+      'var __lqsimBundleId=typeof __lqsimBundleId=="string"?__lqsimBundleId:undefined;',
     ].join(''),
   },
   define: { 'import.meta.url': '__lqsimBundleUrl' },

@@ -16,7 +16,8 @@ import { colourLevel, makeChalk } from '../output/colour.ts';
 import { renderStepText, renderTextFooter, renderTextHeader } from '../output/text.ts';
 import { isShuttingDown } from '../cleanup.ts';
 import { resolveScenario } from '../scenarios/catalog.ts';
-import { checkProfileOverride, loadScenarioFile } from '../scenarios/load.ts';
+import { checkProfileOverride } from '../scenarios/load.ts';
+import { cliSpecCache, loadScenarioFileCached } from '../scenarios/spec-cache.ts';
 import { runScenario } from '../scenarios/runner.ts';
 import type { Timeline, TraceCommand } from '../scenarios/timeline.ts';
 import { plural } from '../output/describe.ts';
@@ -31,7 +32,7 @@ export async function runCommand(
   checkExportTarget(o.format);
   if (o.golden !== undefined) checkGoldenTarget(o.golden);
   const file = await resolveScenario(scenario);
-  const loaded = await loadScenarioFile(file);
+  const loaded = await loadScenarioFileCached(file, cliSpecCache());
   checkProfileOverride(loaded, o.laravel); // before a Redis is started for nothing
   const chalk = makeChalk(o.format === 'text' ? colourLevel(process.stdout, process.env) : 0);
   const textOpts = { chalk, full: o.full ?? false, width: process.stdout.columns || 100 };

@@ -4,6 +4,7 @@
 // the bundle. And the bundle itself does what the sources do, with a code cache that is only ever
 // a cache.
 import { isAscii } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
@@ -21,6 +22,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deserialize, serialize } from 'node:v8';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { lqsimEnv } from '../helpers/cli.ts';
 
@@ -299,6 +301,140 @@ describe('the CLI bundle (scripts/build-cli.mjs)', () => {
       const before = inode(file!);
       expect(lqsimAt(DISPATCH).stdout).toBe(outputs[0]);
       expect(inode(file!)).toBe(before);
+    });
+  });
+
+  describe('its cache of validated scenarios (src/scenarios/spec-cache.ts)', () => {
+    const specDir = join(out, 'spec-cache');
+    const specs = (): string[] => (existsSync(specDir) ? readdirSync(specDir).sort() : []);
+    const scenarioFile = join(scratch, 'one-invoice.yaml');
+    const text = [
+      'name: one-invoice',
+      'title: one job',
+      'workers: [{ name: worker-1, sleep: 0, stop_when_empty: true }]',
+      'jobs: { SendInvoice: { class: App\\Jobs\\SendInvoice } }',
+      'timeline: [{ at: 0, dispatch: SendInvoice }]',
+      '',
+    ].join('\n');
+    const sha256 = (t: string): string => createHash('sha256').update(t).digest('hex');
+    const runIt = (env: Record<string, string> = {}, file = scenarioFile) =>
+      spawnSync(process.execPath, [loader, join(out, 'lqsim.cjs'), 'run', file, '--format', 'ndjson'], {
+        env: lqsimEnv(env),
+        encoding: 'utf8',
+      });
+    beforeEach(() => {
+      rmSync(specDir, { recursive: true, force: true });
+      writeFileSync(scenarioFile, text);
+    });
+
+    it("keeps a run's validated spec under the bundle's identity and the text's hash, and the next run reads it", () => {
+      const first = runIt();
+      expect(first.status).toBe(0);
+      const { ino, size, mtimeNs } = statSync(join(out, 'lqsim.cjs'), { bigint: true });
+      const name = `${ino}-${size}-${mtimeNs}-${sha256(text)}.bin`;
+      expect(specs()).toEqual([name]);
+      // Read, not validated again: a spec changed in the cache is what the next run replays (the
+      // cache is trusted as the bundle is: both are the package's own files).
+      const path = join(specDir, name);
+      const cached = deserialize(readFileSync(path)) as {
+        sha256: string;
+        spec: { jobs: Record<string, { class: string }> };
+      };
+      expect(cached.sha256).toBe(sha256(text));
+      cached.spec.jobs.SendInvoice!.class = 'App\\Jobs\\CachedSpecX';
+      writeFileSync(path, serialize(cached));
+      const second = runIt();
+      expect(second.status).toBe(0);
+      expect(second.stdout).toBe(first.stdout.replaceAll('SendInvoice', 'CachedSpecX'));
+      expect(second.stdout).not.toBe(first.stdout);
+    });
+
+    it('replays what the text says once it changes: a new hash, a new entry', () => {
+      const first = runIt();
+      writeFileSync(scenarioFile, text.replace('dispatch: SendInvoice', 'dispatch: SendInvoice, count: 2'));
+      const second = runIt();
+      expect(second.status).toBe(0);
+      expect(second.stdout).not.toBe(first.stdout);
+      expect(specs()).toHaveLength(2);
+      // And the same as the sources replay.
+      const source = spawnSync(
+        process.execPath,
+        [join(repo, 'bin', 'lqsim.js'), 'run', scenarioFile, '--format', 'ndjson'],
+        {
+          env: lqsimEnv({ LQSIM_FROM_SOURCE: '1' }),
+          encoding: 'utf8',
+        },
+      );
+      expect(second.stdout).toBe(source.stdout);
+    });
+
+    it('a damaged entry, or one of another text, is not read: the text is validated again and the entry replaced', () => {
+      const first = runIt();
+      const [name] = specs();
+      const path = join(specDir, name!);
+      for (const damage of [
+        Buffer.from('not a serialized value'),
+        serialize({ sha256: sha256('another text'), spec: { name: 'another' } }),
+      ]) {
+        writeFileSync(path, damage);
+        const again = runIt();
+        expect(again.status).toBe(0);
+        expect(again.stdout).toBe(first.stdout);
+        expect(specs()).toEqual([name]);
+        expect((deserialize(readFileSync(path)) as { sha256: string }).sha256).toBe(sha256(text));
+      }
+    });
+
+    it('keeps nothing for a text that does not validate, and says what is wrong as ever', () => {
+      writeFileSync(scenarioFile, text.replace('dispatch: SendInvoice', 'dispatch: SendInvoise'));
+      const r = runIt();
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain('one-invoice.yaml:5');
+      expect(r.stderr).toContain('unknown job "SendInvoise"');
+      expect(specs()).toEqual([]);
+    });
+
+    it("belongs to one bundle: an edited bundle validates again, and removes the old bundle's entries", () => {
+      expect(runIt().status).toBe(0);
+      const [old] = specs();
+      const bundle = join(out, 'lqsim.cjs');
+      const later = new Date(statSync(bundle).mtimeMs + 1000);
+      utimesSync(bundle, later, later);
+      expect(runIt().status).toBe(0);
+      expect(specs()).toHaveLength(1);
+      expect(specs()).not.toEqual([old]);
+    });
+
+    it('is neither read nor written with LQSIM_CODE_CACHE=0, by Node running the bundle itself, or by the sources', () => {
+      expect(runIt({ LQSIM_CODE_CACHE: '0' }).status).toBe(0);
+      const direct = spawnSync(process.execPath, [join(out, 'lqsim.cjs'), 'run', scenarioFile], {
+        env: lqsimEnv(),
+        encoding: 'utf8',
+      });
+      expect(direct.status).toBe(0);
+      expect(specs()).toEqual([]);
+      const sourceDir = join(repo, 'src', 'scenarios', 'spec-cache');
+      const source = spawnSync(process.execPath, [join(repo, 'bin', 'lqsim.js'), 'run', scenarioFile], {
+        env: lqsimEnv({ LQSIM_FROM_SOURCE: '1' }),
+        encoding: 'utf8',
+      });
+      expect(source.status).toBe(0);
+      expect(existsSync(sourceDir)).toBe(false);
+    });
+
+    it('where it cannot be written, the run is the same and says nothing about it', () => {
+      const reference = runIt({ LQSIM_CODE_CACHE: '0' });
+      writeFileSync(specDir, 'not a directory');
+      try {
+        const r = runIt();
+        expect(r.status).toBe(0);
+        expect(r.stdout).toBe(reference.stdout);
+        expect(r.stderr.replace(/127\.0\.0\.1:\d+ \(pid \d+\)/, '')).toBe(
+          reference.stderr.replace(/127\.0\.0\.1:\d+ \(pid \d+\)/, ''),
+        );
+      } finally {
+        rmSync(specDir, { force: true });
+      }
     });
   });
 });

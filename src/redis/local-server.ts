@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,11 @@ export interface LocalRedisServer {
   binary: string;
   /** Temp dir passed as --dir; removed by stop(). */
   dir: string;
+  /**
+   * The version its first lines give ("Redis version=7.0.15, ...": Redis 4 and later), which is
+   * INFO's redis_version; undefined where they give none (older, or a fork that says its own name).
+   */
+  version?: string;
   /** SIGKILL (nothing to save), waits for the exit, then removes `dir`. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -32,11 +37,14 @@ export interface LocalRedisOptions {
   extraArgs?: (server: { port: number; dir: string }) => readonly string[] | Promise<readonly string[]>;
   /** Called once the server's process is spawned (on each port attempt), before it is ready. */
   onSpawn?: () => void;
+  /** The port each attempt tries (pickPort); its tests give their own. */
+  port?: () => number;
 }
 
 const HOST = '127.0.0.1';
 const READY = 'Ready to accept connections';
-const PORT_ATTEMPTS = 4;
+const VERSION_LINE = /\bRedis version=(\d+\.\d+\.\d+)\b/;
+const PORT_ATTEMPTS = 8;
 const TAIL_LINES = 12;
 
 export function redisServerBinary(env: NodeJS.ProcessEnv = process.env): string {
@@ -48,16 +56,41 @@ export async function startLocalRedisServer(opts: LocalRedisOptions = {}): Promi
   const binary = redisServerBinary(env);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnce(binary, await freePort(), env, opts.readyTimeoutMs ?? 5000, opts);
+      return await startOnce(binary, (opts.port ?? pickPort)(), env, opts.readyTimeoutMs ?? 5000, opts);
     } catch (err) {
-      // The port was free when we looked; another process may have taken it since.
+      // A port in use: the server said so as it failed to bind it.
       if (err instanceof LocalRedisError && err.reason === 'port-in-use' && attempt < PORT_ATTEMPTS) continue;
       throw err;
     }
   }
 }
 
-/** Asks the kernel for a free port. `--port 0` would disable TCP in Redis, so we pick one. */
+/**
+ * A port for a server to try (`--port 0` would disable TCP in Redis): one at random in the kernel's
+ * ephemeral range, which services with a port of their own stay out of, as a port the kernel hands
+ * out (freePort) would be. Not looked up first: a listen and a close cost ~3 ms of a one-job run
+ * (docs/performance.md), and the port could be taken between the look and the server's bind anyway.
+ * The server's bind is what says: one in use fails with "Address already in use", and the next
+ * attempt tries another (PORT_ATTEMPTS).
+ */
+export function pickPort(): number {
+  const [low, high] = ephemeralRange();
+  return low + Math.floor(Math.random() * (high - low + 1));
+}
+
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high) && low! >= 1024 && high! >= low! && high! <= 65535)
+      return [low!, high!];
+  } catch {
+    // not Linux: the range IANA suggests, which BSDs and macOS use
+    return [49152, 65535];
+  }
+  return [32768, 60999]; // Linux's default
+}
+
+/** Asks the kernel for a free port (a cluster node's bus port, tests). */
 export async function freePort(): Promise<number> {
   const srv = createServer();
   srv.listen(0, HOST);
@@ -158,11 +191,13 @@ async function startOnce(
   const tail: string[] = [];
   let partial = '';
   let ready = false;
+  let version: string | undefined;
   let onReady: (() => void) | undefined;
   const collect = (chunk: Buffer): void => {
     const lines = (partial + chunk.toString('utf8')).split('\n');
     partial = (lines.pop() ?? '').slice(-4096); // a line without end must not grow for ever
     for (const l of lines) {
+      if (!ready && version === undefined) version = VERSION_LINE.exec(l)?.[1];
       if (!ready && l.includes(READY)) {
         ready = true;
         onReady?.();
@@ -249,5 +284,5 @@ async function startOnce(
   }
 
   if (child.pid === undefined) throw new LocalRedisError('spawn-failed', `${binary} has no pid`);
-  return { host: HOST, port, pid: child.pid, binary, dir, stop };
+  return { host: HOST, port, pid: child.pid, binary, dir, ...(version === undefined ? {} : { version }), stop };
 }

@@ -2,6 +2,7 @@
 // promise that a redis-server we started never outlives the Node process.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from 'redis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { LocalRedisError, RedisUnavailableError } from '../../src/redis/errors.ts';
-import { freePort, startLocalRedisServer } from '../../src/redis/local-server.ts';
+import { freePort, pickPort, startLocalRedisServer } from '../../src/redis/local-server.ts';
 import { dockerEngineConfigured } from '../../src/redis/docker-hint.ts';
 import { acquireRedis, type RedisServer } from '../../src/redis/server.ts';
 import { processEnded, processExists, waitFor } from '../helpers/process.ts';
@@ -142,6 +143,74 @@ describe('startLocalRedisServer with a misbehaving binary', () => {
       expect(await ping(`redis://127.0.0.1:${server.port}`)).toBe('PONG');
     } finally {
       await server.stop();
+    }
+  });
+  it('passes over a port another process listens on: the bind fails, and the next attempt takes another', async () => {
+    const holder = createServer();
+    holder.listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    const taken = (holder.address() as AddressInfo).port;
+    const free = await freePort();
+    const tried: number[] = [];
+    const ports = [taken, free];
+    try {
+      const server = await startLocalRedisServer({
+        env: cleanEnv(),
+        port: () => {
+          tried.push(ports[tried.length]!);
+          return tried[tried.length - 1]!;
+        },
+      });
+      try {
+        expect(tried).toEqual([taken, free]);
+        expect(server.port).toBe(free);
+        expect(await ping(`redis://127.0.0.1:${server.port}`)).toBe('PONG');
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      holder.close();
+    }
+  });
+
+  it("picks its ports in the kernel's ephemeral range, at random", () => {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    const picked = Array.from({ length: 200 }, () => pickPort());
+    expect(picked.every((p) => p >= low! && p <= high!)).toBe(true);
+    expect(new Set(picked).size).toBeGreaterThan(150);
+  });
+
+  it("takes its version from the server's first lines, and asks INFO when they do not say it", async () => {
+    // The same redis-server, its "Redis version=" line reworded on the way (bash: exec keeps its pid).
+    const bin = join(scripts, 'reworded.sh');
+    writeFileSync(bin, `#!/bin/bash\nexec redis-server "$@" > >(sed -u 's/Redis version=/Server version=/')\n`);
+    chmodSync(bin, 0o755);
+    const said = await acquireRedis({ env: cleanEnv({ LQSIM_REDIS: 'local' }) });
+    started.push(said);
+    const asked = await acquireRedis({ env: cleanEnv({ LQSIM_REDIS: 'local', REDIS_SERVER_BIN: bin }) });
+    started.push(asked);
+    const info = async (url: string): Promise<string> => {
+      const client = createClient({ url, RESP: 2, disableClientInfo: true, socket: { reconnectStrategy: false } });
+      await client.connect();
+      try {
+        return /redis_version:(\S+)/.exec(await client.info('server'))![1]!;
+      } finally {
+        client.destroy();
+      }
+    };
+    expect(said.version).toBe(await info(said.url));
+    expect(asked.version).toBe(await info(asked.url));
+    const local = await startLocalRedisServer({ env: cleanEnv({ REDIS_SERVER_BIN: bin }) });
+    try {
+      expect(local.version).toBeUndefined();
+    } finally {
+      await local.stop();
+    }
+    const plain = await startLocalRedisServer({ env: cleanEnv() });
+    try {
+      expect(plain.version).toBe(said.version);
+    } finally {
+      await plain.stop();
     }
   });
 });

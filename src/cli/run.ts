@@ -6,7 +6,6 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Format } from './args.ts';
 import { err, isExportFormat, out, UsageError } from './args.ts';
-import { writeRunGolden } from './check.ts';
 import { checkExportTarget, writeExport } from './export-formats.ts';
 import { withRedisFor } from './shared.ts';
 import { HEAP_GROWTH_10_PERCENT, withV8Flag } from './v8-flags.ts';
@@ -104,7 +103,8 @@ export async function runCommand(
     err(`lqsim: run ended early after ${plural(steps, 'step')}: ${terminalSafe(timeline.error)}\n`);
     return 1;
   }
-  if (o.golden !== undefined) await writeRunGolden(o.golden, timeline);
+  // Its modules (the golden trace's normaliser and writer) only when asked for: ~2 ms of every run's start.
+  if (o.golden !== undefined) await (await import('./check.ts')).writeRunGolden(o.golden, timeline);
   return 0;
 }
 

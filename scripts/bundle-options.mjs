@@ -1,22 +1,40 @@
 // How the CLI's bundles are made for Node (scripts/build-cli.mjs), shared with what measures against
 // them: the bench's floor for one job (node-redis bundled and loaded the same way, bench/run.ts).
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createRequire } from 'node:module';
 
 /**
- * node-redis' client without its module commands: `redis` is @redis/client re-exported with the
- * Redis Stack modules' commands added (@redis/bloom, json, search, time-series: ~170 modules, which
- * the CLI never sends), and the CLI imports only what @redis/client itself exports, the same
- * objects (test/unit/redis-client-only.test.ts holds the sources to that). Bundled, `redis` is the
- * @redis/client that the installed `redis` depends on: one job's `lqsim run` ~8 ms sooner
- * (docs/performance.md). The sources, and the library, import `redis` itself.
+ * What the CLI imports from `redis`, and where @redis/client defines each: the bundle's `redis`
+ * (redisClientOnly). test/unit/redis-client-only.test.ts holds the sources to it.
+ */
+export const REDIS_CLIENT_PARTS = {
+  RedisClient: { file: 'dist/lib/client/index.js', name: 'default' },
+  TimeoutError: { file: 'dist/lib/errors.js', name: 'TimeoutError' },
+};
+
+/**
+ * node-redis' client alone: `redis` is @redis/client re-exported with the Redis Stack modules'
+ * commands added (@redis/bloom, json, search, time-series: ~170 modules, which the CLI never sends),
+ * and @redis/client's own entry loads its cluster, sentinel, pool and client-side cache too. The
+ * CLI imports two things from `redis`, the very objects @redis/client defines: bundled, `redis` is
+ * a module of those two alone, from the @redis/client that the installed `redis` depends on (one
+ * job's `lqsim run` ~10 ms sooner, docs/performance.md). A source that imports anything else from
+ * `redis` fails the build ("No matching export"). The sources, and the library, import `redis` itself.
  * @type {import('esbuild').Plugin}
  */
 export const redisClientOnly = {
   name: 'redis-client-only',
   setup(b) {
     const redisDir = dirname(createRequire(import.meta.url).resolve('redis/package.json'));
-    b.onResolve({ filter: /^redis$/ }, (a) => b.resolve('@redis/client', { resolveDir: redisDir, kind: a.kind }));
+    const clientDir = dirname(createRequire(join(redisDir, 'package.json')).resolve('@redis/client/package.json'));
+    b.onResolve({ filter: /^redis$/ }, () => ({ path: 'redis', namespace: 'lqsim-redis-client' }));
+    b.onLoad({ filter: /^redis$/, namespace: 'lqsim-redis-client' }, () => ({
+      contents: Object.entries(REDIS_CLIENT_PARTS)
+        .map(([as, { file, name }]) => `export { ${name} as ${as} } from ${JSON.stringify(join(clientDir, file))};`)
+        .join('\n'),
+      resolveDir: clientDir,
+      loader: 'js',
+    }));
   },
 };
 /** @type {import('esbuild').BuildOptions} */

@@ -1,17 +1,25 @@
-// The CLI's bundle takes `redis` to be @redis/client (scripts/bundle-options.mjs, redisClientOnly):
-// true only while every value the sources import from `redis` is the very object @redis/client
-// exports. `createClient`, for one, is not (redis' adds the Redis Stack modules' commands).
+// The CLI's bundle takes `redis` to be two parts of @redis/client (scripts/bundle-options.mjs,
+// redisClientOnly, REDIS_CLIENT_PARTS): true only while every value the sources import from `redis`
+// is one of them, the very object redis exports. `createClient`, for one, is not (redis' adds the
+// Redis Stack modules' commands).
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { REDIS_CLIENT_PARTS } from '../../scripts/bundle-options.mjs';
 
 const src = fileURLToPath(new URL('../../src', import.meta.url));
 const require = createRequire(import.meta.url);
 const redis = require('redis') as Record<string, unknown>;
 // The @redis/client that the installed `redis` depends on, as the plugin resolves it.
-const client = createRequire(require.resolve('redis'))('@redis/client') as Record<string, unknown>;
+const clientRequire = createRequire(require.resolve('redis'));
+const client = clientRequire('@redis/client') as Record<string, unknown>;
+/** A part as the bundle takes it: its file in @redis/client, the name it is exported under there. */
+const part = (name: string): unknown => {
+  const p = (REDIS_CLIENT_PARTS as Record<string, { file: string; name: string } | undefined>)[name];
+  return p === undefined ? undefined : (clientRequire(`@redis/client/${p.file}`) as Record<string, unknown>)[p.name];
+};
 
 /** Each source file's value imports from 'redis': { file, names }; a form the test cannot read is an error. */
 function redisImports(): { file: string; names: string[] }[] {
@@ -48,9 +56,16 @@ describe("the CLI bundle's redis (@redis/client only)", () => {
   it('is the same object as redis for every value the sources import from redis', () => {
     for (const { file, names } of redisImports())
       for (const name of names) {
-        expect(client[name], `${file}: ${name} is not exported by @redis/client`).toBeDefined();
-        expect(client[name] === redis[name], `${file}: redis' ${name} is not @redis/client's`).toBe(true);
+        expect(part(name), `${file}: ${name} is not one of REDIS_CLIENT_PARTS`).toBeDefined();
+        expect(part(name) === redis[name], `${file}: redis' ${name} is not @redis/client's`).toBe(true);
       }
+  });
+
+  it('takes each of its parts from where @redis/client defines it, the object its entry exports', () => {
+    for (const name of Object.keys(REDIS_CLIENT_PARTS)) {
+      expect(part(name)).toBeDefined();
+      expect(part(name) === client[name]).toBe(true);
+    }
   });
 
   it('would refuse createClient, which redis builds with the Redis Stack modules', () => {

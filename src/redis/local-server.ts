@@ -66,16 +66,20 @@ export async function startLocalRedisServer(opts: LocalRedisOptions = {}): Promi
 }
 
 /**
- * A port for a server to try (`--port 0` would disable TCP in Redis): one at random in the kernel's
- * ephemeral range, which services with a port of their own stay out of, as a port the kernel hands
- * out (freePort) would be. Not looked up first: a listen and a close cost ~3 ms of a one-job run
- * (docs/performance.md), and the port could be taken between the look and the server's bind anyway.
- * The server's bind is what says: one in use fails with "Address already in use", and the next
- * attempt tries another (PORT_ATTEMPTS).
+ * A port for a server to try (`--port 0` would disable TCP in Redis), where Linux picks one for a
+ * listen on port 0 (freePort): an odd port in the lower half of its ephemeral range, which services
+ * with a port of their own stay out of, and whose upper half and even ports it keeps for outgoing
+ * connections (it also keeps a cluster node's bus port, 10000 higher, under 65536). At random, not
+ * looked up first: a listen and a close cost ~3 ms of a one-job run (docs/performance.md), and the
+ * port could be taken between the look and the server's bind anyway. The server's bind is what
+ * says: one in use fails with "Address already in use", and the next attempt tries another
+ * (PORT_ATTEMPTS).
  */
 export function pickPort(): number {
   const [low, high] = ephemeralRange();
-  return low + Math.floor(Math.random() * (high - low + 1));
+  const first = low | 1;
+  const odd = Math.floor((low + Math.floor((high - low) / 2) - first) / 2) + 1;
+  return first + 2 * Math.floor(Math.random() * odd);
 }
 
 function ephemeralRange(): [number, number] {

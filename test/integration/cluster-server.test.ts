@@ -58,8 +58,21 @@ afterAll(async () => {
 
 /** A redis-server in cluster mode that is not (yet) a whole cluster; `slots` are given to it. */
 async function loneClusterNode(slots: [number, number] | null): Promise<LocalRedisServer> {
+  // A bus port of its own, as local-cluster.ts gives each node: port + 10000 is past 65535 for a
+  // port over 55535, and a node refuses to start there.
   const node = await startLocalRedisServer({
-    extraArgs: ({ dir }) => ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf')],
+    extraArgs: async ({ port, dir }) => {
+      let bus = await freePort();
+      while (bus === port) bus = await freePort();
+      return [
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        join(dir, 'nodes.conf'),
+        '--cluster-port',
+        String(bus),
+      ];
+    },
   });
   singles.push(node);
   if (slots !== null)

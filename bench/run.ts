@@ -17,7 +17,7 @@
 // and starts its own redis-server; real Laravel gets a server started here, with no MONITOR client
 // ("bare") and with one (`redis-cli monitor`, "traced"), since the tool always traces.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -85,6 +85,23 @@ function scenarioFile(jobs: number): string {
 }
 
 const lqsimRun = (jobs: number): string[] => [bin, 'run', scenarioFile(jobs), '--format', 'ndjson'];
+
+/**
+ * The CLI laid out as a package installs it (bin/, dist/cli/ without its caches, scenarios/,
+ * schema/, package.json; the clone's node_modules): what bin/lqsim.js takes for a published package.
+ */
+function installedLayout(): string {
+  const dir = join(scratch, 'installed');
+  mkdirSync(dir);
+  for (const part of ['bin', 'scenarios', 'schema', 'package.json'])
+    cpSync(join(root, part), join(dir, part), { recursive: true });
+  cpSync(join(root, 'dist', 'cli'), join(dir, 'dist', 'cli'), {
+    recursive: true,
+    filter: (from) => !/[/\\](code|spec)-cache$/.test(from),
+  });
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
 
 /** Why real Laravel cannot run here, or null. */
 function laravelUnavailable(): string | null {
@@ -237,17 +254,29 @@ async function main(): Promise<void> {
   // first, not timed, as section 1 runs each command once. An edited scenario's run is below.
   wall(process.execPath, lqsimRun(1));
   wall(process.execPath, [nodeRedisRunner]);
+  // The CLI as a package installs it: no src/, so bin/lqsim.js runs the bundle without checking a
+  // clone's sources (bin/freshness.js' walk of src/), as every run from a clone does.
+  const installed = installedLayout();
+  const installedRun = [join(installed, 'bin', 'lqsim.js'), ...lqsimRun(1).slice(1)];
+  wall(process.execPath, installedRun);
   // The tool, its reference (node -e 0, a bare redis-server's start to its first PONG) and its
   // floor measured in turn, each once per round in a rotating order: a ratio of figures taken
   // minutes apart on a shared machine is the machine's (until the eleventh session the reference
   // was section 1's, and one run's node -e 0 took 89 ms against 62-66 ms minutes later).
   const rounds = 3 * reps;
-  const taken: Record<'node' | 'pong' | 'tool' | 'floor', number[]> = { node: [], pong: [], tool: [], floor: [] };
+  const taken: Record<'node' | 'pong' | 'tool' | 'floor' | 'installed', number[]> = {
+    node: [],
+    pong: [],
+    tool: [],
+    floor: [],
+    installed: [],
+  };
   const measures: Array<[keyof typeof taken, () => Promise<number> | number]> = [
     ['node', () => wall(process.execPath, ['-e', '0'])],
     ['pong', () => redisStartToPongMs()],
     ['tool', () => wall(process.execPath, lqsimRun(1))],
     ['floor', () => wall(process.execPath, [nodeRedisRunner])],
+    ['installed', () => wall(process.execPath, installedRun)],
   ];
   for (let round = 0; round < rounds; round++)
     for (let k = 0; k < measures.length; k++) {
@@ -258,7 +287,7 @@ async function main(): Promise<void> {
   const startFloor = nodeAlone + median(taken.pong);
   const nodeRedisMs = median(taken.floor);
   line(
-    `   (${rounds} rounds, each of the four in turn: node -e 0 alone ${ms(nodeAlone)}; a bare redis-server from spawn to its first PONG ${ms(median(taken.pong))})`,
+    `   (${rounds} rounds, each of the five in turn: node -e 0 alone ${ms(nodeAlone)}; a bare redis-server from spawn to its first PONG ${ms(median(taken.pong))})`,
   );
   const one = sameFlow(1, reps, median(taken.tool));
   const oneRatio = one.tool / startFloor;
@@ -276,6 +305,10 @@ async function main(): Promise<void> {
     }),
   );
   line(`   (a scenario text it has not run before, an edited file: ${ms(edited)})`);
+  const installedMs = median(taken.installed);
+  line(
+    `   (as a package installs it, with no src/ to check for edits since the build: ${ms(installedMs)}, ${(installedMs / startFloor).toFixed(2)}x; the row is a clone's, which checks)`,
+  );
   const oneFloor = nodeRedisMs / startFloor;
   line(`   ${s(one.tool)} against ${ms(startFloor)}: ${oneRatio.toFixed(2)}x (${verdict(oneRatio <= 2)})`);
   line(

@@ -1,68 +1,34 @@
 // Whether dist/cli/ (the CLI bundle, scripts/build-cli.mjs) was built from the sources as they are
 // now. Plain JavaScript with no dependencies: bin/lqsim.js asks it on every start of a clone, before
-// it knows whether it can load anything else. A walk of src/ is ~290 stats (its files and
-// directories): 4-8 ms made one after another on the main thread, and the garbage they left before
-// the bundle was read brought on a scavenge that set V8's first old-generation limit low, so a run
-// paid a full mark-compact (~9 ms) too (docs/performance.md). bin/lqsim.js therefore has them made
-// on libuv's threads while it reads and compiles the bundle (newestSourceMtimeMsLater), and
-// decides after.
+// it knows whether it can load anything else. It is ~290 stats of src/ (its files and directories),
+// made one after another: 2.5-3.5 ms here (docs/performance.md). Made on libuv's threads while the
+// bundle compiled (the eleventh session), they cost the main thread more than that: queueing each
+// stat, then its callback, 4-7 ms, besides the threads' share of two cores; and a walk that
+// join()ed each path took twice as long as this one.
 'use strict';
-const { readdirSync, readFileSync, stat, statSync } = require('node:fs');
-const { join } = require('node:path');
+const { readdirSync, readFileSync, statSync } = require('node:fs');
+const { join, sep } = require('node:path');
 
 /**
- * tsconfig.json (the bundle's JSX setting; it may be absent), then src/ and every directory and
- * file under it: what the bundle is built from. A directory's time is when a file in it was last
- * added, removed or renamed: a source deleted since the build leaves every other file as it was.
+ * The newest modification time (ms) of what the bundle is built from: tsconfig.json (its JSX
+ * setting; an absent one counts 0), then src/ and every directory and file under it. A directory's
+ * time is when a file in it was last added, removed or renamed: a source deleted since the build
+ * leaves every other file as it was. Throws when one cannot be read (a dangling link, or a file gone
+ * between its directory's listing and its stat: the sources are being edited).
  */
-function sourceFiles(root) {
-  const files = [join(root, 'tsconfig.json')];
+function newestSourceMtimeMs(root) {
+  let newest = statSync(join(root, 'tsconfig.json'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
   const walk = (dir) => {
-    files.push(dir);
+    newest = Math.max(newest, statSync(dir).mtimeMs);
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
+      // Joined by hand: path.join() normalises each path, which these need not, at half the walk's time.
+      const path = `${dir}${sep}${entry.name}`;
       if (entry.isDirectory()) walk(path);
-      else files.push(path);
+      else newest = Math.max(newest, statSync(path).mtimeMs);
     }
   };
   walk(join(root, 'src'));
-  return files;
-}
-
-/** The newest modification time (ms) of the sources (sourceFiles); a tsconfig.json that is not there counts 0. */
-function newestSourceMtimeMs(root) {
-  let newest = 0;
-  for (const [i, file] of sourceFiles(root).entries()) {
-    const st = statSync(file, { throwIfNoEntry: i > 0 });
-    if (st !== undefined) newest = Math.max(newest, st.mtimeMs);
-  }
   return newest;
-}
-
-/**
- * newestSourceMtimeMs, its stats made on libuv's threads: the directories are read now, the files'
- * times come back to the event loop once the caller's thread lets it run. Rejects when a file
- * cannot be read (gone between the directory's listing and its stat: the sources are being edited).
- * @returns {Promise<number>}
- */
-function newestSourceMtimeMsLater(root) {
-  let files;
-  try {
-    files = sourceFiles(root);
-  } catch (e) {
-    return Promise.reject(e);
-  }
-  return new Promise((resolve, reject) => {
-    let newest = 0;
-    let left = files.length;
-    for (const [i, file] of files.entries()) {
-      stat(file, (e, st) => {
-        if (e && !(i === 0 && e.code === 'ENOENT')) reject(e);
-        else if (st) newest = Math.max(newest, st.mtimeMs);
-        if (--left === 0) resolve(newest);
-      });
-    }
-  });
 }
 
 /** When dist/cli/ was built from (its sources' newest time, dist/cli/BUILT_FROM), or null: never built, or being replaced right now. */
@@ -83,4 +49,4 @@ function bundleIsFresh(root) {
   return at !== null && newestSourceMtimeMs(root) <= at;
 }
 
-module.exports = { builtFrom, bundleIsFresh, newestSourceMtimeMs, newestSourceMtimeMsLater };
+module.exports = { builtFrom, bundleIsFresh, newestSourceMtimeMs };

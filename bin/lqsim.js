@@ -12,7 +12,7 @@
 'use strict';
 const { existsSync } = require('node:fs');
 const { fileURLToPath, pathToFileURL } = require('node:url');
-const { builtFrom, newestSourceMtimeMsLater } = require('./freshness.js');
+const { bundleIsFresh } = require('./freshness.js');
 const { loadBundle, runBundle } = require('./load-bundle.js');
 
 const here = pathToFileURL(__filename);
@@ -21,24 +21,25 @@ const source = fileURLToPath(new URL('../src/cli.ts', here));
 const bundle = fileURLToPath(new URL('../dist/cli/lqsim.cjs', here));
 if (!existsSync(source)) {
   runBundle(bundle);
+} else if (process.env.LQSIM_FROM_SOURCE !== '1' && isFresh()) {
+  let run = null;
+  try {
+    run = loadBundle(bundle);
+  } catch (e) {
+    if (e?.code !== 'ENOENT') throw e; // ENOENT: being rebuilt right now (scripts/build-cli.mjs)
+  }
+  if (run === null) void runSources();
+  else run();
 } else {
-  const built = process.env.LQSIM_FROM_SOURCE === '1' ? null : builtFrom(root);
-  if (built === null) {
-    void runSources();
-  } else {
-    // The sources' times are read on libuv's threads while this one reads and compiles the bundle
-    // (./freshness.js); the bundle runs only if none is newer than what it was built from.
-    const newest = newestSourceMtimeMsLater(root);
-    let run = null;
-    try {
-      run = loadBundle(bundle);
-    } catch (e) {
-      if (e?.code !== 'ENOENT') throw e; // ENOENT: being rebuilt right now (scripts/build-cli.mjs)
-    }
-    newest.then(
-      (at) => process.nextTick(() => (run !== null && at <= built ? run() : void runSources())),
-      () => void runSources(), // a source gone between its directory's listing and its stat: being edited
-    );
+  void runSources();
+}
+
+/** The bundle was built from the sources as they are; false while a source cannot be read (being edited). */
+function isFresh() {
+  try {
+    return bundleIsFresh(root);
+  } catch {
+    return false; // a source gone between its directory's listing and its stat, or a dangling link
   }
 }
 

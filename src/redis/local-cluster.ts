@@ -36,6 +36,13 @@ export const MASTER_SLOTS: ReadonlyArray<readonly [number, number]> = [
 const NODE_TIMEOUT_MS = 60_000;
 const POLL_MS = 20;
 
+/** A port of its own for the cluster bus of a node on `port`, asked of the kernel. */
+export async function busPort(port: number): Promise<number> {
+  let bus = await freePort();
+  while (bus === port) bus = await freePort();
+  return bus;
+}
+
 export async function startLocalRedisCluster(opts: LocalClusterOptions = {}): Promise<RedisClusterServer> {
   const env = opts.env ?? process.env;
   // The bus port (client port + 10000 by default) can be past 65535 for a kernel-chosen port, so
@@ -43,8 +50,7 @@ export async function startLocalRedisCluster(opts: LocalClusterOptions = {}): Pr
   // makes the node exit with "Address already in use" and startLocalRedisServer try again.
   const busOf = new Map<number, number>();
   const extraArgs = async ({ port, dir }: { port: number; dir: string }): Promise<string[]> => {
-    let bus = await freePort();
-    while (bus === port) bus = await freePort();
+    const bus = await busPort(port);
     busOf.set(port, bus);
     return [
       '--cluster-enabled',

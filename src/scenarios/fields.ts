@@ -53,6 +53,12 @@ export const retryAfter = (what: string) =>
     .nullable()
     .describe(`${what}; null: ${byProfile((p) => (p.queue.retryAfterNullMeans60 ? 'read as 60' : 'never expires'))}`);
 
+/**
+ * config/queue.php's block_for (the BLPOP timeout; null polls with the pop script), as a connection
+ * declares it and as a `config` entry changes it: one definition, as retryAfter.
+ */
+export const blockFor = (what: string) => z.number().int().min(0).max(3600).nullable().describe(what);
+
 export const name = lazy(() =>
   z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'use letters, digits, "_", "-" or "." and start with a letter'),
 );

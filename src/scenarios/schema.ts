@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { LaravelProfile, ProfileName } from '../sim/profiles/index.ts';
 import { byProfile, DEFAULT_PROFILE, joinNames, PROFILE_NAMES, PROFILES } from '../sim/profiles/index.ts';
 import { DEFAULT_EXCEPTION, exceptionClassProblem } from '../sim/exceptions.ts';
-import { lazy, name, retryAfter, seconds, virtualTime } from './fields.ts';
+import { blockFor, lazy, name, retryAfter, seconds, virtualTime } from './fields.ts';
 import { timelineEntrySchema } from './entries/index.ts';
 
 /** "profiles 8 and 13": the profiles whose version has a feature, for the descriptions. */
@@ -273,14 +273,7 @@ const schemas = lazy(() => {
     .object({
       queue: z.string().min(1).default('default').describe("the connection's default queue"),
       retry_after: retryAfter('seconds a reserved job may run before it is migrated back').default(90),
-      block_for: z
-        .number()
-        .int()
-        .min(0)
-        .max(3600)
-        .nullable()
-        .default(null)
-        .describe('BLPOP timeout; null polls with the pop script'),
+      block_for: blockFor('BLPOP timeout; null polls with the pop script').default(null),
     })
     .strict();
 

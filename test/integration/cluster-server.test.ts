@@ -12,7 +12,7 @@ import {
   RedisSettingError,
   RedisUnavailableError,
 } from '../../src/redis/errors.ts';
-import { startLocalRedisCluster } from '../../src/redis/local-cluster.ts';
+import { busPort, startLocalRedisCluster } from '../../src/redis/local-cluster.ts';
 import { freePort, startLocalRedisServer, type LocalRedisServer } from '../../src/redis/local-server.ts';
 
 /** The environment without anything that would choose a server for us. */
@@ -61,18 +61,14 @@ async function loneClusterNode(slots: [number, number] | null): Promise<LocalRed
   // A bus port of its own, as local-cluster.ts gives each node: port + 10000 is past 65535 for a
   // port over 55535, and a node refuses to start there.
   const node = await startLocalRedisServer({
-    extraArgs: async ({ port, dir }) => {
-      let bus = await freePort();
-      while (bus === port) bus = await freePort();
-      return [
-        '--cluster-enabled',
-        'yes',
-        '--cluster-config-file',
-        join(dir, 'nodes.conf'),
-        '--cluster-port',
-        String(bus),
-      ];
-    },
+    extraArgs: async ({ port, dir }) => [
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      join(dir, 'nodes.conf'),
+      '--cluster-port',
+      String(await busPort(port)),
+    ],
   });
   singles.push(node);
   if (slots !== null)

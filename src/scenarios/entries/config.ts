@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { exactInstant, formatSeconds } from '../../sim/clock.ts';
 import type { LaravelProfile } from '../../sim/profiles/types.ts';
 import type { QueueConfig } from '../../sim/redis-queue.ts';
-import { at, isQueueName, lazy, name, note, retryAfter, singleQueue } from '../fields.ts';
+import { at, blockFor, isQueueName, lazy, name, note, retryAfter, singleQueue } from '../fields.ts';
 import type { Problem } from '../schema-issues.ts';
 import type { ScenarioSpec } from '../schema.ts';
 import type { ConnectionChange, EntryKind, ModelEnv } from './kind.ts';
@@ -26,14 +26,9 @@ const schema = lazy(() =>
       'a connection of connections: its config/queue.php options change here (a deploy, an env var); processes that start later read them, running workers keep theirs until they restart',
     ),
     retry_after: retryAfter('the new retry_after; a running worker keeps its own until it restarts').optional(),
-    block_for: z
-      .number()
-      .int()
-      .min(0)
-      .max(3600)
-      .nullable()
-      .optional()
-      .describe('the new block_for (null: poll with the pop script again); a running worker keeps its own'),
+    block_for: blockFor(
+      'the new block_for (null: poll with the pop script again); a running worker keeps its own',
+    ).optional(),
     queue: z
       .string()
       .min(1)

@@ -84,7 +84,9 @@ function scenarioFile(jobs: number): string {
   return file;
 }
 
-const lqsimRun = (jobs: number): string[] => [bin, 'run', scenarioFile(jobs), '--format', 'ndjson'];
+/** `lqsim run <file> --format ndjson`, through `via` (bin/lqsim.js of this clone, or of another layout). */
+const runOf = (file: string, via = bin): string[] => [via, 'run', file, '--format', 'ndjson'];
+const lqsimRun = (jobs: number): string[] => runOf(scenarioFile(jobs));
 
 /**
  * The CLI laid out as a package installs it (bin/, dist/cli/ without its caches, scenarios/,
@@ -257,7 +259,7 @@ async function main(): Promise<void> {
   // The CLI as a package installs it: no src/, so bin/lqsim.js runs the bundle without checking a
   // clone's sources (bin/freshness.js' walk of src/), as every run from a clone does.
   const installed = installedLayout();
-  const installedRun = [join(installed, 'bin', 'lqsim.js'), ...lqsimRun(1).slice(1)];
+  const installedRun = runOf(scenarioFile(1), join(installed, 'bin', 'lqsim.js'));
   wall(process.execPath, installedRun);
   // The tool, its reference (node -e 0, a bare redis-server's start to its first PONG) and its
   // floor measured in turn, each once per round in a rotating order: a ratio of figures taken
@@ -301,7 +303,7 @@ async function main(): Promise<void> {
     Array.from({ length: reps }, (_, i) => {
       const file = join(scratch, `bench-1-edited-${i}.yaml`);
       writeFileSync(file, `${bigScenarioYaml(1)}\n# edit ${i} of ${process.pid}\n`);
-      return wall(process.execPath, [bin, 'run', file, '--format', 'ndjson']);
+      return wall(process.execPath, runOf(file));
     }),
   );
   line(`   (a scenario text it has not run before, an edited file: ${ms(edited)})`);

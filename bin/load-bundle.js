@@ -46,7 +46,8 @@ function runBundle(file) {
 
 /**
  * What runBundle does in two parts: reads `file` and its code cache and compiles it now, and
- * returns what evaluates it. bin/lqsim.js has a clone's sources checked meanwhile (./freshness.js).
+ * returns what evaluates it. bin/lqsim.js tells the two apart: a bundle it cannot read (being
+ * rebuilt) runs the sources instead, and an error of the bundle's own is never taken for that.
  * @param {string} file
  * @returns {() => void}
  */

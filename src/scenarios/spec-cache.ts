@@ -17,17 +17,7 @@
 //   simply not faster. LQSIM_CODE_CACHE=0 neither reads nor writes one, as with the code cache.
 //   Nothing is ever written elsewhere.
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deserialize, serialize } from 'node:v8';
@@ -96,12 +86,7 @@ function writeCached(cache: SpecCache, path: string, value: Cached): void {
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     mkdirSync(cache.dir, { recursive: true });
-    const fd = openSync(temporary, 'w');
-    try {
-      writeSync(fd, serialize(value));
-    } finally {
-      closeSync(fd);
-    }
+    writeFileSync(temporary, serialize(value));
     renameSync(temporary, path);
     prune(cache);
   } catch {

@@ -6,16 +6,17 @@ import './zod-jitless.ts';
 import { stat } from 'node:fs/promises';
 import { colourLevel, makeChalk } from '../output/colour.ts';
 import { diffSummary } from '../trace/diff.ts';
-import { writeGoldenFile } from '../trace/golden-file.ts';
+import { GoldenFileError, writeGoldenFile } from '../trace/golden-file.ts';
 import { compareGolden, renderGoldenDiff } from '../trace/golden-check.ts';
 import { goldenTrace } from '../trace/source.ts';
 import { runScenarioTrace } from '../scenarios/trace-source.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
 import type { Timeline } from '../scenarios/timeline.ts';
+import type { NormalisedTrace } from '../trace/normalise.ts';
 import { normaliseTrace } from '../trace/normalise.ts';
 import { fromTimeline } from '../trace/trace-like.ts';
 import { ciIsSet, err, out, UsageError } from './args.ts';
-import { asUsage, withLazyRedis } from './shared.ts';
+import { asUsage, checkGoldenTarget, withLazyRedis } from './shared.ts';
 
 async function exists(file: string): Promise<boolean> {
   try {
@@ -34,6 +35,7 @@ export async function checkCommand(
     throw new UsageError(
       'check --update: refusing to rewrite a golden file in CI (CI is set); update it locally and commit it',
     );
+  if (o.update) checkGoldenTarget(o.golden);
   const present = await exists(o.golden);
   if (!present && !o.update) {
     throw new UsageError(
@@ -45,7 +47,7 @@ export async function checkCommand(
     runScenarioTrace(scenario, o.laravel, { ...ctx, exactDb: o.exactDb ?? false }),
   );
   if (golden === undefined) {
-    await writeGoldenFile(o.golden, run.trace);
+    await writeGolden(o.golden, run.trace);
     out(`${terminalSafe(o.golden)}: written (${run.trace.steps.length} steps)\n`);
     return 0;
   }
@@ -57,7 +59,7 @@ export async function checkCommand(
   // Why they may differ, before the diff: another scenario, another profile (--laravel).
   for (const note of c.notes) err(`lqsim: note: ${terminalSafe(o.golden)}: ${terminalSafe(note)}\n`);
   if (o.update) {
-    await writeGoldenFile(o.golden, run.trace);
+    await writeGolden(o.golden, run.trace);
     out(`${terminalSafe(o.golden)}: updated from ${run.label}: ${diffSummary(c.diff)}\n`);
     return 0;
   }
@@ -69,6 +71,18 @@ export async function checkCommand(
 /** `lqsim run <s> --golden <file>`: the run's normalised trace (in the scenario's db), written atomically. */
 export async function writeRunGolden(file: string, timeline: Timeline): Promise<void> {
   const trace = normaliseTrace(fromTimeline(timeline));
-  await writeGoldenFile(file, trace);
+  await writeGolden(file, trace);
   err(`lqsim: golden trace written to ${terminalSafe(file)} (${trace.steps.length} steps with commands)\n`);
+}
+
+/**
+ * A golden file written (atomically: golden-file.ts); one that cannot be, though its folder was
+ * there before the run (a full disk, a permission), is bad input too, named by its own path.
+ */
+async function writeGolden(file: string, trace: NormalisedTrace): Promise<void> {
+  try {
+    await writeGoldenFile(file, trace);
+  } catch (e) {
+    throw e instanceof GoldenFileError ? new UsageError(e.message) : e;
+  }
 }

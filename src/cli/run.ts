@@ -2,12 +2,10 @@
 // `lqsim tui` prints where there is no terminal.
 // Imported by src/cli.ts only when one of them runs.
 import './zod-jitless.ts';
-import { existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import type { Format } from './args.ts';
-import { err, isExportFormat, out, UsageError } from './args.ts';
+import { err, isExportFormat, out } from './args.ts';
 import { checkExportTarget, writeExport } from './export-formats.ts';
-import { withRedisFor } from './shared.ts';
+import { checkGoldenTarget, withRedisFor } from './shared.ts';
 import { HEAP_GROWTH_10_PERCENT, withV8Flag } from './v8-flags.ts';
 import { commandToJson, renderNdjson } from '../output/ndjson.ts';
 import { terminalSafe } from '../output/terminal-safe.ts';
@@ -106,11 +104,4 @@ export async function runCommand(
   // Its modules (the golden trace's normaliser and writer) only when asked for: ~2 ms of every run's start.
   if (o.golden !== undefined) await (await import('./check.ts')).writeRunGolden(o.golden, timeline);
   return 0;
-}
-
-/** `--golden` is checked before the run: a file that cannot be written is bad input (exit 2), found at once. */
-function checkGoldenTarget(file: string): void {
-  const dir = dirname(resolve(file));
-  if (!existsSync(dir) || !statSync(dir).isDirectory())
-    throw new UsageError(`--golden ${terminalSafe(file)}: no directory ${terminalSafe(dir)} to write it in`);
 }

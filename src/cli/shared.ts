@@ -1,6 +1,9 @@
 // What the subcommands that reach Redis share: getting a Redis for the length of one command, and
 // trace operands that cannot be read as usage errors. What every command needs, Redis or not, is
 // in ./args.ts (light, imported before any command runs).
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { terminalSafe } from '../output/terminal-safe.ts';
 import type { RedisServer } from '../redis/server.ts';
 import { acquireRedis } from '../redis/server.ts';
 import { acquireRedisCluster } from '../redis/cluster-server.ts';
@@ -63,6 +66,16 @@ export async function withLazyRedis<T>(fn: (ctx: SourceContext) => Promise<T>): 
     await started?.stop();
     await (await cluster?.catch(() => undefined))?.stop();
   }
+}
+
+/**
+ * `--golden` (run's, and check's with `--update`) is checked before the run: a file that cannot be
+ * written is bad input (exit 2), found at once, not after the run.
+ */
+export function checkGoldenTarget(file: string): void {
+  const dir = dirname(resolve(file));
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new UsageError(`--golden ${terminalSafe(file)}: no directory ${terminalSafe(dir)} to write it in`);
 }
 
 /** Bad operands (a trace source that cannot be read) are usage errors (exit 2). */

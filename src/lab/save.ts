@@ -73,6 +73,11 @@ export async function writeWhole(path: string, content: string | Buffer, overwri
     if (code === 'EEXIST' && !overwrite) throw new FileExists(`${path} exists`);
     throw new Error(`cannot save to ${path} (${code ?? (e instanceof Error ? e.message : String(e))})`, { cause: e });
   } finally {
-    await rm(temp, { force: true });
+    // `force` passes over a temporary file that is not there; under a path through a file
+    // (ENOTDIR) none can be, and its error would take the place of the one above, naming the
+    // temporary file instead of the person's.
+    await rm(temp, { force: true }).catch((e: unknown) => {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') throw e;
+    });
   }
 }

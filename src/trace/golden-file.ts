@@ -24,6 +24,19 @@ function cannotRead(file: string, e: unknown): GoldenFileError {
   return new GoldenFileError(`${file}: cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
 }
 
+/** A write that failed, named by the golden file (not the temporary one beside it that failed). */
+function cannotWrite(file: string, e: unknown): GoldenFileError {
+  return new GoldenFileError(`${file}: cannot write: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+}
+
+/**
+ * Whether an error removing the temporary file leaves nothing to remove: `force` passes over a
+ * file that is not there, and under a path through a file (ENOTDIR) none can be.
+ */
+function nothingToRemove(e: unknown): boolean {
+  return (e as NodeJS.ErrnoException).code === 'ENOTDIR';
+}
+
 function parsed(file: string, text: string): NormalisedTrace {
   try {
     return parseGolden(text);
@@ -94,8 +107,10 @@ export async function writeGoldenFile(file: string, trace: NormalisedTrace): Pro
     await writeFile(tmp, formatGolden(trace), 'utf8');
     await rename(tmp, file);
   } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
+    await rm(tmp, { force: true }).catch((r: unknown) => {
+      if (!nothingToRemove(r)) throw r;
+    });
+    throw cannotWrite(file, e);
   }
 }
 
@@ -106,7 +121,11 @@ export function writeGoldenFileSync(file: string, trace: NormalisedTrace): void 
     writeFileSync(tmp, formatGolden(trace), 'utf8');
     renameSync(tmp, file);
   } catch (e) {
-    rmSync(tmp, { force: true });
-    throw e;
+    try {
+      rmSync(tmp, { force: true });
+    } catch (r) {
+      if (!nothingToRemove(r)) throw r;
+    }
+    throw cannotWrite(file, e);
   }
 }

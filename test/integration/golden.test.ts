@@ -24,6 +24,22 @@ describe('golden files', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('check --update into a directory that does not exist, or through a file: exit 2 at once, nothing run', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'not a folder');
+    try {
+      for (const target of [join(dir, 'nodir', 'x.golden'), join(file, 'x.golden')]) {
+        const r = await lqsim(['check', 'dispatch', '--golden', target, '--update']);
+        expect(r.code).toBe(2);
+        // Nothing ran: no Redis was started, and the line names the golden, not a temporary file.
+        expect(r.stderr).toBe(`lqsim: --golden ${target}: no directory ${join(target, '..')} to write it in\n`);
+        expect(r.stdout).toBe('');
+      }
+    } finally {
+      rmSync(file);
+    }
+  });
+
   const golden = join(dir, 'timeout-max-attempts.golden');
 
   it(

@@ -3,7 +3,7 @@
 // property test); quitting with actions not saved asks; a version switch and an undo keep the
 // clock; a save is whole or says why not.
 import fc from 'fast-check';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -391,6 +391,13 @@ describe('lqsim lab: what it says is true', () => {
       expect(lab.getStatus().message?.error).toBe(true);
       expect(lab.getStatus().message?.text).toContain(`cannot save to ${gone}`);
       expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+      // A folder in the path that is a file: the path named, not the temporary file beside it.
+      const plain = join(dir, 'plain-file');
+      writeFileSync(plain, 'not a folder');
+      const through = join(plain, 'x.yaml');
+      await lab.execute(`save ${through}`, 0);
+      expect(lab.getStatus().message).toEqual({ text: `cannot save to ${through} (ENOTDIR)`, error: true });
+      expect(lab.getStatus().unsaved).toBe(true);
       // An overwrite the person said yes to, when it cannot be done, is said too (it was silent).
       const file = join(dir, 'taken.yaml');
       await act(lab, `save ${file}`);

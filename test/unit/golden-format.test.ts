@@ -1,11 +1,17 @@
 // Golden files' format and reading: the version line read exactly, every parse error with its
 // line, a truncated golden said to be one, and a file too large refused before it is read whole.
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { diffTraces } from '../../src/trace/diff.ts';
-import { MAX_GOLDEN_BYTES, readGoldenFile, readGoldenFileSync } from '../../src/trace/golden-file.ts';
+import {
+  MAX_GOLDEN_BYTES,
+  readGoldenFile,
+  readGoldenFileSync,
+  writeGoldenFile,
+  writeGoldenFileSync,
+} from '../../src/trace/golden-file.ts';
 import { formatGolden, isGoldenText, parseGolden } from '../../src/trace/golden-text.ts';
 import { normaliseTrace } from '../../src/trace/normalise.ts';
 import { renderDiff } from '../../src/trace/render-diff.ts';
@@ -103,5 +109,23 @@ describe('size', () => {
       `${join(dir, 'none.golden')}: cannot read: ENOENT`,
     );
     await expect(readGoldenFile(dir)).rejects.toThrow(`${dir}: not a regular file`);
+  });
+});
+
+describe('a golden that cannot be written', () => {
+  it('is named in the error (not the temporary file beside it), with nothing left behind', async () => {
+    const trace = normaliseTrace(fromTimeline(timelineFixture()));
+    const file = join(dir, 'plain');
+    writeFileSync(file, 'not a folder');
+    try {
+      for (const target of [join(file, 'x.golden'), join(dir, 'gone', 'x.golden')]) {
+        const code = target.startsWith(file) ? 'ENOTDIR' : 'ENOENT';
+        await expect(writeGoldenFile(target, trace)).rejects.toThrow(`${target}: cannot write: ${code}`);
+        expect(() => writeGoldenFileSync(target, trace)).toThrow(`${target}: cannot write: ${code}`);
+      }
+      expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    } finally {
+      rmSync(file);
+    }
   });
 });

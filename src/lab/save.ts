@@ -2,9 +2,10 @@
 // One timeline entry per line, in the order the actions were taken, with the modeline that gives
 // editors the schema. Never overwrites unless asked (an existing file is an error the lab asks
 // about), and never leaves half a file.
-import { link, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { link, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { Document, YAMLMap, YAMLSeq } from 'yaml';
+import { removeTemporary } from '../files.ts';
 import { SCHEMA_FILE } from '../package-root.ts';
 import type { ScenarioInput } from '../scenarios/schema.ts';
 
@@ -73,11 +74,6 @@ export async function writeWhole(path: string, content: string | Buffer, overwri
     if (code === 'EEXIST' && !overwrite) throw new FileExists(`${path} exists`);
     throw new Error(`cannot save to ${path} (${code ?? (e instanceof Error ? e.message : String(e))})`, { cause: e });
   } finally {
-    // `force` passes over a temporary file that is not there; under a path through a file
-    // (ENOTDIR) none can be, and its error would take the place of the one above, naming the
-    // temporary file instead of the person's.
-    await rm(temp, { force: true }).catch((e: unknown) => {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOTDIR') throw e;
-    });
+    await removeTemporary(temp);
   }
 }

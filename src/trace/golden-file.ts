@@ -2,8 +2,9 @@
 // or interrupted write never leaves half a golden behind; read only up to a size that a person can
 // still review, so a huge or wrong file is refused in bounded memory instead of parsed whole.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { open, rename, rm, writeFile } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { open, rename, writeFile } from 'node:fs/promises';
+import { removeTemporary, removeTemporarySync } from '../files.ts';
 import { formatGolden, parseGolden } from './golden-text.ts';
 import type { NormalisedTrace } from './normalise.ts';
 
@@ -27,14 +28,6 @@ function cannotRead(file: string, e: unknown): GoldenFileError {
 /** A write that failed, named by the golden file (not the temporary one beside it that failed). */
 function cannotWrite(file: string, e: unknown): GoldenFileError {
   return new GoldenFileError(`${file}: cannot write: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-}
-
-/**
- * Whether an error removing the temporary file leaves nothing to remove: `force` passes over a
- * file that is not there, and under a path through a file (ENOTDIR) none can be.
- */
-function nothingToRemove(e: unknown): boolean {
-  return (e as NodeJS.ErrnoException).code === 'ENOTDIR';
 }
 
 function parsed(file: string, text: string): NormalisedTrace {
@@ -107,9 +100,7 @@ export async function writeGoldenFile(file: string, trace: NormalisedTrace): Pro
     await writeFile(tmp, formatGolden(trace), 'utf8');
     await rename(tmp, file);
   } catch (e) {
-    await rm(tmp, { force: true }).catch((r: unknown) => {
-      if (!nothingToRemove(r)) throw r;
-    });
+    await removeTemporary(tmp);
     throw cannotWrite(file, e);
   }
 }
@@ -121,11 +112,7 @@ export function writeGoldenFileSync(file: string, trace: NormalisedTrace): void 
     writeFileSync(tmp, formatGolden(trace), 'utf8');
     renameSync(tmp, file);
   } catch (e) {
-    try {
-      rmSync(tmp, { force: true });
-    } catch (r) {
-      if (!nothingToRemove(r)) throw r;
-    }
+    removeTemporarySync(tmp);
     throw cannotWrite(file, e);
   }
 }
